@@ -1,0 +1,644 @@
+// Package sched is dosim's deterministic cooperative scheduler and virtual clock.
+//
+// Every piece of simulated activity (a caller, an attempt, an object turn, a
+// backoff sleep) runs as a Task: a goroutine that holds the processor only
+// while the Kernel says so. Exactly one task runs at a time. A task gives the
+// processor up only at a simulation blocking point (Block and what is built on
+// it), and the kernel then picks the next event: the earliest in virtual time,
+// ties broken by a draw from the seeded source. Virtual time jumps straight to
+// the next event, so a ten-second sleep costs nothing.
+//
+// Control passes directly from the task that blocks to the task that runs
+// next (one channel handoff per switch); the goroutine that called Run or
+// Advance (the driver) sleeps until the kernel has nothing more to do.
+//
+// Time only moves forward while something waits for it: a keep-alive event
+// (a sleeping task, in-flight link latency, an Advance target). Background
+// events (alarms) fire when time reaches them, but never pull time forward on
+// their own, so Run returns once in-flight work has drained.
+package sched
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	goruntime "runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrClosed is returned by blocking calls once the kernel has been closed.
+var ErrClosed = errors.New("dosim: runtime closed")
+
+// ErrNotInTask is returned when a blocking call is made outside a simulated task.
+var ErrNotInTask = errors.New("dosim: not inside a simulated task (call it from a function run by Runtime.Run or Group.Go)")
+
+// DeadlockError reports that every live task is blocked and no timer can wake one.
+type DeadlockError struct {
+	Now     time.Duration
+	Blocked []string // "task-name: what it waits for", in start order
+}
+
+func (e *DeadlockError) Error() string {
+	return fmt.Sprintf("dosim: deadlock at %v: every task is blocked and no timer is pending: %s",
+		e.Now, strings.Join(e.Blocked, "; "))
+}
+
+// PanicError is a panic that escaped a task.
+type PanicError struct {
+	Task  string
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("dosim: task %q panicked: %v\n%s", e.Task, e.Value, e.Stack)
+}
+
+// Wake says why a blocked task resumed.
+type Wake uint8
+
+const (
+	// WokenBySignal means another task (or a callback) called Ready.
+	WokenBySignal Wake = iota
+	// WokenByTimer means the block's timeout elapsed.
+	WokenByTimer
+	// WokenByCancel means the context passed to Block was cancelled, or the
+	// kernel is closing.
+	WokenByCancel
+
+	killSignal Wake = 255
+)
+
+// Stop says why a driver call (Run, Advance) returned.
+type Stop uint8
+
+const (
+	// Drained: no live task is left and nothing in flight waits for time.
+	Drained Stop = iota + 1
+	// Deadlocked: live tasks remain, all blocked, and no timer can wake them.
+	Deadlocked
+	// ReachedTarget: the Advance target instant was reached.
+	ReachedTarget
+)
+
+// event is one pending wake-up or callback.
+type event struct {
+	at        time.Duration
+	prio      uint64 // seeded tie-break among events at the same instant
+	task      *Task  // task to resume, or nil for a callback or target
+	gen       uint64 // the task's wait generation this event belongs to
+	cb        *callback
+	keepAlive bool // someone waits for this instant: time may move to it
+	target    bool // the Advance marker
+}
+
+func (e *event) before(o *event) bool {
+	if e.at != o.at {
+		return e.at < o.at
+	}
+	return e.prio < o.prio
+}
+
+func (e *event) stale() bool {
+	if e.task != nil {
+		return e.gen != e.task.gen
+	}
+	return e.cb != nil && e.cb.cancelled
+}
+
+// Kernel owns virtual time and the set of tasks. All of its state is touched
+// only by the goroutine that currently holds the processor (a task, or the
+// driver while no task runs).
+type Kernel struct {
+	rng *rand.Rand
+
+	now    time.Duration
+	events []event // binary min-heap on (at, prio)
+	// keepAlive counts valid pending events that someone waits for. Time
+	// moves forward to a background event only while keepAlive > 0.
+	keepAlive int
+
+	cur     *Task
+	live    []*Task // started and not finished, in start order
+	nextID  uint64
+	cancels []*Task // blocked tasks whose context can be cancelled
+
+	workers []*worker // parked goroutines ready to run a new task
+	driver  chan Stop
+	exitAck chan struct{}
+	driving bool
+	closed  bool
+	wg      sync.WaitGroup
+	panics  []*PanicError
+}
+
+// New returns a kernel drawing its tie-breaks from rng, the runtime's single
+// seeded source: every draw happens on the simulated path in a fixed order.
+func New(rng *rand.Rand) *Kernel {
+	return &Kernel{
+		rng:     rng,
+		driver:  make(chan Stop),
+		exitAck: make(chan struct{}),
+	}
+}
+
+// Rand returns the seeded source. Use it only while holding the processor.
+func (k *Kernel) Rand() *rand.Rand { return k.rng }
+
+// Now returns the virtual time since the kernel started.
+func (k *Kernel) Now() time.Duration { return k.now }
+
+// Current returns the running task, or nil when no task holds the processor.
+func (k *Kernel) Current() *Task { return k.cur }
+
+// Closed reports whether Close has been called.
+func (k *Kernel) Closed() bool { return k.closed }
+
+// Driving reports whether a driver call (Run or Advance) is in progress.
+func (k *Kernel) Driving() bool { return k.driving }
+
+// TakePanics returns and forgets the panics that escaped tasks.
+func (k *Kernel) TakePanics() []*PanicError {
+	p := k.panics
+	k.panics = nil
+	return p
+}
+
+// Task is one simulated thread of control.
+type Task struct {
+	k      *Kernel
+	id     uint64
+	name   string
+	wake   chan Wake
+	parent context.Context
+
+	gen      uint64 // bumped whenever the task's pending event changes
+	hasEvent bool   // a valid event for this task is in the heap
+	blocked  bool
+	why      Wake // reason delivered with the pending ready event
+	reason   string
+	waitCtx  context.Context
+	killed   bool
+	done     bool
+
+	// Gate, when set, is released while the task waits at a yielding point
+	// (a sleep, an outgoing call) and taken again before it goes on: the
+	// input gate of an object turn (rule O3).
+	Gate *Gate
+	// Data carries the owner's per-task data (for example the object turn).
+	Data any
+}
+
+// Name returns the task's name, as used in deadlock reports.
+func (t *Task) Name() string { return t.name }
+
+// Ctx returns the task's context: the context it was started with, carrying
+// the task. A *Task is itself that context.
+func (t *Task) Ctx() context.Context { return t }
+
+// Deadline implements context.Context.
+func (t *Task) Deadline() (time.Time, bool) { return t.parent.Deadline() }
+
+// Done implements context.Context.
+func (t *Task) Done() <-chan struct{} { return t.parent.Done() }
+
+// Err implements context.Context.
+func (t *Task) Err() error { return t.parent.Err() }
+
+// Value implements context.Context; it carries the task itself.
+func (t *Task) Value(key any) any {
+	if key == (taskKey{}) {
+		return t
+	}
+	return t.parent.Value(key)
+}
+
+// Kernel returns the kernel the task belongs to.
+func (t *Task) Kernel() *Kernel { return t.k }
+
+// Finished reports whether the task has finished.
+func (t *Task) Finished() bool { return t.done }
+
+type taskKey struct{}
+
+// FromContext returns the task carried by ctx, or nil.
+func FromContext(ctx context.Context) *Task {
+	if ctx == nil {
+		return nil
+	}
+	t, _ := ctx.Value(taskKey{}).(*Task)
+	return t
+}
+
+// Go starts fn as a new task, runnable at the current instant. It may be
+// called by the running task, by a callback, or by the driver before Run.
+// The task's context is ctx with the task attached. A panic that escapes fn
+// ends the task and is kept for TakePanics.
+func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Context)) *Task {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	k.nextID++
+	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
+	if k.closed {
+		t.done = true
+		return t
+	}
+	k.live = append(k.live, t)
+	t.blocked = true
+	t.reason = "starting"
+	var w *worker
+	if n := len(k.workers); n > 0 {
+		w = k.workers[n-1]
+		k.workers = k.workers[:n-1]
+	} else {
+		w = &worker{k: k, wake: make(chan Wake, 1)}
+		k.wg.Add(1)
+		go w.loop()
+	}
+	w.task, w.fn = t, fn
+	t.wake = w.wake
+	k.ready(t, WokenBySignal)
+	return t
+}
+
+// worker is a goroutine that runs tasks one after another. Reusing them
+// keeps goroutine creation and stack growth off the path of every call.
+type worker struct {
+	k    *Kernel
+	wake chan Wake
+	task *Task
+	fn   func(ctx context.Context)
+}
+
+func (w *worker) loop() {
+	k := w.k
+	killed := false
+	defer func() {
+		if killed || (w.task != nil && w.task.killed) {
+			k.exitAck <- struct{}{}
+		}
+		k.wg.Done()
+	}()
+	for {
+		if <-w.wake == killSignal {
+			killed = true
+			return
+		}
+		t := w.task
+		w.run(t)
+		if t.killed {
+			return
+		}
+		t.done = true
+		k.removeLive(t)
+		w.task, w.fn = nil, nil
+		k.workers = append(k.workers, w)
+		k.cur = nil
+		k.handoff(nil)
+	}
+}
+
+func (w *worker) run(t *Task) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.k.panics = append(w.k.panics, &PanicError{Task: t.name, Value: r, Stack: debug.Stack()})
+		}
+	}()
+	w.fn(t)
+}
+
+func (k *Kernel) removeLive(t *Task) {
+	if i := slices.Index(k.live, t); i >= 0 {
+		k.live = slices.Delete(k.live, i, i+1)
+	}
+}
+
+// Block parks the running task t until Ready is called for it, ctx is
+// cancelled (if ctx can be), or timeout elapses (timeout < 0: no timer).
+// The caller records what it waits on before calling Block so that the
+// waker can find it. Once the kernel is closed Block returns WokenByCancel
+// at once, or never returns (the goroutine exits) if it was parked.
+func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) Wake {
+	k := t.k
+	if k.closed {
+		return WokenByCancel
+	}
+	if ctx != nil && ctx.Done() != nil {
+		if ctx.Err() != nil {
+			return WokenByCancel
+		}
+		t.waitCtx = ctx
+		k.cancels = append(k.cancels, t)
+	}
+	t.blocked = true
+	t.reason = reason
+	if timeout >= 0 {
+		t.gen++
+		t.hasEvent = true
+		k.keepAlive++
+		k.push(event{at: k.now + timeout, task: t, gen: t.gen, keepAlive: true})
+	}
+	k.cur = nil
+	k.handoff(t)
+	w := <-t.wake
+	if w == killSignal {
+		t.killed = true
+		goruntime.Goexit()
+	}
+	return w
+}
+
+// Ready makes a blocked task runnable at the current instant. It is a no-op
+// for a task that is not blocked (already readied, running or finished).
+func (k *Kernel) Ready(t *Task) { k.ready(t, WokenBySignal) }
+
+func (k *Kernel) ready(t *Task, why Wake) {
+	if t == nil || !t.blocked || t.done || k.closed {
+		return
+	}
+	t.blocked = false
+	k.dropCancel(t)
+	if t.hasEvent {
+		k.keepAlive-- // its timer is now stale
+	}
+	t.gen++
+	t.hasEvent = true
+	t.why = why
+	k.keepAlive++
+	k.push(event{at: k.now, task: t, gen: t.gen, keepAlive: true})
+}
+
+func (k *Kernel) dropCancel(t *Task) {
+	if t.waitCtx == nil {
+		return
+	}
+	t.waitCtx = nil
+	if i := slices.Index(k.cancels, t); i >= 0 {
+		k.cancels = slices.Delete(k.cancels, i, i+1)
+	}
+}
+
+// checkCancels readies blocked tasks whose context was cancelled since the
+// last switch. Cancellation happens synchronously in the running task, so
+// checking at every switch observes it at a deterministic point.
+func (k *Kernel) checkCancels() {
+	for i := 0; i < len(k.cancels); {
+		t := k.cancels[i]
+		if t.waitCtx.Err() != nil {
+			k.ready(t, WokenByCancel) // removes t from k.cancels
+			continue
+		}
+		i++
+	}
+}
+
+// callback is a function run on the scheduling goroutine at an instant.
+type callback struct {
+	fn        func()
+	keepAlive bool
+	cancelled bool
+	fired     bool
+}
+
+// Timer cancels a callback scheduled with After.
+type Timer struct {
+	k  *Kernel
+	cb *callback
+}
+
+// Stop cancels the callback if it has not run yet and reports whether it did so.
+func (tm Timer) Stop() bool {
+	if tm.cb == nil || tm.cb.fired || tm.cb.cancelled {
+		return false
+	}
+	tm.cb.cancelled = true
+	if tm.cb.keepAlive {
+		tm.k.keepAlive--
+	}
+	return true
+}
+
+// After runs fn on the scheduling goroutine when virtual time reaches now+d.
+// fn must not block; it may start tasks and ready them. keepAlive says
+// whether in-flight work waits for it (link latency: time moves to it on its
+// own) or it is background work (an alarm: it runs only when time gets
+// there because something else waits longer).
+func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
+	if d < 0 {
+		d = 0
+	}
+	cb := &callback{fn: fn, keepAlive: keepAlive}
+	if keepAlive {
+		k.keepAlive++
+	}
+	k.push(event{at: k.now + d, cb: cb, keepAlive: keepAlive})
+	return Timer{k: k, cb: cb}
+}
+
+// handoff is called by the goroutine giving up the processor (self is the
+// blocking task, nil when it finished). It wakes the next task, or the
+// driver when the kernel must stop.
+func (k *Kernel) handoff(self *Task) {
+	next, why, stop := k.pick()
+	if stop != 0 {
+		k.driver <- stop
+		return
+	}
+	k.cur = next
+	next.wake <- why // buffered: fine even when next == self
+}
+
+// pick pops events until one resumes a task, running callbacks on the way.
+func (k *Kernel) pick() (*Task, Wake, Stop) {
+	for {
+		k.checkCancels()
+		if len(k.events) == 0 {
+			return nil, 0, k.idle()
+		}
+		top := &k.events[0]
+		if top.stale() {
+			k.pop()
+			continue
+		}
+		if top.at > k.now && k.keepAlive == 0 {
+			return nil, 0, k.idle()
+		}
+		ev := k.pop()
+		if ev.keepAlive {
+			k.keepAlive--
+		}
+		if ev.at > k.now {
+			k.now = ev.at
+		}
+		switch {
+		case ev.target:
+			return nil, 0, ReachedTarget
+		case ev.cb != nil:
+			ev.cb.fired = true
+			ev.cb.fn()
+		default:
+			t := ev.task
+			t.hasEvent = false
+			why := t.why
+			if t.blocked { // its timer fired
+				t.blocked = false
+				k.dropCancel(t)
+				why = WokenByTimer
+			}
+			t.why = WokenBySignal
+			return t, why, 0
+		}
+	}
+}
+
+func (k *Kernel) idle() Stop {
+	if len(k.live) > 0 {
+		return Deadlocked
+	}
+	return Drained
+}
+
+// Blocked describes the live tasks, for deadlock reports.
+func (k *Kernel) Blocked() []string {
+	out := make([]string, 0, len(k.live))
+	for _, t := range k.live {
+		name := t.name
+		if s, ok := t.Data.(fmt.Stringer); ok {
+			name += " " + s.String()
+		}
+		out = append(out, fmt.Sprintf("%s: %s", name, t.reason))
+	}
+	return out
+}
+
+// Drive runs tasks until the kernel stops, from the driver goroutine
+// (never from a task). With target >= 0 it also stops when virtual time
+// reaches target, moving time there even if nothing else waits.
+func (k *Kernel) Drive(target time.Duration) (Stop, error) {
+	if k.closed {
+		return 0, ErrClosed
+	}
+	if k.driving {
+		return 0, errors.New("dosim: Run or Advance called while the simulation is already running (from inside a task, use Sleep)")
+	}
+	k.driving = true
+	defer func() { k.driving = false }()
+	if target >= 0 {
+		k.keepAlive++
+		k.push(event{at: target, keepAlive: true, target: true})
+	}
+	next, why, stop := k.pick()
+	if stop == 0 {
+		k.cur = next
+		next.wake <- why
+		stop = <-k.driver
+	}
+	k.cur = nil
+	if stop != ReachedTarget && target >= 0 {
+		// Drop the unreached marker so it does not keep time moving later.
+		k.dropTargets()
+		if target > k.now {
+			k.now = target
+		}
+	}
+	return stop, nil
+}
+
+func (k *Kernel) dropTargets() {
+	kept := k.events[:0]
+	for _, e := range k.events {
+		if e.target {
+			k.keepAlive--
+			continue
+		}
+		kept = append(kept, e)
+	}
+	k.events = kept
+	k.heapify()
+}
+
+// Close ends every goroutine the kernel started and waits for them. Parked
+// tasks exit without running further; deferred functions in them see a
+// closed kernel (blocking calls return ErrClosed at once). Close must be
+// called from the driver, never from a task; it is safe to call twice.
+func (k *Kernel) Close() error {
+	if k.driving {
+		return errors.New("dosim: Close called while the simulation is running (call it after Run returns)")
+	}
+	if k.closed {
+		return nil
+	}
+	k.closed = true
+	live := slices.Clone(k.live)
+	k.live = nil
+	for _, t := range live {
+		t.wake <- killSignal
+		<-k.exitAck
+	}
+	for _, w := range k.workers {
+		w.wake <- killSignal
+		<-k.exitAck
+	}
+	k.workers = nil
+	k.wg.Wait()
+	k.events = nil
+	return nil
+}
+
+// push adds e to the heap with a fresh seeded tie-break.
+func (k *Kernel) push(e event) {
+	e.prio = k.rng.Uint64()
+	k.events = append(k.events, e)
+	i := len(k.events) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !k.events[i].before(&k.events[p]) {
+			break
+		}
+		k.events[i], k.events[p] = k.events[p], k.events[i]
+		i = p
+	}
+}
+
+func (k *Kernel) pop() event {
+	h := k.events
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = event{}
+	k.events = h[:n]
+	k.down(0)
+	return top
+}
+
+func (k *Kernel) down(i int) {
+	h := k.events
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			m = r
+		}
+		if !h[m].before(&h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+func (k *Kernel) heapify() {
+	for i := len(k.events)/2 - 1; i >= 0; i-- {
+		k.down(i)
+	}
+}

@@ -1,0 +1,159 @@
+package sched
+
+import (
+	"context"
+	"time"
+)
+
+// Sleep parks the running task for d of virtual time. With yield set and a
+// Gate on the task, the gate is released for the sleep and taken again
+// after it (rule O3). It returns ctx's error if ctx is cancelled first.
+func (t *Task) Sleep(ctx context.Context, d time.Duration, yield bool) error {
+	if d < 0 {
+		d = 0
+	}
+	var w Wake
+	t.Yielding(yield, func() { w = t.Block(ctx, "sleeping", d) })
+	if t.k.closed {
+		return ErrClosed
+	}
+	if w == WokenByCancel && ctx != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// Yielding runs wait with the task's gate released when yield is set and
+// the task holds one, and takes the gate back before returning.
+func (t *Task) Yielding(yield bool, wait func()) {
+	g := t.Gate
+	if !yield || g == nil || g.owner != t {
+		wait()
+		return
+	}
+	g.Release()
+	wait()
+	g.Acquire(t, "waiting to re-enter its object")
+}
+
+// Gate is a FIFO mutex between tasks: an object's input gate. Only one task
+// holds it; the others wait in arrival order.
+type Gate struct {
+	owner   *Task
+	waiters []*Task
+}
+
+// Owner returns the task holding the gate, or nil.
+func (g *Gate) Owner() *Task { return g.owner }
+
+// Acquire takes the gate for t, the running task, waiting its turn.
+func (g *Gate) Acquire(t *Task, reason string) {
+	if g.owner == nil && len(g.waiters) == 0 {
+		g.owner = t
+		return
+	}
+	g.waiters = append(g.waiters, t)
+	for g.owner != t {
+		if t.Block(context.Background(), reason, -1); t.k.closed {
+			return
+		}
+	}
+}
+
+// Release gives the gate to the next waiter, if any.
+func (g *Gate) Release() {
+	g.owner = nil
+	if len(g.waiters) == 0 {
+		return
+	}
+	next := g.waiters[0]
+	g.waiters = g.waiters[1:]
+	g.owner = next
+	next.k.Ready(next)
+}
+
+// Signal is a one-shot event that tasks can wait for: a call's completion.
+type Signal struct {
+	fired   bool
+	one     *Task   // the first waiter (most signals have one)
+	waiters []*Task // the others
+}
+
+// Fired reports whether Fire has been called.
+func (s *Signal) Fired() bool { return s.fired }
+
+// Fire marks the signal and readies every waiter. Later calls do nothing.
+func (s *Signal) Fire(k *Kernel) {
+	if s.fired {
+		return
+	}
+	s.fired = true
+	if s.one != nil {
+		k.Ready(s.one)
+		s.one = nil
+	}
+	for _, t := range s.waiters {
+		k.Ready(t)
+	}
+	s.waiters = nil
+}
+
+// Wait parks t until the signal fires, ctx is cancelled or timeout elapses
+// (timeout < 0: none). With yield, t's gate is released meanwhile. It
+// reports whether the signal fired.
+func (s *Signal) Wait(ctx context.Context, t *Task, reason string, timeout time.Duration, yield bool) bool {
+	if s.fired {
+		return true
+	}
+	t.Yielding(yield, func() {
+		if s.one == nil {
+			s.one = t
+		} else {
+			s.waiters = append(s.waiters, t)
+		}
+		t.Block(ctx, reason, timeout)
+		if !s.fired {
+			s.remove(t)
+		}
+	})
+	return s.fired
+}
+
+func (s *Signal) remove(t *Task) {
+	if s.one == t {
+		s.one = nil
+		return
+	}
+	for i, w := range s.waiters {
+		if w == t {
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			return
+		}
+	}
+}
+
+// Free reports whether the gate has no owner and nobody waiting for it.
+func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
+
+// TaskContext is a context carrying a task and nothing else: no deadline,
+// no cancellation, no other values. An object turn that runs on its
+// caller's task gets one, so that nothing of the caller's context leaks
+// into the object.
+type TaskContext struct{ T *Task }
+
+// Deadline implements context.Context: none.
+func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// Done implements context.Context: never cancelled.
+func (c *TaskContext) Done() <-chan struct{} { return nil }
+
+// Err implements context.Context: always nil.
+func (c *TaskContext) Err() error { return nil }
+
+// Value implements context.Context: only the task.
+func (c *TaskContext) Value(key any) any {
+	if key == (taskKey{}) {
+		return c.T
+	}
+	return nil
+}
