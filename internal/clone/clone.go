@@ -1,0 +1,315 @@
+// Package clone copies values across the simulated boundary between a caller
+// and an object, and in and out of storage: dosim's analogue of the
+// structured clone (rules O4, O5).
+//
+// Plain data (numbers, strings, bools, slices, arrays, maps, structs and
+// pointers to them, time values) is copied deeply, so that neither side
+// shares memory with the other. Values that cannot be copied meaningfully
+// (funcs, channels, io.Readers, and whatever the caller's Ref hook claims,
+// such as stubs and RPC targets) are passed by reference when the policy
+// allows it, and they make the request one-shot (rule S11).
+package clone
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"time"
+	"unsafe"
+)
+
+// ErrNotCopyable is wrapped by errors for values that cannot be stored.
+var ErrNotCopyable = errors.New("value cannot be copied")
+
+// Policy says how to treat values that are not plain data.
+type Policy struct {
+	// AllowRefs passes funcs, channels, readers and Ref values by reference
+	// instead of failing.
+	AllowRefs bool
+	// Ref, if set, may replace a by-reference value (for example a stub by a
+	// non-retrying stub) and reports whether v is such a value.
+	Ref func(v reflect.Value) (reflect.Value, bool)
+}
+
+// Result tells what a copy met on its way.
+type Result struct {
+	// Refs counts values passed by reference: a request holding any is not
+	// replayable.
+	Refs int
+}
+
+var (
+	readerType = reflect.TypeFor[io.Reader]()
+	timeType   = reflect.TypeFor[time.Time]()
+)
+
+// Copy returns a deep copy of v under policy p.
+func Copy(v any, p *Policy) (any, Result, error) {
+	switch v.(type) { // immutable fast paths
+	case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
+		float32, float64, time.Duration, time.Time:
+		return v, Result{}, nil
+	}
+	c := copier{p: p, seen: map[uintptr]reflect.Value{}}
+	out, err := c.copy(reflect.ValueOf(v))
+	if err != nil {
+		return nil, c.res, err
+	}
+	return out.Interface(), c.res, nil
+}
+
+type copier struct {
+	p    *Policy
+	res  Result
+	seen map[uintptr]reflect.Value
+	path []string
+}
+
+func (c *copier) where() string {
+	if len(c.path) == 0 {
+		return "value"
+	}
+	s := "value"
+	for _, p := range c.path {
+		s += p
+	}
+	return s
+}
+
+func (c *copier) ref(v reflect.Value, what string) (reflect.Value, error) {
+	if c.p == nil || !c.p.AllowRefs {
+		return reflect.Value{}, fmt.Errorf("%s holds a %s: %w (only plain data is allowed here)", c.where(), what, ErrNotCopyable)
+	}
+	c.res.Refs++
+	return v, nil
+}
+
+func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
+	if !v.IsValid() {
+		return v, nil
+	}
+	t := v.Type()
+	if c.p != nil && c.p.Ref != nil {
+		if r, ok := c.p.Ref(v); ok {
+			return c.ref(r, "reference ("+t.String()+")")
+		}
+	}
+	if t == timeType {
+		return v, nil
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return v, nil
+	case reflect.Func:
+		return c.ref(v, "func")
+	case reflect.Chan:
+		return c.ref(v, "channel")
+	case reflect.UnsafePointer:
+		return c.ref(v, "unsafe pointer")
+	case reflect.Interface:
+		if v.IsNil() {
+			return v, nil
+		}
+		inner, err := c.copy(v.Elem())
+		if err != nil {
+			return inner, err
+		}
+		out := reflect.New(t).Elem()
+		out.Set(inner)
+		return out, nil
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v, nil
+		}
+		if t.Implements(readerType) {
+			return c.ref(v, "io.Reader")
+		}
+		if prev, ok := c.seen[v.Pointer()]; ok && prev.Type() == t {
+			return prev, nil
+		}
+		out := reflect.New(t.Elem())
+		c.seen[v.Pointer()] = out
+		inner, err := c.copy(v.Elem())
+		if err != nil {
+			return inner, err
+		}
+		out.Elem().Set(inner)
+		return out, nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return v, nil
+		}
+		if t.Elem().Kind() == reflect.Uint8 {
+			return reflect.ValueOf(append([]byte(nil), v.Bytes()...)).Convert(t), nil
+		}
+		out := reflect.MakeSlice(t, v.Len(), v.Len())
+		for i := range v.Len() {
+			c.path = append(c.path, fmt.Sprintf("[%d]", i))
+			e, err := c.copy(v.Index(i))
+			c.path = c.path[:len(c.path)-1]
+			if err != nil {
+				return e, err
+			}
+			out.Index(i).Set(e)
+		}
+		return out, nil
+	case reflect.Array:
+		out := reflect.New(t).Elem()
+		for i := range v.Len() {
+			e, err := c.copy(v.Index(i))
+			if err != nil {
+				return e, err
+			}
+			out.Index(i).Set(e)
+		}
+		return out, nil
+	case reflect.Map:
+		if v.IsNil() {
+			return v, nil
+		}
+		out := reflect.MakeMapWithSize(t, v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			key, err := c.copy(it.Key())
+			if err != nil {
+				return key, err
+			}
+			c.path = append(c.path, fmt.Sprintf("[%v]", it.Key()))
+			val, err := c.copy(it.Value())
+			c.path = c.path[:len(c.path)-1]
+			if err != nil {
+				return val, err
+			}
+			out.SetMapIndex(key, val)
+		}
+		return out, nil
+	case reflect.Struct:
+		if t.Implements(readerType) {
+			return c.ref(v, "io.Reader")
+		}
+		out := reflect.New(t).Elem()
+		out.Set(v) // copies every field; reference fields are replaced below
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if plainKind(f.Type.Kind()) {
+				continue
+			}
+			dst := out.Field(i) // already a shallow copy of v's field
+			if !f.IsExported() {
+				dst = reflect.NewAt(f.Type, unsafe.Pointer(dst.UnsafeAddr())).Elem()
+			}
+			c.path = append(c.path, "."+f.Name)
+			e, err := c.copy(dst)
+			c.path = c.path[:len(c.path)-1]
+			if err != nil {
+				return e, err
+			}
+			dst.Set(e)
+		}
+		return out, nil
+	}
+	return c.ref(v, t.Kind().String())
+}
+
+func plainKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
+		return true
+	}
+	return false
+}
+
+// Into stores a copy of src in the value dst points to, converting between
+// compatible types: an exact or assignable type is copied deeply; anything
+// else goes through JSON, so an int read back as an int64, or a number
+// decoded from YAML into an int, works, while a string into an int fails.
+func Into(dst any, src any) error {
+	dv := reflect.ValueOf(dst)
+	if dv.Kind() != reflect.Pointer || dv.IsNil() {
+		return fmt.Errorf("destination must be a non-nil pointer, got %T", dst)
+	}
+	cp, _, err := Copy(src, nil)
+	if err != nil {
+		return err
+	}
+	out, err := Convert(cp, dv.Type().Elem())
+	if err != nil {
+		return err
+	}
+	dv.Elem().Set(out)
+	return nil
+}
+
+// Convert returns src as a value of type t: src itself when its type is
+// assignable to t, else a converted value (see Into). It does not copy src:
+// copy first when the result must not share memory with it.
+func Convert(src any, t reflect.Type) (reflect.Value, error) {
+	if src == nil {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan:
+			return reflect.Zero(t), nil
+		}
+		return reflect.Value{}, fmt.Errorf("cannot use nil as %s", t)
+	}
+	cp := src
+	sv := reflect.ValueOf(cp)
+	if st := sv.Type(); st == t {
+		return sv, nil
+	} else if st.AssignableTo(t) {
+		return sv.Convert(t), nil
+	}
+	if isNumber(sv.Kind()) && isNumber(t.Kind()) {
+		return convertNumber(sv, t)
+	}
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return reflect.Value{}, fmt.Errorf("cannot use %s as %s", describe(src), t)
+	}
+	out := reflect.New(t)
+	if err := json.Unmarshal(b, out.Interface()); err != nil {
+		return reflect.Value{}, fmt.Errorf("cannot use %s as %s", describe(src), t)
+	}
+	return out.Elem(), nil
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "..."
+		}
+		return fmt.Sprintf("%T %q", v, x)
+	case bool, int, int64, float64:
+		return fmt.Sprintf("%T %v", v, x)
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func isNumber(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// convertNumber converts between numeric kinds only when no value is lost.
+func convertNumber(v reflect.Value, t reflect.Type) (reflect.Value, error) {
+	out := v.Convert(t)
+	back := out.Convert(v.Type())
+	if !back.Equal(v) {
+		return reflect.Value{}, fmt.Errorf("cannot use %v (%s) as %s without losing its value", v, v.Type(), t)
+	}
+	if (v.CanInt() && v.Int() < 0 && out.CanUint()) || (v.CanFloat() && v.Float() < 0 && out.CanUint()) {
+		return reflect.Value{}, fmt.Errorf("cannot use %v (%s) as %s: negative", v, v.Type(), t)
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package wire
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/transport"
+	"github.com/google/uuid"
+)
+
+// Conn is what a stub needs from the runtime that minted it.
+type Conn interface {
+	// Kernel is the runtime's scheduler.
+	Kernel() *sched.Kernel
+	// NewRequestID draws a request identity from the seeded source.
+	NewRequestID() uuid.UUID
+	// Begin registers a call record (Start and Seq are set by Begin).
+	Begin(c *Call)
+	// End tells the runtime that a call has finished: no attempt of it will
+	// be sent any more.
+	End(c *Call)
+	// Send starts one attempt; it fires f.Done when the caller learns the
+	// attempt's fate.
+	Send(f *Flight)
+}
+
+// Target is what a stub points at.
+type Target struct {
+	Namespace string
+	Object    string // label: the name, or the hex id
+	Host      any    // the runtime's host for the object (opaque to stubs)
+	RPC       any    // an RPC target living in Host, for by-reference stubs
+}
+
+// Request is one call, the same on every attempt (rule S5).
+type Request struct {
+	ID     uuid.UUID
+	Method string
+	Args   []any         // already copied
+	HTTP   *http.Request // for fetch
+}
+
+// FailKind classifies why an attempt failed.
+type FailKind uint8
+
+// The kinds of attempt failure.
+const (
+	FailNone     FailKind = iota
+	FailLink              // the link's fault: see Flight.Fault
+	FailRemote            // the object's code returned an error or panicked
+	FailRejected          // a duplicate request identity, refused before user code
+	FailReset             // the object was reset after delivery (FailAfterDelivery)
+	FailSetup             // no such method, bad signature, bad arguments, construction failed
+	FailClosed            // the runtime closed
+)
+
+// Flight is one attempt in flight.
+type Flight struct {
+	Call   *Call
+	Target *Target
+	Req    *Request
+	N      int
+	Rec    *Attempt
+	Body   io.ReadCloser // for fetch: this attempt's body
+	Done   sched.Signal
+
+	// Outcome, set before Done fires.
+	Value any
+	Resp  *http.Response
+	Kind  FailKind
+	Fault transport.Fault
+	Err   error // the cause (object error, setup error)
+	// Lost is set when the caller has stopped waiting (a cancelled retry);
+	// the host still runs what it received.
+	Lost bool
+}
+
+// Call is the runtime's record of one call, filled in by the stub and the host.
+type Call struct {
+	Target      *Target
+	Seq         int
+	ID          uuid.UUID
+	Method      string
+	Start, End  time.Duration
+	Subrequests int
+	Outcome     string
+	Err         string
+	Attempts    []*Attempt
+	Finished    bool
+	// InFlight counts attempts sent and not yet arrived at the object (or
+	// dropped by the link).
+	InFlight int
+}
+
+// Attempt is the record of one attempt.
+type Attempt struct {
+	N          int
+	Start, End time.Duration
+	Fault      transport.Fault
+	Delivered  bool
+	Executed   bool
+	Rejected   bool
+	Cancelled  bool
+	Err        string
+}
+
+// Extend moves the attempt's End to now if now is later (rule D3: an
+// attempt is recorded to the end of its execution).
+func (a *Attempt) Extend(now time.Duration) {
+	if now > a.End {
+		a.End = now
+	}
+}
+
+// Hooks set by package stub's init.
+var (
+	// MakeStub builds a *stub.Stub for target; opts are stub.Options.
+	MakeStub func(conn Conn, target *Target, retrying bool, opts []any) (any, error)
+	// RefPolicy is the copy policy for arguments and results: stubs and RPC
+	// targets travel by reference (a stub becomes a non-retrying stub).
+	RefPolicy *clone.Policy
+)
+
+// Call outcomes (rule D2).
+const (
+	OutcomeOK                = "ok"
+	OutcomeRecovered         = "recovered"
+	OutcomeDuplicateRejected = "duplicate-rejected"
+	OutcomeAttemptsExhausted = "attempts-exhausted"
+	OutcomeTimeout           = "timeout"
+	OutcomeNotRetryable      = "not-retryable"
+	OutcomeNotReplayable     = "not-replayable"
+	OutcomeCancelled         = "cancelled"
+)
