@@ -1,0 +1,264 @@
+// Package transport decides how each attempt of a call travels between a
+// stub and an object: whether the simulated link delivers it, loses it on
+// the way, loses it while the object runs, loses the reply, or fails in
+// another way, and how much virtual latency it adds.
+//
+// A fault plan is a list of rules matched per attempt (the first matching
+// rule wins, zero fields match anything), optionally composed with random
+// fault rates drawn from the runtime's seeded source.
+//
+//	plan := transport.Plan(
+//		transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse},
+//		transport.Rule{Method: "Get", Delay: 3 * time.Second},
+//	).WithRandom(transport.Rates{transport.LoseRequest: 0.05})
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Fault is what the simulated link does to one attempt.
+type Fault uint8
+
+// The faults, by the stage at which the link fails.
+const (
+	// None delivers the request and its reply.
+	None Fault = iota
+	// NotDelivered: the request never reached the object (restarting or
+	// moving), and the caller can tell. Retryable.
+	NotDelivered
+	// LoseRequest: the request was lost before the object; the caller cannot
+	// tell whether it arrived. Retryable.
+	LoseRequest
+	// LoseWhileRunning: the request reached the object and the link broke
+	// while the method ran; the method runs to its end. Retryable.
+	LoseWhileRunning
+	// LoseResponse: the method finished and its reply was lost. Retryable.
+	LoseResponse
+	// Overloaded: the object refused the request as overloaded. Never retried.
+	Overloaded
+	// FailAfterDelivery: the request reached the object, which was then
+	// reset (in-memory fields lost, storage kept); the caller is told. Never
+	// retried.
+	FailAfterDelivery
+
+	numFaults
+)
+
+var faultNames = [...]string{
+	None:              "none",
+	NotDelivered:      "not-delivered",
+	LoseRequest:       "lose-request",
+	LoseWhileRunning:  "lose-while-running",
+	LoseResponse:      "lose-response",
+	Overloaded:        "overloaded",
+	FailAfterDelivery: "fail-after-delivery",
+}
+
+// Faults lists every fault but None, in declaration order.
+func Faults() []Fault {
+	out := make([]Fault, 0, numFaults-1)
+	for f := NotDelivered; f < numFaults; f++ {
+		out = append(out, f)
+	}
+	return out
+}
+
+// String returns the fault's name as scenarios spell it (lose-response).
+func (f Fault) String() string {
+	if int(f) < len(faultNames) {
+		return faultNames[f]
+	}
+	return fmt.Sprintf("fault(%d)", uint8(f))
+}
+
+// ErrUnknownFault is wrapped by ParseFault's error.
+var ErrUnknownFault = errors.New("unknown fault")
+
+// ParseFault reads a fault name as String writes it.
+func ParseFault(s string) (Fault, error) {
+	for i, n := range faultNames {
+		if s == n {
+			return Fault(i), nil
+		}
+	}
+	return None, fmt.Errorf("%w %q: allowed are %s", ErrUnknownFault, s, strings.Join(faultNames[:], ", "))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (f Fault) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (f *Fault) UnmarshalText(b []byte) error {
+	v, err := ParseFault(string(b))
+	if err != nil {
+		return err
+	}
+	*f = v
+	return nil
+}
+
+// Reaches reports whether an attempt with this fault reaches the object.
+func (f Fault) Reaches() bool {
+	switch f {
+	case None, LoseWhileRunning, LoseResponse, FailAfterDelivery:
+		return true
+	}
+	return false
+}
+
+// Ambiguous reports whether the caller cannot tell if the request arrived.
+func (f Fault) Ambiguous() bool {
+	return f == LoseRequest || f == LoseWhileRunning || f == LoseResponse
+}
+
+// Retryable reports whether the error the fault causes is marked retryable.
+func (f Fault) Retryable() bool { return f == NotDelivered || f.Ambiguous() }
+
+// Attempt describes one attempt, as rules match it.
+type Attempt struct {
+	Namespace string
+	Object    string // the object's name, or its id when it has none
+	ObjectID  string // the id's 64 hex digits
+	Method    string // "fetch" for Stub.Fetch
+	N         int    // attempt number, from 1
+}
+
+// Rule matches attempts and says what the link does to them. Zero fields
+// match anything.
+type Rule struct {
+	Namespace string
+	Object    string // a name or 64-hex id
+	Method    string
+	Attempt   int // 1 is the first attempt; 0 matches any
+	Fault     Fault
+	// Delay is link latency before delivery, in virtual time.
+	Delay time.Duration
+}
+
+func (r Rule) matches(a Attempt) bool {
+	return (r.Namespace == "" || r.Namespace == a.Namespace) &&
+		(r.Object == "" || r.Object == a.Object || r.Object == a.ObjectID) &&
+		(r.Method == "" || r.Method == a.Method) &&
+		(r.Attempt == 0 || r.Attempt == a.N)
+}
+
+// Rates gives each fault the probability that a random draw picks it for
+// an attempt. The rates add up to at most 1; the rest delivers normally.
+type Rates map[Fault]float64
+
+// FaultPlan is a set of rules and random rates. The zero value, and a nil
+// *FaultPlan, inject no fault.
+type FaultPlan struct {
+	rules []Rule
+	rates Rates
+}
+
+// Plan returns a plan made of rules, matched in order.
+func Plan(rules ...Rule) *FaultPlan { return &FaultPlan{rules: append([]Rule(nil), rules...)} }
+
+// Random returns a plan that draws a fault for each attempt at the given rates.
+func Random(rates Rates) *FaultPlan { return Plan().WithRandom(rates) }
+
+// WithRandom returns a copy of p that also draws random faults: when no
+// rule matches an attempt, or the matching rule names no fault, a fault is
+// drawn at the given rates (a matching rule's Delay still applies).
+func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
+	out := &FaultPlan{rates: Rates{}}
+	if p != nil {
+		out.rules = append(out.rules, p.rules...)
+		for f, r := range p.rates {
+			out.rates[f] = r
+		}
+	}
+	for f, r := range rates {
+		out.rates[f] = r
+	}
+	return out
+}
+
+// Rules returns a copy of the plan's rules.
+func (p *FaultPlan) Rules() []Rule {
+	if p == nil {
+		return nil
+	}
+	return append([]Rule(nil), p.rules...)
+}
+
+// ErrInvalid is wrapped by Validate's errors.
+var ErrInvalid = errors.New("invalid fault plan")
+
+// Validate says what is wrong with the plan, naming the rule and field.
+func (p *FaultPlan) Validate() error {
+	if p == nil {
+		return nil
+	}
+	for i, r := range p.rules {
+		switch {
+		case r.Attempt < 0:
+			return fmt.Errorf("%w: rule %d: Attempt is %d, must be >= 0 (0 matches any attempt)", ErrInvalid, i+1, r.Attempt)
+		case r.Attempt > 11:
+			return fmt.Errorf("%w: rule %d: Attempt is %d, at most 11 attempts are ever made (MaxRetries <= 10)", ErrInvalid, i+1, r.Attempt)
+		case r.Delay < 0:
+			return fmt.Errorf("%w: rule %d: Delay is %v, must be >= 0", ErrInvalid, i+1, r.Delay)
+		case r.Fault >= numFaults:
+			return fmt.Errorf("%w: rule %d: Fault is %v, allowed are %s", ErrInvalid, i+1, r.Fault, strings.Join(faultNames[:], ", "))
+		}
+	}
+	sum := 0.0
+	for _, f := range p.sortedRates() {
+		r := p.rates[f]
+		if f == None || f >= numFaults {
+			return fmt.Errorf("%w: random rate for %v: not a fault; allowed are %s", ErrInvalid, f, strings.Join(faultNames[1:], ", "))
+		}
+		if !(r >= 0 && r <= 1) {
+			return fmt.Errorf("%w: random rate for %v is %v, must be between 0 and 1", ErrInvalid, f, r)
+		}
+		sum += r
+	}
+	if sum > 1+1e-9 {
+		return fmt.Errorf("%w: random rates add up to %v, must be at most 1", ErrInvalid, sum)
+	}
+	return nil
+}
+
+func (p *FaultPlan) sortedRates() []Fault {
+	fs := make([]Fault, 0, len(p.rates))
+	for f := range p.rates {
+		fs = append(fs, f)
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i] < fs[j] })
+	return fs
+}
+
+// Decide returns the fault and latency for attempt a. Random draws come from
+// rng, and only when the plan has rates, so a plan without them never
+// changes the seeded sequence.
+func (p *FaultPlan) Decide(a Attempt, rng *rand.Rand) (Fault, time.Duration) {
+	if p == nil {
+		return None, 0
+	}
+	fault, delay := None, time.Duration(0)
+	for _, r := range p.rules {
+		if r.matches(a) {
+			fault, delay = r.Fault, r.Delay
+			break
+		}
+	}
+	if fault == None && len(p.rates) > 0 {
+		u := rng.Float64()
+		acc := 0.0
+		for _, f := range p.sortedRates() {
+			acc += p.rates[f]
+			if u < acc {
+				return f, delay
+			}
+		}
+	}
+	return fault, delay
+}
