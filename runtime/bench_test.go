@@ -1,0 +1,99 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"testing"
+
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/runtime"
+)
+
+// BenchmarkHandoffFloor is the floor for any cooperative scheduler built on
+// goroutines: two goroutines hand a token back and forth on unbuffered
+// channels. One op is one round trip (two handoffs), as a call is: the
+// caller hands the processor to the object's turn and the turn hands it back.
+func BenchmarkHandoffFloor(b *testing.B) {
+	ping, pong := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range ping {
+			pong <- struct{}{}
+		}
+	}()
+	b.ResetTimer()
+	for range b.N {
+		ping <- struct{}{}
+		<-pong
+	}
+	b.StopTimer()
+	close(ping)
+	<-done
+}
+
+// BenchmarkCallNoFault is one fault-free Call that reads and writes storage.
+func BenchmarkCallNoFault(b *testing.B) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	b.ReportAllocs()
+	err := rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("apple")
+		if err != nil {
+			return err
+		}
+		b.ResetTimer()
+		for range b.N {
+			if _, err := s.Call(ctx, "AddOne", "apple"); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkManyObjects makes 10,000 objects with one call each. It reports
+// B/op (everything allocated, records and garbage included) and
+// idle-B/object: the heap each object still holds, call record included,
+// once its call is done and garbage is collected.
+func BenchmarkManyObjects(b *testing.B) {
+	const objects = 10_000
+	b.ReportAllocs()
+	var retained uint64
+	for range b.N {
+		var before, after goruntime.MemStats
+		goruntime.GC()
+		goruntime.ReadMemStats(&before)
+		rt := runtime.New()
+		ns := rt.Namespace("INVENTORY", examples.NewInventory)
+		err := rt.Run(func(ctx context.Context) error {
+			for i := range objects {
+				s, err := ns.GetByName(fmt.Sprint("item-", i))
+				if err != nil {
+					return err
+				}
+				if _, err := s.Call(ctx, "SetQuantity", "x", i); err != nil {
+					return fmt.Errorf("%w", err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		goruntime.GC()
+		goruntime.ReadMemStats(&after)
+		retained += after.HeapAlloc - before.HeapAlloc
+		goruntime.KeepAlive(rt)
+		rt.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(retained)/float64(b.N)/objects, "idle-B/object")
+}

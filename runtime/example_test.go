@@ -1,0 +1,81 @@
+package runtime_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+	"go.uber.org/zap"
+)
+
+// A runtime runs everything in virtual time from one seed: the ten-second
+// sleep below costs nothing.
+func ExampleNew() {
+	plan := transport.Plan(transport.Rule{Method: "Get", Delay: 3 * time.Second})
+	rt := runtime.New(runtime.WithSeed(7), runtime.WithLogger(zap.NewNop()), runtime.WithFaults(plan))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	err := rt.Run(func(ctx context.Context) error {
+		if err := rt.Sleep(ctx, 10*time.Second); err != nil {
+			return err
+		}
+		s, err := ns.GetByName("a")
+		if err != nil {
+			return err
+		}
+		_, err = s.Call(ctx, "Get", "apple") // 3 s of link latency
+		return err
+	})
+	fmt.Println(err, rt.Now().Format(time.RFC3339))
+	// Output: <nil> 2025-01-01T00:00:13Z
+}
+
+// GetByName mints a stub that retries as the Durable Objects runtime does;
+// options bound its retries and deadline.
+func ExampleNamespace_GetByName() {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	s, err := ns.GetByName("a", stub.MaxRetries(2), stub.TimeoutMs(1500))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s, s.MaxRetries(), s.Timeout())
+	_, err = ns.GetByName("b", stub.MaxRetries(11))
+	fmt.Println(err)
+	// Output:
+	// stub INVENTORY/a 2 1.5s
+	// INVENTORY.Get(b): stub option maxRetries: 11 is out of range: must be an integer from 0 to 10
+}
+
+// Group runs concurrent callers; Calls returns the record of every call.
+func ExampleRuntime_Group() {
+	rt := runtime.New(runtime.WithSeed(3))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	err := rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("shop")
+		if err != nil {
+			return err
+		}
+		g := rt.Group(ctx)
+		for range 3 {
+			g.Go(func(ctx context.Context) error { _, err := s.Call(ctx, "AddOne", "apple"); return err })
+		}
+		return g.Wait()
+	})
+	fmt.Println(err)
+	for _, c := range rt.Calls() {
+		fmt.Println(c.Method, c.Outcome, len(c.Attempts))
+	}
+	// Output:
+	// <nil>
+	// AddOne ok 1
+	// AddOne ok 1
+	// AddOne ok 1
+}

@@ -1,0 +1,396 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/invoke"
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/transport"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+// DuplicateWindow is how long, in virtual time, a host remembers a request
+// identity after its last arrival (rule S6: at least 60 s).
+const DuplicateWindow = 60 * time.Second
+
+// ErrSetup is wrapped by errors found when a request reaches an object
+// before any user code runs: the constructor failed, a method has a bad
+// signature, the method does not exist, or the arguments do not fit.
+var ErrSetup = errors.New("cannot run the request")
+
+// ErrNoMethod is wrapped by the error for an unknown method name.
+var ErrNoMethod = object.ErrNoMethod
+
+// ErrBadSignature is wrapped by the error for a method with a bad signature.
+var ErrBadSignature = invoke.ErrSignature
+
+// ErrArguments is wrapped by errors for arguments of the wrong count or type.
+var ErrArguments = invoke.ErrArguments
+
+// host runs one object: its input gate, its instance, its storage and the
+// identities it has received.
+type host struct {
+	ns      *Namespace
+	id      object.ID
+	target  *wire.Target
+	gate    sched.Gate
+	storage *object.Storage
+	state   *object.State
+
+	inst    object.Object
+	methods object.Methods // as the instance listed them; checked by build
+	handler http.Handler
+
+	seen      map[uuid.UUID]time.Duration // identity -> last arrival
+	sweepSize int                         // len(seen) that triggers the next expiry sweep
+}
+
+type compiled struct {
+	fn        invoke.Func
+	retryable bool
+}
+
+func newHost(ns *Namespace, id object.ID) *host {
+	h := &host{ns: ns, id: id, storage: object.NewStorage()}
+	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
+	h.state = wire.NewState(id, h.storage, hostView{h}).(*object.State)
+	return h
+}
+
+// hostView is the wire.Host the object's State talks to.
+type hostView struct{ h *host }
+
+func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
+	k := v.h.ns.r.k
+	cur := k.Current()
+	if cur == nil || sched.FromContext(ctx) == nil {
+		return ErrNotInTask
+	}
+	return cur.Sleep(ctx, d, true)
+}
+
+func (v hostView) Now() time.Time { return v.h.ns.r.Now() }
+
+func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
+	return v.h.ns.r.effect(ctx, v.h, kind, payload)
+}
+
+// remember records an arrival of id and reports whether it was already
+// known. Identities are kept at least DuplicateWindow after their last
+// arrival; expired ones are swept when the table has doubled, so the cost
+// per arrival stays constant.
+func (h *host) remember(id uuid.UUID, now time.Duration) bool {
+	if h.seen == nil {
+		h.seen = make(map[uuid.UUID]time.Duration, 1)
+		h.sweepSize = 64
+	}
+	at, known := h.seen[id]
+	known = known && now-at < DuplicateWindow
+	if !known && len(h.seen) >= h.sweepSize {
+		for k, at := range h.seen {
+			if now-at >= DuplicateWindow {
+				delete(h.seen, k)
+			}
+		}
+		h.sweepSize = max(64, 2*len(h.seen))
+	}
+	h.seen[id] = now
+	return known
+}
+
+// forget drops an identity no attempt can bring again.
+func (h *host) forget(id uuid.UUID) {
+	delete(h.seen, id)
+	if len(h.seen) == 0 {
+		h.seen = nil // an idle object keeps no table
+	}
+}
+
+// build constructs the instance if needed (rule O2).
+func (h *host) build() (err error) {
+	if h.inst != nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: constructor of %s/%s panicked: %v", ErrSetup, h.ns.name, h.id.Label(), p)
+		}
+	}()
+	inst := h.ns.ctor(h.state)
+	if inst == nil {
+		return fmt.Errorf("%w: constructor of namespace %q returned nil for %s", ErrSetup, h.ns.name, h.id.Label())
+	}
+	methods := inst.Methods()
+	if err := checkMethods(h.ns.name, methods); err != nil {
+		return err
+	}
+	h.inst, h.methods = inst, methods
+	h.handler, _ = inst.(http.Handler)
+	return nil
+}
+
+// checkMethods checks every method's signature, in name order, and fails
+// on the first bad one, naming it.
+func checkMethods(class string, ms object.Methods) error {
+	for _, n := range slices.Sorted(maps.Keys(ms)) {
+		if _, err := invoke.Compile(n, ms[n].Fn()); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrSetup, class, err)
+		}
+	}
+	return nil
+}
+
+// find returns the checked method name of ms.
+func find(class string, ms object.Methods, name string) (compiled, error) {
+	m, ok := ms[name]
+	if !ok {
+		list := "no methods"
+		if len(ms) > 0 {
+			list = fmt.Sprint(slices.Sorted(maps.Keys(ms)))
+		}
+		return compiled{}, fmt.Errorf("%w: %s has no method %q (it has %s)", ErrNoMethod, class, name, list)
+	}
+	fn, err := invoke.Compile(name, m.Fn())
+	if err != nil {
+		return compiled{}, fmt.Errorf("%w: %s: %w", ErrSetup, class, err)
+	}
+	return compiled{fn: fn, retryable: m.IsRetryable()}, nil
+}
+
+// reset discards the instance (rule O4: storage survives, fields do not).
+func (h *host) reset() {
+	h.inst, h.methods, h.handler = nil, nil, nil
+}
+
+func (h *host) lookup(f *wire.Flight) (compiled, error) {
+	if rpc, ok := f.Target.RPC.(object.Target); ok {
+		return find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
+	}
+	return find(h.ns.name, h.methods, f.Req.Method)
+}
+
+// objectID is the id's hex form when it has a name (rules may name either),
+// computed only when a fault plan asks.
+func (h *host) objectID() string {
+	if h.id.Name() == "" {
+		return h.target.Object
+	}
+	return h.id.String()
+}
+
+// send is where an attempt enters the simulated link.
+func (r *Runtime) send(f *wire.Flight) {
+	h := f.Target.Host.(*host)
+	if r.faults == nil {
+		f.Call.InFlight++
+		h.arrive(f)
+		return
+	}
+	fault, delay := r.faults.Decide(transport.Attempt{
+		Namespace: f.Target.Namespace,
+		Object:    f.Target.Object,
+		ObjectID:  h.objectID(),
+		Method:    f.Req.Method,
+		N:         f.N,
+	}, r.rng)
+	f.Fault = fault
+	f.Rec.Fault = fault
+	f.Call.InFlight++
+	if delay > 0 {
+		r.k.After(delay, true, func() { h.arrive(f) })
+		return
+	}
+	h.arrive(f)
+}
+
+// arrive is the moment the link delivers (or drops) an attempt.
+func (h *host) arrive(f *wire.Flight) {
+	r := h.ns.r
+	f.Call.InFlight--
+	switch f.Fault {
+	case transport.NotDelivered, transport.LoseRequest, transport.Overloaded:
+		h.complete(f, wire.FailLink, nil, nil, nil)
+		return
+	}
+	f.Rec.Delivered = true
+	dup := h.remember(f.Req.ID, r.k.Now())
+	if f.Call.Finished && f.Call.InFlight == 0 {
+		h.forget(f.Req.ID) // a late attempt of a finished call: none can follow it
+	}
+	if ce := r.log.Check(zap.DebugLevel, "delivered"); ce != nil {
+		ce.Write(zap.String("object", h.target.Object), zap.String("method", f.Req.Method),
+			zap.Int("attempt", f.N), zap.Bool("duplicate", dup), zap.Duration("at", r.k.Now()))
+	}
+	ti := &turnInfo{h: h, f: f, dup: dup}
+	// A turn starts at once on its caller's goroutine when it can: the link
+	// delivered synchronously (no latency), the object's gate is free, and
+	// the caller need not go on while the method runs (lose-while-running).
+	// It is the same schedule as a turn task picked first, without the two
+	// switches; the caller's own gate is yielded meanwhile, as its wait
+	// for the reply would.
+	if cur := r.k.Current(); cur != nil && f.Fault != transport.LoseWhileRunning && h.gate.Free() {
+		cur.Yielding(true, func() {
+			saved, savedData := cur.Gate, cur.Data
+			ti.ctx.T = cur
+			h.turn(&ti.ctx, cur, ti)
+			cur.Gate, cur.Data = saved, savedData
+		})
+		return
+	}
+	r.k.Go(context.Background(), "turn", ti.run)
+}
+
+// turnInfo is attached to the task running an object turn.
+type turnInfo struct {
+	h   *host
+	f   *wire.Flight
+	dup bool
+	ctx sched.TaskContext // the method's context when it runs on its caller's task
+}
+
+func (ti *turnInfo) run(ctx context.Context) { ti.h.turn(ctx, sched.FromContext(ctx), ti) }
+
+// String names the turn in deadlock reports.
+func (ti *turnInfo) String() string {
+	return fmt.Sprintf("%s/%s.%s attempt %d", ti.h.ns.name, ti.h.target.Object, ti.f.Req.Method, ti.f.N)
+}
+
+// turn runs one request inside the object, holding its input gate except
+// while it waits on an outgoing call or a sleep (rule O3).
+func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
+	f, dup := ti.f, ti.dup
+	k := h.ns.r.k
+	t.Gate = &h.gate
+	t.Data = ti
+	h.gate.Acquire(t, "waiting for the object's input gate")
+	defer h.gate.Release()
+
+	if err := h.build(); err != nil {
+		h.respond(f, wire.FailSetup, nil, nil, err)
+		return
+	}
+	m, err := h.lookupFetch(f)
+	if err != nil {
+		h.respond(f, wire.FailSetup, nil, nil, err)
+		return
+	}
+	if dup && !m.retryable { // S6: refused before user code runs
+		f.Rec.Rejected = true
+		h.respond(f, wire.FailRejected, nil, nil, nil)
+		return
+	}
+	if f.Req.HTTP != nil {
+		h.serveHTTP(ctx, f)
+		return
+	}
+	in, err := m.fn.Args(ctx, f.Req.Args)
+	if err != nil {
+		h.respond(f, wire.FailSetup, nil, nil, err)
+		return
+	}
+	if f.Fault == transport.LoseWhileRunning {
+		h.complete(f, wire.FailLink, nil, nil, nil) // the link breaks as the method starts
+	}
+	f.Rec.Executed = true
+	result, err := m.fn.Call(in)
+	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
+	if err != nil {
+		h.respond(f, wire.FailRemote, nil, nil, err)
+		return
+	}
+	h.respond(f, wire.FailNone, h.copyResult(result), nil, nil)
+}
+
+func (h *host) lookupFetch(f *wire.Flight) (compiled, error) {
+	if f.Req.HTTP == nil {
+		return h.lookup(f)
+	}
+	if h.handler == nil {
+		return compiled{}, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
+	}
+	return compiled{}, nil // fetch handlers are never marked (S6)
+}
+
+// serveHTTP runs the object's fetch handler with the attempt's body.
+func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
+	k := h.ns.r.k
+	req := f.Req.HTTP.Clone(ctx)
+	req.Body = f.Body
+	if req.Body == nil {
+		req.Body = http.NoBody
+	}
+	if f.Fault == transport.LoseWhileRunning {
+		h.complete(f, wire.FailLink, nil, nil, nil)
+	}
+	f.Rec.Executed = true
+	rec := httptest.NewRecorder()
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = &invoke.Panic{Value: p, Stack: debug.Stack()}
+			}
+		}()
+		h.handler.ServeHTTP(rec, req)
+		return nil
+	}()
+	f.Rec.Extend(k.Now())
+	if err != nil {
+		h.respond(f, wire.FailRemote, nil, nil, err)
+		return
+	}
+	h.respond(f, wire.FailNone, nil, rec.Result(), nil)
+}
+
+// copyResult copies a method's result across the boundary (rule O5); an
+// RPC target becomes a stub that never retries (rule S1).
+func (h *host) copyResult(v any) any {
+	if t, ok := v.(object.Target); ok {
+		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
+		s, _ := wire.MakeStub(h.ns.r.conn(), target, false, nil)
+		return s
+	}
+	cp, _, err := clone.Copy(v, wire.RefPolicy)
+	if err != nil {
+		return err
+	}
+	return cp
+}
+
+// respond sends the turn's outcome back through the link, which may lose it.
+func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+	switch f.Fault {
+	case transport.LoseWhileRunning, transport.LoseResponse:
+		// The caller learns only of the broken link (if it has not already).
+		h.complete(f, wire.FailLink, nil, nil, nil)
+		return
+	case transport.FailAfterDelivery:
+		h.reset()
+		h.complete(f, wire.FailReset, nil, nil, nil)
+		return
+	}
+	h.complete(f, kind, v, resp, err)
+}
+
+// complete tells the caller an attempt's fate.
+func (h *host) complete(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+	if f.Done.Fired() {
+		return
+	}
+	if kind == wire.FailSetup && err != nil && !errors.Is(err, ErrSetup) {
+		err = fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	f.Kind, f.Value, f.Resp, f.Err = kind, v, resp, err
+	f.Done.Fire(h.ns.r.k)
+}

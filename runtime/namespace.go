@@ -1,0 +1,189 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
+)
+
+// Constructor builds an object instance from its State. It runs lazily, on
+// the first delivery to an id (rule O2), and again after a reset.
+type Constructor func(st *object.State) object.Object
+
+// ErrNamespace is wrapped by errors about defining or using a namespace.
+var ErrNamespace = errors.New("namespace")
+
+// ErrID is wrapped by errors for ids IDFromString does not accept.
+var ErrID = errors.New("invalid object id")
+
+// Namespace is a class of objects, bound to a constructor: a Durable Object
+// namespace binding.
+type Namespace struct {
+	r     *Runtime
+	name  string
+	ctor  Constructor
+	tag   [8]byte
+	err   error
+	hosts map[[32]byte]*host
+	order []*host
+	names map[[32]byte]string // ids made from names, to restore their label
+}
+
+// Namespace defines a namespace named name whose objects ctor builds. A nil
+// constructor, an empty name or a name already defined gives a namespace
+// whose Get returns the error; Run returns it too.
+func (r *Runtime) Namespace(name string, ctor Constructor) *Namespace {
+	ns := &Namespace{r: r, name: name, ctor: ctor, hosts: map[[32]byte]*host{}, names: map[[32]byte]string{}}
+	h := sha256.Sum256([]byte("dosim-namespace\x00" + name))
+	copy(ns.tag[:], h[:8])
+	switch {
+	case name == "":
+		ns.err = fmt.Errorf("runtime.Namespace: %w name must not be empty", ErrNamespace)
+	case ctor == nil:
+		ns.err = fmt.Errorf("runtime.Namespace(%q): %w constructor is nil", name, ErrNamespace)
+	case r.byName[name] != nil:
+		ns.err = fmt.Errorf("runtime.Namespace(%q): %w already defined; each name may be defined once per runtime", name, ErrNamespace)
+	}
+	if ns.err != nil {
+		r.setupErrs = append(r.setupErrs, ns.err)
+		return ns
+	}
+	r.byName[name] = ns
+	r.namespaces = append(r.namespaces, ns)
+	return ns
+}
+
+// Name returns the namespace's name.
+func (ns *Namespace) Name() string { return ns.name }
+
+// Err returns the error that kept the namespace from being defined, if any.
+func (ns *Namespace) Err() error { return ns.err }
+
+func idCheck(b []byte) [4]byte {
+	h := sha256.Sum256(append([]byte("dosim-id\x00"), b...))
+	return [4]byte(h[:4])
+}
+
+func (ns *Namespace) makeID(body []byte, name string) object.ID {
+	var raw [32]byte
+	copy(raw[:8], ns.tag[:])
+	copy(raw[8:28], body)
+	c := idCheck(raw[:28])
+	copy(raw[28:], c[:])
+	return wire.NewID(ns.name, raw, name).(object.ID)
+}
+
+// IDFromName returns the id of the object called name: the same name always
+// gives the same id in this namespace (rule O1).
+func (ns *Namespace) IDFromName(name string) object.ID {
+	h := sha256.Sum256([]byte("dosim-name\x00" + ns.name + "\x00" + name))
+	id := ns.makeID(h[:20], name)
+	ns.names[rawOf(id)] = name
+	return id
+}
+
+func rawOf(id object.ID) [32]byte { return id.Bytes() }
+
+// NewUniqueID returns a new id drawn from the runtime's seeded source; it
+// never repeats an id of this namespace (rule O1).
+func (ns *Namespace) NewUniqueID() object.ID {
+	for {
+		var body [20]byte
+		rngReader{ns.r.rng}.Read(body[:])
+		id := ns.makeID(body[:], "")
+		raw := rawOf(id)
+		if _, taken := ns.hosts[raw]; taken {
+			continue
+		}
+		if _, taken := ns.names[raw]; taken {
+			continue
+		}
+		// Reserve it so that a later draw cannot repeat it.
+		ns.host(id)
+		return id
+	}
+}
+
+// IDFromString parses an id's 64 hex digits. It rejects text that is not an
+// id dosim produced and ids of another namespace, saying which (rule O1).
+func (ns *Namespace) IDFromString(s string) (object.ID, error) {
+	if ns.err != nil {
+		return object.ID{}, ns.err
+	}
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		return object.ID{}, fmt.Errorf("%s.IDFromString(%q): %w: want 64 hex digits", ns.name, s, ErrID)
+	}
+	if c := idCheck(b[:28]); string(c[:]) != string(b[28:]) {
+		return object.ID{}, fmt.Errorf("%s.IDFromString(%q): %w: not an id dosim produced (its checksum does not match)", ns.name, s, ErrID)
+	}
+	if string(b[:8]) != string(ns.tag[:]) {
+		other := "another namespace"
+		for _, o := range ns.r.namespaces {
+			if string(o.tag[:]) == string(b[:8]) {
+				other = fmt.Sprintf("namespace %q", o.name)
+			}
+		}
+		return object.ID{}, fmt.Errorf("%s.IDFromString(%q): %w: it belongs to %s, not %q", ns.name, s, ErrID, other, ns.name)
+	}
+	raw := [32]byte(b)
+	return wire.NewID(ns.name, raw, ns.names[raw]).(object.ID), nil
+}
+
+// Get returns a stub for the object with id. The stub retries failed
+// attempts (rule S1) within its options: stub.MaxRetries (default 4) and
+// stub.TimeoutMs (default 10000).
+func (ns *Namespace) Get(id object.ID, opts ...stub.Option) (*stub.Stub, error) {
+	if ns.err != nil {
+		return nil, ns.err
+	}
+	if id.IsZero() {
+		return nil, fmt.Errorf("%s.Get: %w: the zero ID (make ids with IDFromName, NewUniqueID or IDFromString)", ns.name, ErrID)
+	}
+	if id.Namespace() != ns.name {
+		return nil, fmt.Errorf("%s.Get(%s): %w: it belongs to namespace %q", ns.name, id.Label(), ErrID, id.Namespace())
+	}
+	h := ns.host(id)
+	anyOpts := make([]any, len(opts))
+	for i, o := range opts {
+		anyOpts[i] = o
+	}
+	s, err := wire.MakeStub(ns.r.conn(), h.target, true, anyOpts)
+	if err != nil {
+		return nil, fmt.Errorf("%s.Get(%s): %w", ns.name, id.Label(), err)
+	}
+	return s.(*stub.Stub), nil
+}
+
+// GetByName is Get(IDFromName(name), opts...).
+func (ns *Namespace) GetByName(name string, opts ...stub.Option) (*stub.Stub, error) {
+	if ns.err != nil {
+		return nil, ns.err
+	}
+	return ns.Get(ns.IDFromName(name), opts...)
+}
+
+// host returns the host of id, making it (without building the object).
+func (ns *Namespace) host(id object.ID) *host {
+	raw := rawOf(id)
+	if h := ns.hosts[raw]; h != nil {
+		return h
+	}
+	h := newHost(ns, id)
+	ns.hosts[raw] = h
+	ns.order = append(ns.order, h)
+	return h
+}
+
+// Storage returns the storage of the object with id, for assertions in
+// tests. It does not build the object.
+func (ns *Namespace) Storage(id object.ID) *object.Storage { return ns.host(id).storage }
+
+// Instance returns the object instance for id, or nil if it has not been
+// built (or was reset and not rebuilt yet).
+func (ns *Namespace) Instance(id object.ID) object.Object { return ns.host(id).inst }

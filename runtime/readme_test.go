@@ -1,0 +1,41 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+)
+
+// TestReadmeFirstTest is the README's first test, kept here so that it
+// keeps compiling and passing (rule S6: an unmarked method is not run twice).
+func TestReadmeFirstTest(t *testing.T) {
+	plan := transport.Plan(transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
+	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+
+	err := rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("shop")
+		if err != nil {
+			return err
+		}
+		_, err = s.Call(ctx, "AddOne", "apple") // reply lost: an ambiguous, retryable error
+		var e *stub.Error
+		if !errors.As(err, &e) || !e.Retryable {
+			t.Fatalf("want a retryable error, got %v", err)
+		}
+		n, err := stub.CallAs[int](ctx, s, "Get", "apple")
+		if n != 1 { // it ran once: the retry was refused as a duplicate
+			t.Fatalf("apples = %d, want 1", n)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("seed %d: %v", rt.Seed(), err)
+	}
+}

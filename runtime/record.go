@@ -1,0 +1,144 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/transport"
+)
+
+// Outcomes of a call, as CallRecord.Outcome spells them (rule D2).
+const (
+	OutcomeOK                = wire.OutcomeOK                // the first attempt succeeded
+	OutcomeRecovered         = wire.OutcomeRecovered         // a retry succeeded
+	OutcomeDuplicateRejected = wire.OutcomeDuplicateRejected // a retry was refused as a duplicate
+	OutcomeAttemptsExhausted = wire.OutcomeAttemptsExhausted // every allowed attempt failed
+	OutcomeTimeout           = wire.OutcomeTimeout           // the deadline stopped the retries
+	OutcomeNotRetryable      = wire.OutcomeNotRetryable      // an attempt failed in a way never retried
+	OutcomeNotReplayable     = wire.OutcomeNotReplayable     // the request could not be sent again
+	OutcomeCancelled         = wire.OutcomeCancelled         // the caller's context was cancelled
+)
+
+// CallRecord is what happened to one call (rule D2). Times are virtual
+// time since the runtime started.
+type CallRecord struct {
+	RequestID   string
+	Namespace   string
+	Object      string // the object's name, or its hex id
+	Method      string // "fetch" for Stub.Fetch
+	Start       time.Duration
+	End         time.Duration
+	Subrequests int // always 1: retries are not subrequests (S13)
+	Outcome     string
+	Err         string // the error the caller got, "" on success
+	Attempts    []AttemptRecord
+}
+
+// AttemptRecord is what happened to one attempt of a call (rule D2).
+type AttemptRecord struct {
+	N         int // from 1
+	RequestID string
+	Start     time.Duration
+	End       time.Duration // to the end of the object's execution (D3)
+	Fault     transport.Fault
+	Delivered bool // reached the object
+	Executed  bool // the method (or fetch handler) ran
+	Rejected  bool // refused as a duplicate before user code ran (S6)
+	Cancelled bool // the caller stopped waiting (deadline or context)
+	Err       string
+}
+
+// Executions counts the attempts whose method ran.
+func (c CallRecord) Executions() int {
+	n := 0
+	for _, a := range c.Attempts {
+		if a.Executed {
+			n++
+		}
+	}
+	return n
+}
+
+// Rejections counts the attempts refused as duplicates.
+func (c CallRecord) Rejections() int {
+	n := 0
+	for _, a := range c.Attempts {
+		if a.Rejected {
+			n++
+		}
+	}
+	return n
+}
+
+// Calls returns the record of every call made so far, in the order they
+// started. A call still in flight has an empty Outcome.
+func (r *Runtime) Calls() []CallRecord {
+	out := make([]CallRecord, len(r.calls))
+	for i, c := range r.calls {
+		id := c.ID.String()
+		rec := CallRecord{
+			RequestID:   id,
+			Namespace:   c.Target.Namespace,
+			Object:      c.Target.Object,
+			Method:      c.Method,
+			Start:       c.Start,
+			End:         c.End,
+			Subrequests: c.Subrequests,
+			Outcome:     c.Outcome,
+			Err:         c.Err,
+			Attempts:    make([]AttemptRecord, len(c.Attempts)),
+		}
+		for j, a := range c.Attempts {
+			rec.Attempts[j] = AttemptRecord{
+				N: a.N, RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
+				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, Err: a.Err,
+			}
+		}
+		out[i] = rec
+	}
+	return out
+}
+
+// Effect is a side effect an object recorded with State.Effect.
+type Effect struct {
+	At        time.Duration
+	Namespace string
+	Object    string
+	Kind      string
+	Payload   any
+	RequestID string // the request whose turn recorded it ("" outside a request)
+	Attempt   int
+}
+
+// Effects returns every recorded side effect, in order.
+func (r *Runtime) Effects() []Effect {
+	out := make([]Effect, len(r.effects))
+	for i, e := range r.effects {
+		e.Payload, _, _ = clone.Copy(e.Payload, nil)
+		out[i] = e
+	}
+	return out
+}
+
+func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any) error {
+	if kind == "" {
+		return fmt.Errorf("State.Effect: kind must not be empty")
+	}
+	cp, _, err := clone.Copy(payload, nil)
+	if err != nil {
+		return fmt.Errorf("State.Effect(%q): payload: %w", kind, err)
+	}
+	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
+	if t := sched.FromContext(ctx); t != nil {
+		if ti, ok := t.Data.(*turnInfo); ok {
+			e.RequestID = ti.f.Req.ID.String()
+			e.Attempt = ti.f.N
+		}
+	}
+	r.effects = append(r.effects, e)
+	return nil
+}

@@ -1,0 +1,338 @@
+// Package runtime is dosim's deterministic Durable-Object-style runtime: a
+// virtual clock, one seeded random source, a fault plan, namespaces of
+// objects, and the trace of every call.
+//
+// Test code hands a function to Run; it runs as the root task of a
+// cooperative scheduler, in virtual time. Calls made through stubs, sleeps
+// and object turns are further tasks of the same scheduler; exactly one
+// runs at a time, and the next is chosen by virtual time, then by a draw
+// from the seed. The same seed, program and faults give the same trace,
+// byte for byte (rule D1).
+//
+// Inside a simulated task use rt.Sleep, st.Sleep, stubs and Group, never
+// time.Sleep, time.After, raw channels or goroutines: those step outside the
+// scheduler and make a run depend on the machine.
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/transport"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+)
+
+// DefaultSeed is the seed of a runtime made without WithSeed.
+const DefaultSeed = 1
+
+// Epoch is where the virtual wall clock starts unless WithStart moves it.
+var Epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// ErrClosed is returned by Run, Advance and blocking calls after Close.
+var ErrClosed = sched.ErrClosed
+
+// ErrNotInTask is returned by blocking calls made outside a simulated task.
+var ErrNotInTask = sched.ErrNotInTask
+
+// DeadlockError is returned by Run when every task is blocked and no timer
+// can wake one. It names the blocked tasks and what each waits for.
+type DeadlockError = sched.DeadlockError
+
+// PanicError is returned by Run when a task's code panicked outside an
+// object method (a panic inside a method is the caller's remote error).
+type PanicError = sched.PanicError
+
+// Runtime is one deterministic simulation. Make it with New, call Close when
+// done. Its methods are not safe for use by several goroutines: drive it
+// from the test's goroutine and from the tasks it runs.
+type Runtime struct {
+	seed   uint64
+	rng    *rand.Rand
+	k      *sched.Kernel
+	log    *zap.Logger
+	faults *transport.FaultPlan
+	start  time.Time
+
+	namespaces []*Namespace
+	byName     map[string]*Namespace
+	setupErrs  []error
+
+	calls   []*wire.Call
+	effects []Effect
+}
+
+// Option configures a Runtime.
+type Option interface{ apply(*Runtime) }
+
+type optionFunc func(*Runtime)
+
+func (f optionFunc) apply(r *Runtime) { f(r) }
+
+// WithSeed sets the seed of the runtime's single random source (default 1).
+// Every tie-break, backoff jitter, random fault and request identity is
+// drawn from it.
+func WithSeed(seed uint64) Option { return optionFunc(func(r *Runtime) { r.seed = seed }) }
+
+// WithLogger sets the logger (default zap.NewNop()). Tests can pass
+// zaptest.NewLogger(t).
+func WithLogger(l *zap.Logger) Option {
+	return optionFunc(func(r *Runtime) {
+		if l != nil {
+			r.log = l
+		}
+	})
+}
+
+// WithFaults sets the fault plan the simulated link applies to every
+// attempt. A nil plan injects no fault.
+func WithFaults(plan *transport.FaultPlan) Option {
+	return optionFunc(func(r *Runtime) { r.faults = plan })
+}
+
+// WithStart moves the virtual wall clock's starting instant (default Epoch).
+func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.start = t }) }
+
+// New makes a runtime.
+func New(opts ...Option) *Runtime {
+	r := &Runtime{seed: DefaultSeed, log: zap.NewNop(), start: Epoch, byName: map[string]*Namespace{}}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(r)
+		}
+	}
+	r.rng = rand.New(rand.NewPCG(r.seed, r.seed^0x9e3779b97f4a7c15))
+	r.k = sched.New(r.rng)
+	return r
+}
+
+// Seed returns the runtime's seed.
+func (r *Runtime) Seed() uint64 { return r.seed }
+
+// Logger returns the runtime's logger.
+func (r *Runtime) Logger() *zap.Logger { return r.log }
+
+// Faults returns the runtime's fault plan (nil: none).
+func (r *Runtime) Faults() *transport.FaultPlan { return r.faults }
+
+// Close ends the runtime: tasks still parked (a deadlock, a turn waiting
+// forever) are stopped and every goroutine the runtime started has ended
+// when Close returns. It is safe to call twice. It fails only when called
+// from inside a simulated task.
+func (r *Runtime) Close() error { return r.k.Close() }
+
+// setupErr is the error of every namespace that could not be defined.
+func (r *Runtime) setupErr() error {
+	if len(r.setupErrs) == 0 {
+		return nil
+	}
+	return errors.Join(r.setupErrs...)
+}
+
+// Run runs fn as the root task and returns when fn has returned and the work
+// it started (calls in flight, their retries, object turns) has drained. It
+// returns fn's error; a *DeadlockError if every task blocked with no timer
+// pending; a *PanicError if a task panicked; ErrClosed after Close; or the
+// error of a namespace that could not be defined.
+func (r *Runtime) Run(fn func(ctx context.Context) error) error {
+	if r.k.Closed() {
+		return fmt.Errorf("runtime.Run: %w", ErrClosed)
+	}
+	if fn == nil {
+		return errors.New("runtime.Run: fn is nil")
+	}
+	if err := r.setupErr(); err != nil {
+		return err
+	}
+	if err := r.faults.Validate(); err != nil {
+		return fmt.Errorf("runtime.Run: %w", err)
+	}
+	var rootErr error
+	r.k.Go(context.Background(), "root", func(ctx context.Context) { rootErr = fn(ctx) })
+	return r.drive(-1, &rootErr)
+}
+
+// drive runs the kernel until it stops (or reaches target, if >= 0) and
+// turns why it stopped into Run's or Advance's error.
+func (r *Runtime) drive(target time.Duration, result *error) error {
+	stop, err := r.k.Drive(target)
+	if err != nil {
+		return err
+	}
+	if p := r.k.TakePanics(); len(p) > 0 {
+		return p[0]
+	}
+	if stop == sched.Deadlocked {
+		return &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
+	}
+	if result != nil {
+		return *result
+	}
+	return nil
+}
+
+// Sleep waits d of virtual time. Inside an object method it lets other
+// requests to the object run meanwhile (rule O3). It returns ctx's error if
+// ctx is cancelled first, ErrNotInTask outside a simulated task.
+func (r *Runtime) Sleep(ctx context.Context, d time.Duration) error {
+	cur := r.k.Current()
+	if cur == nil || sched.FromContext(ctx) == nil {
+		return ErrNotInTask
+	}
+	return cur.Sleep(ctx, d, true)
+}
+
+// Now returns the virtual wall clock: the start instant plus the virtual
+// time elapsed.
+func (r *Runtime) Now() time.Time { return r.start.Add(r.k.Now()) }
+
+// Elapsed returns the virtual time since the runtime started, as records
+// measure it.
+func (r *Runtime) Elapsed() time.Duration { return r.k.Now() }
+
+// Advance moves virtual time on by d, running whatever falls due on the way
+// (alarms, timers, work in flight). Called from inside a simulated task it
+// is Sleep.
+func (r *Runtime) Advance(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("runtime.Advance: d is %v, must be >= 0", d)
+	}
+	if r.k.Driving() {
+		cur := r.k.Current()
+		if cur == nil {
+			return ErrNotInTask
+		}
+		return cur.Sleep(cur, d, true)
+	}
+	if r.k.Closed() {
+		return fmt.Errorf("runtime.Advance: %w", ErrClosed)
+	}
+	return r.drive(r.k.Now()+d, nil)
+}
+
+// conn is the runtime as its stubs see it.
+func (r *Runtime) conn() wire.Conn { return (*connImpl)(r) }
+
+// connImpl implements wire.Conn for a Runtime.
+type connImpl Runtime
+
+func (c *connImpl) Kernel() *sched.Kernel { return c.k }
+
+// rngReader reads bytes from the seeded source, for uuid generation.
+type rngReader struct{ rng *rand.Rand }
+
+func (g rngReader) Read(p []byte) (int, error) {
+	for i := 0; i < len(p); i += 8 {
+		v := g.rng.Uint64()
+		for j := 0; j < 8 && i+j < len(p); j++ {
+			p[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return len(p), nil
+}
+
+// NewRequestID draws a version 4 (random) uuid from the seeded source, laid
+// out as uuid.NewRandom lays it out, without allocating.
+func (c *connImpl) NewRequestID() uuid.UUID {
+	var id uuid.UUID
+	binary.LittleEndian.PutUint64(id[:8], c.rng.Uint64())
+	binary.LittleEndian.PutUint64(id[8:], c.rng.Uint64())
+	id[6] = (id[6] & 0x0f) | 0x40 // version 4
+	id[8] = (id[8] & 0x3f) | 0x80 // variant RFC 4122
+	return id
+}
+
+func (c *connImpl) Begin(call *wire.Call) {
+	call.Seq = len(c.calls) + 1
+	call.Start = c.k.Now()
+	c.calls = append(c.calls, call)
+}
+
+func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
+
+// End forgets the identity of a finished call once none of its attempts
+// can still arrive: nothing can be a duplicate of it any more, so the host
+// need not remember it for the rest of the window.
+func (c *connImpl) End(call *wire.Call) {
+	if call.InFlight > 0 || len(call.Attempts) == 0 {
+		return
+	}
+	if h, ok := call.Target.Host.(*host); ok {
+		h.forget(call.ID)
+	}
+}
+
+// Group runs tasks concurrently, as errgroup does: Go starts one, Wait waits
+// for all and returns the first error.
+type Group struct {
+	r       *Runtime
+	ctx     context.Context
+	pending int
+	err     error
+	idle    *sched.Signal
+	n       int
+}
+
+// Group returns a group whose tasks run with ctx.
+func (r *Runtime) Group(ctx context.Context) *Group {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &Group{r: r, ctx: ctx}
+}
+
+// Go starts fn as a new simulated task. A panic in fn becomes its error.
+func (g *Group) Go(fn func(ctx context.Context) error) {
+	g.n++
+	g.pending++
+	k := g.r.k
+	k.Go(g.ctx, fmt.Sprintf("group task %d", g.n), func(ctx context.Context) {
+		err := runGuarded(ctx, fn)
+		if err != nil && g.err == nil {
+			g.err = err
+		}
+		g.pending--
+		if g.pending == 0 && g.idle != nil {
+			g.idle.Fire(k)
+			g.idle = nil
+		}
+	})
+}
+
+func runGuarded(ctx context.Context, fn func(ctx context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("dosim: group task panicked: %v", p)
+		}
+	}()
+	return fn(ctx)
+}
+
+// Wait waits for every task started with Go and returns the first error.
+func (g *Group) Wait() error {
+	k := g.r.k
+	for g.pending > 0 {
+		cur := k.Current()
+		if cur == nil {
+			return ErrNotInTask
+		}
+		if g.idle == nil {
+			g.idle = &sched.Signal{}
+		}
+		if !g.idle.Wait(context.Background(), cur, fmt.Sprintf("waiting for %d group task(s)", g.pending), -1, true) && k.Closed() {
+			return ErrClosed
+		}
+	}
+	return g.err
+}
+
+// Namespaces returns the runtime's namespaces in the order they were defined.
+func (r *Runtime) Namespaces() []*Namespace { return append([]*Namespace(nil), r.namespaces...) }
+
+

@@ -1,0 +1,135 @@
+package stub
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/transport"
+)
+
+// Error is the error a call returns when an attempt failed. Branch on its
+// flags with errors.As:
+//
+//	var e *stub.Error
+//	if errors.As(err, &e) && e.Remote { ... }
+type Error struct {
+	// Retryable: the failure is one the runtime may retry (the request
+	// never reached the object, or the link broke so arrival is unknown).
+	Retryable bool
+	// Overloaded: the object refused the request as overloaded; never retried.
+	Overloaded bool
+	// Remote: the object's own code returned this error or panicked.
+	Remote bool
+
+	// Fault is the link fault behind the failure (transport.None if none).
+	Fault transport.Fault
+	// Attempt is the attempt that failed, from 1.
+	Attempt   int
+	Namespace string
+	Object    string
+	Method    string
+	// Msg says what happened, for a person.
+	Msg   string
+	cause error
+}
+
+// ErrNotInTask is returned for a call made outside a simulated task.
+var ErrNotInTask = errors.New("stub: call made outside a simulated task (make calls from a function run by Runtime.Run or Group.Go)")
+
+// ErrRemote is the cause of errors returned or panicked by object code; only
+// their text crosses the boundary, as with a real remote object.
+var ErrRemote = errors.New("object error")
+
+// ErrDuplicate is the cause recorded when the host rejects a request
+// identity it has already received (rule S6).
+var ErrDuplicate = errors.New("duplicate request rejected")
+
+// ErrPipelined is wrapped by the error of a call made on a promise whose
+// call failed (rule S12).
+var ErrPipelined = errors.New("pipelined on a failed call")
+
+func (e *Error) Error() string {
+	var flags []string
+	if e.Retryable {
+		flags = append(flags, "retryable")
+	}
+	if e.Overloaded {
+		flags = append(flags, "overloaded")
+	}
+	if e.Remote {
+		flags = append(flags, "remote")
+	}
+	f := ""
+	if len(flags) > 0 {
+		f = " [" + strings.Join(flags, ", ") + "]"
+	}
+	return fmt.Sprintf("%s/%s %s, attempt %d: %s%s", e.Namespace, e.Object, e.Method, e.Attempt, e.Msg, f)
+}
+
+// Unwrap returns the cause: the object's error text (wrapping ErrRemote),
+// ErrDuplicate, a setup error (unknown method, bad arguments), or nil for a
+// link fault.
+func (e *Error) Unwrap() error { return e.cause }
+
+// linkMessage says what a link fault did, for a person.
+func linkMessage(f transport.Fault) string {
+	switch f {
+	case transport.NotDelivered:
+		return "not delivered (not-delivered): the object was restarting or moving; the request never reached it"
+	case transport.LoseRequest:
+		return "connection lost (lose-request): the caller cannot tell whether the request reached the object (it did not)"
+	case transport.LoseWhileRunning:
+		return "connection lost while the method ran (lose-while-running): the caller cannot tell whether it ran (it runs to its end)"
+	case transport.LoseResponse:
+		return "reply lost (lose-response): the caller cannot tell whether the method ran (it did)"
+	case transport.Overloaded:
+		return "object overloaded (overloaded): the request was refused"
+	case transport.FailAfterDelivery:
+		return "object reset after delivery (fail-after-delivery): its in-memory state was lost"
+	}
+	return "failed (" + f.String() + ")"
+}
+
+// remoteError is an object's error after it crossed the boundary: its text only.
+type remoteError struct{ msg string }
+
+func (r *remoteError) Error() string { return r.msg }
+func (r *remoteError) Is(target error) bool {
+	return target == ErrRemote
+}
+
+// newError turns a failed flight into the caller's error.
+func newError(f *wire.Flight) *Error {
+	e := &Error{
+		Fault:     f.Fault,
+		Attempt:   f.N,
+		Namespace: f.Target.Namespace,
+		Object:    f.Target.Object,
+		Method:    f.Req.Method,
+	}
+	switch f.Kind {
+	case wire.FailLink:
+		e.Msg = linkMessage(f.Fault)
+		e.Retryable = f.Fault.Retryable()
+		e.Overloaded = f.Fault == transport.Overloaded
+	case wire.FailReset:
+		e.Msg = linkMessage(transport.FailAfterDelivery)
+	case wire.FailRemote:
+		e.Remote = true
+		msg := "<nil>"
+		if f.Err != nil {
+			msg = f.Err.Error()
+		}
+		e.Msg = "object error: " + msg
+		e.cause = &remoteError{msg: msg}
+	case wire.FailRejected:
+		e.Msg = "duplicate request rejected: the object already received this request identity and the method is not marked Retryable"
+		e.cause = ErrDuplicate
+	case wire.FailSetup, wire.FailClosed:
+		e.Msg = f.Err.Error()
+		e.cause = f.Err
+	}
+	return e
+}

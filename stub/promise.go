@@ -1,0 +1,84 @@
+package stub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dosim/dosim/internal/sched"
+)
+
+// Promise is a call started with Stub.Start and not yet awaited. Calls can
+// be pipelined on its result before it resolves (Pipeline).
+type Promise struct {
+	k      *sched.Kernel
+	ctx    context.Context
+	method string
+	done   sched.Signal
+	val    any
+	err    error
+	cs     *callState
+}
+
+// Start begins a call in its own task and returns at once. Await its
+// promise for the result, or pipeline calls on it.
+func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
+	k := s.conn.Kernel()
+	p := &Promise{k: k, ctx: ctx, method: method, cs: &callState{}}
+	if ctx == nil || sched.FromContext(ctx) == nil {
+		p.err = ErrNotInTask
+		p.done.Fire(k)
+		return p
+	}
+	k.Go(ctx, fmt.Sprintf("promise %s/%s.%s", s.target.Namespace, s.target.Object, method), func(ctx context.Context) {
+		p.val, _, p.err = s.do(ctx, method, args, nil, p.cs)
+		p.done.Fire(k)
+	})
+	return p
+}
+
+// Await waits for the call and returns its result. It must be called from
+// a simulated task.
+func (p *Promise) Await() (any, error) {
+	if !p.done.Fired() {
+		cur := p.k.Current()
+		if cur == nil {
+			return nil, ErrNotInTask
+		}
+		p.done.Wait(context.Background(), cur, "awaiting "+p.method, -1, true)
+		if !p.done.Fired() {
+			return nil, sched.ErrClosed
+		}
+	}
+	return p.val, p.err
+}
+
+// Pipeline makes a call on the promise's result before it resolves: the
+// result must be a stub (a method that returned an RPC target). The
+// pipelined call is never retried, and from now on the call that produces
+// the result is not retried either (rule S12). If that call fails, the
+// pipelined call fails with an error wrapping ErrPipelined.
+func (p *Promise) Pipeline(method string, args ...any) *Promise {
+	k := p.k
+	q := &Promise{k: k, ctx: p.ctx, method: method, cs: &callState{}}
+	p.cs.pipelined = true
+	if p.ctx == nil || sched.FromContext(p.ctx) == nil {
+		q.err = ErrNotInTask
+		q.done.Fire(k)
+		return q
+	}
+	k.Go(p.ctx, "pipelined "+p.method+"."+method, func(ctx context.Context) {
+		defer q.done.Fire(k)
+		v, err := p.Await()
+		if err != nil {
+			q.err = fmt.Errorf("stub: %s on the result of %s: %w: %w", method, p.method, ErrPipelined, err)
+			return
+		}
+		st, ok := v.(*Stub)
+		if !ok {
+			q.err = fmt.Errorf("stub: %s on the result of %s: %w: the result is a %T, not a stub (return an object.RpcTarget to pipeline on it)", method, p.method, ErrPipelined, v)
+			return
+		}
+		q.val, _, q.err = st.asRef().do(ctx, method, args, nil, q.cs)
+	})
+	return q
+}

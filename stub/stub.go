@@ -1,0 +1,325 @@
+// Package stub is the caller's side of a call to a Durable-Object-style
+// object: a Stub invokes methods (Call, CallAs), sends HTTP requests
+// (Fetch) and starts pipelined calls (Start, Promise.Pipeline).
+//
+// A stub minted by Namespace.Get or GetByName retries a failed attempt as
+// the Durable Objects runtime does (rules S1-S15 of dosim's design): only
+// when the failure is retryable and the request never reached the object or
+// the link broke so that arrival is unknown; with one request identity for
+// every attempt; after a full-jitter backoff drawn from the runtime's seed;
+// never past its deadline, and never cancelling the first attempt. The
+// object's host rejects an identity it has already seen unless the method is
+// marked object.Retryable, so an unmarked method never runs twice because of
+// a retry.
+package stub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/dosim/dosim/internal/backoff"
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+)
+
+// Stub is a reference to one object, through which calls travel.
+type Stub struct {
+	conn     wire.Conn
+	target   *wire.Target
+	retrying bool
+	cfg      config
+}
+
+// Namespace returns the name of the namespace the stub's object belongs to.
+func (s *Stub) Namespace() string { return s.target.Namespace }
+
+// Object returns the object's name, or its hex id when it has none.
+func (s *Stub) Object() string { return s.target.Object }
+
+// Retries reports whether the stub retries failed attempts: true only for
+// stubs minted by Namespace.Get and GetByName (rule S1).
+func (s *Stub) Retries() bool { return s.retrying }
+
+// MaxRetries returns the stub's retry limit.
+func (s *Stub) MaxRetries() int { return s.cfg.maxRetries }
+
+// Timeout returns the stub's retry deadline.
+func (s *Stub) Timeout() time.Duration { return s.cfg.timeout }
+
+func (s *Stub) String() string {
+	kind := "stub"
+	if !s.retrying {
+		kind = "stub (no retries)"
+	}
+	return fmt.Sprintf("%s %s/%s", kind, s.target.Namespace, s.target.Object)
+}
+
+// asRef returns the stub as it arrives on the other side of a call: the
+// same object, never retrying (rule S1).
+func (s *Stub) asRef() *Stub {
+	c := *s
+	c.retrying = false
+	return &c
+}
+
+var (
+	stubType   = reflect.TypeFor[*Stub]()
+	targetType = reflect.TypeFor[object.Target]()
+)
+
+func init() {
+	wire.MakeStub = func(conn wire.Conn, target *wire.Target, retrying bool, opts []any) (any, error) {
+		cfg := defaults()
+		for _, o := range opts {
+			opt, ok := o.(Option)
+			if !ok {
+				return nil, fmt.Errorf("stub option: %T is not a stub.Option", o)
+			}
+			if opt == nil {
+				return nil, errors.New("stub option: nil")
+			}
+			if err := opt.apply(&cfg); err != nil {
+				return nil, err
+			}
+		}
+		return &Stub{conn: conn, target: target, retrying: retrying, cfg: cfg}, nil
+	}
+	wire.RefPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, bool) {
+		if k := v.Kind(); k != reflect.Pointer && k != reflect.Struct {
+			return v, false
+		}
+		t := v.Type()
+		switch {
+		case t == stubType:
+			if v.IsNil() {
+				return v, false
+			}
+			return reflect.ValueOf(v.Interface().(*Stub).asRef()), true
+		case t.Implements(targetType):
+			return v, true
+		}
+		return v, false
+	}}
+}
+
+// Call invokes method on the object with copies of args and returns a copy
+// of its result. A method that returns an RPC target gives a *Stub (that
+// never retries) instead.
+func (s *Stub) Call(ctx context.Context, method string, args ...any) (any, error) {
+	v, _, err := s.do(ctx, method, args, nil, nil)
+	return v, err
+}
+
+// CallAs calls method and converts its result to T.
+func CallAs[T any](ctx context.Context, s *Stub, method string, args ...any) (T, error) {
+	var zero T
+	v, err := s.Call(ctx, method, args...)
+	if err != nil {
+		return zero, err
+	}
+	if t, ok := v.(T); ok {
+		return t, nil
+	}
+	var out T
+	if err := clone.Into(&out, v); err != nil {
+		return zero, fmt.Errorf("stub: result of %s: %w: %w", method, ErrType, err)
+	}
+	return out, nil
+}
+
+// Fetch sends req to the object's ServeHTTP and returns its response. An
+// HTTP error status is a successful call (rule S4). The request is retried
+// only if its body can be replayed: nil, http.NoBody, or a body GetBody can
+// rewind (rule S11).
+func (s *Stub) Fetch(ctx context.Context, req *http.Request) (*http.Response, error) {
+	if req == nil {
+		return nil, errors.New("stub: Fetch: request is nil")
+	}
+	_, resp, err := s.do(ctx, "fetch", nil, req, nil)
+	return resp, err
+}
+
+// bodyReplayable reports whether every attempt can send the same body.
+func bodyReplayable(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+}
+
+// callState is shared by a call and the promise that started it.
+type callState struct {
+	pipelined bool // a call was pipelined on its result: stop retrying (S12)
+}
+
+// do runs one call: the retry loop of rules S3-S14.
+func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Request, cs *callState) (any, *http.Response, error) {
+	if ctx == nil || sched.FromContext(ctx) == nil {
+		return nil, nil, ErrNotInTask
+	}
+	k := s.conn.Kernel()
+	if k.Closed() {
+		return nil, nil, sched.ErrClosed
+	}
+	cur := k.Current()
+	if cur == nil {
+		return nil, nil, ErrNotInTask
+	}
+	fr := &frame{k: k, conn: s.conn}
+	copied := args
+	replayable := s.retrying
+	if hreq != nil {
+		replayable = replayable && bodyReplayable(hreq)
+	} else if len(args) > 0 {
+		copied = fr.argBuf[:0:len(fr.argBuf)]
+		if len(args) > len(fr.argBuf) {
+			copied = make([]any, 0, len(args))
+		}
+		copied = copied[:len(args)]
+		for i, a := range args {
+			v, res, err := clone.Copy(a, wire.RefPolicy)
+			if err != nil {
+				return nil, nil, fmt.Errorf("stub: %s argument %d: %w", method, i+1, err)
+			}
+			if res.Refs > 0 {
+				replayable = false
+			}
+			copied[i] = v
+		}
+	}
+	fr.req = wire.Request{ID: s.conn.NewRequestID(), Method: method, Args: copied, HTTP: hreq}
+	fr.rec = &record{}
+	rec := &fr.rec.call
+	*rec = wire.Call{
+		Target:      s.target,
+		ID:          fr.req.ID,
+		Method:      method,
+		Subrequests: 1, // retries are not subrequests (S13)
+		Attempts:    fr.rec.atts[:0],
+	}
+	s.conn.Begin(rec)
+	deadline := rec.Start + s.cfg.timeout
+	var first *Error
+	for n := 1; ; n++ {
+		a, f := &fr.rec.att, &fr.flight
+		if n > 1 {
+			a, f = &wire.Attempt{}, &wire.Flight{}
+		}
+		*a = wire.Attempt{N: n, Start: k.Now()}
+		rec.Attempts = append(rec.Attempts, a)
+		*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
+		if hreq != nil {
+			f.Body = hreq.Body
+			if n > 1 && hreq.GetBody != nil {
+				body, err := hreq.GetBody()
+				if err != nil {
+					return fr.finish(wire.OutcomeNotReplayable, nil, nil, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err))
+				}
+				f.Body = body
+			}
+		}
+		s.conn.Send(f)
+		// The first attempt is never cancelled (S9); a retry is cancelled at
+		// the deadline or when the caller's context is (S14).
+		waitCtx := context.Background()
+		timeout := time.Duration(-1)
+		if n > 1 {
+			waitCtx, timeout = ctx, max(deadline-k.Now(), 0)
+		}
+		if !f.Done.Wait(waitCtx, cur, "waiting for a reply", timeout, true) {
+			if k.Closed() {
+				return nil, nil, sched.ErrClosed
+			}
+			f.Lost = true
+			a.Cancelled = true
+			a.Extend(k.Now())
+			if ctx.Err() != nil {
+				a.Err = "cancelled: " + ctx.Err().Error()
+				return fr.finish(wire.OutcomeCancelled, nil, nil, cancelled(ctx, first, n))
+			}
+			a.Err = "cancelled at the call's deadline"
+			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
+		}
+		a.Extend(k.Now())
+		if f.Kind == wire.FailNone {
+			outcome := wire.OutcomeOK
+			if n > 1 {
+				outcome = wire.OutcomeRecovered
+			}
+			return fr.finish(outcome, f.Value, f.Resp, nil)
+		}
+		e := newError(f)
+		a.Err = e.Error()
+		if n == 1 {
+			first = e
+		}
+		switch {
+		case f.Kind == wire.FailRejected: // S6: the call fails with its first error
+			return fr.finish(wire.OutcomeDuplicateRejected, nil, nil, first)
+		case !e.Retryable: // S4, S10: a later non-retryable error wins
+			return fr.finish(wire.OutcomeNotRetryable, nil, nil, e)
+		case !replayable || (cs != nil && cs.pipelined): // S11, S12
+			return fr.finish(wire.OutcomeNotReplayable, nil, nil, first)
+		case n > s.cfg.maxRetries:
+			return fr.finish(wire.OutcomeAttemptsExhausted, nil, nil, first)
+		case ctx.Err() != nil: // S14: no attempt starts after cancellation
+			return fr.finish(wire.OutcomeCancelled, nil, nil, cancelled(ctx, first, n))
+		}
+		sleep := backoff.Stub(k.Rand(), n) // S8
+		if k.Now()+sleep >= deadline {     // S9
+			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
+		}
+		if err := cur.Sleep(ctx, sleep, true); err != nil {
+			if k.Closed() {
+				return nil, nil, sched.ErrClosed
+			}
+			return fr.finish(wire.OutcomeCancelled, nil, nil, cancelled(ctx, first, n))
+		}
+		if cs != nil && cs.pipelined { // S12: pipelined during the backoff
+			return fr.finish(wire.OutcomeNotReplayable, nil, nil, first)
+		}
+	}
+}
+
+// record is what the runtime keeps of a call, in one allocation: the call
+// and its first attempt (most calls make only one).
+type record struct {
+	call wire.Call
+	att  wire.Attempt
+	atts [1]*wire.Attempt
+}
+
+// frame is what a call needs only while it runs, in one allocation.
+type frame struct {
+	k      *sched.Kernel
+	conn   wire.Conn
+	rec    *record
+	req    wire.Request
+	flight wire.Flight
+	argBuf [3]any
+}
+
+// finish closes the call's record and returns the call's result.
+func (fr *frame) finish(outcome string, v any, resp *http.Response, err error) (any, *http.Response, error) {
+	rec := &fr.rec.call
+	rec.End = fr.k.Now()
+	rec.Outcome = outcome
+	if err != nil {
+		rec.Err = err.Error()
+	}
+	rec.Finished = true
+	fr.conn.End(rec)
+	return v, resp, err
+}
+
+// cancelled is the error of a call stopped by its caller's context (S14).
+func cancelled(ctx context.Context, first *Error, attempts int) error {
+	e := *first
+	e.Retryable = false
+	e.Msg = fmt.Sprintf("call cancelled after %d attempt(s): %v; first error: %s", attempts, ctx.Err(), first.Msg)
+	e.cause = ctx.Err()
+	return &e
+}
