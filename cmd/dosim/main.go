@@ -1,0 +1,52 @@
+// Command dosim runs Durable-Object-style actor scenarios in a deterministic
+// simulator: dosim demo runs the built-in inventory demo.
+//
+// Exit codes: 0 ok, 1 an expectation failed, 2 a usage or input error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitExpect   = 1
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// run runs the command line and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := newRoot(stdout, stderr)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ce *codeError
+	if errors.As(err, &ce) {
+		if ce.msg != "" {
+			fmt.Fprintln(stderr, ce.msg)
+		}
+		return ce.code
+	}
+	fmt.Fprintln(stderr, "dosim:", err)
+	return exitUsage
+}
+
+// codeError carries an exit code out of a command.
+type codeError struct {
+	code int
+	msg  string
+}
+
+func (e *codeError) Error() string { return e.msg }
