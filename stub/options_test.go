@@ -34,9 +34,9 @@ func TestOptionBadInputS2(t *testing.T) {
 	}
 
 	untyped := []struct {
-		in      map[string]any
+		in       map[string]any
 		sentinel error
-		want    string
+		want     string
 	}{
 		{map[string]any{"maxRetries": "3"}, stub.ErrType, `stub option maxRetries: "3" (a string) is of the wrong type: must be a number, an integer from 0 to 10`},
 		{map[string]any{"maxRetries": true}, stub.ErrType, "stub option maxRetries: true (a bool) is of the wrong type"},
