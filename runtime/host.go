@@ -21,10 +21,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// DuplicateWindow is how long, in virtual time, a host remembers a request
-// identity after its last arrival (rule S6: at least 60 s).
-const DuplicateWindow = 60 * time.Second
-
 // ErrSetup is wrapped by errors found when a request reaches an object
 // before any user code runs: the constructor failed, a method has a bad
 // signature, the method does not exist, or the arguments do not fit.
@@ -53,8 +49,7 @@ type host struct {
 	methods object.Methods // as the instance listed them; checked by build
 	handler http.Handler
 
-	seen      map[uuid.UUID]time.Duration // identity -> last arrival
-	sweepSize int                         // len(seen) that triggers the next expiry sweep
+	seen map[uuid.UUID]time.Duration // identity -> first arrival, while its call may send more
 }
 
 type compiled struct {
@@ -88,25 +83,23 @@ func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
 }
 
 // remember records an arrival of id and reports whether it was already
-// known. Identities are kept at least DuplicateWindow after their last
-// arrival; expired ones are swept when the table has doubled, so the cost
-// per arrival stays constant.
+// known (rule S6).
+//
+// The rule asks that identities be kept at least 60 s after arrival. The
+// host keeps each one until no attempt of its call can arrive any more:
+// the call has finished and none of its attempts is still on the link
+// (see forget). That is never shorter than what the rule needs, since no
+// other arrival of the identity is possible after it; and it is longer
+// whenever a call outlives the window (a 60 s deadline plus link latency),
+// so an unmarked method never runs twice for one call.
 func (h *host) remember(id uuid.UUID, now time.Duration) bool {
 	if h.seen == nil {
 		h.seen = make(map[uuid.UUID]time.Duration, 1)
-		h.sweepSize = 64
 	}
-	at, known := h.seen[id]
-	known = known && now-at < DuplicateWindow
-	if !known && len(h.seen) >= h.sweepSize {
-		for k, at := range h.seen {
-			if now-at >= DuplicateWindow {
-				delete(h.seen, k)
-			}
-		}
-		h.sweepSize = max(64, 2*len(h.seen))
+	_, known := h.seen[id]
+	if !known {
+		h.seen[id] = now
 	}
-	h.seen[id] = now
 	return known
 }
 
@@ -288,6 +281,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	}
 	if dup && !m.retryable { // S6: refused before user code runs
 		f.Rec.Rejected = true
+		f.Rec.Extend(k.Now()) // a late arrival is recorded to its refusal
 		h.respond(f, wire.FailRejected, nil, nil, nil)
 		return
 	}

@@ -334,5 +334,3 @@ func (g *Group) Wait() error {
 
 // Namespaces returns the runtime's namespaces in the order they were defined.
 func (r *Runtime) Namespaces() []*Namespace { return append([]*Namespace(nil), r.namespaces...) }
-
-

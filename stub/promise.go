@@ -10,6 +10,7 @@ import (
 // Promise is a call started with Stub.Start and not yet awaited. Calls can
 // be pipelined on its result before it resolves (Pipeline).
 type Promise struct {
+	s      *Stub
 	k      *sched.Kernel
 	ctx    context.Context
 	method string
@@ -23,7 +24,7 @@ type Promise struct {
 // promise for the result, or pipeline calls on it.
 func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
 	k := s.conn.Kernel()
-	p := &Promise{k: k, ctx: ctx, method: method, cs: &callState{}}
+	p := &Promise{s: s, k: k, ctx: ctx, method: method, cs: &callState{}}
 	if ctx == nil || sched.FromContext(ctx) == nil {
 		p.err = ErrNotInTask
 		p.done.Fire(k)
@@ -59,7 +60,7 @@ func (p *Promise) Await() (any, error) {
 // pipelined call fails with an error wrapping ErrPipelined.
 func (p *Promise) Pipeline(method string, args ...any) *Promise {
 	k := p.k
-	q := &Promise{k: k, ctx: p.ctx, method: method, cs: &callState{}}
+	q := &Promise{s: p.s, k: k, ctx: p.ctx, method: method, cs: &callState{}}
 	p.cs.pipelined = true
 	if p.ctx == nil || sched.FromContext(p.ctx) == nil {
 		q.err = ErrNotInTask
@@ -70,12 +71,12 @@ func (p *Promise) Pipeline(method string, args ...any) *Promise {
 		defer q.done.Fire(k)
 		v, err := p.Await()
 		if err != nil {
-			q.err = fmt.Errorf("stub: %s on the result of %s: %w: %w", method, p.method, ErrPipelined, err)
+			q.err = p.s.abandon(method, fmt.Errorf("stub: %s on the result of %s: %w: %w", method, p.method, ErrPipelined, err))
 			return
 		}
 		st, ok := v.(*Stub)
 		if !ok {
-			q.err = fmt.Errorf("stub: %s on the result of %s: %w: the result is a %T, not a stub (return an object.RpcTarget to pipeline on it)", method, p.method, ErrPipelined, v)
+			q.err = p.s.abandon(method, fmt.Errorf("stub: %s on the result of %s: %w: the result is a %T, not a stub (return an object.RpcTarget to pipeline on it)", method, p.method, ErrPipelined, v))
 			return
 		}
 		q.val, _, q.err = st.asRef().do(ctx, method, args, nil, q.cs)

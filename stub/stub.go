@@ -203,6 +203,9 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	s.conn.Begin(rec)
 	deadline := rec.Start + s.cfg.timeout
 	var first *Error
+	if ctx.Err() != nil { // S14: no attempt starts after cancellation
+		return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))
+	}
 	for n := 1; ; n++ {
 		a, f := &fr.rec.att, &fr.flight
 		if n > 1 {
@@ -238,7 +241,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			a.Extend(k.Now())
 			if ctx.Err() != nil {
 				a.Err = "cancelled: " + ctx.Err().Error()
-				return fr.finish(wire.OutcomeCancelled, nil, nil, cancelled(ctx, first, n))
+				return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 			}
 			a.Err = "cancelled at the call's deadline"
 			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
@@ -266,7 +269,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		case n > s.cfg.maxRetries:
 			return fr.finish(wire.OutcomeAttemptsExhausted, nil, nil, first)
 		case ctx.Err() != nil: // S14: no attempt starts after cancellation
-			return fr.finish(wire.OutcomeCancelled, nil, nil, cancelled(ctx, first, n))
+			return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 		}
 		sleep := backoff.Stub(k.Rand(), n) // S8
 		if k.Now()+sleep >= deadline {     // S9
@@ -276,7 +279,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			if k.Closed() {
 				return nil, nil, sched.ErrClosed
 			}
-			return fr.finish(wire.OutcomeCancelled, nil, nil, cancelled(ctx, first, n))
+			return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 		}
 		if cs != nil && cs.pipelined { // S12: pipelined during the backoff
 			return fr.finish(wire.OutcomeNotReplayable, nil, nil, first)
@@ -316,10 +319,27 @@ func (fr *frame) finish(outcome string, v any, resp *http.Response, err error) (
 }
 
 // cancelled is the error of a call stopped by its caller's context (S14).
-func cancelled(ctx context.Context, first *Error, attempts int) error {
-	e := *first
-	e.Retryable = false
-	e.Msg = fmt.Sprintf("call cancelled after %d attempt(s): %v; first error: %s", attempts, ctx.Err(), first.Msg)
+// It wraps the context's error.
+func (s *Stub) cancelled(ctx context.Context, method string, first *Error, attempts int) error {
+	e := &Error{Namespace: s.target.Namespace, Object: s.target.Object, Method: method, Attempt: attempts}
+	e.Msg = fmt.Sprintf("call cancelled before its first attempt: %v", ctx.Err())
+	if first != nil {
+		e.Fault = first.Fault
+		e.Msg = fmt.Sprintf("call cancelled after %d attempt(s): %v; first error: %s", attempts, ctx.Err(), first.Msg)
+	}
 	e.cause = ctx.Err()
-	return &e
+	return e
+}
+
+// abandon records a call that never made an attempt (a call pipelined on
+// a failed call) and returns err.
+func (s *Stub) abandon(method string, err error) error {
+	rec := &wire.Call{Target: s.target, ID: s.conn.NewRequestID(), Method: method, Subrequests: 1}
+	s.conn.Begin(rec)
+	rec.End = rec.Start
+	rec.Outcome = wire.OutcomeCancelled
+	rec.Err = err.Error()
+	rec.Finished = true
+	s.conn.End(rec)
+	return err
 }
