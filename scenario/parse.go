@@ -84,6 +84,9 @@ type parser struct {
 	namespaces map[string]*Namespace
 	stubs      map[string]*Stub
 	objects    map[string]bool // object names of the stubs
+	// Names defined with a problem already reported: references to them
+	// report nothing more.
+	brokenNS, brokenStubs map[string]bool
 }
 
 // errorf records a problem at node n (line 1 when n is nil).
@@ -117,6 +120,7 @@ func (p *parser) parse(data []byte) *Scenario {
 	base := strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
 	p.s = &Scenario{Name: base, File: p.file, Seed: runtime.DefaultSeed}
 	p.namespaces, p.stubs, p.objects = map[string]*Namespace{}, map[string]*Stub{}, map[string]bool{}
+	p.brokenNS, p.brokenStubs = map[string]bool{}, map[string]bool{}
 	if len(data) > MaxFileSize {
 		p.errorf(nil, "file", nil, "%d bytes: a scenario may be at most %d bytes", len(data), MaxFileSize)
 		return nil
@@ -141,8 +145,10 @@ func (p *parser) parse(data []byte) *Scenario {
 	}
 	// Decoding the whole tree once bounds alias expansion (a "billion
 	// laughs" file is refused here) before the walk below follows aliases.
+	// (Type errors, such as a key given twice, are reported by the walk.)
 	var probe any
-	if err := doc.Decode(&probe); err != nil {
+	var typeErr *yaml.TypeError
+	if err := doc.Decode(&probe); err != nil && !errors.As(err, &typeErr) {
 		p.syntaxError(err)
 		return nil
 	}
@@ -202,12 +208,19 @@ func (f *fields) require(p *parser, k string, at *yaml.Node) *yaml.Node {
 	return nil
 }
 
+// join appends key k to a field path; a key that is not a plain name is
+// quoted, so that a message stays on one line and reads unambiguously.
 func join(path, k string) string {
+	if !plainKey.MatchString(k) {
+		k = strconv.Quote(k)
+	}
 	if path == "" {
 		return k
 	}
 	return path + "." + k
 }
+
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_@+/-][A-Za-z0-9_.@+/-]*$`)
 
 // resolve follows aliases to the node they name.
 func resolve(n *yaml.Node) *yaml.Node {
@@ -432,11 +445,18 @@ func (p *parser) duration(n *yaml.Node, path string) (time.Duration, bool) {
 func (p *parser) value(n *yaml.Node, path string) (any, bool) {
 	var v any
 	if err := n.Decode(&v); err != nil {
-		p.errorf(n, path, err, "cannot be read: %v", err)
+		msg := err.Error()
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			msg = yamlLinePrefix.ReplaceAllString(te.Errors[0], "")
+		}
+		p.errorf(n, path, err, "cannot be read: %s", msg)
 		return nil, false
 	}
 	return v, true
 }
+
+var yamlLinePrefix = regexp.MustCompile(`^line \d+: `)
 
 // classInfo is what a class's probe instance says about it.
 type classInfo struct {
@@ -465,7 +485,8 @@ func (p *parser) parseNamespaces(n *yaml.Node) {
 		p.errorf(n, "namespaces", nil, "is empty: define at least one, as NAME: class (one of %s)", strings.Join(examples.ClassNames(), ", "))
 	}
 	for i, k := range keys {
-		path := "namespaces." + k.Value
+		path := join("namespaces", k.Value)
+		p.brokenNS[k.Value] = true // until it is defined
 		cname, ok := p.name(vals[i], path)
 		if !ok {
 			continue
@@ -475,6 +496,7 @@ func (p *parser) parseNamespaces(n *yaml.Node) {
 			p.errorf(vals[i], path, nil, "unknown class %q; the built-in classes are %s", cname, strings.Join(examples.ClassNames(), ", "))
 			continue
 		}
+		delete(p.brokenNS, k.Value)
 		info := probeClasses()[cls.Name]
 		ns := &Namespace{Name: k.Value, Class: cls, Line: k.Line, methods: info.methods, fetch: info.fetch}
 		p.namespaces[ns.Name] = ns
@@ -512,7 +534,9 @@ func (p *parser) lookupNamespace(n *yaml.Node, path string) (*Namespace, bool) {
 	}
 	ns := p.namespaces[name]
 	if ns == nil {
-		p.errorf(n, path, nil, "unknown namespace %q; defined are %s", name, p.namespaceNames())
+		if !p.brokenNS[name] {
+			p.errorf(n, path, nil, "unknown namespace %q; defined are %s", name, p.namespaceNames())
+		}
 		return nil, false
 	}
 	return ns, true
@@ -527,7 +551,8 @@ func (p *parser) parseStubs(n *yaml.Node) {
 		p.errorf(n, "stubs", nil, "is empty: define at least one, as NAME: {namespace: NS, object: NAME}")
 	}
 	for i, k := range keys {
-		path := "stubs." + k.Value
+		path := join("stubs", k.Value)
+		p.brokenStubs[k.Value] = true // until it is defined
 		f := p.mapping(vals[i], path, "namespace", "object", "options")
 		if f == nil {
 			continue
@@ -542,6 +567,7 @@ func (p *parser) parseStubs(n *yaml.Node) {
 		} else if len(p.s.Namespaces) == 1 {
 			st.Namespace = p.s.Namespaces[0]
 		} else {
+			// With no namespace defined, the namespaces' problem is reported.
 			if len(p.s.Namespaces) > 1 {
 				p.errorf(k, path+".namespace", nil, "missing: with more than one namespace, say which; defined are %s", p.namespaceNames())
 			}
@@ -553,8 +579,11 @@ func (p *parser) parseStubs(n *yaml.Node) {
 			}
 		}
 		if on := f.get("options"); on != nil {
+			// A stub with a bad option is still defined, so that the calls
+			// through it are checked too; the problem is reported.
 			p.parseOptions(on, path+".options", st)
 		}
+		delete(p.brokenStubs, st.Name)
 		p.stubs[st.Name] = st
 		p.objects[st.Object] = true
 		p.s.Stubs = append(p.s.Stubs, st)
@@ -732,7 +761,7 @@ func (p *parser) parseRates(n *yaml.Node) {
 	rates := transport.Rates{}
 	sum := 0.0
 	for i, k := range keys {
-		path := "faults.random." + k.Value
+		path := join("faults.random", k.Value)
 		fault, err := transport.ParseFault(k.Value)
 		if err != nil || fault == transport.None {
 			p.errorf(k, path, err, "unknown fault %q; allowed are %s", k.Value, faultNames(false))
@@ -823,7 +852,9 @@ func (p *parser) parseCall(n *yaml.Node, path string) *Call {
 		if good {
 			c.Stub = p.stubs[name]
 			if c.Stub == nil {
-				p.errorf(sn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
+				if !p.brokenStubs[name] {
+					p.errorf(sn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
+				}
 				good = false
 			}
 		}
