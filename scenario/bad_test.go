@@ -134,7 +134,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"merge keys", "namespaces:\n  INVENTORY: inventory\nbase: &b {namespace: INVENTORY}\nstubs:\n  shop: {<<: *b}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
 				"bad.yaml:3: base: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect",
-				"bad.yaml:5: stubs.shop.<<: merge keys are not supported; write the fields out",
+				`bad.yaml:5: stubs.shop."<<": merge keys are not supported; write the fields out`,
 			}, nil},
 	}
 	for _, tc := range cases {
