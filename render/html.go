@@ -131,11 +131,12 @@ func writeLegend(w io.Writer) {
 		return `<svg width="26" height="16" viewBox="0 0 26 16" aria-hidden="true">` + body + `</svg>`
 	}
 	items := []struct{ icon, text string }{
-		{sw(`<rect x="3" y="3" width="20" height="10" rx="2" fill="` + colExecuted + `"/>`), "attempt: the object executed it"},
+		{sw(`<rect x="3" y="3" width="20" height="10" rx="2" fill="` + colExecuted + `"/>`), "an attempt the object executed (its number inside)"},
 		{sw(`<rect x="3" y="3" width="20" height="10" rx="2" fill="` + colRejected + `"/>`), "rejected as a duplicate (not run)"},
 		{sw(`<rect x="3" y="3" width="20" height="10" rx="2" fill="#fff" stroke="` + colReceived + `" stroke-dasharray="3 2"/>`), "never reached the object"},
-		{sw(cross(13, 8, 5)), "the link failed (fault named above)"},
-		{sw(`<rect x="3" y="3" width="20" height="10" rx="2" fill="#fff" stroke="` + colFault + `" stroke-width="2" stroke-dasharray="4 2"/>`), "cancelled: the caller stopped waiting"},
+		{sw(cross(13, 8, 5)), "the link failed there (the fault is named above)"},
+		{sw(`<rect x="1" y="5" width="16" height="6" rx="2" fill="` + colExecuted + `" fill-opacity="0.45"/><rect x="15" y="1" width="10" height="14" rx="2" fill="` + colExecuted + `"/>`), "an attempt that took time (link latency), drawn up to its end"},
+		{sw(`<rect x="1" y="5" width="20" height="6" rx="2" fill="#fff" stroke="` + colFault + `" stroke-width="1.5" stroke-dasharray="4 2"/><line x1="23" y1="1" x2="23" y2="15" stroke="` + colFault + `" stroke-width="2"/>`), "cancelled: the caller stopped waiting"},
 		{sw(`<line x1="1" y1="8" x2="25" y2="8" stroke="` + colSpan + `" stroke-width="2"/>`), "the call, start to end (gaps: backoff)"},
 		{sw(diamond(13, 8, 5)), "an effect (an email sent...)"},
 	}
@@ -175,9 +176,10 @@ func newTimeScale(times []time.Duration, width float64) timeScale {
 		}
 		return s
 	}
-	gap := 40.0
+	// Each step is at least wide enough for an attempt's box and cross.
+	gap := 44.0
 	if gap*float64(n-1) > width*0.6 {
-		gap = max(18, width*0.6/float64(n-1))
+		gap = max(30, width*0.6/float64(n-1))
 	}
 	rest := width - gap*float64(n-1)
 	span := float64(times[n-1] - times[0])
@@ -209,13 +211,15 @@ func (s timeScale) x(t time.Duration) float64 {
 
 // Layout of the SVG.
 const (
-	svgLabelW  = 290.0 // the call labels on the left
-	svgPlotW   = 760.0 // the time axis, at least
-	svgRightW  = 200.0 // the outcome text on the right
+	svgLabelW  = 270.0 // the call labels on the left
+	svgPlotW   = 800.0 // the time axis, at least
+	svgRightW  = 180.0 // the outcome text on the right
 	svgAxisH   = 40.0
 	svgGroupH  = 26.0
-	svgRowH    = 46.0
+	svgRowH    = 50.0
 	svgPlotPad = 24.0
+	// labelChars is how many characters of a call's label fit on the left.
+	labelChars = 30
 )
 
 // truncate shortens s to n runes with an ellipsis.
@@ -228,7 +232,7 @@ func truncate(s string, n int) string {
 }
 
 // textWidth estimates the width of text at the given font size.
-func textWidth(s string, size float64) float64 { return float64(len([]rune(s))) * size * 0.58 }
+func textWidth(s string, size float64) float64 { return float64(len([]rune(s))) * size * 0.62 }
 
 func writeSVG(w io.Writer, r Report) {
 	// Objects in order of their first call, and the calls of each.
@@ -260,7 +264,7 @@ func writeSVG(w io.Writer, r Report) {
 	width := x0 + sc.width + svgRightW
 	height := svgAxisH + float64(len(objects))*svgGroupH + float64(len(r.Calls))*svgRowH + 10
 
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`+"\n",
+	fmt.Fprintf(w, `<svg width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`+"\n",
 		width, height, width, height, esc("timeline of "+r.title()))
 	fmt.Fprintf(w, `<text x="12" y="24" font-size="12" fill="#6b7280">virtual time &#8594;</text>`+"\n")
 	// The axis: a tick and a grid line at each distinct time, labelled when there is room.
@@ -272,7 +276,7 @@ func writeSVG(w io.Writer, r Report) {
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#9ca3af"/>`+"\n", x, svgAxisH-12, x, svgAxisH-4)
 		label := Ms(t)
 		lw := textWidth(label, 11)
-		if x-lw/2 >= lastEnd+6 {
+		if x-lw/2 >= lastEnd+8 {
 			fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="11" fill="#4b5563" text-anchor="middle">%s</text>`+"\n", x, svgAxisH-16, esc(label))
 			lastEnd = x + lw/2
 		}
@@ -292,31 +296,42 @@ func writeSVG(w io.Writer, r Report) {
 
 func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Duration) float64, effects []runtime.Effect) {
 	c := r.Calls[i]
-	mid := top + 24
+	mid := top + 26
 	full := fmt.Sprintf("#%d %s", i+1, r.label(i))
 	fmt.Fprintf(w, `<g><title>%s</title><text x="22" y="%.1f" font-size="12.5" fill="#1f2937">%s</text></g>`+"\n",
-		esc(full+": "+c.Outcome), mid+4, esc(truncate(full, 40)))
+		esc(full+": "+c.Outcome), mid+4, esc(truncate(full, labelChars)))
 	fmt.Fprintf(w, `<line x1="0" y1="%.1f" x2="100%%" y2="%.1f" stroke="%s"/>`+"\n", top+svgRowH, top+svgRowH, colGrid)
-	end := c.End
-	for _, a := range c.Attempts {
-		end = max(end, a.End)
-	}
-	xs, xe := px(c.Start), px(end)
+	// The call: a line from its start to its end, with a cap at each end.
+	xs, xe := px(c.Start), px(c.End)
 	fmt.Fprintf(w, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`+"\n", xs, mid, xe, mid, colSpan)
 	for _, x := range []float64{xs, xe} {
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`+"\n", x, mid-6, x, mid+6, colSpan)
 	}
 	labelEnd := -1e9
-	rightmost := xe
-	for _, a := range c.Attempts {
-		x1, x2 := px(a.Start), px(a.End)
-		if x2-x1 < 12 {
-			if a.End == a.Start {
-				x1 -= 6
-			}
-			x2 = x1 + 12
+	label := func(x float64, text, color string) {
+		lw := textWidth(text, 10.5)
+		if x-lw/2 < labelEnd+6 {
+			return // no room: the tooltip and the table below say it
 		}
-		fill, stroke, dash, sw := "#fff", colReceived, ` stroke-dasharray="3 2"`, 1.2
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10.5" fill="%s" text-anchor="middle">%s</text>`+"\n", x, mid-12, color, esc(text))
+		labelEnd = x + lw/2
+	}
+	rightmost := xe + 6
+	lastFault := transport.None
+	for j, a := range c.Attempts {
+		// Backoff: the caller's wait before this attempt, when there is room to say it.
+		if j > 0 {
+			prev := c.Attempts[j-1]
+			g0, g1 := px(prev.End)+20, px(a.Start)-8
+			if wait := a.Start - prev.End; wait > 0 && g1-g0 >= textWidth("wait "+Ms(wait), 10)+4 {
+				fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" fill="#6b7280" text-anchor="middle">wait %s</text>`+"\n", (g0+g1)/2, mid+17, Ms(wait))
+			}
+		}
+		tip := fmt.Sprintf("attempt %d: %s to %s; link: %s; object: %s", a.N, Ms(a.Start), Ms(a.End), LinkText(a), DidText(a))
+		if a.Err != "" {
+			tip += "; " + a.Err
+		}
+		fill, stroke, dash := "#fff", colReceived, ` stroke-dasharray="3 2"`
 		switch {
 		case a.Rejected:
 			fill, stroke, dash = colRejected, colRejected, ""
@@ -325,61 +340,51 @@ func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Durati
 		case a.Delivered:
 			fill, stroke, dash = colReceived, colReceived, ""
 		}
-		if a.Cancelled {
-			stroke, dash, sw = colFault, ` stroke-dasharray="4 2"`, 2
+		x1, x2 := px(a.Start), px(a.End)
+		fmt.Fprintf(w, "<g><title>%s</title>", esc(tip))
+		// An attempt that takes time (link latency, a long method) is a thin
+		// bar up to the box that says how it ended.
+		if x2-x1 > 8 {
+			barStroke := ""
+			if a.Cancelled {
+				barStroke = fmt.Sprintf(` stroke="%s" stroke-width="1.5" stroke-dasharray="4 2"`, colFault)
+			}
+			fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" rx="2" fill="%s" fill-opacity="0.45"%s/>`,
+				x1, mid-3, x2-x1-6, fill, barStroke)
+			if fill == "#fff" {
+				fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" rx="2" fill="none" stroke="%s" stroke-dasharray="3 2"/>`, x1, mid-3, x2-x1-6, colReceived)
+			}
 		}
-		tip := fmt.Sprintf("attempt %d: %s to %s; link: %s; object: %s", a.N, Ms(a.Start), Ms(a.End), LinkText(a), DidText(a))
-		if a.Err != "" {
-			tip += "; " + a.Err
-		}
-		fmt.Fprintf(w, `<g><title>%s</title><rect x="%.1f" y="%.1f" width="%.1f" height="14" rx="3" fill="%s" stroke="%s" stroke-width="%.1f"%s/>`,
-			esc(tip), x1, mid-7, x2-x1, fill, stroke, sw, dash)
+		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="12" height="14" rx="3" fill="%s" stroke="%s" stroke-width="1.2"%s/>`, x2-6, mid-7, fill, stroke, dash)
 		numFill := "#fff"
-		if !a.Executed && !a.Rejected && !a.Delivered {
+		if fill == "#fff" {
 			numFill = "#4b5563"
 		}
-		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" font-weight="600" fill="%s" text-anchor="middle">%d</text></g>`+"\n",
-			(x1+x2)/2, mid+3.5, numFill, a.N)
-		// The fault: a cross where the link failed, and its name above.
-		mark := 0.0
-		switch a.Fault {
-		case transport.NotDelivered, transport.LoseRequest, transport.Overloaded:
-			mark = x2 + 8 // the request went no further
-		case transport.LoseWhileRunning, transport.LoseResponse, transport.FailAfterDelivery:
-			mark = x2 + 8 // the reply never came back
-		}
-		note := ""
+		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" font-weight="600" fill="%s" text-anchor="middle">%d</text></g>`+"\n", x2, mid+3.5, numFill, a.N)
 		if a.Fault != transport.None {
-			note = a.Fault.String()
-			fmt.Fprintf(w, `<g><title>%s</title>%s</g>`+"\n", esc(tip), cross(mark, mid, 4.5))
-			rightmost = max(rightmost, mark+6)
-		}
-		if a.Cancelled {
-			if note != "" {
-				note += ", "
-			}
-			note += "cancelled"
-		}
-		if note != "" {
-			lx := (x1 + x2) / 2
-			lw := textWidth(note, 10.5)
-			if lx-lw/2 < labelEnd+4 {
-				note = truncate(note, 1+int(max(0, (lx-labelEnd-4)*2/(10.5*0.58))))
-				lw = textWidth(note, 10.5)
-			}
-			if len(note) > 1 {
-				fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10.5" fill="%s" text-anchor="middle">%s</text>`+"\n", lx, mid-11, colFault, esc(note))
-				labelEnd = lx + lw/2
+			// A cross where the link failed: after the box, the request or
+			// the reply went no further.
+			fmt.Fprintf(w, `<g><title>%s</title>%s</g>`+"\n", esc(tip), cross(x2+13, mid, 4))
+			rightmost = max(rightmost, x2+18)
+			if a.Fault != lastFault {
+				label(x2, a.Fault.String(), colFault)
+				lastFault = a.Fault
 			}
 		}
+		rightmost = max(rightmost, x2+6)
+	}
+	if n := len(c.Attempts); n > 0 && c.Attempts[n-1].Cancelled {
+		// The caller stopped waiting here (the deadline, or its context).
+		fmt.Fprintf(w, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>`+"\n", xe, mid-9, xe, mid+9, colFault)
+		label(xe, "cancelled", colFault)
 	}
 	for _, e := range effects {
 		fmt.Fprintf(w, `<g><title>%s</title>%s</g>`+"\n", esc(fmt.Sprintf("effect at %s: %s %s (attempt %d)", Ms(e.At), e.Kind, Value(e.Payload), e.Attempt)),
-			diamond(px(e.At), mid+15, 4.5))
+			diamond(px(e.At), mid+14, 4.5))
 	}
 	cls := outcomeClass(c.Outcome)
 	color := map[string]string{"good": "#15803d", "warn": "#b45309", "bad": "#b91c1c", "none": "#6b7280"}[cls]
-	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="12.5" font-weight="600" fill="%s">%s</text>`+"\n", rightmost+10, mid+4, color, esc(c.Outcome))
+	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="12.5" font-weight="600" fill="%s">%s</text>`+"\n", rightmost+8, mid+4, color, esc(c.Outcome))
 }
 
 func writeCallTable(w io.Writer, r Report) {

@@ -92,6 +92,10 @@ reply to the "apple" shop lost. The timeline shows each call and attempt;
 					"AddOne calls each (not marked); the first replies to the \"apple\" shop are lost.",
 				Seed: seed, Calls: rt.Calls(), Effects: rt.Effects(),
 			}
+			args := map[string]string{"SetQuantity": `("stock", 10)`, "AddOne": `("stock")`, "Get": `("stock")`}
+			for _, c := range report.Calls {
+				report.Labels = append(report.Labels, c.Method+args[c.Method])
+			}
 			for _, s := range shops {
 				id := ns.IDFromName(s)
 				report.Storage = append(report.Storage, render.Object{Namespace: ns.Name(), Object: s, Data: ns.Storage(id).Snapshot()})
