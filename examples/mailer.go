@@ -25,8 +25,8 @@ func NewMailer(st *object.State) object.Object { return &Mailer{st: st} }
 
 // Email is the payload of the "email" effect Send records.
 type Email struct {
-	To      string `json:"to"`
-	Subject string `json:"subject"`
+	To      string `json:"to"`      // the recipient
+	Subject string `json:"subject"` // the subject line
 }
 
 // Methods lists Mailer's methods.

@@ -9,6 +9,8 @@ import (
 // JSONReport is the shape JSON writes for one report: the call records
 // with their attempts, the effects, the storage at the end and the
 // expectations. Times are virtual milliseconds since the runtime started.
+// Its fields, and those of the types below, mirror Report and the runtime's
+// records (rule D2) under the JSON names shown.
 type JSONReport struct {
 	Scenario     string       `json:"scenario"`
 	File         string       `json:"file,omitempty"`

@@ -43,14 +43,14 @@ type Report struct {
 	// Expectations counts the expectations checked; Failures lists those
 	// that were not met.
 	Expectations int
-	Failures     []Failure
+	Failures     []Failure // in the order they were written
 }
 
 // Object is one object's storage at the end of a run.
 type Object struct {
-	Namespace string
-	Object    string
-	Data      map[string]any
+	Namespace string         // the namespace's name
+	Object    string         // the object's name or hex id
+	Data      map[string]any // every key and value, copied
 }
 
 // Failure is an expectation that was not met: where it was written, what
@@ -60,7 +60,7 @@ type Failure struct {
 	Where string `json:"where"`
 	// Want is what was expected; Got is what happened.
 	Want string `json:"expected"`
-	Got  string `json:"got"`
+	Got  string `json:"got"` // what happened
 }
 
 // String renders the failure on one line: where, expected, got.

@@ -26,11 +26,11 @@ type AmplifyOptions struct {
 	// Fault is drawn at Rate for every attempt; with Rate 0 or Fault None
 	// Amplify computes only the worst case.
 	Fault transport.Fault
-	Rate  float64
+	Rate  float64 // the probability of Fault per attempt
 	// Trials is the number of simulated operations, each in its own runtime
 	// with seed Seed+i.
 	Trials int
-	Seed   uint64
+	Seed   uint64 // the first trial's seed
 	// Method is the inventory method the loop calls: "SetQuantity" (marked
 	// Retryable, the default: every delivery runs it) or "AddOne" (not
 	// marked: a duplicate is refused).
@@ -41,8 +41,8 @@ type AmplifyOptions struct {
 
 // Distribution summarises a sample of whole numbers (or durations).
 type Distribution struct {
-	P50, P99, Max int64
-	Mean          float64
+	P50, P99, Max int64   // nearest-rank percentiles and the largest value
+	Mean          float64 // the average
 	// Counts maps each value to how many trials had it (for histograms of
 	// small whole numbers; nil for durations).
 	Counts map[int64]int
@@ -51,7 +51,7 @@ type Distribution struct {
 // AmplifyResult is the worst case and, with a fault rate, the simulated
 // distributions.
 type AmplifyResult struct {
-	Options AmplifyOptions
+	Options AmplifyOptions // as given, defaults filled in
 	// Worst is the most attempts that can reach the object for one
 	// operation: Outer × (MaxRetries+1) (stub.Amplification).
 	Worst int

@@ -236,8 +236,8 @@ func (p *parser) parseEnd(n *yaml.Node) {
 
 // Failure is an expectation that was not met.
 type Failure struct {
-	File string
-	Line int
+	File string // the scenario's file
+	Line int    // where the expectation is written
 	// Path names the expectation: "calls[1].expect.executions".
 	Path string
 	// Call says which call, for a person ("INVENTORY/shop.AddOne"); empty
@@ -256,6 +256,7 @@ func (f Failure) Where() string {
 	return s
 }
 
+// String renders the failure on one line: where, expected, got.
 func (f Failure) String() string {
 	return fmt.Sprintf("%s: expected %s, got %s", f.Where(), f.Want, f.Got)
 }

@@ -79,8 +79,8 @@ func (c *runConfig) plan(s *Scenario) Faults {
 
 // Result is what one run of a scenario did.
 type Result struct {
-	Scenario *Scenario
-	Seed     uint64
+	Scenario *Scenario // what ran
+	Seed     uint64    // the seed it ran with
 	// Faults is the fault plan the run used.
 	Faults Faults
 	// Calls are the runtime's call records, in start order.
@@ -95,7 +95,7 @@ type Result struct {
 	Outcomes []CallResult
 	// Checked counts the expectations checked; Failures lists those not met.
 	Checked  int
-	Failures []Failure
+	Failures []Failure // in the order of the file
 
 	rt *runtime.Runtime
 }
@@ -104,12 +104,12 @@ type Result struct {
 // per attempt of its application loop, as indexes into Result.Calls), and
 // the last one's result, error, and for a fetch the response.
 type CallResult struct {
-	Call    *Call
-	Records []int
-	Value   any
-	Err     error
-	Status  int
-	Body    string
+	Call    *Call  // the scenario's call
+	Records []int  // indexes into Result.Calls, one per call of its outer loop
+	Value   any    // the last call's result (a copy)
+	Err     error  // the last call's error, a *stub.Error for failed attempts
+	Status  int    // a fetch's response status
+	Body    string // a fetch's response body
 }
 
 // Passed reports whether every expectation was met.

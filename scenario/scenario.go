@@ -68,9 +68,9 @@ func (s *Scenario) Calls() []*Call { return append([]*Call(nil), s.calls...) }
 
 // Namespace is a namespace bound to a built-in class.
 type Namespace struct {
-	Name  string
-	Class examples.Class
-	Line  int
+	Name  string         // as the file names it
+	Class examples.Class // the built-in class it is bound to
+	Line  int            // where the file defines it
 
 	methods object.Methods
 	fetch   bool
@@ -85,21 +85,21 @@ func (n *Namespace) HasFetch() bool { return n.fetch }
 // Stub is a stub the calls go through: an object of a namespace, and the
 // stub's retry options.
 type Stub struct {
-	Name      string
-	Namespace *Namespace
-	Object    string
+	Name      string     // as the file names it
+	Namespace *Namespace // the namespace of its object
+	Object    string     // the object's name (Namespace.IDFromName)
 	// MaxRetries and TimeoutMs are the options in force (the defaults
 	// unless the scenario set them); Options are the same as stub options.
 	MaxRetries int
 	TimeoutMs  int
 	Options    []stub.Option
-	Line       int
+	Line       int // where the file defines it
 }
 
 // Step is one entry of the scenario's calls: a call, a concurrent block of
 // calls, or a pause.
 type Step struct {
-	Line int
+	Line int // where the file lists it
 	// Calls holds one call, or the calls of a concurrent block.
 	Calls      []*Call
 	Concurrent bool
@@ -113,13 +113,13 @@ type Step struct {
 type Call struct {
 	// Path names the call in messages: "calls[2]" or "calls[2].concurrent[0]".
 	Path string
-	Line int
+	Line int // where the file lists it
 	// Index is the call's position in Scenario.Calls.
 	Index  int
-	Stub   *Stub
+	Stub   *Stub  // the stub it goes through
 	Method string // "fetch" for a fetch
-	Args   []any
-	Fetch  *Fetch
+	Args   []any  // the arguments, as decoded from YAML and checked
+	Fetch  *Fetch // the request, for a fetch
 	// At, when HasAt, is the virtual time the call starts at, at the
 	// earliest: if the steps before it run past At, it starts when they end.
 	At    time.Duration
@@ -128,7 +128,7 @@ type Call struct {
 	// call is made again, as a new call with a new request identity, while
 	// it fails, up to Outer times (rule S15). 1 makes it once.
 	Outer  int
-	Expect []Expectation
+	Expect []Expectation // what the call is expected to do
 
 	label string
 }
@@ -138,9 +138,9 @@ func (c *Call) Label() string { return c.label }
 
 // Fetch is an HTTP request a call sends with Stub.Fetch.
 type Fetch struct {
-	Method string
-	Path   string
-	Body   string
+	Method string // GET, PUT...
+	Path   string // starts with /
+	Body   string // "" for none
 	// Streaming sends the body as a plain io.Reader that cannot be rewound,
 	// so the request is never retried (rule S11).
 	Streaming bool
@@ -163,10 +163,10 @@ func (f *Fetch) Request() (*http.Request, error) {
 // attempts, executions, rejected, calls, effects, result, status, body,
 // error) or of the end state (Kind storage, effects-of-kind).
 type Expectation struct {
-	Line int
+	Line int // where the file writes it
 	// Path names the expectation: "calls[1].expect.executions".
 	Path string
-	Kind string
+	Kind string // one of the Expect... constants
 	// Want is what is expected: a string, an int, a bool, a value decoded
 	// from YAML, or an ErrorExpectation.
 	Want any
@@ -180,16 +180,16 @@ type Expectation struct {
 // ErrorExpectation is what a call's error is expected to be. None expects
 // no error; otherwise each flag that is set must match.
 type ErrorExpectation struct {
-	None                          bool
-	Retryable, Overloaded, Remote *bool
-	Contains                      string
+	None                          bool   // the call succeeds
+	Retryable, Overloaded, Remote *bool  // each flag of the *stub.Error, when set
+	Contains                      string // text the error must contain, when set
 }
 
 // Faults is a fault plan in parts, so that plans can be combined: rules
 // matched in order, then random rates (see transport.FaultPlan).
 type Faults struct {
-	Rules []transport.Rule
-	Rates transport.Rates
+	Rules []transport.Rule // matched in order; the first match decides
+	Rates transport.Rates  // random faults, drawn when no rule names one
 }
 
 // Plan builds the transport plan; nil when there are no rules and no rates.
@@ -209,13 +209,14 @@ var ErrInvalid = errors.New("invalid scenario")
 
 // Error is one problem with a scenario file, located by line.
 type Error struct {
-	File  string
-	Line  int
+	File  string // as given to Load or Parse
+	Line  int    // from 1
 	Field string // "calls[2].method", or "yaml" for a syntax error
 	Msg   string // what is wrong and what is allowed
 	Err   error  // the cause, if any (stub.ErrRange, transport.ErrUnknownFault...)
 }
 
+// Error returns FILE:LINE: field: message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 }
@@ -231,6 +232,7 @@ func (e *Error) Unwrap() []error {
 // Errors is every problem found in one file, in the order of the file.
 type Errors []*Error
 
+// Error returns the problems, one a line.
 func (es Errors) Error() string {
 	s := ""
 	for i, e := range es {

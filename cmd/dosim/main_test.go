@@ -225,3 +225,16 @@ func TestHelpEverywhereListsExitCodes(t *testing.T) {
 		assert.Contains(t, out, "Exit codes:\n  0  ok\n  1  an expectation failed\n  2  a usage or input error", cmd)
 	}
 }
+
+// The README shows the timeline of make run: it must be the real one.
+func TestReadmeShowsMakeRunTimeline(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "scenarios", "ambiguous-delivery.golden"))
+	require.NoError(t, err)
+	const intro = "$ make run\ngo run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n"
+	assert.Contains(t, string(readme), intro+string(want)+"```\n", "paste the timeline of make run into the README")
+	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	require.NoError(t, err)
+	assert.Contains(t, string(makefile), "\t$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n")
+}
