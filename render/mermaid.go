@@ -58,13 +58,21 @@ func mermaidEvents(r Report) []mermaidEvent {
 				continue
 			}
 			add(a.Start, obj, "C->>$O: "+mermaidText(what))
+			if a.Cancelled {
+				// The caller stopped waiting when its call ended; the object
+				// may still run the attempt later (rule D3).
+				add(c.End, obj, fmt.Sprintf("Note left of C: try %d cancelled at %s", a.N, Ms(c.End)))
+			}
 			if a.Delivered {
-				add(a.Start, obj, "Note right of $O: "+DidText(a))
+				did := DidText(a)
+				if a.Cancelled {
+					did += " at " + Ms(a.End) + ", the caller gone"
+				}
+				add(a.End, obj, "Note right of $O: "+did)
 			}
 			reply := "reply at " + Ms(a.End)
 			switch {
 			case a.Cancelled:
-				add(a.End, obj, fmt.Sprintf("Note left of C: try %d cancelled at %s", a.N, Ms(a.End)))
 				continue
 			case a.Fault == transport.LoseResponse || a.Fault == transport.LoseWhileRunning:
 				add(a.End, obj, fmt.Sprintf("$O--xC: reply lost (%s)", a.Fault))
@@ -79,11 +87,7 @@ func mermaidEvents(r Report) []mermaidEvent {
 			}
 			add(a.End, obj, "$O-->>C: "+reply)
 		}
-		end := c.End
-		if n := len(c.Attempts); n > 0 {
-			end = max(end, c.Attempts[n-1].End)
-		}
-		add(end, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome)))
+		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome)))
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if evs[i].at != evs[j].at {
@@ -94,23 +98,23 @@ func mermaidEvents(r Report) []mermaidEvent {
 	return evs
 }
 
-// mermaidText makes text safe inside a Mermaid message or note: no line
-// breaks, and the characters Mermaid reads as syntax (# ; " < >) written as
-// its entity codes.
+// mermaidText makes text safe inside a Mermaid message or note: on one
+// line, without the characters Mermaid reads as syntax. Entity codes
+// (#quot;) are not used: not every Mermaid version decodes them in
+// sequence diagrams. A double quote becomes a single one, a semicolon a
+// comma, angle brackets the guillemets ‹ and ›.
 func mermaidText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
-		case '#':
-			b.WriteString("#35;")
-		case ';':
-			b.WriteString("#59;")
 		case '"':
-			b.WriteString("#quot;")
+			b.WriteByte('\'')
+		case ';':
+			b.WriteByte(',')
 		case '<':
-			b.WriteString("#lt;")
+			b.WriteString("‹")
 		case '>':
-			b.WriteString("#gt;")
+			b.WriteString("›")
 		case '\n', '\r', '\t':
 			b.WriteByte(' ')
 		default:
