@@ -54,7 +54,7 @@ func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectati
 	}
 	var out []Expectation
 	add := func(vn *yaml.Node, kind string, want any) {
-		out = append(out, Expectation{Line: resolve(vn).Line, Path: path + "." + kind, Kind: kind, Want: want})
+		out = append(out, Expectation{Line: resolve(vn).Line, Path: path + "." + kind, Kind: kind, Want: want, canon: canonical(want)})
 	}
 	maxAttempts := (stub.MaxMaxRetries + 1) * c.Outer
 	// In the order of the fields above, whatever the order in the file.
@@ -204,7 +204,7 @@ func (p *parser) parseEnd(n *yaml.Node) {
 				ok = false
 			case vn != nil:
 				v, good := p.value(vn, path+".value")
-				e.Want = v
+				e.Want, e.canon = v, canonical(v)
 				ok = ok && good
 			case an != nil:
 				v, good := p.boolean(an, path+".absent")
@@ -261,26 +261,32 @@ func (f Failure) String() string {
 	return fmt.Sprintf("%s: expected %s, got %s", f.Where(), f.Want, f.Got)
 }
 
-// check evaluates every expectation of a finished run.
+// check evaluates every expectation of a finished run. Each is first
+// checked without building any text; what was expected and what happened
+// are described only for those not met, so that a passing run stays cheap.
 func (r *Result) check() {
 	s := r.Scenario
 	for _, c := range s.calls {
-		out := r.Outcomes[c.Index]
-		who := fmt.Sprintf("%s/%s.%s", c.Stub.Namespace.Name, c.Stub.Object, c.Method)
-		for _, e := range c.Expect {
+		out := &r.Outcomes[c.Index]
+		for i := range c.Expect {
+			e := &c.Expect[i]
 			r.Checked++
-			want, got, met := r.checkCall(e, out)
-			if !met {
-				r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Call: who, Want: want, Got: got})
+			if _, _, met := r.checkCall(e, out, false); met {
+				continue
 			}
+			want, got, _ := r.checkCall(e, out, true)
+			who := fmt.Sprintf("%s/%s.%s", c.Stub.Namespace.Name, c.Stub.Object, c.Method)
+			r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Call: who, Want: want, Got: got})
 		}
 	}
-	for _, e := range s.Expect {
+	for i := range s.Expect {
+		e := &s.Expect[i]
 		r.Checked++
-		want, got, met := r.checkEnd(e)
-		if !met {
-			r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
+		if _, _, met := r.checkEnd(e, false); met {
+			continue
 		}
+		want, got, _ := r.checkEnd(e, true)
+		r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
 	}
 }
 
@@ -291,87 +297,109 @@ func plural(n int, one string) string {
 	return fmt.Sprintf("%d %ss", n, one)
 }
 
-func (r *Result) checkCall(e Expectation, out CallResult) (want, got string, met bool) {
-	recs := make([]runtime.CallRecord, len(out.Records))
-	for i, idx := range out.Records {
-		recs[i] = r.Calls[idx]
+// sameValue compares an expected value (already canonical) with a Go value.
+func sameValue(want, got any) bool {
+	switch g := got.(type) {
+	case int:
+		w, ok := want.(float64)
+		return ok && w == float64(g)
+	case string:
+		w, ok := want.(string)
+		return ok && w == g
+	case bool:
+		w, ok := want.(bool)
+		return ok && w == g
 	}
-	sum := func(f func(runtime.CallRecord) int) int {
+	return reflect.DeepEqual(want, canonical(got))
+}
+
+// checkCall checks one expectation of a call; with describe, it also says
+// what was expected and what happened.
+func (r *Result) checkCall(e *Expectation, out *CallResult, describe bool) (want, got string, met bool) {
+	recs := out.Records
+	sum := func(f func(*runtime.CallRecord) int) int {
 		n := 0
-		for _, c := range recs {
-			n += f(c)
+		for _, idx := range recs {
+			n += f(&r.Calls[idx])
 		}
 		return n
 	}
-	count := func(want any, n int, unit string) (string, string, bool) {
-		w := want.(int)
+	count := func(n int, unit string) (string, string, bool) {
+		w := e.Want.(int)
+		if !describe {
+			return "", "", w == n
+		}
 		return plural(w, unit), plural(n, unit), w == n
 	}
+	errText := func() string { return "an error: " + out.Err.Error() }
 	switch e.Kind {
 	case ExpectOutcome:
 		o := "(no call made)"
 		if len(recs) > 0 {
-			o = recs[len(recs)-1].Outcome
+			o = r.Calls[recs[len(recs)-1]].Outcome
 		}
 		return e.Want.(string), o, o == e.Want.(string)
 	case ExpectCalls:
-		return count(e.Want, len(recs), "call")
+		return count(len(recs), "call")
 	case ExpectAttempts:
-		return count(e.Want, sum(func(c runtime.CallRecord) int { return len(c.Attempts) }), "attempt")
+		return count(sum(func(c *runtime.CallRecord) int { return len(c.Attempts) }), "attempt")
 	case ExpectExecutions:
-		return count(e.Want, sum(runtime.CallRecord.Executions), "execution")
+		return count(sum(func(c *runtime.CallRecord) int { return c.Executions() }), "execution")
 	case ExpectRejected:
-		return count(e.Want, sum(runtime.CallRecord.Rejections), "rejection")
+		return count(sum(func(c *runtime.CallRecord) int { return c.Rejections() }), "rejection")
 	case ExpectEffects:
-		ids := map[string]bool{}
-		for _, c := range recs {
-			ids[c.RequestID] = true
-		}
 		n := 0
 		for _, ef := range r.Effects {
-			if ids[ef.RequestID] {
-				n++
+			for _, idx := range recs {
+				if ef.RequestID == r.Calls[idx].RequestID {
+					n++
+					break
+				}
 			}
 		}
-		return count(e.Want, n, "effect")
+		return count(n, "effect")
 	case ExpectDuration:
-		w := render.Ms(e.Want.(time.Duration))
 		if len(recs) == 0 {
-			return w, "(no call made)", false
+			return render.Ms(e.Want.(time.Duration)), "(no call made)", false
 		}
-		d := recs[len(recs)-1].End - recs[0].Start
-		return w, render.Ms(d), d == e.Want.(time.Duration)
+		d := r.Calls[recs[len(recs)-1]].End - r.Calls[recs[0]].Start
+		return render.Ms(e.Want.(time.Duration)), render.Ms(d), d == e.Want.(time.Duration)
 	case ExpectResult:
-		w := render.Value(e.Want)
-		if out.Err != nil {
-			return w, "an error: " + out.Err.Error(), false
+		met := out.Err == nil && sameValue(e.canon, out.Value)
+		if !describe {
+			return "", "", met
 		}
-		return w, render.Value(out.Value), reflect.DeepEqual(canonical(e.Want), canonical(out.Value))
+		if out.Err != nil {
+			return render.Value(e.Want), errText(), false
+		}
+		return render.Value(e.Want), render.Value(out.Value), met
 	case ExpectStatus:
 		if out.Err != nil {
-			return fmt.Sprint(e.Want), "an error: " + out.Err.Error(), false
+			return fmt.Sprint(e.Want), errText(), false
 		}
 		return fmt.Sprint(e.Want), fmt.Sprint(out.Status), e.Want.(int) == out.Status
 	case ExpectBody:
 		if out.Err != nil {
-			return fmt.Sprintf("%q", e.Want), "an error: " + out.Err.Error(), false
+			return fmt.Sprintf("%q", e.Want), errText(), false
 		}
 		return fmt.Sprintf("%q", e.Want), fmt.Sprintf("%q", out.Body), e.Want.(string) == out.Body
 	case ExpectError:
-		return checkError(e.Want.(ErrorExpectation), out.Err)
+		return checkError(e.Want.(ErrorExpectation), out.Err, describe)
 	}
 	return e.Kind, "an expectation dosim cannot check", false
 }
 
 // checkError compares a call's error with what was expected of it.
-func checkError(want ErrorExpectation, err error) (string, string, bool) {
+func checkError(want ErrorExpectation, err error, describe bool) (string, string, bool) {
 	if want.None {
 		if err == nil {
 			return "no error", "no error", true
 		}
+		if !describe {
+			return "", "", false
+		}
 		return "no error", "an error: " + err.Error(), false
 	}
-	var parts []string
 	flags := []struct {
 		name string
 		want *bool
@@ -381,9 +409,25 @@ func checkError(want ErrorExpectation, err error) (string, string, bool) {
 		{"overloaded", want.Overloaded, func(e *stub.Error) bool { return e.Overloaded }},
 		{"remote", want.Remote, func(e *stub.Error) bool { return e.Remote }},
 	}
+	var se *stub.Error
+	isStub := err != nil && errors.As(err, &se)
+	met := err != nil
+	for _, f := range flags {
+		if f.want != nil {
+			met = met && (isStub && f.get(se)) == *f.want
+		}
+	}
+	if met && want.Contains != "" && !strings.Contains(err.Error(), want.Contains) {
+		met = false
+	}
+	if !describe {
+		return "", "", met
+	}
+	var parts, gotParts []string
 	for _, f := range flags {
 		if f.want != nil {
 			parts = append(parts, fmt.Sprintf("%s: %t", f.name, *f.want))
+			gotParts = append(gotParts, fmt.Sprintf("%s: %t", f.name, isStub && f.get(se)))
 		}
 	}
 	if want.Contains != "" {
@@ -396,21 +440,6 @@ func checkError(want ErrorExpectation, err error) (string, string, bool) {
 	if err == nil {
 		return wantText, "no error", false
 	}
-	var se *stub.Error
-	isStub := errors.As(err, &se)
-	var gotParts []string
-	met := true
-	for _, f := range flags {
-		if f.want == nil {
-			continue
-		}
-		v := isStub && f.get(se)
-		gotParts = append(gotParts, fmt.Sprintf("%s: %t", f.name, v))
-		met = met && v == *f.want
-	}
-	if want.Contains != "" && !strings.Contains(err.Error(), want.Contains) {
-		met = false
-	}
 	gotText := "an error"
 	if len(gotParts) > 0 {
 		gotText += " (" + strings.Join(gotParts, ", ") + ")"
@@ -418,21 +447,26 @@ func checkError(want ErrorExpectation, err error) (string, string, bool) {
 	return wantText, gotText + ": " + err.Error(), met
 }
 
-func (r *Result) checkEnd(e Expectation) (want, got string, met bool) {
+// checkEnd checks one expectation on the end state; with describe, it
+// also says what was expected and what happened.
+func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met bool) {
 	switch e.Kind {
 	case ExpectStorage:
-		data := r.storageOf(e.Stub)
-		v, found := data[e.Key]
-		where := fmt.Sprintf("%s/%s %q", e.Stub.Namespace.Name, e.Stub.Object, e.Key)
-		switch {
-		case e.Absent && !found:
-			return where + " absent", where + " absent", true
-		case e.Absent:
-			return where + " absent", where + " = " + render.Value(v), false
-		case !found:
-			return where + " = " + render.Value(e.Want), where + " absent", false
+		v, found := r.storageOf(e.Stub)[e.Key]
+		met := found != e.Absent && (e.Absent || sameValue(e.canon, v))
+		if !describe {
+			return "", "", met
 		}
-		return where + " = " + render.Value(e.Want), where + " = " + render.Value(v), reflect.DeepEqual(canonical(e.Want), canonical(v))
+		where := fmt.Sprintf("%s/%s %q", e.Stub.Namespace.Name, e.Stub.Object, e.Key)
+		want = where + " absent"
+		if !e.Absent {
+			want = where + " = " + render.Value(e.Want)
+		}
+		got = where + " absent"
+		if found {
+			got = where + " = " + render.Value(v)
+		}
+		return want, got, met
 	case ExpectEffectKind:
 		n := 0
 		for _, ef := range r.Effects {
@@ -441,6 +475,9 @@ func (r *Result) checkEnd(e Expectation) (want, got string, met bool) {
 			}
 		}
 		w := e.Want.(int)
+		if !describe {
+			return "", "", w == n
+		}
 		return plural(w, e.Key+" effect"), plural(n, e.Key+" effect"), w == n
 	}
 	return e.Kind, "an expectation dosim cannot check", false

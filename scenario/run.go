@@ -174,7 +174,11 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		}
 	}
 	faults := cfg.plan(s)
-	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(faults.Plan()), runtime.WithLogger(cfg.logger))
+	plan := faults.Plan()
+	if err := plan.Validate(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
+	}
+	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger))
 	defer rt.Close()
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
 	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))

@@ -175,6 +175,8 @@ type Expectation struct {
 	Stub   *Stub
 	Key    string
 	Absent bool
+
+	canon any // Want as JSON would give it, for comparisons
 }
 
 // ErrorExpectation is what a call's error is expected to be. None expects

@@ -149,6 +149,11 @@ func TestRunWithOtherFaults(t *testing.T) {
 		traces = append(traces, res.Trace())
 	}
 	assert.Equal(t, traces[0], traces[1])
+
+	// A plan that is not valid is refused before anything runs.
+	_, err = sc.Run(scenario.AddFaults(scenario.Faults{Rates: transport.Rates{transport.LoseRequest: 2}}))
+	require.ErrorIs(t, err, transport.ErrInvalid)
+	assert.NotErrorIs(t, err, scenario.ErrRun)
 }
 
 // Calls at a set time start then, at the earliest; a concurrent block's
