@@ -131,6 +131,10 @@ func TestBadInputMessages(t *testing.T) {
 				"bad.yaml:9: expect.storage[1].absent: give a value or absent: true, not both",
 				`bad.yaml:10: expect.effects.email: is a string ("many"): want an integer from 0 to 1000000`,
 			}, nil},
+		{"alias bomb", "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
+			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
+			"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n",
+			[]string{"bad.yaml:1: yaml: document contains excessive aliasing (the file is not valid YAML)"}, nil},
 		{"merge keys", "namespaces:\n  INVENTORY: inventory\nbase: &b {namespace: INVENTORY}\nstubs:\n  shop: {<<: *b}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
 				"bad.yaml:3: base: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect",

@@ -278,7 +278,7 @@ func (p *parser) mapping(n *yaml.Node, path string, allowed ...string) *fields {
 			p.errorf(k, join(path, "<<"), nil, "merge keys are not supported; write the fields out")
 			continue
 		}
-		if allowed != nil && !slices.Contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			p.errorf(k, join(path, k.Value), nil, "unknown field; allowed are %s", strings.Join(allowed, ", "))
 			continue
 		}
