@@ -49,7 +49,11 @@ type host struct {
 	methods object.Methods // as the instance listed them; checked by build
 	handler http.Handler
 
-	seen map[uuid.UUID]time.Duration // identity -> first arrival, while its call may send more
+	// The identities received whose call may still send attempts: most
+	// objects have at most one at a time, kept inline; more go to a map.
+	one    uuid.UUID
+	hasOne bool
+	seen   map[uuid.UUID]struct{}
 }
 
 type compiled struct {
@@ -92,19 +96,30 @@ func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
 // other arrival of the identity is possible after it; and it is longer
 // whenever a call outlives the window (a 60 s deadline plus link latency),
 // so an unmarked method never runs twice for one call.
-func (h *host) remember(id uuid.UUID, now time.Duration) bool {
+func (h *host) remember(id uuid.UUID) bool {
+	if h.hasOne && h.one == id {
+		return true
+	}
+	if _, known := h.seen[id]; known {
+		return true
+	}
+	if !h.hasOne {
+		h.one, h.hasOne = id, true
+		return false
+	}
 	if h.seen == nil {
-		h.seen = make(map[uuid.UUID]time.Duration, 1)
+		h.seen = make(map[uuid.UUID]struct{}, 1)
 	}
-	_, known := h.seen[id]
-	if !known {
-		h.seen[id] = now
-	}
-	return known
+	h.seen[id] = struct{}{}
+	return false
 }
 
 // forget drops an identity no attempt can bring again.
 func (h *host) forget(id uuid.UUID) {
+	if h.hasOne && h.one == id {
+		h.hasOne = false
+		return
+	}
 	delete(h.seen, id)
 	if len(h.seen) == 0 {
 		h.seen = nil // an idle object keeps no table
@@ -218,7 +233,7 @@ func (h *host) arrive(f *wire.Flight) {
 		return
 	}
 	f.Rec.Delivered = true
-	dup := h.remember(f.Req.ID, r.k.Now())
+	dup := h.remember(f.Req.ID)
 	if f.Call.Finished && f.Call.InFlight == 0 {
 		h.forget(f.Req.ID) // a late attempt of a finished call: none can follow it
 	}
