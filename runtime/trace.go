@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -31,7 +32,8 @@ func (r *Runtime) Trace() string {
 // row per attempt with its virtual times, what the link did, and what the
 // object did.
 func WriteTable(w io.Writer, calls []CallRecord) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tOBJECT\tMETHOD\tATTEMPT\tSTART\tEND\tLINK\tOBJECT DID\tRESULT")
 	for i, c := range calls {
 		result := c.Outcome
@@ -43,7 +45,18 @@ func WriteTable(w io.Writer, calls []CallRecord) error {
 			fmt.Fprintf(tw, "\t\t\t%d\t%s\t%s\t%s\t%s\t\n", a.N, ms(a.Start), ms(a.End), link(a), did(a))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func ms(d time.Duration) string {
