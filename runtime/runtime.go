@@ -66,6 +66,8 @@ type Runtime struct {
 
 	calls   []*wire.Call
 	effects []Effect
+	events  []Event        // see Events
+	shared  map[string]any // runtime-wide values of object code (circuit breakers)
 }
 
 // Option configures a Runtime.
@@ -334,5 +336,3 @@ func (g *Group) Wait() error {
 
 // Namespaces returns the runtime's namespaces in the order they were defined.
 func (r *Runtime) Namespaces() []*Namespace { return append([]*Namespace(nil), r.namespaces...) }
-
-
