@@ -169,7 +169,8 @@ func TestAlarmSurvivesResetO6(t *testing.T) {
 	require.NoError(t, w.rt.Advance(10*time.Second))
 	require.Len(t, w.alarms, 1)
 	builds := w.builds
-	w.crash("a")
+	w.crash("a", nil)
+	require.Nil(t, w.ns.Instance(w.ns.IDFromName("a")), "the instance is gone")
 	require.NoError(t, w.rt.Advance(time.Minute))
 	require.Len(t, w.alarms, 2, "the retry was delivered after the reset")
 	assert.Equal(t, 1, w.alarms[1].RetryCount, "with its retry count")

@@ -147,19 +147,25 @@ func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err e
 // advance removes a finished task, or schedules a recurring one again from
 // what storage holds (the callback may have changed its copy of the payload).
 func (s *State) advance(ctx context.Context, rec *taskRecord) {
-	var stored taskRecord
 	key := rec.key()
-	found, err := s.storage.Get(ctx, key, &stored)
-	if err != nil || !found {
+	if !s.stored(rec) {
 		s.event(EventTaskDone, rec.label()+" cancelled")
 		return
 	}
 	var next time.Time
+	var err error
 	switch rec.Kind {
 	case TaskCron:
 		next, err = cronNext(rec.Cron, s.Now())
 	case TaskInterval:
 		next = s.Now().Add(rec.Every)
+	}
+	var stored taskRecord
+	if err == nil && !next.IsZero() {
+		_, err = s.storage.Get(ctx, key, &stored)
+	}
+	if err != nil {
+		s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
 	}
 	if next.IsZero() || err != nil {
 		if _, err := s.storage.Delete(ctx, key); err != nil {

@@ -12,11 +12,14 @@ import (
 	"github.com/dosim/dosim/object"
 )
 
-// An object has three lanes of background work, each on one timer of its
-// host: its alarm (rule O6), its scheduled tasks and its queue (rule A6).
-// A lane's timer is a background event of the scheduler: it fires when
-// virtual time reaches it (Advance, or while something else waits) and
-// never keeps Run from returning. When it fires, the lane's work runs as a
+// An object has three lanes of work, each on one timer of its host: its
+// alarm (rule O6), its scheduled tasks and its queue (rule A6). The alarm
+// and schedule timers are background events of the scheduler: they fire
+// when virtual time reaches them (Advance, or while something else waits)
+// and never keep Run from returning. The queue's timer is in-flight work,
+// as a sleep is: Run waits for the queue to drain, including the retries
+// of Independent items on their own timers. When a timer fires, the lane's
+// work runs as a
 // task of its own that takes the object's input gate like a request,
 // builds the object if needed, and runs one lane turn at a time. The lanes
 // live on the host, not on the instance, so they survive an object reset;
@@ -64,7 +67,7 @@ func (h *host) arm(l wire.Lane) {
 		return
 	}
 	ln.armed, ln.armedAt = true, ln.due
-	ln.timer = k.After(ln.due-k.Now(), false, func() { h.fire(l) })
+	ln.timer = k.After(ln.due-k.Now(), l == wire.LaneQueue, func() { h.fire(l) })
 }
 
 // fire runs on the scheduling goroutine when a lane's timer expires.
