@@ -23,12 +23,12 @@ type world struct {
 	rt       *runtime.Runtime
 	ns       *runtime.Namespace
 	builds   int
-	log      []string                                        // what the callbacks did, "name@elapsed"
-	fails    map[string]int                                  // callback payload -> failures still to come
+	log      []string                                          // what the callbacks did, "name@elapsed"
+	fails    map[string]int                                    // callback payload -> failures still to come
 	job      func(ctx context.Context, st *object.State) error // what the next Do call runs
-	errs     []error                                         // what OnError received
-	alarms   []object.AlarmInfo                              // deliveries of the alarm
-	alarmAt  []time.Duration                                 // and when
+	errs     []error                                           // what OnError received
+	alarms   []object.AlarmInfo                                // deliveries of the alarm
+	alarmAt  []time.Duration                                   // and when
 	alarmErr func(info object.AlarmInfo) error
 	defaults object.RetryOptions // the class's retry defaults
 }
