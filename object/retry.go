@@ -50,6 +50,7 @@ type RetryOptionsError struct {
 	msg   string
 }
 
+// Error returns the message, exactly as rule A4 words it.
 func (e *RetryOptionsError) Error() string { return e.msg }
 
 // Is reports whether target is ErrRetryOptions.

@@ -57,6 +57,7 @@ const (
 	BreakerHalfOpen                     // one probe attempt goes through
 )
 
+// String returns "closed", "open" or "half-open".
 func (s BreakerState) String() string {
 	switch s {
 	case BreakerClosed:

@@ -372,6 +372,7 @@ type idxEntry struct {
 
 type entryHeap []idxEntry
 
+// entryHeap implements heap.Interface.
 func (h entryHeap) Len() int { return len(h) }
 func (h entryHeap) Less(i, j int) bool {
 	if !h[i].due.Equal(h[j].due) {

@@ -24,6 +24,7 @@ type TaskError struct {
 	Err      error // the last attempt's error
 }
 
+// Error names the task, its attempts and the last error.
 func (e *TaskError) Error() string {
 	return fmt.Sprintf("task %s (%s %s): %d attempt(s) failed, the last with: %v", e.Task.ID, e.Task.Kind, e.Task.Callback, e.Attempts, e.Err)
 }

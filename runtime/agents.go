@@ -32,8 +32,10 @@ func (h *host) event(kind, detail string) {
 // TurnState gives object code running in a request's turn its State.
 func (ti *turnInfo) TurnState() any { return ti.h.state }
 
+// Rand is the runtime's seeded source.
 func (v hostView) Rand() *rand.Rand { return v.h.ns.r.rng }
 
+// Instance builds the object if needed; nil while its constructor runs.
 func (v hostView) Instance() (any, error) {
 	h := v.h
 	if h.building {
@@ -45,6 +47,7 @@ func (v hostView) Instance() (any, error) {
 	return h.inst, nil
 }
 
+// CheckMethod reports an unknown method of the built object.
 func (v hostView) CheckMethod(name string) error {
 	h := v.h
 	if h.methods == nil {
@@ -77,11 +80,13 @@ func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 	return err
 }
 
+// SetAlarm sets or deletes the object's alarm.
 func (v hostView) SetAlarm(at time.Time, ok bool) {
 	h := v.h
 	h.setAlarm(at.Sub(h.ns.r.start), ok)
 }
 
+// Alarm returns the pending alarm.
 func (v hostView) Alarm() (time.Time, bool) {
 	h := v.h
 	if !h.alarm.set {
@@ -90,6 +95,7 @@ func (v hostView) Alarm() (time.Time, bool) {
 	return h.ns.r.start.Add(h.alarm.at), true
 }
 
+// TasksDue sets the timer of a task lane.
 func (v hostView) TasksDue(l wire.Lane, at time.Time, ok bool) {
 	if l == wire.LaneAlarm || l >= wire.Lanes {
 		return
@@ -98,8 +104,10 @@ func (v hostView) TasksDue(l wire.Lane, at time.Time, ok bool) {
 	h.setLane(l, at.Sub(h.ns.r.start), ok)
 }
 
+// Event records a trace event of the object.
 func (v hostView) Event(kind, detail string) { v.h.event(kind, detail) }
 
+// Shared is the runtime-wide registry of object code's shared values.
 func (v hostView) Shared(key string, mk func() any) any {
 	r := v.h.ns.r
 	if x, ok := r.shared[key]; ok || mk == nil {
