@@ -2,6 +2,7 @@ package object_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -52,6 +53,15 @@ func (a *agent) Methods() object.Methods {
 		"Work":  object.Func(a.Work),
 		"Slow":  object.Func(a.Slow),
 		"NoArg": object.Func(func(ctx context.Context) error { a.w.note("noarg"); return nil }),
+		"Count": object.Func(func(ctx context.Context, m map[string]int) error {
+			a.w.note(fmt.Sprint("n=", m["n"]))
+			m["n"]++ // changes only this attempt's copy
+			if a.w.fails["count"] > 0 {
+				a.w.fails["count"]--
+				return errors.New("count failed")
+			}
+			return nil
+		}),
 		"Crash": object.Func(func(ctx context.Context) error {
 			if a.w.job != nil {
 				return a.w.job(ctx, a.st)

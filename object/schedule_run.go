@@ -114,7 +114,8 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 		s.finish(ctx, rec, n, err)
 		return
 	}
-	if !s.stored(rec) {
+	if !s.stored(rec) { // the callback dequeued its own item
+		s.finish(ctx, rec, n, errTaskGone)
 		return
 	}
 	rec.Attempts, rec.Due = n, s.Now().Add(delay)

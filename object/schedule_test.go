@@ -211,7 +211,7 @@ func TestScheduleBadInputA6(t *testing.T) {
 
 		_, err = st.Queue(ctx, "Nope", "p")
 		assert.ErrorIs(t, err, object.ErrNoMethod)
-		assert.EqualError(t, err, `object.State.Queue: no such method: AGENT has no method "Nope" (it has [Crash Do NoArg Slow Work])`)
+		assert.EqualError(t, err, `object.State.Queue: no such method: AGENT has no method "Nope" (it has [Count Crash Do NoArg Slow Work])`)
 		_, err = st.Queue(ctx, "Work", "p", object.TaskOptions{Retry: object.RetryOptions{ShouldRetry: func(error, int) bool { return true }}})
 		assert.ErrorIs(t, err, object.ErrRetryOptions)
 		assert.ErrorContains(t, err, "retry.ShouldRetry is a func and cannot be stored with a task")
@@ -411,4 +411,20 @@ func TestScheduleTraceSameSeedD1(t *testing.T) {
 	for seed := range uint64(10) {
 		assert.Equal(t, trace(seed), trace(seed), "seed %d", seed)
 	}
+}
+
+// A6 and O5: each attempt of a task gets its own copy of the stored
+// payload; what a callback does to its copy changes nothing stored.
+func TestTaskPayloadIsCopiedPerAttemptA6(t *testing.T) {
+	w := newWorld(t, 1)
+	w.fails["count"] = 1
+	w.inside(func(ctx context.Context, st *object.State) error {
+		if _, err := st.Queue(ctx, "Count", map[string]int{"n": 0}); err != nil {
+			return err
+		}
+		_, err := st.Schedule(ctx, object.Every(time.Minute), "Count", map[string]int{"n": 10})
+		return err
+	})
+	require.NoError(t, w.rt.Advance(150*time.Second))
+	assert.Equal(t, []string{"n=0", "n=0", "n=10", "n=10"}, payloads(w.log), "a retry and a second run see the payload as stored")
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 )
 
@@ -58,7 +59,8 @@ func (v hostView) CheckMethod(name string) error {
 }
 
 // Invoke runs a task's callback as a request's method runs: the same
-// lookup, argument conversion and panic capture.
+// lookup, argument conversion and panic capture. Each attempt gets its
+// own copy of the payload (rule O5).
 func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 	h := v.h
 	if err := h.build(); err != nil {
@@ -68,9 +70,13 @@ func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 	if err != nil {
 		return err
 	}
-	args := []any{payload}
-	if payload == nil && m.fn.Arity() == 0 {
-		args = nil
+	var args []any
+	if payload != nil || m.fn.Arity() != 0 {
+		cp, _, err := clone.Copy(payload, nil)
+		if err != nil {
+			return err
+		}
+		args = []any{cp}
 	}
 	in, err := m.fn.Args(ctx, args)
 	if err != nil {
