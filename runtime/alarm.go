@@ -31,6 +31,7 @@ type lane struct {
 	armed   bool // timer is pending, for armedAt
 	armedAt time.Duration
 	running bool // a lane turn is in progress; it re-arms the timer when done
+	stalled bool // the object could not be built: retry in the background
 }
 
 // alarmState is the object's one alarm.
@@ -45,7 +46,7 @@ var laneNames = [wire.Lanes]string{"alarm", "scheduled tasks", "queue"}
 // setLane records when lane is next due and sets its timer.
 func (h *host) setLane(l wire.Lane, at time.Duration, ok bool) {
 	ln := &h.lanes[l]
-	ln.due, ln.has = at, ok
+	ln.due, ln.has, ln.stalled = at, ok, false
 	h.arm(l)
 }
 
@@ -67,7 +68,8 @@ func (h *host) arm(l wire.Lane) {
 		return
 	}
 	ln.armed, ln.armedAt = true, ln.due
-	ln.timer = k.After(ln.due-k.Now(), l == wire.LaneQueue, func() { h.fire(l) })
+	keepAlive := l == wire.LaneQueue && !ln.stalled
+	ln.timer = k.After(ln.due-k.Now(), keepAlive, func() { h.fire(l) })
 }
 
 // fire runs on the scheduling goroutine when a lane's timer expires.
@@ -111,9 +113,11 @@ func (lt *laneTurn) run(ctx context.Context) {
 			h.deliverAlarm(ctx, err)
 			return
 		}
-		// The tasks stay in storage; try again later.
+		// The tasks stay in storage; try again later, in the background so
+		// that a constructor that keeps failing cannot keep Run going.
 		h.event(object.EventTaskError, fmt.Sprintf("lane=%s retry-in=%v err=%q", laneNames[l], object.AlarmRetryBase, err))
 		h.lanes[l].due = h.ns.r.k.Now() + object.AlarmRetryBase
+		h.lanes[l].stalled = true
 		return
 	}
 	if l == wire.LaneAlarm {
