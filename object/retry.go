@@ -376,9 +376,11 @@ func (r *retrier) call(ctx context.Context, attempt int, fn func(ctx context.Con
 	}()
 	err = fn(ctx, attempt)
 	done = true
-	if !errors.Is(err, errTaskGone) {
-		r.br.record(r.s, err)
+	if errors.Is(err, errTaskGone) {
+		r.br.abandon() // no attempt was made
+		return err
 	}
+	r.br.record(r.s, err)
 	return err
 }
 

@@ -141,6 +141,14 @@ func (b *breaker) refuse(s *State, why string) error {
 	return fmt.Errorf("%w: breaker %q is %s", ErrCircuitOpen, b.opts.Name, why)
 }
 
+// abandon tells the breaker that an allowed attempt was not made: a
+// half-open breaker may let another probe through.
+func (b *breaker) abandon() {
+	if b.state == BreakerHalfOpen {
+		b.probing = false
+	}
+}
+
 // record tells the breaker how an allowed attempt went.
 func (b *breaker) record(s *State, err error) {
 	if b == nil {

@@ -140,8 +140,11 @@ func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
 
 func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
 
-func (r *taskRecord) label() string {
-	return fmt.Sprintf("task=%s kind=%s callback=%s", r.id(), r.Kind, r.Callback)
+func (r *taskRecord) label() string { return taskLabel(r.id(), r.Kind, r.Callback) }
+
+// taskLabel names a task in the detail of trace events.
+func taskLabel(id string, kind TaskKind, callback string) string {
+	return fmt.Sprintf("task=%s kind=%s callback=%s", id, kind, callback)
 }
 
 func (r *taskRecord) task() Task {

@@ -84,24 +84,32 @@ func (s *State) Redrive(ctx context.Context, id string) (Task, error) {
 	if _, err := s.storage.Delete(ctx, key); err != nil {
 		return t, fmt.Errorf("%s(%q): %w", op, id, err)
 	}
-	s.event(EventRedrive, fmt.Sprintf("dead=%s %s", id, t.label()))
+	s.event(EventRedrive, fmt.Sprintf("dead=%s %s", id, taskLabel(t.ID, t.Kind, t.Callback)))
 	return t, nil
 }
 
 // DeleteDeadLetter removes the dead letter with id and reports whether
 // there was one.
 func (s *State) DeleteDeadLetter(ctx context.Context, id string) (bool, error) {
-	seq, ok := parseID(id, 'd')
-	if !ok {
-		return false, fmt.Errorf("object.State.DeleteDeadLetter(%q): %w: not a dead letter id (dead letter ids look like d12)", id, ErrTask)
+	seq, err := deadSeq("object.State.DeleteDeadLetter", id)
+	if err != nil {
+		return false, err
 	}
 	return s.storage.Delete(ctx, deadKey(seq))
 }
 
-func (s *State) deadLetterByID(ctx context.Context, op, id string) (deadRecord, string, error) {
+func deadSeq(op, id string) (uint64, error) {
 	seq, ok := parseID(id, 'd')
 	if !ok {
-		return deadRecord{}, "", fmt.Errorf("%s(%q): %w: not a dead letter id (dead letter ids look like d12)", op, id, ErrTask)
+		return 0, fmt.Errorf("%s(%q): %w: not a dead letter id (dead letter ids look like d12)", op, id, ErrTask)
+	}
+	return seq, nil
+}
+
+func (s *State) deadLetterByID(ctx context.Context, op, id string) (deadRecord, string, error) {
+	seq, err := deadSeq(op, id)
+	if err != nil {
+		return deadRecord{}, "", err
 	}
 	var d deadRecord
 	key := deadKey(seq)
@@ -113,8 +121,4 @@ func (s *State) deadLetterByID(ctx context.Context, op, id string) (deadRecord, 
 		return deadRecord{}, "", fmt.Errorf("%s(%q): %w: no such dead letter", op, id, ErrTask)
 	}
 	return d, key, nil
-}
-
-func (t Task) label() string {
-	return fmt.Sprintf("task=%s kind=%s callback=%s", t.ID, t.Kind, t.Callback)
 }
