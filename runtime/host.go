@@ -54,6 +54,10 @@ type host struct {
 	one    uuid.UUID
 	hasOne bool
 	seen   map[uuid.UUID]struct{}
+
+	building bool             // the constructor is running
+	alarm    alarmState       // rule O6, see alarm.go
+	lanes    [wire.Lanes]lane // background timers: alarm, schedules, queue
 }
 
 type compiled struct {
@@ -136,6 +140,8 @@ func (h *host) build() (err error) {
 			err = fmt.Errorf("%w: constructor of %s/%s panicked: %v", ErrSetup, h.ns.name, h.id.Label(), p)
 		}
 	}()
+	h.building = true
+	defer func() { h.building = false }()
 	inst := h.ns.ctor(h.state)
 	if inst == nil {
 		return fmt.Errorf("%w: constructor of namespace %q returned nil for %s", ErrSetup, h.ns.name, h.id.Label())
@@ -178,8 +184,10 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 }
 
 // reset discards the instance (rule O4: storage survives, fields do not).
+// The alarm and the task timers are the host's: they survive too.
 func (h *host) reset() {
 	h.inst, h.methods, h.handler = nil, nil, nil
+	wire.ResetState(h.state)
 }
 
 func (h *host) lookup(f *wire.Flight) (compiled, error) {

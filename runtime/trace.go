@@ -25,6 +25,9 @@ func (r *Runtime) Trace() string {
 	for _, e := range r.effects {
 		fmt.Fprintf(&b, "effect at=%v %s/%s %s %v request=%s attempt=%d\n", e.At, e.Namespace, e.Object, e.Kind, e.Payload, e.RequestID, e.Attempt)
 	}
+	for _, e := range r.events {
+		fmt.Fprintf(&b, "event at=%v %s/%s %s %s\n", e.At, e.Namespace, e.Object, e.Kind, e.Detail)
+	}
 	return b.String()
 }
 
