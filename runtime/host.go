@@ -312,7 +312,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 		h.serveHTTP(ctx, f)
 		return
 	}
-	in, err := m.fn.Args(ctx, f.Req.Args)
+	in, err := m.fn.Args(ctx, deliveryArgs(f.Req.Args))
 	if err != nil {
 		h.respond(f, wire.FailSetup, nil, nil, err)
 		return
@@ -338,6 +338,27 @@ func (h *host) lookupFetch(f *wire.Flight) (compiled, error) {
 		return compiled{}, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
 	}
 	return compiled{}, nil // fetch handlers are never marked (S6)
+}
+
+// deliveryArgs gives one delivery its own copy of the request's arguments,
+// as a new deserialization of the same bytes would (rule O5): a method
+// that changes an argument cannot change what a retry of the request
+// brings. Immutable values (strings, numbers) are not copied.
+func deliveryArgs(args []any) []any {
+	var out []any
+	for i, a := range args {
+		if clone.Immutable(a) {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i], _, _ = clone.Copy(a, wire.RefPolicy) // cannot fail: the stub copied it under this policy
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // serveHTTP runs the object's fetch handler with the attempt's body.

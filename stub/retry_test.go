@@ -620,3 +620,27 @@ func TestFailAfterDeliveryResetsTheObject(t *testing.T) {
 	assert.Equal(t, 1, w.stored(t, "n"), "storage is kept: the Add that ran before the reset counts")
 	assert.Equal(t, 1, w.stored(t, "v"))
 }
+
+// mutator changes its argument: a retry must still bring the original (O5).
+type mutator struct{ seen []string }
+
+func (m *mutator) Methods() object.Methods {
+	return object.Methods{"Tag": object.Retryable(func(ctx context.Context, tags map[string]string) error {
+		m.seen = append(m.seen, tags["k"])
+		tags["k"] = "changed by the object"
+		return nil
+	})}
+}
+
+// O5 across attempts: each delivery gets its own copy of the arguments.
+func TestEachDeliveryGetsItsOwnArgumentsO5(t *testing.T) {
+	w := newWorld(t, 1, rule("Tag", 1, transport.LoseResponse))
+	m := &mutator{}
+	ns := w.rt.Namespace("M", func(*object.State) object.Object { return m })
+	s, err := ns.GetByName("m")
+	require.NoError(t, err)
+	arg := map[string]string{"k": "original"}
+	require.NoError(t, w.rt.Run(func(ctx context.Context) error { _, err := s.Call(ctx, "Tag", arg); return err }))
+	assert.Equal(t, []string{"original", "original"}, m.seen, "the retry saw the request as sent")
+	assert.Equal(t, "original", arg["k"], "and the caller's value is untouched")
+}
