@@ -15,6 +15,13 @@
 // Inside a method, use only simulation blocking points: st.Sleep, calls on
 // stubs, and storage. Never time.Sleep, raw channels or goroutines: they
 // would step outside the deterministic scheduler.
+//
+// Beyond requests, an object has an alarm (State.SetAlarm and the Alarmer
+// interface, rule O6) and the Agents SDK's helpers (rules A1-A7): Retry
+// for jittered retries inside a turn, State.Schedule and State.Queue for
+// tasks kept in storage that run the object's own methods later, OnError
+// (ErrorHandler) for their failures, and opt-in dead letters, circuit
+// breakers and an independent queue mode.
 package object
 
 import (

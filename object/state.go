@@ -14,6 +14,7 @@ type State struct {
 	id      ID
 	storage *Storage
 	host    wire.Host
+	tasks   *taskIndex // in-memory order of the stored tasks; nil until used
 }
 
 // ID returns the object's id.

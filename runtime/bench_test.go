@@ -8,6 +8,7 @@ import (
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 )
 
 // BenchmarkHandoffFloor is the floor for any cooperative scheduler built on
@@ -96,4 +97,34 @@ func BenchmarkManyObjects(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(retained)/float64(b.N)/objects, "idle-B/object")
+}
+
+// BenchmarkCallAmbiguous is one call of a Retryable method whose first
+// reply is lost: two attempts and one backoff sleep.
+func BenchmarkCallAmbiguous(b *testing.B) {
+	plan := transport.Plan(transport.Rule{Method: "SetQuantity", Attempt: 1, Fault: transport.LoseResponse})
+	rt := runtime.New(runtime.WithFaults(plan))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	b.ReportAllocs()
+	err := rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("apple")
+		if err != nil {
+			return err
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			if _, err := s.Call(ctx, "SetQuantity", "apple", i); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		if c := rt.Calls()[0]; len(c.Attempts) != 2 || c.Outcome != runtime.OutcomeRecovered {
+			return fmt.Errorf("want two attempts and a recovery, got %d and %s", len(c.Attempts), c.Outcome)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
 }

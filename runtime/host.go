@@ -49,7 +49,15 @@ type host struct {
 	methods object.Methods // as the instance listed them; checked by build
 	handler http.Handler
 
-	seen map[uuid.UUID]time.Duration // identity -> first arrival, while its call may send more
+	// The identities received whose call may still send attempts: most
+	// objects have at most one at a time, kept inline; more go to a map.
+	one    uuid.UUID
+	hasOne bool
+	seen   map[uuid.UUID]struct{}
+
+	building bool             // the constructor is running
+	alarm    alarmState       // rule O6, see alarm.go
+	lanes    [wire.Lanes]lane // background timers: alarm, schedules, queue
 }
 
 type compiled struct {
@@ -92,19 +100,30 @@ func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
 // other arrival of the identity is possible after it; and it is longer
 // whenever a call outlives the window (a 60 s deadline plus link latency),
 // so an unmarked method never runs twice for one call.
-func (h *host) remember(id uuid.UUID, now time.Duration) bool {
+func (h *host) remember(id uuid.UUID) bool {
+	if h.hasOne && h.one == id {
+		return true
+	}
+	if _, known := h.seen[id]; known {
+		return true
+	}
+	if !h.hasOne {
+		h.one, h.hasOne = id, true
+		return false
+	}
 	if h.seen == nil {
-		h.seen = make(map[uuid.UUID]time.Duration, 1)
+		h.seen = make(map[uuid.UUID]struct{}, 1)
 	}
-	_, known := h.seen[id]
-	if !known {
-		h.seen[id] = now
-	}
-	return known
+	h.seen[id] = struct{}{}
+	return false
 }
 
 // forget drops an identity no attempt can bring again.
 func (h *host) forget(id uuid.UUID) {
+	if h.hasOne && h.one == id {
+		h.hasOne = false
+		return
+	}
 	delete(h.seen, id)
 	if len(h.seen) == 0 {
 		h.seen = nil // an idle object keeps no table
@@ -121,6 +140,8 @@ func (h *host) build() (err error) {
 			err = fmt.Errorf("%w: constructor of %s/%s panicked: %v", ErrSetup, h.ns.name, h.id.Label(), p)
 		}
 	}()
+	h.building = true
+	defer func() { h.building = false }()
 	inst := h.ns.ctor(h.state)
 	if inst == nil {
 		return fmt.Errorf("%w: constructor of namespace %q returned nil for %s", ErrSetup, h.ns.name, h.id.Label())
@@ -163,8 +184,10 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 }
 
 // reset discards the instance (rule O4: storage survives, fields do not).
+// The alarm and the task timers are the host's: they survive too.
 func (h *host) reset() {
 	h.inst, h.methods, h.handler = nil, nil, nil
+	wire.ResetState(h.state)
 }
 
 func (h *host) lookup(f *wire.Flight) (compiled, error) {
@@ -218,7 +241,7 @@ func (h *host) arrive(f *wire.Flight) {
 		return
 	}
 	f.Rec.Delivered = true
-	dup := h.remember(f.Req.ID, r.k.Now())
+	dup := h.remember(f.Req.ID)
 	if f.Call.Finished && f.Call.InFlight == 0 {
 		h.forget(f.Req.ID) // a late attempt of a finished call: none can follow it
 	}
@@ -289,7 +312,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 		h.serveHTTP(ctx, f)
 		return
 	}
-	in, err := m.fn.Args(ctx, f.Req.Args)
+	in, err := m.fn.Args(ctx, deliveryArgs(f.Req.Args))
 	if err != nil {
 		h.respond(f, wire.FailSetup, nil, nil, err)
 		return
@@ -315,6 +338,27 @@ func (h *host) lookupFetch(f *wire.Flight) (compiled, error) {
 		return compiled{}, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
 	}
 	return compiled{}, nil // fetch handlers are never marked (S6)
+}
+
+// deliveryArgs gives one delivery its own copy of the request's arguments,
+// as a new deserialization of the same bytes would (rule O5): a method
+// that changes an argument cannot change what a retry of the request
+// brings. Immutable values (strings, numbers) are not copied.
+func deliveryArgs(args []any) []any {
+	var out []any
+	for i, a := range args {
+		if clone.Immutable(a) {
+			continue
+		}
+		if out == nil {
+			out = append([]any(nil), args...)
+		}
+		out[i], _, _ = clone.Copy(a, wire.RefPolicy) // cannot fail: the stub copied it under this policy
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // serveHTTP runs the object's fetch handler with the attempt's body.

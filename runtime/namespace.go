@@ -187,3 +187,23 @@ func (ns *Namespace) Storage(id object.ID) *object.Storage { return ns.host(id).
 // Instance returns the object instance for id, or nil if it has not been
 // built (or was reset and not rebuilt yet).
 func (ns *Namespace) Instance(id object.ID) object.Object { return ns.host(id).inst }
+
+// Constructor returns the namespace's constructor, for tools that rebuild
+// the same class in another runtime (the idempotency verifier does).
+func (ns *Namespace) Constructor() Constructor { return ns.ctor }
+
+// Runtime returns the runtime the namespace belongs to.
+func (ns *Namespace) Runtime() *Runtime { return ns.r }
+
+// Methods builds the object with id if it is not built yet and returns
+// its method table, for tools that list or inspect a class's methods.
+func (ns *Namespace) Methods(id object.ID) (object.Methods, error) {
+	if ns.err != nil {
+		return nil, ns.err
+	}
+	h := ns.host(id)
+	if err := h.build(); err != nil {
+		return nil, err
+	}
+	return h.inst.Methods(), nil
+}

@@ -89,13 +89,13 @@ func (r *Runtime) Calls() []CallRecord {
 			End:         c.End,
 			Subrequests: c.Subrequests,
 			Outcome:     c.Outcome,
-			Err:         c.Err,
+			Err:         wire.Text(c.Err),
 			Attempts:    make([]AttemptRecord, len(c.Attempts)),
 		}
 		for j, a := range c.Attempts {
 			rec.Attempts[j] = AttemptRecord{
 				N: a.N, RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
-				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, Err: a.Err,
+				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, Err: wire.Text(a.Err),
 			}
 		}
 		out[i] = rec

@@ -66,6 +66,8 @@ type Runtime struct {
 
 	calls   []*wire.Call
 	effects []Effect
+	events  []Event        // see Events
+	shared  map[string]any // runtime-wide values of object code (circuit breakers)
 }
 
 // Option configures a Runtime.

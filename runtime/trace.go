@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -24,6 +25,9 @@ func (r *Runtime) Trace() string {
 	for _, e := range r.effects {
 		fmt.Fprintf(&b, "effect at=%v %s/%s %s %v request=%s attempt=%d\n", e.At, e.Namespace, e.Object, e.Kind, e.Payload, e.RequestID, e.Attempt)
 	}
+	for _, e := range r.events {
+		fmt.Fprintf(&b, "event at=%v %s/%s %s %s\n", e.At, e.Namespace, e.Object, e.Kind, e.Detail)
+	}
 	return b.String()
 }
 
@@ -31,7 +35,8 @@ func (r *Runtime) Trace() string {
 // row per attempt with its virtual times, what the link did, and what the
 // object did.
 func WriteTable(w io.Writer, calls []CallRecord) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tOBJECT\tMETHOD\tATTEMPT\tSTART\tEND\tLINK\tOBJECT DID\tRESULT")
 	for i, c := range calls {
 		result := c.Outcome
@@ -43,7 +48,18 @@ func WriteTable(w io.Writer, calls []CallRecord) error {
 			fmt.Fprintf(tw, "\t\t\t%d\t%s\t%s\t%s\t%s\t\n", a.N, ms(a.Start), ms(a.End), link(a), did(a))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func ms(d time.Duration) string {

@@ -589,3 +589,58 @@ func TestIdentityOutlivesTheWindowS6(t *testing.T) {
 	assert.True(t, third.Rejected, "and was refused as a duplicate")
 	assert.Equal(t, 1, w.stored(t, "n"), "AddOne ran once")
 }
+
+// FailAfterDelivery resets the object: its in-memory fields are lost, its
+// storage is kept, and the next delivery builds a new instance (O4).
+func TestFailAfterDeliveryResetsTheObject(t *testing.T) {
+	w := newWorld(t, 1, rule("Add", 1, transport.NotDelivered), rule("Add", 2, transport.FailAfterDelivery))
+	s := w.stub(t)
+	id := w.ns.IDFromName("p")
+	var callErr error
+	var fields int
+	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
+		if _, err := s.Call(ctx, "Set", 1); err != nil { // builds the instance
+			return err
+		}
+		built := w.ns.Instance(id)
+		require.NotNil(t, built)
+		_, callErr = s.Call(ctx, "Add")
+		assert.Nil(t, w.ns.Instance(id), "the instance was discarded")
+		var err error
+		fields, err = stub.CallAs[int](ctx, s, "Fields")
+		assert.NotSame(t, built, w.ns.Instance(id), "the next delivery built a new instance")
+		return err
+	}))
+	var e *stub.Error
+	require.ErrorAs(t, callErr, &e)
+	assert.Equal(t, transport.FailAfterDelivery, e.Fault)
+	assert.Equal(t, 2, e.Attempt)
+	assert.False(t, e.Retryable || e.Overloaded || e.Remote, "neither flag: not retried")
+	assert.Equal(t, 0, fields, "in-memory fields are lost")
+	assert.Equal(t, 1, w.stored(t, "n"), "storage is kept: the Add that ran before the reset counts")
+	assert.Equal(t, 1, w.stored(t, "v"))
+}
+
+// mutator changes its argument: a retry must still bring the original (O5).
+type mutator struct{ seen []string }
+
+func (m *mutator) Methods() object.Methods {
+	return object.Methods{"Tag": object.Retryable(func(ctx context.Context, tags map[string]string) error {
+		m.seen = append(m.seen, tags["k"])
+		tags["k"] = "changed by the object"
+		return nil
+	})}
+}
+
+// O5 across attempts: each delivery gets its own copy of the arguments.
+func TestEachDeliveryGetsItsOwnArgumentsO5(t *testing.T) {
+	w := newWorld(t, 1, rule("Tag", 1, transport.LoseResponse))
+	m := &mutator{}
+	ns := w.rt.Namespace("M", func(*object.State) object.Object { return m })
+	s, err := ns.GetByName("m")
+	require.NoError(t, err)
+	arg := map[string]string{"k": "original"}
+	require.NoError(t, w.rt.Run(func(ctx context.Context) error { _, err := s.Call(ctx, "Tag", arg); return err }))
+	assert.Equal(t, []string{"original", "original"}, m.seen, "the retry saw the request as sent")
+	assert.Equal(t, "original", arg["k"], "and the caller's value is untouched")
+}

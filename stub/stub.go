@@ -240,10 +240,10 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			a.Cancelled = true
 			a.Extend(k.Now())
 			if ctx.Err() != nil {
-				a.Err = "cancelled: " + ctx.Err().Error()
+				a.Err = ctx.Err()
 				return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 			}
-			a.Err = "cancelled at the call's deadline"
+			a.Err = errDeadline
 			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
 		}
 		a.Extend(k.Now())
@@ -255,7 +255,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			return fr.finish(outcome, f.Value, f.Resp, nil)
 		}
 		e := newError(f)
-		a.Err = e.Error()
+		a.Err = snapshot(e)
 		if n == 1 {
 			first = e
 		}
@@ -310,13 +310,24 @@ func (fr *frame) finish(outcome string, v any, resp *http.Response, err error) (
 	rec := &fr.rec.call
 	rec.End = fr.k.Now()
 	rec.Outcome = outcome
-	if err != nil {
-		rec.Err = err.Error()
-	}
+	rec.Err = snapshot(err)
 	rec.Finished = true
 	fr.conn.End(rec)
 	return v, resp, err
 }
+
+// snapshot copies a *Error for a record, so that a caller changing the
+// error it got cannot change the trace; records render it when read.
+func snapshot(err error) error {
+	if e, ok := err.(*Error); ok {
+		cp := *e
+		return &cp
+	}
+	return err
+}
+
+// errDeadline is recorded for a retry cancelled at the call's deadline.
+var errDeadline = errors.New("cancelled at the call's deadline")
 
 // cancelled is the error of a call stopped by its caller's context (S14).
 // It wraps the context's error.
@@ -338,7 +349,7 @@ func (s *Stub) abandon(method string, err error) error {
 	s.conn.Begin(rec)
 	rec.End = rec.Start
 	rec.Outcome = wire.OutcomeCancelled
-	rec.Err = err.Error()
+	rec.Err = err
 	rec.Finished = true
 	s.conn.End(rec)
 	return err

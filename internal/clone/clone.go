@@ -45,11 +45,21 @@ var (
 	timeType   = reflect.TypeFor[time.Time]()
 )
 
-// Copy returns a deep copy of v under policy p.
-func Copy(v any, p *Policy) (any, Result, error) {
-	switch v.(type) { // immutable fast paths
+// Immutable reports whether v is a value of a type that cannot be changed
+// through it (nil, strings, numbers, bools, durations, times), which
+// copies need not duplicate.
+func Immutable(v any) bool {
+	switch v.(type) {
 	case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64,
 		float32, float64, time.Duration, time.Time:
+		return true
+	}
+	return false
+}
+
+// Copy returns a deep copy of v under policy p.
+func Copy(v any, p *Policy) (any, Result, error) {
+	if Immutable(v) {
 		return v, Result{}, nil
 	}
 	c := copier{p: p, seen: map[uintptr]reflect.Value{}}

@@ -87,7 +87,7 @@ type Call struct {
 	Start, End  time.Duration
 	Subrequests int
 	Outcome     string
-	Err         string
+	Err         error // rendered only when records are read
 	Attempts    []*Attempt
 	Finished    bool
 	// InFlight counts attempts sent and not yet arrived at the object (or
@@ -104,7 +104,15 @@ type Attempt struct {
 	Executed   bool
 	Rejected   bool
 	Cancelled  bool
-	Err        string
+	Err        error // rendered only when records are read
+}
+
+// Text renders an error for a record ("" for nil).
+func Text(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // Extend moves the attempt's End to now if now is later (rule D3: an

@@ -6,7 +6,10 @@ package wire
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
+
+	"github.com/dosim/dosim/internal/sched"
 )
 
 // Host is what an object's State needs from the runtime hosting it.
@@ -17,6 +20,64 @@ type Host interface {
 	Now() time.Time
 	// Effect records a side effect that leaves the object.
 	Effect(ctx context.Context, kind string, payload any) error
+
+	// Rand is the runtime's seeded source; use it only on the simulated path.
+	Rand() *rand.Rand
+	// Instance returns the object instance, building it if needed; nil
+	// while its constructor runs.
+	Instance() (any, error)
+	// CheckMethod reports an error if the built instance has no method
+	// called name (nil while the instance is not built).
+	CheckMethod(name string) error
+	// Invoke runs the instance's method called name, building the instance
+	// if needed, with payload as its one argument (none when payload is nil
+	// and the method takes none), through the path requests take: argument
+	// conversion, and a panic returned as an error.
+	Invoke(ctx context.Context, name string, payload any) error
+	// SetAlarm sets the object's alarm to at, or deletes it when ok is false.
+	SetAlarm(at time.Time, ok bool)
+	// Alarm returns the pending alarm, if any.
+	Alarm() (time.Time, bool)
+	// TasksDue tells the host when the earliest task of lane falls due
+	// (ok false: the lane is empty), so that it can set its timer.
+	TasksDue(lane Lane, at time.Time, ok bool)
+	// Event appends an event to the runtime's trace, attributed to the object.
+	Event(kind, detail string)
+	// Shared returns the runtime-wide value stored under key, storing mk()
+	// there first if there is none and mk is not nil.
+	Shared(key string, mk func() any) any
+}
+
+// Lane is one of an object's background timers. Each lane runs its work
+// one turn at a time, through the object's input gate.
+type Lane uint8
+
+// The lanes of an object.
+const (
+	LaneAlarm    Lane = iota // the user's alarm (rule O6)
+	LaneSchedule             // scheduled tasks (rule A6)
+	LaneQueue                // queued tasks (rule A6)
+	Lanes                    // how many lanes there are
+)
+
+// Turn is implemented by the Data of a task that runs an object turn (a
+// request, an alarm, a scheduled or queued task).
+type Turn interface {
+	// TurnState returns the *object.State of the object the turn runs in.
+	TurnState() any
+}
+
+// StateFrom returns the *object.State of the object whose turn runs on
+// ctx's task, or nil outside an object turn.
+func StateFrom(ctx context.Context) any {
+	t := sched.FromContext(ctx)
+	if t == nil {
+		return nil
+	}
+	if tu, ok := t.Data.(Turn); ok {
+		return tu.TurnState()
+	}
+	return nil
 }
 
 // Hooks set by package object's init.
@@ -27,4 +88,11 @@ var (
 	NewState func(id any, storage any, host Host) any
 	// NewStorage builds an empty *object.Storage.
 	NewStorage func() any
+	// RunLane runs the due tasks of lane (LaneSchedule or LaneQueue) of the
+	// object whose *object.State is state, then reports the lane's next due
+	// time through Host.TasksDue. It runs in a turn holding the input gate.
+	RunLane func(ctx context.Context, state any, lane Lane)
+	// ResetState drops what an *object.State keeps in memory about the
+	// object's tasks, as an object reset does; storage is the truth.
+	ResetState func(state any)
 )

@@ -1,0 +1,453 @@
+package object
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/robfig/cron/v3"
+)
+
+// ReservedPrefix starts the storage keys where the runtime keeps an
+// object's scheduled and queued tasks, its dead letters and its task
+// counter (rule A6). They appear in List and Snapshot; do not write them.
+const ReservedPrefix = "__dosim/"
+
+const (
+	scheduleKeys = ReservedPrefix + "schedule/"
+	queueKeys    = ReservedPrefix + "queue/"
+	deadKeys     = ReservedPrefix + "dead/"
+	seqKey       = ReservedPrefix + "seq"
+)
+
+// ErrTask is wrapped by errors for bad Schedule, Queue, cancel and re-drive
+// requests.
+var ErrTask = errors.New("task")
+
+// TaskKind says what made a task and how it repeats.
+type TaskKind string
+
+// The kinds of task. The names are the Agents SDK's.
+const (
+	TaskDelayed   TaskKind = "delayed"   // After: runs once after a delay
+	TaskScheduled TaskKind = "scheduled" // At: runs once at an instant
+	TaskCron      TaskKind = "cron"      // Cron: runs on a cron expression, again and again
+	TaskInterval  TaskKind = "interval"  // Every: runs every interval
+	TaskQueued    TaskKind = "queued"    // Queue: runs once, in order
+)
+
+// When says when a scheduled task runs: make it with After, At, Cron or
+// Every.
+type When struct {
+	kind TaskKind
+	d    time.Duration
+	at   time.Time
+	cron string
+}
+
+// After runs the task once, d of virtual time from now (d >= 0).
+func After(d time.Duration) When { return When{kind: TaskDelayed, d: d} }
+
+// At runs the task once at t; an instant already past runs it at once.
+func At(t time.Time) When { return When{kind: TaskScheduled, at: t} }
+
+// Cron runs the task at every instant a standard five-field cron
+// expression (minute hour day-of-month month day-of-week, or a descriptor
+// such as "@hourly") names, in the virtual clock's time zone (UTC unless
+// runtime.WithStart says otherwise), parsed by github.com/robfig/cron/v3.
+func Cron(expr string) When { return When{kind: TaskCron, cron: expr} }
+
+// Every runs the task every d of virtual time (d > 0), the first time d
+// from now; each next run is d after the previous one ended.
+func Every(d time.Duration) When { return When{kind: TaskInterval, d: d} }
+
+// TaskOptions are the options of a scheduled or queued task. They are
+// stored with the task.
+type TaskOptions struct {
+	// Retry configures the attempts of each run: RetryOptions merged, when
+	// the task is made and again when it runs, over the class's defaults
+	// and the built-in ones. ShouldRetry cannot be stored: set it in the
+	// class's RetryDefaults.
+	Retry RetryOptions
+	// DeadLetter keeps the task, with its last error, in the object's
+	// dead-letter store when a run's attempts are exhausted, where
+	// ListDeadLetters shows it and Redrive runs it again (rule A7, opt-in).
+	DeadLetter bool
+	// Independent (queued tasks only) retries a failed item on its own
+	// timer: the items behind it run meanwhile instead of waiting for its
+	// retries (rule A7, opt-in). By default a failing item blocks the
+	// queue until its attempts are used up.
+	Independent bool
+}
+
+// Task is a scheduled or queued task, as listed.
+type Task struct {
+	ID       string   // "s12" for a schedule, "q13" for a queue item
+	Kind     TaskKind // how it was made
+	Callback string   // the name of the method in the object's Methods it runs
+	Payload  any      // the method's argument (a copy)
+	Time     time.Time
+	// Delay, Cron and Every are what After, Cron and Every were given.
+	Delay time.Duration
+	Cron  string
+	Every time.Duration
+	// Options are the task's options as given.
+	Options TaskOptions
+	// Attempts counts the failed attempts of the current run so far; only
+	// an Independent queue item waiting for its retry has any.
+	Attempts int
+}
+
+// storedRetry is the part of RetryOptions that can be stored.
+type storedRetry struct {
+	MaxAttempts, BaseDelayMs, MaxDelayMs *int
+	Breaker                              *BreakerOptions
+}
+
+func (r storedRetry) options() RetryOptions {
+	return RetryOptions{MaxAttempts: r.MaxAttempts, BaseDelayMs: r.BaseDelayMs, MaxDelayMs: r.MaxDelayMs, Breaker: r.Breaker}
+}
+
+// taskRecord is how a task is stored, under scheduleKeys or queueKeys.
+type taskRecord struct {
+	Seq         uint64
+	Kind        TaskKind
+	Callback    string
+	Payload     any
+	Due         time.Time
+	Delay       time.Duration
+	Cron        string
+	Every       time.Duration
+	Retry       storedRetry
+	DeadLetter  bool
+	Independent bool
+	Attempts    int
+}
+
+func (r *taskRecord) lane() wire.Lane {
+	if r.Kind == TaskQueued {
+		return wire.LaneQueue
+	}
+	return wire.LaneSchedule
+}
+
+func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
+
+func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
+
+func (r *taskRecord) label() string { return taskLabel(r.id(), r.Kind, r.Callback) }
+
+// taskLabel names a task in the detail of trace events.
+func taskLabel(id string, kind TaskKind, callback string) string {
+	return fmt.Sprintf("task=%s kind=%s callback=%s", id, kind, callback)
+}
+
+func (r *taskRecord) task() Task {
+	o := r.Retry.options()
+	return Task{
+		ID: r.id(), Kind: r.Kind, Callback: r.Callback, Payload: r.Payload, Time: r.Due,
+		Delay: r.Delay, Cron: r.Cron, Every: r.Every, Attempts: r.Attempts,
+		Options: TaskOptions{Retry: o, DeadLetter: r.DeadLetter, Independent: r.Independent},
+	}
+}
+
+func taskID(lane wire.Lane, seq uint64) string {
+	if lane == wire.LaneQueue {
+		return "q" + strconv.FormatUint(seq, 10)
+	}
+	return "s" + strconv.FormatUint(seq, 10)
+}
+
+func taskKey(lane wire.Lane, seq uint64) string {
+	if lane == wire.LaneQueue {
+		return fmt.Sprintf("%s%020d", queueKeys, seq)
+	}
+	return fmt.Sprintf("%s%020d", scheduleKeys, seq)
+}
+
+// parseID returns the sequence number of an id with the given letter.
+func parseID(id string, letter byte) (uint64, bool) {
+	if len(id) < 2 || id[0] != letter {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(id[1:], 10, 64)
+	return n, err == nil && strconv.FormatUint(n, 10) == id[1:]
+}
+
+// nextSeq draws the next task number from the stored counter.
+func (s *State) nextSeq(ctx context.Context) (uint64, error) {
+	var n uint64
+	if _, err := s.storage.Get(ctx, seqKey, &n); err != nil {
+		return 0, err
+	}
+	n++
+	return n, s.storage.Put(ctx, seqKey, n)
+}
+
+// Schedule stores a task that runs the object's method callback with
+// payload as its argument at the time when says (rule A6). The task, its
+// payload and its options live in the object's storage, so they survive
+// an object reset. The method runs in a turn of its own, through the
+// object's input gate, like a request; each run makes up to the retry
+// policy's attempts, with Retry's backoff. After a run's last failed
+// attempt the error goes to the object's OnError (see ErrorHandler).
+// Then a one-shot task (After, At) is removed and a recurring one (Cron,
+// Every) scheduled again. Scheduled tasks are background work: like
+// alarms, they run when virtual time reaches them.
+//
+// The callback must be listed in the object's Methods and take no
+// argument or one that payload converts to; payload must be plain data.
+// Options are validated now, merged over the class defaults (rule A4).
+// At most one TaskOptions may be given.
+func (s *State) Schedule(ctx context.Context, when When, callback string, payload any, opts ...TaskOptions) (Task, error) {
+	const op = "object.State.Schedule"
+	rec := taskRecord{Kind: when.kind, Callback: callback, Payload: payload}
+	now := s.Now()
+	switch when.kind {
+	case TaskDelayed:
+		if when.d < 0 {
+			return Task{}, fmt.Errorf("%s: %w: After(%v): the delay must be >= 0", op, ErrTask, when.d)
+		}
+		rec.Delay, rec.Due = when.d, now.Add(when.d)
+	case TaskScheduled:
+		if when.at.IsZero() {
+			return Task{}, fmt.Errorf("%s: %w: At: the time is zero", op, ErrTask)
+		}
+		rec.Due = when.at
+	case TaskCron:
+		next, err := cronNext(when.cron, now)
+		if err != nil {
+			return Task{}, fmt.Errorf("%s: %w: %w", op, ErrTask, err)
+		}
+		rec.Cron, rec.Due = when.cron, next
+	case TaskInterval:
+		if when.d <= 0 {
+			return Task{}, fmt.Errorf("%s: %w: Every(%v): the interval must be > 0", op, ErrTask, when.d)
+		}
+		rec.Every, rec.Due = when.d, now.Add(when.d)
+	default:
+		return Task{}, fmt.Errorf("%s: %w: when is not set (use object.After, At, Cron or Every)", op, ErrTask)
+	}
+	o, err := taskOptions(op, opts, false)
+	if err != nil {
+		return Task{}, err
+	}
+	return s.addTask(ctx, op, rec, o)
+}
+
+// cronNext parses a cron expression and returns its first instant after now.
+func cronNext(expr string, now time.Time) (time.Time, error) {
+	sched, err := cron.ParseStandard(expr)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("cron expression %q: %w", expr, err)
+	}
+	next := sched.Next(now)
+	if next.IsZero() {
+		return time.Time{}, fmt.Errorf("cron expression %q names no instant after %s", expr, now.Format(time.RFC3339))
+	}
+	return next, nil
+}
+
+// taskOptions checks the variadic options of Schedule and Queue.
+func taskOptions(op string, opts []TaskOptions, queued bool) (TaskOptions, error) {
+	switch {
+	case len(opts) > 1:
+		return TaskOptions{}, fmt.Errorf("%s: %w: at most one TaskOptions, got %d", op, ErrTask, len(opts))
+	case len(opts) == 0:
+		return TaskOptions{}, nil
+	}
+	o := opts[0]
+	if o.Independent && !queued {
+		return TaskOptions{}, fmt.Errorf("%s: %w: Independent applies to queued tasks only", op, ErrTask)
+	}
+	if o.Retry.ShouldRetry != nil {
+		return TaskOptions{}, fmt.Errorf("%s: %w: retry.ShouldRetry is a func and cannot be stored with a task; set it in the class's RetryDefaults", op, ErrRetryOptions)
+	}
+	return o, nil
+}
+
+// addTask validates and stores a new task and tells the host when its lane
+// is next due.
+func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOptions) (Task, error) {
+	if rec.Callback == "" {
+		return Task{}, fmt.Errorf("%s: %w: the callback name is empty", op, ErrTask)
+	}
+	if err := s.host.CheckMethod(rec.Callback); err != nil {
+		return Task{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if _, err := resolve(s.classDefaults(), o.Retry); err != nil {
+		return Task{}, err // A4's message, exactly
+	}
+	rec.Retry = storedRetry{MaxAttempts: o.Retry.MaxAttempts, BaseDelayMs: o.Retry.BaseDelayMs, MaxDelayMs: o.Retry.MaxDelayMs, Breaker: o.Retry.Breaker}
+	rec.DeadLetter, rec.Independent = o.DeadLetter, o.Independent
+	seq, err := s.nextSeq(ctx)
+	if err != nil {
+		return Task{}, fmt.Errorf("%s: %w", op, err)
+	}
+	rec.Seq = seq
+	if err := s.storage.Put(ctx, rec.key(), rec); err != nil {
+		return Task{}, fmt.Errorf("%s: %w", op, err)
+	}
+	s.index(ctx).add(&rec)
+	s.reportDue(ctx, rec.lane())
+	return rec.task(), nil
+}
+
+// ListSchedules returns the object's scheduled tasks, earliest first.
+func (s *State) ListSchedules(ctx context.Context) ([]Task, error) {
+	recs, err := s.records(ctx, scheduleKeys)
+	if err != nil {
+		return nil, fmt.Errorf("object.State.ListSchedules: %w", err)
+	}
+	sortByDue(recs)
+	out := make([]Task, len(recs))
+	for i := range recs {
+		out[i] = recs[i].task()
+	}
+	return out, nil
+}
+
+// CancelSchedule removes the scheduled task with id and reports whether
+// there was one. A run in progress finishes its current attempt and makes
+// no other, and a recurring task is not scheduled again.
+func (s *State) CancelSchedule(ctx context.Context, id string) (bool, error) {
+	seq, ok := parseID(id, 's')
+	if !ok {
+		return false, fmt.Errorf("object.State.CancelSchedule(%q): %w: not a schedule id (schedule ids look like s12)", id, ErrTask)
+	}
+	return s.removeTask(ctx, wire.LaneSchedule, seq)
+}
+
+func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (bool, error) {
+	found, err := s.storage.Delete(ctx, taskKey(lane, seq))
+	if err != nil {
+		return false, err
+	}
+	s.index(ctx).remove(lane, seq)
+	s.reportDue(ctx, lane)
+	return found, nil
+}
+
+// records reads every task stored under prefix, in key (creation) order.
+func (s *State) records(ctx context.Context, prefix string) ([]taskRecord, error) {
+	es, err := s.storage.List(ctx, ListOptions{Prefix: prefix})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]taskRecord, len(es))
+	for i, e := range es {
+		if err := e.Decode(&out[i]); err != nil {
+			return nil, fmt.Errorf("%w: %s holds no task: %w", ErrStorage, e.Key, err)
+		}
+	}
+	return out, nil
+}
+
+// sortByDue orders tasks by due time, then by creation (records come in
+// creation order).
+func sortByDue(recs []taskRecord) {
+	slices.SortStableFunc(recs, func(a, b taskRecord) int { return a.Due.Compare(b.Due) })
+}
+
+// taskIndex is the in-memory order of an object's stored tasks, per lane:
+// a heap on (due, seq). It is derived from storage, dropped by an object
+// reset and rebuilt from storage on next use. A heap entry is live while
+// its version is the task's current one; others are skipped.
+type taskIndex struct {
+	lanes [2]laneIndex
+	ver   uint64
+}
+
+type laneIndex struct {
+	heap entryHeap
+	live map[uint64]uint64 // seq -> version of its live entry
+}
+
+type idxEntry struct {
+	due      time.Time
+	seq, ver uint64
+}
+
+type entryHeap []idxEntry
+
+// entryHeap implements heap.Interface.
+func (h entryHeap) Len() int { return len(h) }
+func (h entryHeap) Less(i, j int) bool {
+	if !h[i].due.Equal(h[j].due) {
+		return h[i].due.Before(h[j].due)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h entryHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)   { *h = append(*h, x.(idxEntry)) }
+func (h *entryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+func laneSlot(lane wire.Lane) int {
+	if lane == wire.LaneQueue {
+		return 1
+	}
+	return 0
+}
+
+// index returns the task index, loading it from storage if needed.
+func (s *State) index(ctx context.Context) *taskIndex {
+	if s.tasks != nil {
+		return s.tasks
+	}
+	idx := &taskIndex{}
+	for i := range idx.lanes {
+		idx.lanes[i].live = map[uint64]uint64{}
+	}
+	for _, prefix := range []string{scheduleKeys, queueKeys} {
+		recs, err := s.records(ctx, prefix)
+		if err != nil {
+			s.event(EventTaskError, fmt.Sprintf("index err=%q", err))
+			continue
+		}
+		for i := range recs {
+			idx.add(&recs[i])
+		}
+	}
+	s.tasks = idx
+	return idx
+}
+
+func (x *taskIndex) add(rec *taskRecord) {
+	x.ver++
+	l := &x.lanes[laneSlot(rec.lane())]
+	l.live[rec.Seq] = x.ver
+	heap.Push(&l.heap, idxEntry{due: rec.Due, seq: rec.Seq, ver: x.ver})
+}
+
+func (x *taskIndex) remove(lane wire.Lane, seq uint64) {
+	delete(x.lanes[laneSlot(lane)].live, seq)
+}
+
+// peek returns the earliest live entry of lane.
+func (x *taskIndex) peek(lane wire.Lane) (idxEntry, bool) {
+	l := &x.lanes[laneSlot(lane)]
+	for l.heap.Len() > 0 {
+		top := l.heap[0]
+		if v, ok := l.live[top.seq]; ok && v == top.ver {
+			return top, true
+		}
+		heap.Pop(&l.heap)
+	}
+	return idxEntry{}, false
+}
+
+// reportDue tells the host when lane is next due.
+func (s *State) reportDue(ctx context.Context, lane wire.Lane) {
+	e, ok := s.index(ctx).peek(lane)
+	s.host.TasksDue(lane, e.due, ok)
+}

@@ -1,0 +1,183 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/dosim/dosim/internal/invoke"
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+)
+
+// An object has three lanes of work, each on one timer of its host: its
+// alarm (rule O6), its scheduled tasks and its queue (rule A6). The alarm
+// and schedule timers are background events of the scheduler: they fire
+// when virtual time reaches them (Advance, or while something else waits)
+// and never keep Run from returning. The queue's timer is in-flight work,
+// as a sleep is: Run waits for the queue to drain, including the retries
+// of Independent items on their own timers. When a timer fires, the lane's
+// work runs as a
+// task of its own that takes the object's input gate like a request,
+// builds the object if needed, and runs one lane turn at a time. The lanes
+// live on the host, not on the instance, so they survive an object reset;
+// the tasks themselves are kept in the object's storage.
+type lane struct {
+	due     time.Duration // when the lane's next work falls due (virtual)
+	has     bool          // whether it has any
+	timer   sched.Timer
+	armed   bool // timer is pending, for armedAt
+	armedAt time.Duration
+	running bool // a lane turn is in progress; it re-arms the timer when done
+	stalled bool // the object could not be built: retry in the background
+}
+
+// alarmState is the object's one alarm.
+type alarmState struct {
+	set   bool
+	at    time.Duration // virtual
+	retry int           // failed deliveries so far (0: first delivery)
+}
+
+var laneNames = [wire.Lanes]string{"alarm", "scheduled tasks", "queue"}
+
+// setLane records when lane is next due and sets its timer.
+func (h *host) setLane(l wire.Lane, at time.Duration, ok bool) {
+	ln := &h.lanes[l]
+	ln.due, ln.has, ln.stalled = at, ok, false
+	h.arm(l)
+}
+
+// arm makes the lane's timer match its due time.
+func (h *host) arm(l wire.Lane) {
+	ln := &h.lanes[l]
+	k := h.ns.r.k
+	if ln.running || k.Closed() {
+		return
+	}
+	if ln.armed && ln.has && ln.armedAt == ln.due {
+		return
+	}
+	if ln.armed {
+		ln.timer.Stop()
+		ln.armed = false
+	}
+	if !ln.has {
+		return
+	}
+	ln.armed, ln.armedAt = true, ln.due
+	keepAlive := l == wire.LaneQueue && !ln.stalled
+	ln.timer = k.After(ln.due-k.Now(), keepAlive, func() { h.fire(l) })
+}
+
+// fire runs on the scheduling goroutine when a lane's timer expires.
+func (h *host) fire(l wire.Lane) {
+	ln := &h.lanes[l]
+	ln.armed = false
+	if ln.running {
+		return
+	}
+	ln.running = true
+	lt := &laneTurn{h: h, lane: l}
+	h.ns.r.k.Go(context.Background(), laneNames[l], lt.run)
+}
+
+// laneTurn is attached to the task running a lane's work.
+type laneTurn struct {
+	h    *host
+	lane wire.Lane
+}
+
+// TurnState gives object code running in the turn its State.
+func (lt *laneTurn) TurnState() any { return lt.h.state }
+
+// String names the turn in deadlock reports.
+func (lt *laneTurn) String() string {
+	return fmt.Sprintf("%s/%s %s", lt.h.ns.name, lt.h.target.Object, laneNames[lt.lane])
+}
+
+func (lt *laneTurn) run(ctx context.Context) {
+	h, l := lt.h, lt.lane
+	t := sched.FromContext(ctx)
+	t.Gate, t.Data = &h.gate, lt
+	defer func() {
+		h.lanes[l].running = false
+		h.arm(l)
+	}()
+	h.gate.Acquire(t, "waiting for the object's input gate")
+	defer h.gate.Release()
+	if err := h.build(); err != nil {
+		if l == wire.LaneAlarm {
+			h.deliverAlarm(ctx, err)
+			return
+		}
+		// The tasks stay in storage; try again later, in the background so
+		// that a constructor that keeps failing cannot keep Run going.
+		h.event(object.EventTaskError, fmt.Sprintf("lane=%s retry-in=%v err=%q", laneNames[l], object.AlarmRetryBase, err))
+		h.lanes[l].due = h.ns.r.k.Now() + object.AlarmRetryBase
+		h.lanes[l].stalled = true
+		return
+	}
+	if l == wire.LaneAlarm {
+		h.deliverAlarm(ctx, nil)
+		return
+	}
+	wire.RunLane(ctx, h.state, l)
+}
+
+// deliverAlarm runs the object's Alarm handler if the alarm is due (rule
+// O6). A failed delivery (an error, a panic, or setupErr: the object could
+// not be built) is retried after 2 s, 4 s, 8 s ... up to AlarmMaxRetries
+// times; the retry replaces any alarm the failing handler set. After a
+// success the alarm stays deleted unless the handler set a new one.
+func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
+	a := &h.alarm
+	r := h.ns.r
+	now := r.k.Now()
+	if !a.set || a.at > now {
+		return // deleted or moved since the timer fired
+	}
+	retry, due := a.retry, a.at
+	*a = alarmState{}
+	h.lanes[wire.LaneAlarm].has = false
+	h.event(object.EventAlarm, fmt.Sprintf("retry=%d", retry))
+	err := setupErr
+	if err == nil {
+		if al, ok := h.inst.(object.Alarmer); ok {
+			err = callAlarm(ctx, al, object.AlarmInfo{RetryCount: retry, IsRetry: retry > 0, Scheduled: r.start.Add(due)})
+		} else {
+			err = fmt.Errorf("%T has no Alarm(ctx, object.AlarmInfo) error method", h.inst)
+		}
+	}
+	if err == nil {
+		return
+	}
+	if retry >= object.AlarmMaxRetries {
+		*a = alarmState{}
+		h.lanes[wire.LaneAlarm].has = false
+		h.event(object.EventAlarmGaveUp, fmt.Sprintf("retry=%d err=%q", retry, err))
+		return
+	}
+	d := object.AlarmRetryBase << retry
+	*a = alarmState{set: true, at: now + d, retry: retry + 1}
+	h.lanes[wire.LaneAlarm].due, h.lanes[wire.LaneAlarm].has = a.at, true
+	h.event(object.EventAlarmRetry, fmt.Sprintf("retry=%d in=%v err=%q", retry+1, d, err))
+}
+
+// callAlarm runs the handler; a panic is returned as an error.
+func callAlarm(ctx context.Context, al object.Alarmer, info object.AlarmInfo) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &invoke.Panic{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return al.Alarm(ctx, info)
+}
+
+// setAlarm sets (ok) or deletes the object's alarm; at is virtual.
+func (h *host) setAlarm(at time.Duration, ok bool) {
+	h.alarm = alarmState{set: ok, at: at}
+	h.setLane(wire.LaneAlarm, at, ok)
+}

@@ -1,0 +1,148 @@
+// Package runtimetest is dosim's test harness, beside package runtime as
+// httptest is beside net/http.
+//
+//	func TestShop(t *testing.T) {
+//		rt := runtimetest.New(t)
+//		ns := rt.Namespace("SHOP", NewShop)
+//		runtimetest.Run(t, rt, func(ctx context.Context) error { ... })
+//		runtimetest.VerifyIdempotent(t, ns, "SetPrice", 12)
+//	}
+//
+// New gives a runtime that logs through the test, checks that no goroutine
+// outlives it, takes its seed from -dosim.seed or DOSIM_SEED (else 1), and,
+// when the test fails, prints the seed with the command that replays it and
+// writes an artifact folder: the JSON call history and the HTML timeline.
+package runtimetest
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dosim/dosim/runtime"
+	"go.uber.org/goleak"
+	"go.uber.org/zap/zaptest"
+)
+
+var (
+	seedFlag      = flag.String("dosim.seed", "", "seed of runtimes made by runtimetest.New (default: $DOSIM_SEED, else 1)")
+	artifactsFlag = flag.String("dosim.artifacts", "", "folder for failure artifacts (default: the test's temporary folder)")
+)
+
+// DefaultSeed is the seed used when neither -dosim.seed nor DOSIM_SEED is set.
+const DefaultSeed uint64 = 1
+
+// Seed returns the seed runtimes made by New use: -dosim.seed, else the
+// DOSIM_SEED environment variable, else DefaultSeed. A malformed value
+// fails the test, naming where it came from.
+func Seed(t testing.TB) uint64 {
+	t.Helper()
+	for _, src := range []struct{ name, v string }{{"-dosim.seed", *seedFlag}, {"DOSIM_SEED", os.Getenv("DOSIM_SEED")}} {
+		if src.v == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(src.v, 10, 64)
+		if err != nil {
+			t.Fatalf("runtimetest: %s=%q: want an unsigned integer seed", src.name, src.v)
+		}
+		return n
+	}
+	return DefaultSeed
+}
+
+// New returns a runtime for t: seeded by Seed, logging through the test,
+// closed at the end of the test with a check that none of its goroutines
+// survived, and reporting the replay command and artifacts if t fails.
+// Options given here come after the harness's, so WithSeed overrides Seed.
+func New(t testing.TB, opts ...runtime.Option) *runtime.Runtime {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	seed := Seed(t)
+	rt := runtime.New(append([]runtime.Option{runtime.WithSeed(seed), runtime.WithLogger(zaptest.NewLogger(t))}, opts...)...)
+	t.Cleanup(func() {
+		if t.Failed() {
+			Report(t, rt)
+		}
+		if err := rt.Close(); err != nil {
+			t.Errorf("runtimetest: closing the runtime: %v", err)
+		}
+		if err := goleak.Find(ignore); err != nil {
+			t.Errorf("runtimetest: goroutines outlived the runtime: %v", err)
+		}
+	})
+	return rt
+}
+
+// Report prints rt's seed, the command that replays the test, and writes
+// the artifact folder. New calls it when a test fails; call it yourself to
+// keep artifacts of a passing test.
+func Report(t testing.TB, rt *runtime.Runtime) {
+	t.Helper()
+	t.Logf("dosim: seed %d; replay with: %s", rt.Seed(), ReplayCommand(t, rt.Seed()))
+	dir, err := WriteArtifacts(t, rt)
+	if err != nil {
+		t.Logf("dosim: could not write artifacts: %v", err)
+		return
+	}
+	t.Logf("dosim: artifacts in %s", dir)
+}
+
+// ReplayCommand returns the go test command that runs t again with seed.
+func ReplayCommand(t testing.TB, seed uint64) string {
+	pkg := "."
+	if wd, err := os.Getwd(); err == nil {
+		pkg = wd
+	}
+	name := "^" + regexp.QuoteMeta(t.Name()) + "$"
+	name = strings.ReplaceAll(name, "/", "$/^")
+	return fmt.Sprintf("go test %s -run '%s' -count=1 -dosim.seed=%d", pkg, name, seed)
+}
+
+// artifactsDir is where WriteArtifacts writes for t.
+func artifactsDir(t testing.TB, seed uint64) (string, error) {
+	base := *artifactsFlag
+	if base == "" {
+		base = t.TempDir()
+	}
+	safe := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	dir := filepath.Join(base, fmt.Sprintf("%s-seed-%d", safe, seed))
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// history is the JSON artifact: the seed, every call and every effect.
+type history struct {
+	Seed    uint64               `json:"seed"`
+	Calls   []runtime.CallRecord `json:"calls"`
+	Effects []runtime.Effect     `json:"effects"`
+	Trace   string               `json:"trace"`
+}
+
+// WriteArtifacts writes rt's history (calls.json) and timeline
+// (timeline.html, trace.txt) to a folder for t and returns its path.
+func WriteArtifacts(t testing.TB, rt *runtime.Runtime) (string, error) {
+	dir, err := artifactsDir(t, rt.Seed())
+	if err != nil {
+		return "", err
+	}
+	h := history{Seed: rt.Seed(), Calls: rt.Calls(), Effects: rt.Effects(), Trace: rt.Trace()}
+	b, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("encoding the history: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "calls.json"), b, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "trace.txt"), []byte(rt.Trace()), 0o644); err != nil {
+		return "", err
+	}
+	if err := writeTimeline(filepath.Join(dir, "timeline.html"), rt); err != nil {
+		return "", err
+	}
+	return dir, nil
+}

@@ -1,0 +1,109 @@
+package runtimetest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/runtime/runtimetest"
+	"github.com/dosim/dosim/verify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// mailer sends an email per Send: marking it Retryable is the classic mistake.
+type mailer struct{ st *object.State }
+
+func (m *mailer) Methods() object.Methods {
+	return object.Methods{
+		"Send":   object.Retryable(m.Send),
+		"Status": object.Func(func(ctx context.Context) (string, error) { return "up", nil }),
+	}
+}
+
+func (m *mailer) Send(ctx context.Context, to string) error {
+	return m.st.Effect(ctx, "email", "hello "+to)
+}
+
+// fakeT records what a test would report, so the harness's failures can
+// be checked without failing this test.
+type fakeT struct {
+	testing.TB
+	errors, logs []string
+	failed       bool
+}
+
+func (f *fakeT) Helper() {}
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.failed = true
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+func (f *fakeT) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
+func (f *fakeT) Logf(format string, args ...any) {
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+func (f *fakeT) Failed() bool { return f.failed }
+
+func TestVerifyIdempotentFlagsTheMailer(t *testing.T) {
+	rt := runtimetest.New(t)
+	ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })
+	ft := &fakeT{TB: t}
+	rep := runtimetest.VerifyIdempotent(ft, ns, "Send", "ada")
+	assert.Equal(t, verify.VerdictDanger, rep.Verdict)
+	require.Len(t, ft.errors, 1)
+	assert.Contains(t, ft.errors[0], "MAILER.Send is marked Retryable but is not idempotent")
+	assert.Contains(t, ft.errors[0], "effects: once 1 [email hello ada], twice 2")
+
+	ft = &fakeT{TB: t}
+	rep = runtimetest.VerifyIdempotent(ft, ns, "Status")
+	assert.Equal(t, verify.VerdictCouldBeMarked, rep.Verdict)
+	assert.False(t, ft.failed)
+	assert.Contains(t, strings.Join(ft.logs, "\n"), "MAILER.Status is idempotent and not marked")
+}
+
+func TestSeedFromEnvironment(t *testing.T) {
+	t.Setenv("DOSIM_SEED", "42")
+	assert.Equal(t, uint64(42), runtimetest.Seed(t))
+	rt := runtimetest.New(t)
+	assert.Equal(t, uint64(42), rt.Seed())
+	t.Setenv("DOSIM_SEED", "forty-two")
+	ft := &fakeT{TB: t}
+	runtimetest.Seed(ft)
+	require.Len(t, ft.errors, 1)
+	assert.Equal(t, `runtimetest: DOSIM_SEED="forty-two": want an unsigned integer seed`, ft.errors[0])
+	t.Setenv("DOSIM_SEED", "")
+	assert.Equal(t, runtimetest.DefaultSeed, runtimetest.Seed(t))
+}
+
+func TestReportWritesArtifacts(t *testing.T) {
+	rt := runtimetest.New(t, runtime.WithSeed(9))
+	ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })
+	runtimetest.Run(t, rt, func(ctx context.Context) error {
+		s, err := ns.GetByName("m")
+		if err != nil {
+			return err
+		}
+		_, err = s.Call(ctx, "Send", "ada")
+		return err
+	})
+	ft := &fakeT{TB: t}
+	runtimetest.Report(ft, rt)
+	logs := strings.Join(ft.logs, "\n")
+	assert.Contains(t, logs, "dosim: seed 9; replay with: go test ")
+	assert.Contains(t, logs, "-run '^TestReportWritesArtifacts$' -count=1 -dosim.seed=9")
+	dir, err := runtimetest.WriteArtifacts(t, rt)
+	require.NoError(t, err)
+	for _, f := range []string{"calls.json", "trace.txt", "timeline.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+		assert.Contains(t, string(b), "Send", f)
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "calls.json"))
+	assert.Contains(t, string(js), `"seed": 9`)
+	assert.Contains(t, string(js), `"Kind": "email"`)
+}

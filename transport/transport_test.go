@@ -1,0 +1,119 @@
+package transport_test
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/transport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFaultNamesRoundTrip(t *testing.T) {
+	for _, f := range append([]transport.Fault{transport.None}, transport.Faults()...) {
+		got, err := transport.ParseFault(f.String())
+		require.NoError(t, err)
+		assert.Equal(t, f, got)
+		b, _ := f.MarshalText()
+		var back transport.Fault
+		require.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, f, back)
+	}
+	_, err := transport.ParseFault("lose-reply")
+	require.ErrorIs(t, err, transport.ErrUnknownFault)
+	assert.Contains(t, err.Error(), `unknown fault "lose-reply": allowed are none, not-delivered, lose-request`)
+}
+
+// The fault table of the design: where the link fails decides whether the
+// request reached the object and whether the failure is retryable.
+func TestFaultTable(t *testing.T) {
+	tests := []struct {
+		f                             transport.Fault
+		reaches, ambiguous, retryable bool
+	}{
+		{transport.NotDelivered, false, false, true},
+		{transport.LoseRequest, false, true, true},
+		{transport.LoseWhileRunning, true, true, true},
+		{transport.LoseResponse, true, true, true},
+		{transport.Overloaded, false, false, false},
+		{transport.FailAfterDelivery, true, false, false},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.reaches, tc.f.Reaches(), "%v reaches", tc.f)
+		assert.Equal(t, tc.ambiguous, tc.f.Ambiguous(), "%v ambiguous", tc.f)
+		assert.Equal(t, tc.retryable, tc.f.Retryable(), "%v retryable", tc.f)
+	}
+}
+
+func TestFirstMatchingRuleWins(t *testing.T) {
+	plan := transport.Plan(
+		transport.Rule{Namespace: "A", Method: "Get", Attempt: 2, Fault: transport.LoseRequest},
+		transport.Rule{Object: "apple", Fault: transport.Overloaded, Delay: time.Second},
+		transport.Rule{Method: "Get", Delay: 3 * time.Second},
+	)
+	rng := rand.New(rand.NewPCG(1, 1))
+	decide := func(a transport.Attempt) (transport.Fault, time.Duration) { return plan.Decide(a, rng) }
+	f, d := decide(transport.Attempt{Namespace: "A", Object: "x", Method: "Get", N: 2})
+	assert.Equal(t, transport.LoseRequest, f)
+	assert.Zero(t, d)
+	f, d = decide(transport.Attempt{Namespace: "A", Object: "apple", Method: "Get", N: 1})
+	assert.Equal(t, transport.Overloaded, f)
+	assert.Equal(t, time.Second, d)
+	f, _ = decide(transport.Attempt{Namespace: "B", Object: "x", ObjectID: "apple", Method: "Put", N: 1})
+	assert.Equal(t, transport.Overloaded, f, "Object matches the hex id too")
+	f, d = decide(transport.Attempt{Namespace: "B", Object: "x", Method: "Get", N: 1})
+	assert.Equal(t, transport.None, f)
+	assert.Equal(t, 3*time.Second, d)
+	var none *transport.FaultPlan
+	f, d = none.Decide(transport.Attempt{Method: "Get"}, rng)
+	assert.Equal(t, transport.None, f, "a nil plan injects nothing")
+	assert.Zero(t, d)
+}
+
+func TestRandomRatesComposeWithRules(t *testing.T) {
+	plan := transport.Plan(transport.Rule{Method: "Slow", Delay: time.Second}).
+		WithRandom(transport.Rates{transport.LoseRequest: 0.25, transport.LoseResponse: 0.25})
+	require.NoError(t, plan.Validate())
+	rng := rand.New(rand.NewPCG(9, 9))
+	counts := map[transport.Fault]int{}
+	const n = 20000
+	for range n {
+		f, d := plan.Decide(transport.Attempt{Method: "Slow"}, rng)
+		assert.Equal(t, time.Second, d, "the rule's delay applies with a random fault")
+		counts[f]++
+	}
+	for _, f := range []transport.Fault{transport.LoseRequest, transport.LoseResponse, transport.None} {
+		want := map[transport.Fault]float64{transport.None: 0.5}[f]
+		if want == 0 {
+			want = 0.25
+		}
+		assert.InDelta(t, want, float64(counts[f])/n, 0.02, "%v", f)
+	}
+	// A rule naming a fault takes precedence over random draws.
+	fixed := transport.Plan(transport.Rule{Fault: transport.Overloaded}).WithRandom(transport.Rates{transport.LoseRequest: 1})
+	f, _ := fixed.Decide(transport.Attempt{}, rng)
+	assert.Equal(t, transport.Overloaded, f)
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		plan *transport.FaultPlan
+		want string
+	}{
+		{transport.Plan(transport.Rule{Attempt: -1}), "rule 1: Attempt is -1, must be >= 0"},
+		{transport.Plan(transport.Rule{}, transport.Rule{Attempt: 12}), "rule 2: Attempt is 12, at most 11 attempts"},
+		{transport.Plan(transport.Rule{Delay: -time.Second}), "rule 1: Delay is -1s, must be >= 0"},
+		{transport.Plan(transport.Rule{Fault: transport.Fault(99)}), "rule 1: Fault is fault(99)"},
+		{transport.Random(transport.Rates{transport.LoseRequest: 1.5}), "random rate for lose-request is 1.5, must be between 0 and 1"},
+		{transport.Random(transport.Rates{transport.LoseRequest: -0.1}), "must be between 0 and 1"},
+		{transport.Random(transport.Rates{transport.LoseRequest: 0.6, transport.Overloaded: 0.6}), "random rates add up to 1.2, must be at most 1"},
+		{transport.Random(transport.Rates{transport.None: 0.1}), "random rate for none: not a fault"},
+	}
+	for _, tc := range tests {
+		err := tc.plan.Validate()
+		require.ErrorIs(t, err, transport.ErrInvalid)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	assert.NoError(t, (*transport.FaultPlan)(nil).Validate())
+}

@@ -1,0 +1,97 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/verify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// shop has one method for each verdict.
+type shop struct{ st *object.State }
+
+func (s *shop) Methods() object.Methods {
+	return object.Methods{
+		"SetPrice":  object.Retryable(s.SetPrice),  // idempotent and marked: ok
+		"SendOffer": object.Retryable(s.SendOffer), // marked, but each run sends: DANGER
+		"Price":     object.Func(s.Price),          // idempotent, unmarked: could be marked
+		"Bump":      object.Func(s.Bump),           // not idempotent, unmarked: ok
+		"Refuse":    object.Retryable(s.Refuse),    // always fails the same way: idempotent
+	}
+}
+
+func (s *shop) SetPrice(ctx context.Context, p int) error { return s.st.Storage().Put(ctx, "price", p) }
+
+func (s *shop) SendOffer(ctx context.Context, to string) error {
+	return s.st.Effect(ctx, "email", fmt.Sprintf("offer to %s", to))
+}
+
+func (s *shop) Price(ctx context.Context) (int, error) {
+	var p int
+	_, err := s.st.Storage().Get(ctx, "price", &p)
+	return p, err
+}
+
+func (s *shop) Bump(ctx context.Context) (int, error) {
+	p, err := s.Price(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return p + 1, s.st.Storage().Put(ctx, "price", p+1)
+}
+
+func (s *shop) Refuse(ctx context.Context) error { return fmt.Errorf("closed on sundays") }
+
+func TestVerdicts(t *testing.T) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("SHOP", func(st *object.State) object.Object { return &shop{st: st} })
+	snap := map[string]any{"price": 10}
+	tests := []struct {
+		method       string
+		args         []any
+		marked       bool
+		idempotent   bool
+		verdict      string
+		diffMentions string
+	}{
+		{"SetPrice", []any{12}, true, true, verify.VerdictOK, ""},
+		{"SendOffer", []any{"ada"}, true, false, verify.VerdictDanger, "effects: once 1 [email offer to ada], twice 2"},
+		{"Price", nil, false, true, verify.VerdictCouldBeMarked, ""},
+		{"Bump", nil, false, false, verify.VerdictOK, `storage "price": once 11, twice 12`},
+		{"Refuse", nil, true, true, verify.VerdictOK, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method, func(t *testing.T) {
+			rep, err := verify.Idempotent(ns, tc.method, tc.args, verify.Options{Snapshot: snap})
+			require.NoError(t, err)
+			assert.Equal(t, tc.marked, rep.Marked, "marked")
+			assert.Equal(t, tc.idempotent, rep.Idempotent, "idempotent; diff:\n%s", rep.Diff)
+			assert.Equal(t, tc.verdict, rep.Verdict)
+			assert.Equal(t, 1, rep.Once.Runs)
+			assert.Equal(t, 2, rep.Twice.Runs, "the duplicate delivery ran the method again")
+			assert.Contains(t, rep.Diff, tc.diffMentions)
+		})
+	}
+	assert.Equal(t, 0, ns.Storage(ns.IDFromName("verify")).Len(), "the namespace's own objects are untouched")
+}
+
+func TestVerifyBadInput(t *testing.T) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("SHOP", func(st *object.State) object.Object { return &shop{st: st} })
+	_, err := verify.Idempotent(ns, "Steal", nil, verify.Options{})
+	require.ErrorIs(t, err, verify.ErrVerify)
+	assert.Contains(t, err.Error(), `SHOP has no method "Steal" (it has Bump, Price, Refuse, SendOffer, SetPrice)`)
+	_, err = verify.Idempotent(ns, "SetPrice", []any{"cheap"}, verify.Options{})
+	require.ErrorIs(t, err, verify.ErrVerify)
+	assert.Contains(t, err.Error(), `argument 1: cannot use string "cheap" as int`)
+}
