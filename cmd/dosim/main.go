@@ -1,7 +1,11 @@
 // Command dosim runs Durable-Object-style actor scenarios in a deterministic
-// simulator: dosim demo runs the built-in inventory demo.
+// simulator: dosim run FILE... runs scenario files (docs/scenarios.md) and
+// shows a timeline, JSON, a Mermaid diagram or an HTML page; dosim amplify
+// shows how retries multiply with an application's own loop; dosim demo
+// runs the built-in inventory demo.
 //
-// Exit codes: 0 ok, 1 an expectation failed, 2 a usage or input error.
+// Exit codes: 0 ok, 1 an expectation failed, 2 a usage or input error, 3 the
+// simulation itself failed.
 package main
 
 import (

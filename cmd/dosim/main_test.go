@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,12 +15,22 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// repoRoot is the repository's root, where testdata/ lives.
+var repoRoot string
+
+func TestMain(m *testing.M) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		panic(err)
+	}
+	repoRoot = root
+	goleak.VerifyTestMain(m)
+}
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("..", "..", "testdata", name)
+	path := filepath.Join(repoRoot, "testdata", name)
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, got, 0o644))
@@ -36,13 +47,159 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// The demo is deterministic (rule D1): its table matches the golden file.
+// inRoot makes the test run from the repository's root, so that file names
+// in outputs read as a user would type them.
+func inRoot(t *testing.T) { t.Chdir(repoRoot) }
+
+// The demo is deterministic (rule D1): its timeline matches the golden file.
 func TestDemoGoldenD1(t *testing.T) {
 	code, out, errOut := runCLI(t, "demo")
 	require.Equal(t, 0, code, errOut)
 	golden(t, "demo.golden", []byte(out))
 	_, again, _ := runCLI(t, "demo")
 	assert.Equal(t, out, again)
+}
+
+// Every shipped scenario runs, meets its expectations and prints the same
+// timeline as its golden file (testdata/scenarios/NAME.golden), twice.
+func TestScenarioGoldensD1(t *testing.T) {
+	inRoot(t)
+	files, err := filepath.Glob("testdata/scenarios/*.yaml")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 8)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, out, errOut := runCLI(t, "run", f)
+			require.Equal(t, exitOK, code, errOut)
+			assert.Empty(t, errOut)
+			golden(t, filepath.Join("scenarios", strings.TrimSuffix(filepath.Base(f), ".yaml")+".golden"), []byte(out))
+			_, again, _ := runCLI(t, "run", f)
+			assert.Equal(t, out, again, "same seed, same output")
+			assert.NotContains(t, out, "\x1b[", "no colour off a terminal")
+		})
+	}
+}
+
+// The other formats of the seed's example, and of the demo.
+func TestFormatGoldens(t *testing.T) {
+	inRoot(t)
+	const f = "testdata/scenarios/ambiguous-delivery.yaml"
+	for format, ext := range map[string]string{"json": "json", "mermaid": "mmd", "html": "html"} {
+		code, out, errOut := runCLI(t, "run", "--format", format, f)
+		require.Equal(t, exitOK, code, errOut)
+		golden(t, "formats/ambiguous-delivery."+ext, []byte(out))
+	}
+	code, out, errOut := runCLI(t, "demo", "--format", "html")
+	require.Equal(t, exitOK, code, errOut)
+	golden(t, "formats/demo.html", []byte(out))
+	for _, bad := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
+		assert.False(t, strings.Contains(out, bad), "the page loads nothing from the network: it contains %q", bad)
+	}
+	code, out, _ = runCLI(t, "run", "--color", "always", f)
+	require.Equal(t, exitOK, code)
+	golden(t, "formats/ambiguous-delivery.ansi", []byte(out))
+}
+
+// NO_COLOR and --color never keep colour off even when forced elsewhere.
+func TestColorChoice(t *testing.T) {
+	assert.True(t, useColor("always", &bytes.Buffer{}))
+	assert.False(t, useColor("never", os.Stdout))
+	assert.False(t, useColor("auto", &bytes.Buffer{}), "not a terminal")
+	t.Setenv("NO_COLOR", "1")
+	assert.False(t, useColor("auto", os.Stdout))
+}
+
+// Several files: one report each; JSON makes them an array.
+func TestRunSeveralFiles(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "run", "--format", "json", "testdata/scenarios/overloaded.yaml", "testdata/scenarios/not-delivered.yaml")
+	require.Equal(t, exitOK, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "[\n"))
+	assert.Contains(t, out, `"scenario": "overloaded"`)
+	assert.Contains(t, out, `"scenario": "not-delivered-recovery"`)
+}
+
+// --seed overrides the scenario's seed.
+func TestRunSeed(t *testing.T) {
+	inRoot(t)
+	code, out, _ := runCLI(t, "run", "--seed", "99", "testdata/scenarios/not-delivered.yaml")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "not-delivered-recovery (seed 99)")
+}
+
+// A failed expectation: exit 1, expected beside got.
+func TestRunExpectationFailedExits1(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "run", "testdata/cli/failing-expectation.yaml")
+	assert.Equal(t, exitExpect, code)
+	golden(t, "cli/failing-expectation.golden", []byte(out+"--- stderr\n"+errOut))
+
+	code, out, errOut = runCLI(t, "run", "--format", "json", "testdata/cli/failing-expectation.yaml")
+	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, `"expected": "recovered"`)
+	assert.Contains(t, errOut, "testdata/cli/failing-expectation.yaml:14: calls[0].expect.outcome (INVENTORY/shop.AddOne): expected recovered, got duplicate-rejected")
+}
+
+// Bad input: exit 2, FILE:LINE: field: message, and nothing runs, even for
+// the good files named beside the bad one.
+func TestRunBadInputExits2(t *testing.T) {
+	inRoot(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("namespaces:\n  INVENTORY: inventori\nstubs: {shop: {}}\ncalls: [{stub: shop, method: Get}]\n"), 0o644))
+	code, out, errOut := runCLI(t, "run", "testdata/scenarios/overloaded.yaml", bad)
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out, "nothing runs")
+	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori"; the built-in classes are bucket, counter, inventory, ledger, mailer`+"\n", errOut)
+
+	code, out, errOut = runCLI(t, "run", filepath.Join(dir, "missing.yaml"))
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "missing.yaml: no such file or directory")
+
+	for _, args := range [][]string{
+		{"run"},
+		{"run", "--format", "pdf", "testdata/scenarios/overloaded.yaml"},
+		{"run", "--color", "sometimes", "testdata/scenarios/overloaded.yaml"},
+		{"demo", "--format", "svg"},
+	} {
+		code, out, errOut := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Empty(t, out, args)
+		assert.NotEmpty(t, errOut, args)
+	}
+}
+
+func TestAmplify(t *testing.T) {
+	code, out, errOut := runCLI(t, "amplify", "--outer", "3")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, "Worst case (rule S15): 3 outer attempts × (4 retries + 1) = 15 attempts can reach the object for one operation.\n"+
+		"Add --fault F --rate P to simulate how often that happens.\n", out)
+
+	code, out, errOut = runCLI(t, "amplify", "--outer", "3", "--fault", "lose-response", "--rate", "0.3", "--trials", "2000")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Empty(t, errOut, "no progress bar off a terminal")
+	golden(t, "cli/amplify.golden", []byte(out))
+}
+
+func TestAmplifyBadFlags(t *testing.T) {
+	for args, want := range map[string]string{
+		"":                                  "dosim: amplify: --outer is required: the number of attempts of the application's own loop (1 to 100)\n",
+		"--outer 0":                         "dosim: amplify: --outer: 0 is out of range: want an integer from 1 to 100\n",
+		"--outer 3 --max-retries 11":        "dosim: amplify: stub option maxRetries: 11 is out of range: must be an integer from 0 to 10\n",
+		"--outer 3 --timeout-ms 100":        "dosim: amplify: stub option timeoutMs: 100 is out of range: must be an integer from 500 to 60000\n",
+		"--outer 3 --fault lose-response":   "dosim: amplify: --fault and --rate go together: name the fault and its probability per attempt\n",
+		"--outer 3 --fault lost --rate 0.5": `dosim: amplify: --fault: unknown fault "lost"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery` + "\n",
+		"--outer 3 --fault lose-request --rate 1.5":            "dosim: amplify: --rate: 1.5 is out of range: want a probability above 0, at most 1\n",
+		"--outer 3 --fault lose-request --rate 0.5 --trials 0": "dosim: amplify: --trials: 0 is out of range: want an integer from 1 to 10000000\n",
+		"--outer 3 --method Get":                               `dosim: amplify: --method: "Get": allowed are SetQuantity (marked Retryable) and AddOne (not marked)` + "\n",
+		"--outer x":                                            `dosim: invalid argument "x" for "--outer" flag: strconv.ParseInt: parsing "x": invalid syntax` + "\n",
+	} {
+		code, out, errOut := runCLI(t, append([]string{"amplify"}, strings.Fields(args)...)...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Empty(t, out, args)
+		assert.Equal(t, want, errOut, args)
+	}
 }
 
 func TestVersionAndUsage(t *testing.T) {
@@ -57,4 +214,27 @@ func TestVersionAndUsage(t *testing.T) {
 	code, _, errOut = runCLI(t, "demo", "--seed", "x")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, `invalid argument "x" for "--seed"`)
+}
+
+// Every command has --help, and it lists the exit codes.
+func TestHelpEverywhereListsExitCodes(t *testing.T) {
+	for _, cmd := range [][]string{{}, {"run"}, {"amplify"}, {"demo"}, {"version"}} {
+		code, out, errOut := runCLI(t, append(cmd, "--help")...)
+		assert.Equal(t, exitOK, code, cmd)
+		assert.Empty(t, errOut)
+		assert.Contains(t, out, "Exit codes:\n  0  ok\n  1  an expectation failed\n  2  a usage or input error", cmd)
+	}
+}
+
+// The README shows the timeline of make run: it must be the real one.
+func TestReadmeShowsMakeRunTimeline(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "scenarios", "ambiguous-delivery.golden"))
+	require.NoError(t, err)
+	const intro = "$ make run\ngo run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n"
+	assert.Contains(t, string(readme), intro+string(want)+"```\n", "paste the timeline of make run into the README")
+	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	require.NoError(t, err)
+	assert.Contains(t, string(makefile), "\t$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n")
 }

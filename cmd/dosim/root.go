@@ -7,15 +7,18 @@ import (
 	"sort"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/spf13/cobra"
 )
 
 const exitCodesHelp = `
+
 Exit codes:
   0  ok
   1  an expectation failed
-  2  a usage or input error`
+  2  a usage or input error (a bad flag, a bad scenario file)
+  3  the simulation itself failed (a bug: please report it with the seed)`
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -26,9 +29,10 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newDemo(), newVersion())
+	root.AddCommand(newRun(), newAmplify(), newDemo(), newVersion())
 	return root
 }
 
@@ -46,15 +50,25 @@ func newVersion() *cobra.Command {
 }
 
 func newDemo() *cobra.Command {
-	var seed uint64
+	var (
+		seed          uint64
+		format, color string
+	)
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the built-in inventory demo and print every call and attempt",
 		Long: `Run the built-in inventory demo: three shops stocked with SetQuantity (marked
 Retryable) and bumped by concurrent AddOne calls (not marked), with the first
-reply to the "apple" shop lost. The table shows each call and attempt.` + exitCodesHelp,
+reply to the "apple" shop lost. The timeline shows each call and attempt;
+--format json, mermaid or html show it another way.` + exitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if err := checkColor(color); err != nil {
+				return err
+			}
 			rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(examples.DemoFaults()))
 			defer rt.Close()
 			ns := rt.Namespace("INVENTORY", examples.NewInventory)
@@ -67,23 +81,31 @@ reply to the "apple" shop lost. The table shows each call and attempt.` + exitCo
 			if err != nil {
 				return &codeError{code: exitInternal, msg: fmt.Sprintf("dosim demo (seed %d): %v", seed, err)}
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "dosim demo, seed %d\n\n", seed)
-			if err := runtime.WriteTable(out, rt.Calls()); err != nil {
-				return err
-			}
 			shops := make([]string, 0, len(stock))
 			for s := range stock {
 				shops = append(shops, s)
 			}
 			sort.Strings(shops)
-			fmt.Fprintln(out)
-			for _, s := range shops {
-				fmt.Fprintf(out, "%s: stock %d\n", s, stock[s])
+			report := render.Report{
+				Name: "demo",
+				Description: "Three shops stocked with SetQuantity (marked Retryable), then bumped by two concurrent\n" +
+					"AddOne calls each (not marked); the first replies to the \"apple\" shop are lost.",
+				Seed: seed, Calls: rt.Calls(), Effects: rt.Effects(),
 			}
-			return nil
+			args := map[string]string{"SetQuantity": `("stock", 10)`, "AddOne": `("stock")`, "Get": `("stock")`}
+			for _, c := range report.Calls {
+				report.Labels = append(report.Labels, c.Method+args[c.Method])
+			}
+			for _, s := range shops {
+				id := ns.IDFromName(s)
+				report.Storage = append(report.Storage, render.Object{Namespace: ns.Name(), Object: s, Data: ns.Storage(id).Snapshot()})
+			}
+			out := cmd.OutOrStdout()
+			return writeReports(out, format, useColor(color, out), []render.Report{report})
 		},
 	}
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the simulation's seed")
+	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text, json, mermaid or html")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }

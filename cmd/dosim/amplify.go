@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+	"github.com/spf13/cobra"
+)
+
+// progressMin is the number of trials from which amplify shows a progress
+// bar (on a terminal).
+const progressMin = 2000
+
+func newAmplify() *cobra.Command {
+	var (
+		outer, maxRetries, timeoutMs, trials int
+		fault, method                        string
+		rate                                 float64
+		seed                                 uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "amplify --outer K [--max-retries N] [--timeout-ms T] [--fault F --rate P --trials M]",
+		Short: "Show how retries multiply with an application's own loop (rule S15)",
+		Long: `Show how retries multiply: an application loop that makes K outer attempts of
+an operation, each a call through a stub that itself retries N times, can reach
+the object up to K × (N+1) times (rule S15).
+
+With --fault and --rate, also simulate M operations, each in its own runtime
+with its own seed (--seed, --seed+1, ...): every attempt meets the fault with
+probability P. The loop calls INVENTORY.SetQuantity (marked Retryable, so
+every delivery runs it) or, with --method AddOne, an unmarked method whose
+duplicates are refused. It prints the distribution of attempts, deliveries
+and executions per operation and the virtual latency of calls and operations
+(p50, p99, max). A progress bar is drawn on stderr when it is a terminal and
+M is at least ` + fmt.Sprint(progressMin) + `.` + exitCodesHelp,
+		Example: `  dosim amplify --outer 3
+  dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("outer") {
+				return usageErrorf("amplify: --outer is required: the number of attempts of the application's own loop (1 to %d)", scenario.MaxOuter)
+			}
+			if outer < 1 || outer > scenario.MaxOuter {
+				return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", outer, scenario.MaxOuter)
+			}
+			if _, err := stub.ParseOptions(map[string]any{"maxRetries": maxRetries, "timeoutMs": timeoutMs}); err != nil {
+				return usageErrorf("amplify: %v", err)
+			}
+			opts := scenario.AmplifyOptions{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
+			if fault != "" || cmd.Flags().Changed("rate") {
+				if fault == "" || !cmd.Flags().Changed("rate") {
+					return usageErrorf("amplify: --fault and --rate go together: name the fault and its probability per attempt")
+				}
+				f, err := transport.ParseFault(fault)
+				if err != nil || f == transport.None {
+					names := make([]string, 0, 6)
+					for _, f := range transport.Faults() {
+						names = append(names, f.String())
+					}
+					return usageErrorf("amplify: --fault: unknown fault %q; allowed are %s", fault, strings.Join(names, ", "))
+				}
+				if !(rate > 0 && rate <= 1) {
+					return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", rate)
+				}
+				if trials < 1 || trials > 10_000_000 {
+					return usageErrorf("amplify: --trials: %d is out of range: want an integer from 1 to 10000000", trials)
+				}
+				opts.Fault, opts.Rate = f, rate
+			}
+			if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
+				return usageErrorf("amplify: --method: %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", method)
+			}
+			stderr := cmd.ErrOrStderr()
+			var bar *progressBar
+			if opts.Rate > 0 && trials >= progressMin && isTerminal(stderr) {
+				bar = &progressBar{w: stderr}
+				opts.Progress = bar.update
+			}
+			res, err := scenario.Amplify(opts)
+			bar.done()
+			if err != nil {
+				return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
+			}
+			writeAmplify(cmd.OutOrStdout(), res)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&outer, "outer", 0, "attempts of the application's own loop around the stub call (required)")
+	f.IntVar(&maxRetries, "max-retries", stub.DefaultMaxRetries, "the stub's maxRetries option (0 to 10)")
+	f.IntVar(&timeoutMs, "timeout-ms", stub.DefaultTimeoutMs, "the stub's timeoutMs option (500 to 60000)")
+	f.StringVar(&fault, "fault", "", "the fault drawn for every attempt (not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery)")
+	f.Float64Var(&rate, "rate", 0, "the probability of the fault per attempt")
+	f.IntVar(&trials, "trials", 1000, "simulated operations")
+	f.Uint64Var(&seed, "seed", 1, "the first trial's seed; trial i uses seed+i")
+	f.StringVar(&method, "method", "SetQuantity", "the method the loop calls: SetQuantity (marked Retryable) or AddOne (not marked)")
+	return cmd
+}
+
+func writeAmplify(w io.Writer, r *scenario.AmplifyResult) {
+	o := r.Options
+	fmt.Fprintf(w, "Worst case (rule S15): %d outer attempts × (%d retries + 1) = %d attempts can reach the object for one operation.\n",
+		o.Outer, o.MaxRetries, r.Worst)
+	if !r.Simulated {
+		fmt.Fprintln(w, "Add --fault F --rate P to simulate how often that happens.")
+		return
+	}
+	marked := "marked Retryable: every delivery runs it"
+	if o.Method == "AddOne" {
+		marked = "not marked: a duplicate delivery is refused"
+	}
+	fmt.Fprintf(w, "\nSimulated %d operations (seeds %d to %d): %s at rate %g on every attempt;\n", o.Trials, o.Seed, o.Seed+uint64(o.Trials)-1, o.Fault, o.Rate)
+	fmt.Fprintf(w, "each an application loop of up to %d calls of INVENTORY.%s (%s),\n", o.Outer, o.Method, marked)
+	fmt.Fprintf(w, "through a stub with maxRetries %d and timeoutMs %d. Times are virtual.\n\n", o.MaxRetries, o.TimeoutMs)
+	fmt.Fprintf(w, "per operation         p50    p99    max   mean\n")
+	row := func(name string, d scenario.Distribution) {
+		fmt.Fprintf(w, "  %-18s %5d  %5d  %5d  %5.2f\n", name, d.P50, d.P99, d.Max, d.Mean)
+	}
+	row("stub calls", r.Calls)
+	row("attempts", r.Attempts)
+	row("reached the object", r.Deliveries)
+	row("executions", r.Executions)
+	lat := func(name string, d scenario.Distribution) {
+		fmt.Fprintf(w, "  %-18s p50 %s, p99 %s, max %s\n", name,
+			render.Ms(time.Duration(d.P50)), render.Ms(time.Duration(d.P99)), render.Ms(time.Duration(d.Max)))
+	}
+	fmt.Fprintln(w, "\nlatency")
+	lat("stub call", r.CallLatency)
+	lat("operation", r.OperationLatency)
+	pct := 100 * float64(r.Failed) / float64(o.Trials)
+	fmt.Fprintf(w, "\noperations that failed all %d outer attempts: %d (%.2f%%)\n", o.Outer, r.Failed, pct)
+
+	fmt.Fprintln(w, "\nexecutions per operation")
+	var vals []int64
+	for v := range r.Executions.Counts {
+		vals = append(vals, v)
+	}
+	slices.Sort(vals)
+	most := 0
+	for _, n := range r.Executions.Counts {
+		most = max(most, n)
+	}
+	for _, v := range vals {
+		n := r.Executions.Counts[v]
+		bar := strings.Repeat("█", max(1, n*40/most))
+		fmt.Fprintf(w, "  %3d  %-40s  %d (%.2f%%)\n", v, bar, n, 100*float64(n)/float64(o.Trials))
+	}
+}
+
+// progressBar draws the progress of a long simulation on a terminal.
+type progressBar struct {
+	w    io.Writer
+	last int // percent drawn last, -1 before the first
+	on   bool
+}
+
+func (p *progressBar) update(done, total int) {
+	pct := done * 100 / total
+	if p.on && pct == p.last {
+		return
+	}
+	p.on, p.last = true, pct
+	const width = 30
+	fill := pct * width / 100
+	fmt.Fprintf(p.w, "\r  [%s%s] %3d%%  %d/%d trials", strings.Repeat("#", fill), strings.Repeat(" ", width-fill), pct, done, total)
+}
+
+// done clears the bar's line.
+func (p *progressBar) done() {
+	if p == nil || !p.on {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 72))
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/dosim/dosim/render"
+)
+
+// The output formats of run and demo.
+var formats = []string{"text", "json", "mermaid", "html"}
+
+// checkFormat says what is wrong with a --format value.
+func checkFormat(f string) error {
+	if !slices.Contains(formats, f) {
+		return usageErrorf("--format: %q is not a format; allowed are %s", f, strings.Join(formats, ", "))
+	}
+	return nil
+}
+
+// checkColor says what is wrong with a --color value.
+func checkColor(c string) error {
+	switch c {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usageErrorf("--color: %q is not allowed; use auto, always or never", c)
+}
+
+// isTerminal reports whether w is a terminal (a character device): the
+// check golang.org/x/term would make, without the dependency.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// useColor decides whether text output gets ANSI colours: always, never,
+// or (auto) only on a terminal and when NO_COLOR is not set.
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// writeReports renders the reports in format to w.
+func writeReports(w io.Writer, format string, color bool, reports []render.Report) error {
+	switch format {
+	case "json":
+		return render.JSON(w, reports...)
+	case "html":
+		return render.HTML(w, reports...)
+	case "mermaid":
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			if len(reports) > 1 {
+				fmt.Fprintf(w, "%%%% %s\n", r.File)
+			}
+			if err := render.Mermaid(w, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, strings.Repeat("─", 72))
+			fmt.Fprintln(w)
+		}
+		if err := render.Text(w, r, render.TextOptions{Color: color}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usageErrorf is a usage or input error: exit code 2.
+func usageErrorf(format string, args ...any) error {
+	return &codeError{code: exitUsage, msg: "dosim: " + fmt.Sprintf(format, args...)}
+}

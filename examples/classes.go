@@ -1,0 +1,47 @@
+package examples
+
+import (
+	"sort"
+
+	"github.com/dosim/dosim/runtime"
+)
+
+// Class is a built-in example class: what a scenario's namespace can be
+// bound to by name.
+type Class struct {
+	// Name is how scenarios spell the class: "inventory".
+	Name string
+	// Doc says in one line what the class shows.
+	Doc string
+	// New is the class's constructor.
+	New runtime.Constructor
+}
+
+var classes = []Class{
+	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket},
+	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter},
+	{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory},
+	{Name: "ledger", Doc: "Transfer made safe to retry by an idempotency key (the fix), Deposit (not marked), Balance", New: NewLedger},
+	{Name: "mailer", Doc: "Send marked Retryable although each run sends another email (the classic mistake)", New: NewMailer},
+}
+
+// Classes returns the built-in classes, sorted by name.
+func Classes() []Class { return append([]Class(nil), classes...) }
+
+// LookupClass returns the built-in class called name.
+func LookupClass(name string) (Class, bool) {
+	i := sort.Search(len(classes), func(i int) bool { return classes[i].Name >= name })
+	if i < len(classes) && classes[i].Name == name {
+		return classes[i], true
+	}
+	return Class{}, false
+}
+
+// ClassNames returns the names of the built-in classes, sorted.
+func ClassNames() []string {
+	out := make([]string, len(classes))
+	for i, c := range classes {
+		out[i] = c.Name
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package render
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// JSONReport is the shape JSON writes for one report: the call records
+// with their attempts, the effects, the storage at the end and the
+// expectations. Times are virtual milliseconds since the runtime started.
+// Its fields, and those of the types below, mirror Report and the runtime's
+// records (rule D2) under the JSON names shown.
+type JSONReport struct {
+	Scenario     string       `json:"scenario"`
+	File         string       `json:"file,omitempty"`
+	Seed         uint64       `json:"seed"`
+	Calls        []JSONCall   `json:"calls"`
+	Effects      []JSONEffect `json:"effects"`
+	Storage      []JSONObject `json:"storage"`
+	Expectations int          `json:"expectations"`
+	Failures     []Failure    `json:"failures"`
+}
+
+// JSONCall is one call record (rule D2).
+type JSONCall struct {
+	N           int           `json:"n"`
+	RequestID   string        `json:"requestId"`
+	Namespace   string        `json:"namespace"`
+	Object      string        `json:"object"`
+	Method      string        `json:"method"`
+	Call        string        `json:"call"`
+	StartMs     float64       `json:"startMs"`
+	EndMs       float64       `json:"endMs"`
+	Subrequests int           `json:"subrequests"`
+	Outcome     string        `json:"outcome"`
+	Error       string        `json:"error,omitempty"`
+	Attempts    []JSONAttempt `json:"attempts"`
+}
+
+// JSONAttempt is one attempt record (rule D2).
+type JSONAttempt struct {
+	N         int     `json:"n"`
+	StartMs   float64 `json:"startMs"`
+	EndMs     float64 `json:"endMs"`
+	Fault     string  `json:"fault"`
+	Delivered bool    `json:"delivered"`
+	Executed  bool    `json:"executed"`
+	Rejected  bool    `json:"rejected"`
+	Cancelled bool    `json:"cancelled"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// JSONEffect is one recorded side effect.
+type JSONEffect struct {
+	AtMs      float64 `json:"atMs"`
+	Namespace string  `json:"namespace"`
+	Object    string  `json:"object"`
+	Kind      string  `json:"kind"`
+	Payload   any     `json:"payload"`
+	RequestID string  `json:"requestId,omitempty"`
+	Attempt   int     `json:"attempt,omitempty"`
+}
+
+// JSONObject is one object's storage at the end.
+type JSONObject struct {
+	Namespace string         `json:"namespace"`
+	Object    string         `json:"object"`
+	Data      map[string]any `json:"data"`
+}
+
+func msFloat(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// ToJSON converts a report to its JSON shape.
+func ToJSON(r Report) JSONReport {
+	out := JSONReport{
+		Scenario: r.Name, File: r.File, Seed: r.Seed,
+		Calls: make([]JSONCall, len(r.Calls)), Effects: make([]JSONEffect, len(r.Effects)),
+		Storage: make([]JSONObject, len(r.Storage)), Expectations: r.Expectations, Failures: r.Failures,
+	}
+	if out.Failures == nil {
+		out.Failures = []Failure{}
+	}
+	for i, c := range r.Calls {
+		jc := JSONCall{
+			N: i + 1, RequestID: c.RequestID, Namespace: c.Namespace, Object: c.Object, Method: c.Method,
+			Call: r.label(i), StartMs: msFloat(c.Start), EndMs: msFloat(c.End), Subrequests: c.Subrequests,
+			Outcome: c.Outcome, Error: c.Err, Attempts: make([]JSONAttempt, len(c.Attempts)),
+		}
+		for j, a := range c.Attempts {
+			jc.Attempts[j] = JSONAttempt{N: a.N, StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),
+				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, Error: a.Err}
+		}
+		out.Calls[i] = jc
+	}
+	for i, e := range r.Effects {
+		out.Effects[i] = JSONEffect{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind,
+			Payload: e.Payload, RequestID: e.RequestID, Attempt: e.Attempt}
+	}
+	for i, o := range r.Storage {
+		data := o.Data
+		if data == nil {
+			data = map[string]any{}
+		}
+		out.Storage[i] = JSONObject{Namespace: o.Namespace, Object: o.Object, Data: data}
+	}
+	return out
+}
+
+// JSON writes the reports as indented JSON: one report as an object, more
+// than one as an array of them.
+func JSON(w io.Writer, reports ...Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if len(reports) == 1 {
+		return enc.Encode(ToJSON(reports[0]))
+	}
+	all := make([]JSONReport, len(reports))
+	for i, r := range reports {
+		all[i] = ToJSON(r)
+	}
+	return enc.Encode(all)
+}

@@ -1,0 +1,206 @@
+// Package render shows simulated runs to people and to programs: a text
+// timeline for the terminal, JSON call records, a Mermaid sequence diagram,
+// and a self-contained HTML page with an SVG timeline.
+//
+// Every renderer takes a Report: the call records of one run, what the
+// calls were (labels), the effects the objects recorded, their storage at
+// the end, and the expectations that were checked. Output depends only on
+// the Report, never on the wall clock, so the same seed renders the same
+// bytes (rule D1).
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
+)
+
+// Report is one simulated run, as the renderers show it.
+type Report struct {
+	// Name is the run's title: a scenario's name.
+	Name string
+	// File is where the run was described, if anywhere.
+	File string
+	// Description says in a few lines what the run shows.
+	Description string
+	// Seed is the runtime's seed.
+	Seed uint64
+	// Calls are the runtime's call records, in start order.
+	Calls []runtime.CallRecord
+	// Labels says, for each call (same index as Calls), what was called,
+	// for example `AddOne("apple")`. It may be shorter than Calls or hold
+	// empty strings: the method name stands in.
+	Labels []string
+	// Effects are the side effects the objects recorded.
+	Effects []runtime.Effect
+	// Storage is the objects' storage at the end of the run.
+	Storage []Object
+	// Expectations counts the expectations checked; Failures lists those
+	// that were not met.
+	Expectations int
+	Failures     []Failure // in the order they were written
+}
+
+// Object is one object's storage at the end of a run.
+type Object struct {
+	Namespace string         // the namespace's name
+	Object    string         // the object's name or hex id
+	Data      map[string]any // every key and value, copied
+}
+
+// Failure is an expectation that was not met: where it was written, what
+// it expected and what happened instead.
+type Failure struct {
+	// Where locates the expectation: "FILE:LINE: calls[1] INVENTORY/shop.AddOne: executions".
+	Where string `json:"where"`
+	// Want is what was expected; Got is what happened.
+	Want string `json:"expected"`
+	Got  string `json:"got"` // what happened
+}
+
+// String renders the failure on one line: where, expected, got.
+func (f Failure) String() string {
+	return fmt.Sprintf("%s: expected %s, got %s", f.Where, f.Want, f.Got)
+}
+
+// label returns what call i was, for a person.
+func (r *Report) label(i int) string {
+	if i < len(r.Labels) && r.Labels[i] != "" {
+		return r.Labels[i]
+	}
+	return r.Calls[i].Method
+}
+
+// title is the report's heading.
+func (r *Report) title() string {
+	name := r.Name
+	if name == "" {
+		name = "run"
+	}
+	return fmt.Sprintf("%s (seed %d)", name, r.Seed)
+}
+
+// Ms formats a virtual time as the timelines do: whole milliseconds as
+// "379ms", finer times with Go's duration syntax.
+func Ms(d time.Duration) string {
+	if d%time.Millisecond == 0 {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.String()
+}
+
+// LinkText says what the link did to an attempt: "delivered", or the
+// fault's name, with ", cancelled" when the caller stopped waiting.
+func LinkText(a runtime.AttemptRecord) string {
+	s := a.Fault.String()
+	if a.Fault == transport.None {
+		s = "delivered"
+		if !a.Delivered {
+			s = "in flight"
+		}
+	}
+	if a.Cancelled {
+		s += ", cancelled"
+	}
+	return s
+}
+
+// DidText says what the object did with an attempt.
+func DidText(a runtime.AttemptRecord) string {
+	switch {
+	case a.Rejected:
+		return "rejected as duplicate"
+	case a.Executed:
+		return "executed"
+	case a.Delivered:
+		return "received, not run"
+	}
+	return "not reached"
+}
+
+// effectKey identifies the attempt that recorded an effect.
+type effectKey struct {
+	req     string
+	attempt int
+}
+
+// effectsByAttempt counts the effects each attempt recorded, by kind.
+func effectsByAttempt(effects []runtime.Effect) map[effectKey][]string {
+	out := map[effectKey][]string{}
+	for _, e := range effects {
+		if e.RequestID == "" {
+			continue
+		}
+		k := effectKey{e.RequestID, e.Attempt}
+		out[k] = append(out[k], e.Kind)
+	}
+	return out
+}
+
+// kindsText summarises effect kinds: "1 email", "2 email, 1 charge".
+func kindsText(kinds []string) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var order []string
+	for _, k := range kinds {
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	parts := make([]string, len(order))
+	for i, k := range order {
+		parts[i] = fmt.Sprintf("%d %s", count[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Value renders a stored value or effect payload compactly, as JSON when
+// it can.
+func Value(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// sortedKeys returns m's keys in byte order, as storage lists them.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// callOfRequest maps request identities to call indexes.
+func (r *Report) callOfRequest() map[string]int {
+	out := make(map[string]int, len(r.Calls))
+	for i, c := range r.Calls {
+		out[c.RequestID] = i
+	}
+	return out
+}
+
+// outcomeClass sorts outcomes into good, warn (the call failed but nothing
+// was done twice) and bad.
+func outcomeClass(outcome string) string {
+	switch outcome {
+	case runtime.OutcomeOK, runtime.OutcomeRecovered:
+		return "good"
+	case runtime.OutcomeDuplicateRejected:
+		return "warn"
+	case "":
+		return "none"
+	}
+	return "bad"
+}

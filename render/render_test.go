@@ -1,0 +1,157 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// report is a hand-made run: a lost reply refused as a duplicate, with an
+// effect, and a retry cancelled at the deadline that still ran later.
+func report() Report {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	return Report{
+		Name: "lost <reply>", File: "x.yaml", Description: "line one\nline \"two\"", Seed: 7,
+		Calls: []runtime.CallRecord{
+			{RequestID: "r1", Namespace: "INV", Object: "shop", Method: "AddOne", Start: 0, End: ms(300), Subrequests: 1,
+				Outcome: "duplicate-rejected", Err: "reply lost [retryable]", Attempts: []runtime.AttemptRecord{
+					{N: 1, Start: 0, End: 0, Fault: transport.LoseResponse, Delivered: true, Executed: true},
+					{N: 2, Start: ms(300), End: ms(300), Delivered: true, Rejected: true},
+				}},
+			{RequestID: "r2", Namespace: "INV", Object: "b&b", Method: "Get", Start: ms(300), End: ms(1300), Subrequests: 1,
+				Outcome: "timeout", Err: "not delivered", Attempts: []runtime.AttemptRecord{
+					{N: 1, Start: ms(300), End: ms(300), Fault: transport.NotDelivered},
+					{N: 2, Start: ms(500), End: ms(2500), Delivered: true, Executed: true, Cancelled: true},
+				}},
+		},
+		Labels:       []string{`AddOne("<script>")`},
+		Effects:      []runtime.Effect{{At: 0, Namespace: "INV", Object: "shop", Kind: "email", Payload: map[string]any{"to": "a"}, RequestID: "r1", Attempt: 1}},
+		Storage:      []Object{{Namespace: "INV", Object: "shop", Data: map[string]any{"b": 2, "a": "x"}}, {Namespace: "INV", Object: "b&b"}},
+		Expectations: 3,
+		Failures:     []Failure{{Where: "x.yaml:9: calls[0].expect.executions", Want: "2 executions", Got: "1 execution"}},
+	}
+}
+
+func TestText(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, Text(&b, report(), TextOptions{}))
+	out := b.String()
+	assert.Equal(t, `lost <reply> (seed 7)
+x.yaml
+line one
+line "two"
+
+#  START  END     OBJECT    CALL                TRY  LINK                  OBJECT DID             OUTCOME
+1  0ms    0ms     INV/shop  AddOne("<script>")  1    lose-response         executed (1 email)
+   300ms  300ms                                 2    delivered             rejected as duplicate  duplicate-rejected
+   error: reply lost [retryable]
+2  300ms  300ms   INV/b&b   Get                 1    not-delivered         not reached
+   500ms  2500ms                                2    delivered, cancelled  executed               timeout
+   error: not delivered
+
+effects
+  0ms  INV/shop  email  {"to":"a"}  call 1, attempt 1
+
+storage at the end
+  INV/shop  a = "x"
+            b = 2
+  INV/b&b   (empty)
+
+expectations: 1 of 3 NOT met
+  x.yaml:9: calls[0].expect.executions
+    expected: 2 executions
+    got:      1 execution
+`, out)
+	assert.NotContains(t, out, "\x1b[")
+
+	b.Reset()
+	require.NoError(t, Text(&b, report(), TextOptions{Color: true}))
+	assert.Contains(t, b.String(), ansiYellow+"duplicate-rejected"+ansiReset)
+	assert.Contains(t, b.String(), ansiRed+"timeout"+ansiReset)
+}
+
+func TestJSONIsTheCallRecords(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, JSON(&b, report()))
+	var got JSONReport
+	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	require.Len(t, got.Calls, 2)
+	assert.Equal(t, `AddOne("<script>")`, got.Calls[0].Call)
+	assert.Equal(t, "Get", got.Calls[1].Call, "a call without a label shows its method")
+	assert.Equal(t, "lose-response", got.Calls[0].Attempts[0].Fault)
+	assert.Equal(t, 2500.0, got.Calls[1].Attempts[1].EndMs)
+	assert.True(t, got.Calls[1].Attempts[1].Cancelled)
+	assert.Equal(t, map[string]any{}, got.Storage[1].Data)
+	assert.Len(t, got.Failures, 1)
+
+	b.Reset()
+	require.NoError(t, JSON(&b, report(), Report{Name: "empty"}))
+	var all []JSONReport
+	require.NoError(t, json.Unmarshal(b.Bytes(), &all))
+	assert.Len(t, all, 2)
+	assert.Equal(t, []JSONCall{}, all[1].Calls)
+	assert.Equal(t, []Failure{}, all[1].Failures)
+}
+
+func TestMermaid(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, Mermaid(&b, report()))
+	out := b.String()
+	assert.True(t, strings.HasPrefix(out, "sequenceDiagram\n    title lost ‹reply› (seed 7)\n"))
+	assert.Contains(t, out, "participant O2 as INV/b&b")
+	assert.Contains(t, out, "C->>O1: call 1 AddOne('‹script›'), try 1 at 0ms")
+	assert.Contains(t, out, "O1--xC: reply lost (lose-response)")
+	assert.Contains(t, out, "C-xO2: call 2 Get, try 1 at 300ms (not-delivered)")
+	assert.Contains(t, out, "Note left of C: try 2 cancelled at 1300ms\n    Note over C: call 2 timeout\n")
+	assert.Contains(t, out, "Note right of O2: executed at 2500ms, the caller gone")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		assert.NotContains(t, line, ";", "a semicolon ends a Mermaid statement")
+	}
+	assert.Equal(t, "a,b 'c'", mermaidText("a;b\n\"c\""))
+}
+
+func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, HTML(&b, report(), Report{Name: "no calls"}))
+	out := b.String()
+	assert.True(t, strings.HasPrefix(out, "<!DOCTYPE html>"))
+	assert.True(t, strings.HasSuffix(out, "</html>\n"))
+	for _, bad := range []string{"<script", "http://", "https://", "<link", "@import", "url("} {
+		assert.NotContains(t, out, bad)
+	}
+	assert.Contains(t, out, "lost &lt;reply&gt;")
+	assert.Contains(t, out, "INV/b&amp;b")
+	assert.Equal(t, 1, strings.Count(out, `role="img"`), "one timeline: the run without calls has none")
+	assert.Contains(t, out, "1 of 3 NOT met")
+	assert.Contains(t, out, ">cancelled</text>")
+	assert.Contains(t, out, ">lose-response</text>")
+	assert.Contains(t, out, ">wait 300ms</text>")
+}
+
+// Distinct times keep a minimum distance; the rest of the width is shared
+// in proportion to time, so the scale is increasing.
+func TestTimeScale(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	sc := newTimeScale([]time.Duration{ms(5000), 0, ms(1), ms(1), ms(2), ms(5000)}, 800)
+	require.Len(t, sc.times, 4)
+	for i := 1; i < len(sc.xs); i++ {
+		assert.GreaterOrEqual(t, sc.xs[i]-sc.xs[i-1], 30.0)
+	}
+	assert.InDelta(t, 800, sc.xs[3], 0.001)
+	assert.InDelta(t, sc.x(ms(2501)), (sc.xs[2]+sc.xs[3])/2, 0.001)
+	one := newTimeScale([]time.Duration{ms(7)}, 800)
+	assert.Equal(t, 24.0, one.x(ms(7)))
+	var many []time.Duration
+	for i := range 100 {
+		many = append(many, ms(i))
+	}
+	wide := newTimeScale(many, 800)
+	assert.Greater(t, wide.width, 800.0, "many events widen the timeline rather than overlap")
+}

@@ -1,0 +1,253 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
+)
+
+// TextOptions configures Text.
+type TextOptions struct {
+	// Color adds ANSI colours: set it only when writing to a terminal, and
+	// not when NO_COLOR is set.
+	Color bool
+}
+
+// ANSI colours.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+)
+
+// cell is one table cell: its text and its colour (ANSI, or "").
+type cell struct {
+	text  string
+	color string
+}
+
+// row is a table row, or a note: a line of its own under the row before,
+// indented, that does not count in the column widths.
+type row struct {
+	cells []cell
+	note  *cell
+}
+
+// Text writes the report as a timeline a person reads in a terminal: one
+// row per attempt with its virtual start and end, what the link did, what
+// the object did and, on a call's last attempt, the call's outcome; the
+// caller's error under the call; then the effects, the storage at the end
+// and the expectations.
+func Text(w io.Writer, r Report, opts TextOptions) error {
+	bw := bufio.NewWriter(w)
+	paint := func(c cell) string {
+		if !opts.Color || c.color == "" || c.text == "" {
+			return c.text
+		}
+		return c.color + c.text + ansiReset
+	}
+	fmt.Fprintln(bw, paint(cell{r.title(), ansiBold}))
+	if r.File != "" {
+		fmt.Fprintln(bw, paint(cell{r.File, ansiDim}))
+	}
+	if d := strings.TrimSpace(r.Description); d != "" {
+		for _, line := range strings.Split(d, "\n") {
+			fmt.Fprintln(bw, strings.TrimRight(line, " \t"))
+		}
+	}
+	fmt.Fprintln(bw)
+
+	if len(r.Calls) == 0 {
+		fmt.Fprintln(bw, "no calls")
+	} else {
+		writeTable(bw, timelineRows(r), paint)
+	}
+	writeEffects(bw, r, paint)
+	writeStorage(bw, r)
+	writeExpectations(bw, r, paint)
+	return bw.Flush()
+}
+
+// timelineRows lays out the calls: a header, then a row per attempt.
+func timelineRows(r Report) []row {
+	rows := []row{{cells: []cell{{"#", ""}, {"START", ""}, {"END", ""}, {"OBJECT", ""}, {"CALL", ""},
+		{"TRY", ""}, {"LINK", ""}, {"OBJECT DID", ""}, {"OUTCOME", ""}}}}
+	for i := range rows[0].cells {
+		rows[0].cells[i].color = ansiBold
+	}
+	effects := effectsByAttempt(r.Effects)
+	for i, c := range r.Calls {
+		if len(c.Attempts) == 0 {
+			rows = append(rows, row{cells: []cell{{fmt.Sprint(i + 1), ""}, {Ms(c.Start), ""}, {Ms(c.End), ""},
+				{c.Namespace + "/" + c.Object, ""}, {r.label(i), ""}, {"-", ""}, {"", ""}, {"", ""}, outcomeCell(c.Outcome)}})
+		}
+		for j, a := range c.Attempts {
+			cells := make([]cell, 9)
+			if j == 0 {
+				cells[0] = cell{fmt.Sprint(i + 1), ""}
+				cells[3] = cell{c.Namespace + "/" + c.Object, ""}
+				cells[4] = cell{r.label(i), ansiBlue}
+			}
+			cells[1] = cell{Ms(a.Start), ""}
+			cells[2] = cell{Ms(a.End), ""}
+			cells[5] = cell{fmt.Sprint(a.N), ""}
+			cells[6] = linkCell(a)
+			cells[7] = didCell(a, effects[effectKey{c.RequestID, a.N}])
+			if j == len(c.Attempts)-1 {
+				cells[8] = outcomeCell(c.Outcome)
+			}
+			rows = append(rows, row{cells: cells})
+		}
+		if c.Err != "" {
+			rows = append(rows, row{note: &cell{"error: " + c.Err, ansiDim}})
+		}
+	}
+	return rows
+}
+
+func linkCell(a runtime.AttemptRecord) cell {
+	color := ""
+	switch {
+	case a.Fault == transport.None:
+		color = ansiDim
+	case a.Fault.Retryable():
+		color = ansiYellow
+	default:
+		color = ansiRed
+	}
+	if a.Cancelled {
+		color = ansiRed
+	}
+	return cell{LinkText(a), color}
+}
+
+func didCell(a runtime.AttemptRecord, kinds []string) cell {
+	text := DidText(a)
+	if k := kindsText(kinds); k != "" {
+		text += " (" + k + ")"
+	}
+	color := ""
+	switch {
+	case a.Rejected:
+		color = ansiYellow
+	case !a.Executed:
+		color = ansiDim
+	}
+	return cell{text, color}
+}
+
+func outcomeCell(outcome string) cell {
+	color := ""
+	switch outcomeClass(outcome) {
+	case "good":
+		color = ansiGreen
+	case "warn":
+		color = ansiYellow
+	case "bad":
+		color = ansiRed
+	}
+	return cell{outcome, color}
+}
+
+// writeTable aligns the rows' cells in columns two spaces apart; trailing
+// empty cells are not padded. Notes are indented under the second column.
+func writeTable(w io.Writer, rows []row, paint func(cell) string) {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r.cells {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	indent := ""
+	if len(widths) > 0 {
+		indent = strings.Repeat(" ", widths[0]+2)
+	}
+	for _, r := range rows {
+		if r.note != nil {
+			fmt.Fprintln(w, indent+paint(*r.note))
+			continue
+		}
+		last := len(r.cells) - 1
+		for last >= 0 && r.cells[last].text == "" {
+			last--
+		}
+		var b strings.Builder
+		for i := 0; i <= last; i++ {
+			c := r.cells[i]
+			b.WriteString(paint(c))
+			if i < last {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func writeEffects(w io.Writer, r Report, paint func(cell) string) {
+	if len(r.Effects) == 0 {
+		return
+	}
+	calls := r.callOfRequest()
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, paint(cell{"effects", ansiBold}))
+	rows := make([]row, 0, len(r.Effects))
+	for _, e := range r.Effects {
+		by := "outside a call"
+		if i, ok := calls[e.RequestID]; ok {
+			by = fmt.Sprintf("call %d, attempt %d", i+1, e.Attempt)
+		}
+		rows = append(rows, row{cells: []cell{{"", ""}, {Ms(e.At), ""}, {e.Namespace + "/" + e.Object, ""},
+			{e.Kind, ansiBlue}, {Value(e.Payload), ""}, {by, ansiDim}}})
+	}
+	writeTable(w, rows, paint)
+}
+
+func writeStorage(w io.Writer, r Report) {
+	if len(r.Storage) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "storage at the end")
+	var rows []row
+	for _, o := range r.Storage {
+		name := o.Namespace + "/" + o.Object
+		if len(o.Data) == 0 {
+			rows = append(rows, row{cells: []cell{{"", ""}, {name, ""}, {"(empty)", ""}}})
+			continue
+		}
+		for _, k := range sortedKeys(o.Data) {
+			rows = append(rows, row{cells: []cell{{"", ""}, {name, ""}, {k + " = " + Value(o.Data[k]), ""}}})
+			name = ""
+		}
+	}
+	writeTable(w, rows, func(c cell) string { return c.text })
+}
+
+func writeExpectations(w io.Writer, r Report, paint func(cell) string) {
+	if r.Expectations == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	if len(r.Failures) == 0 {
+		fmt.Fprintln(w, paint(cell{fmt.Sprintf("expectations: all %d met", r.Expectations), ansiGreen}))
+		return
+	}
+	fmt.Fprintln(w, paint(cell{fmt.Sprintf("expectations: %d of %d NOT met", len(r.Failures), r.Expectations), ansiRed}))
+	for _, f := range r.Failures {
+		fmt.Fprintf(w, "  %s\n", f.Where)
+		fmt.Fprintf(w, "    expected: %s\n", paint(cell{f.Want, ansiGreen}))
+		fmt.Fprintf(w, "    got:      %s\n", paint(cell{f.Got, ansiRed}))
+	}
+}

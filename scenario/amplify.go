@@ -1,0 +1,206 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+)
+
+// AmplifyOptions describes the application loop Amplify measures: Outer
+// attempts of an operation, each a call through a stub that itself retries
+// (rule S15), under a random fault at Rate on every attempt.
+type AmplifyOptions struct {
+	// Outer is the number of attempts of the application's own loop (>= 1).
+	Outer int
+	// MaxRetries is the stub's retry limit, 0 to 10 (stub.DefaultMaxRetries
+	// is the default: 0 means no retry); TimeoutMs its deadline (0: the
+	// default, 10000).
+	MaxRetries, TimeoutMs int
+	// Fault is drawn at Rate for every attempt; with Rate 0 or Fault None
+	// Amplify computes only the worst case.
+	Fault transport.Fault
+	Rate  float64 // the probability of Fault per attempt
+	// Trials is the number of simulated operations, each in its own runtime
+	// with seed Seed+i.
+	Trials int
+	Seed   uint64 // the first trial's seed
+	// Method is the inventory method the loop calls: "SetQuantity" (marked
+	// Retryable, the default: every delivery runs it) or "AddOne" (not
+	// marked: a duplicate is refused).
+	Method string
+	// Progress, if set, is called after each trial.
+	Progress func(done, total int)
+}
+
+// Distribution summarises a sample of whole numbers (or durations).
+type Distribution struct {
+	P50, P99, Max int64   // nearest-rank percentiles and the largest value
+	Mean          float64 // the average
+	// Counts maps each value to how many trials had it (for histograms of
+	// small whole numbers; nil for durations).
+	Counts map[int64]int
+}
+
+// AmplifyResult is the worst case and, with a fault rate, the simulated
+// distributions.
+type AmplifyResult struct {
+	Options AmplifyOptions // as given, defaults filled in
+	// Worst is the most attempts that can reach the object for one
+	// operation: Outer × (MaxRetries+1) (stub.Amplification).
+	Worst int
+	// Simulated is false when no fault rate was given.
+	Simulated bool
+	// Per operation (the whole application loop): stub attempts, attempts
+	// that reached the object, executions of the method.
+	Attempts, Deliveries, Executions Distribution
+	// Calls counts the stub calls the loop made per operation.
+	Calls Distribution
+	// OperationLatency is the virtual time of the whole loop;
+	// CallLatency that of each stub call (nanoseconds).
+	OperationLatency, CallLatency Distribution
+	// Failed counts the operations whose every outer attempt failed.
+	Failed int
+}
+
+// Amplify computes the worst case of rule S15 and, when a fault rate is
+// given, simulates Trials operations to measure how often the object is
+// reached and how long operations take.
+func Amplify(opts AmplifyOptions) (*AmplifyResult, error) {
+	if opts.TimeoutMs == 0 {
+		opts.TimeoutMs = stub.DefaultTimeoutMs
+	}
+	if opts.Method == "" {
+		opts.Method = "SetQuantity"
+	}
+	worst, err := stub.Amplification(opts.Outer, opts.MaxRetries)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Outer > MaxOuter {
+		return nil, fmt.Errorf("amplify: outer is %d: %w: must be at most %d", opts.Outer, stub.ErrRange, MaxOuter)
+	}
+	stubOpts, err := stub.ParseOptions(map[string]any{"maxRetries": opts.MaxRetries, "timeoutMs": opts.TimeoutMs})
+	if err != nil {
+		return nil, fmt.Errorf("amplify: %w", err)
+	}
+	var args []any
+	switch opts.Method {
+	case "SetQuantity":
+		args = []any{"apple", 1}
+	case "AddOne":
+		args = []any{"apple"}
+	default:
+		return nil, fmt.Errorf("amplify: method %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", opts.Method)
+	}
+	res := &AmplifyResult{Options: opts, Worst: worst}
+	if opts.Rate == 0 || opts.Fault == transport.None {
+		return res, nil
+	}
+	plan := transport.Random(transport.Rates{opts.Fault: opts.Rate})
+	if err := plan.Validate(); err != nil {
+		return nil, fmt.Errorf("amplify: %w", err)
+	}
+	if opts.Trials < 1 {
+		return nil, fmt.Errorf("amplify: trials is %d: %w: must be >= 1", opts.Trials, stub.ErrRange)
+	}
+	res.Simulated = true
+	var attempts, deliveries, executions, calls, opLat, callLat []int64
+	for i := range opts.Trials {
+		t, err := amplifyTrial(opts, plan, stubOpts, args, opts.Seed+uint64(i))
+		if err != nil {
+			return nil, err
+		}
+		attempts = append(attempts, int64(t.attempts))
+		deliveries = append(deliveries, int64(t.deliveries))
+		executions = append(executions, int64(t.executions))
+		calls = append(calls, int64(t.calls))
+		opLat = append(opLat, int64(t.latency))
+		callLat = append(callLat, t.callLatencies...)
+		if !t.ok {
+			res.Failed++
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, opts.Trials)
+		}
+	}
+	res.Attempts, res.Deliveries, res.Executions, res.Calls = summarize(attempts, true), summarize(deliveries, true), summarize(executions, true), summarize(calls, true)
+	res.OperationLatency, res.CallLatency = summarize(opLat, false), summarize(callLat, false)
+	return res, nil
+}
+
+type trial struct {
+	attempts, deliveries, executions, calls int
+	latency                                 time.Duration
+	callLatencies                           []int64
+	ok                                      bool
+}
+
+func amplifyTrial(opts AmplifyOptions, plan *transport.FaultPlan, stubOpts []stub.Option, args []any, seed uint64) (trial, error) {
+	var t trial
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	s, err := ns.GetByName("shop", stubOpts...)
+	if err != nil {
+		return t, fmt.Errorf("amplify: %w", err)
+	}
+	err = rt.Run(func(ctx context.Context) error {
+		for range opts.Outer {
+			if _, err := s.Call(ctx, opts.Method, args...); err == nil {
+				t.ok = true
+				break
+			}
+		}
+		t.latency = rt.Elapsed()
+		return nil
+	})
+	if err != nil {
+		return t, fmt.Errorf("amplify (seed %d): %w: %w", seed, ErrRun, err)
+	}
+	for _, c := range rt.Calls() {
+		t.calls++
+		t.attempts += len(c.Attempts)
+		t.executions += c.Executions()
+		for _, a := range c.Attempts {
+			if a.Delivered {
+				t.deliveries++
+			}
+		}
+		t.callLatencies = append(t.callLatencies, int64(c.End-c.Start))
+	}
+	return t, nil
+}
+
+// summarize computes the percentiles (nearest rank), maximum and mean.
+func summarize(v []int64, counts bool) Distribution {
+	var d Distribution
+	if len(v) == 0 {
+		return d
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	rank := func(p float64) int64 {
+		i := int(math.Ceil(p*float64(len(s)))) - 1
+		return s[min(max(i, 0), len(s)-1)]
+	}
+	d.P50, d.P99, d.Max = rank(0.50), rank(0.99), s[len(s)-1]
+	sum := 0.0
+	for _, x := range s {
+		sum += float64(x)
+	}
+	d.Mean = sum / float64(len(s))
+	if counts {
+		d.Counts = map[int64]int{}
+		for _, x := range s {
+			d.Counts[x]++
+		}
+	}
+	return d
+}

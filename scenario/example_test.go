@@ -1,0 +1,82 @@
+package scenario_test
+
+import (
+	"fmt"
+
+	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/transport"
+)
+
+// Parse checks a scenario before anything runs; Run runs it in a fresh
+// runtime and checks its expectations.
+func ExampleParse() {
+	sc, err := scenario.Parse("lost-reply.yaml", []byte(`
+seed: 7
+namespaces: {INVENTORY: inventory}
+stubs: {shop: {}}
+faults:
+  rules: [{method: AddOne, attempt: 1, fault: lose-response}]
+calls:
+  - stub: shop
+    method: AddOne
+    args: [apple]
+    expect: {outcome: duplicate-rejected, executions: 1}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := sc.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := res.Calls[0]
+	fmt.Println(c.Outcome, len(c.Attempts), "attempts,", c.Executions(), "execution; expectations met:", res.Passed())
+	// Output: duplicate-rejected 2 attempts, 1 execution; expectations met: true
+}
+
+// Problems are reported as FILE:LINE: field: what is wrong and what is allowed.
+func ExampleParse_errors() {
+	_, err := scenario.Parse("bad.yaml", []byte(`namespaces: {INVENTORY: inventory}
+stubs:
+  shop: {options: {maxRetries: 12}}
+calls:
+  - {stub: shop, method: AddTwo}
+`))
+	fmt.Println(err)
+	// Output:
+	// bad.yaml:3: stubs.shop.options.maxRetries: 12 is out of range: must be an integer from 0 to 10
+	// bad.yaml:5: calls[0].method: unknown method "AddTwo" of class inventory (namespace INVENTORY); it has AddOne, Get, SetQuantity
+}
+
+// A fault explorer runs one parsed scenario many times, each with its own
+// seed and random faults added to the scenario's.
+func ExampleScenario_Run() {
+	sc, err := scenario.Load("../testdata/scenarios/ambiguous-delivery.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	random := scenario.Faults{Rates: transport.Rates{transport.LoseRequest: 0.2}}
+	failed := 0
+	for seed := range uint64(100) {
+		res, err := sc.Run(scenario.Seed(seed), scenario.AddFaults(random))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if !res.Passed() {
+			failed++
+		}
+	}
+	fmt.Println(failed > 0, "some seeds break expectations written for fixed faults")
+	// Output: true some seeds break expectations written for fixed faults
+}
+
+// Amplify computes the worst case of rule S15.
+func ExampleAmplify() {
+	res, err := scenario.Amplify(scenario.AmplifyOptions{Outer: 3, MaxRetries: 4})
+	fmt.Println(res.Worst, err)
+	// Output: 15 <nil>
+}

@@ -1,0 +1,484 @@
+package scenario
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"go.yaml.in/yaml/v3"
+)
+
+// The kinds of expectation.
+const (
+	ExpectOutcome    = "outcome"
+	ExpectAttempts   = "attempts"
+	ExpectExecutions = "executions"
+	ExpectRejected   = "rejected"
+	ExpectCalls      = "calls"
+	ExpectEffects    = "effects"
+	ExpectResult     = "result"
+	ExpectStatus     = "status"
+	ExpectBody       = "body"
+	ExpectError      = "error"
+	ExpectDuration   = "duration"
+	ExpectStorage    = "storage"
+	ExpectEffectKind = "effects-of-kind"
+)
+
+// canonical turns a value into the plain form JSON gives it, so that an int
+// stored by Go and a number written in YAML compare equal.
+func canonical(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return string(b)
+	}
+	return out
+}
+
+func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectation {
+	f := p.mapping(n, path, ExpectOutcome, ExpectAttempts, ExpectExecutions, ExpectRejected, ExpectCalls,
+		ExpectEffects, ExpectResult, ExpectStatus, ExpectBody, ExpectError, ExpectDuration)
+	if f == nil {
+		return nil
+	}
+	var out []Expectation
+	add := func(vn *yaml.Node, kind string, want any) {
+		out = append(out, Expectation{Line: resolve(vn).Line, Path: path + "." + kind, Kind: kind, Want: want, canon: canonical(want)})
+	}
+	maxAttempts := (stub.MaxMaxRetries + 1) * c.Outer
+	// In the order of the fields above, whatever the order in the file.
+	for _, kind := range []string{ExpectOutcome, ExpectCalls, ExpectAttempts, ExpectExecutions, ExpectRejected,
+		ExpectEffects, ExpectDuration, ExpectResult, ExpectStatus, ExpectBody, ExpectError} {
+		vn := f.get(kind)
+		if vn == nil {
+			continue
+		}
+		fp := path + "." + kind
+		switch kind {
+		case ExpectOutcome:
+			if v, ok := p.name(vn, fp); ok {
+				if !slices.Contains(Outcomes, v) {
+					p.errorf(vn, fp, nil, "unknown outcome %q; allowed are %s", v, strings.Join(Outcomes, ", "))
+					continue
+				}
+				add(vn, kind, v)
+			}
+		case ExpectCalls:
+			if v, ok := p.integer(vn, fp, 1, c.Outer); ok {
+				add(vn, kind, v)
+			}
+		case ExpectAttempts, ExpectExecutions, ExpectRejected:
+			if v, ok := p.integer(vn, fp, 0, maxAttempts); ok {
+				add(vn, kind, v)
+			}
+		case ExpectEffects:
+			if v, ok := p.integer(vn, fp, 0, 1_000_000); ok {
+				add(vn, kind, v)
+			}
+		case ExpectDuration:
+			if v, ok := p.duration(vn, fp); ok {
+				add(vn, kind, v)
+			}
+		case ExpectResult:
+			if c.Fetch != nil {
+				p.errorf(vn, fp, nil, "a fetch has no result; expect its status and body")
+				continue
+			}
+			if v, ok := p.value(vn, fp); ok {
+				add(vn, kind, v)
+			}
+		case ExpectStatus:
+			if c.Fetch == nil {
+				p.errorf(vn, fp, nil, "only a fetch has a status; expect a method's result")
+				continue
+			}
+			if v, ok := p.integer(vn, fp, 100, 599); ok {
+				add(vn, kind, v)
+			}
+		case ExpectBody:
+			if c.Fetch == nil {
+				p.errorf(vn, fp, nil, "only a fetch has a body; expect a method's result")
+				continue
+			}
+			if v, ok := p.str(vn, fp); ok {
+				add(vn, kind, v)
+			}
+		case ExpectError:
+			if e, ok := p.parseErrorExpect(vn, fp); ok {
+				add(vn, kind, e)
+			}
+		}
+	}
+	return out
+}
+
+func (p *parser) parseErrorExpect(n *yaml.Node, path string) (ErrorExpectation, bool) {
+	var e ErrorExpectation
+	rn := resolve(n)
+	if rn.Kind == yaml.ScalarNode && rn.Value == "none" {
+		e.None = true
+		return e, true
+	}
+	if rn.Kind != yaml.MappingNode {
+		p.errorf(rn, path, nil, "is %s: want none (the call succeeds) or a mapping of retryable, overloaded, remote, contains", kindName(rn))
+		return e, false
+	}
+	f := p.mapping(rn, path, "retryable", "overloaded", "remote", "contains")
+	if f == nil {
+		return e, false
+	}
+	ok := true
+	for _, flag := range []struct {
+		name string
+		dst  **bool
+	}{{"retryable", &e.Retryable}, {"overloaded", &e.Overloaded}, {"remote", &e.Remote}} {
+		if vn := f.get(flag.name); vn != nil {
+			v, good := p.boolean(vn, path+"."+flag.name)
+			if good {
+				*flag.dst = &v
+			}
+			ok = ok && good
+		}
+	}
+	if vn := f.get("contains"); vn != nil {
+		v, good := p.name(vn, path+".contains")
+		e.Contains = v
+		ok = ok && good
+	}
+	return e, ok
+}
+
+// parseEnd reads the expectations on the end state.
+func (p *parser) parseEnd(n *yaml.Node) {
+	f := p.mapping(n, "expect", "storage", "effects")
+	if f == nil {
+		return
+	}
+	if sn := f.get("storage"); sn != nil {
+		items, _ := p.seq(sn, "expect.storage", "{stub, key, value} or {stub, key, absent: true}")
+		for i, item := range items {
+			path := fmt.Sprintf("expect.storage[%d]", i)
+			g := p.mapping(item, path, "stub", "key", "value", "absent")
+			if g == nil {
+				continue
+			}
+			e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectStorage}
+			ok := true
+			if stn := g.require(p, "stub", item); stn != nil {
+				name, good := p.name(stn, path+".stub")
+				if good {
+					e.Stub = p.stubs[name]
+					if e.Stub == nil {
+						if !p.brokenStubs[name] {
+							p.errorf(stn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
+						}
+						good = false
+					}
+				}
+				ok = ok && good
+			} else {
+				ok = false
+			}
+			if kn := g.require(p, "key", item); kn != nil {
+				v, good := p.name(kn, path+".key")
+				e.Key = v
+				ok = ok && good
+			} else {
+				ok = false
+			}
+			vn, an := g.get("value"), g.get("absent")
+			switch {
+			case vn != nil && an != nil:
+				p.errorf(an, path+".absent", nil, "give a value or absent: true, not both")
+				ok = false
+			case vn != nil:
+				v, good := p.value(vn, path+".value")
+				e.Want, e.canon = v, canonical(v)
+				ok = ok && good
+			case an != nil:
+				v, good := p.boolean(an, path+".absent")
+				if good && !v {
+					p.errorf(an, path+".absent", nil, "absent: false says nothing; give the value expected instead")
+					good = false
+				}
+				e.Absent = true
+				ok = ok && good
+			default:
+				p.errorf(item, path+".value", nil, "missing: give the value expected, or absent: true")
+				ok = false
+			}
+			if ok {
+				p.s.Expect = append(p.s.Expect, e)
+			}
+		}
+	}
+	if en := f.get("effects"); en != nil {
+		keys, vals := p.entries(en, "expect.effects", "KIND: count")
+		for i, k := range keys {
+			path := join("expect.effects", k.Value)
+			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
+				p.s.Expect = append(p.s.Expect, Expectation{Line: k.Line, Path: path, Kind: ExpectEffectKind, Key: k.Value, Want: v})
+			}
+		}
+	}
+}
+
+// Failure is an expectation that was not met.
+type Failure struct {
+	File string // the scenario's file
+	Line int    // where the expectation is written
+	// Path names the expectation: "calls[1].expect.executions".
+	Path string
+	// Call says which call, for a person ("INVENTORY/shop.AddOne"); empty
+	// for expectations on the end state.
+	Call string
+	// Want is what was expected, Got what happened.
+	Want, Got string
+}
+
+// Where locates the failure: FILE:LINE: path (call).
+func (f Failure) Where() string {
+	s := fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Path)
+	if f.Call != "" {
+		s += " (" + f.Call + ")"
+	}
+	return s
+}
+
+// String renders the failure on one line: where, expected, got.
+func (f Failure) String() string {
+	return fmt.Sprintf("%s: expected %s, got %s", f.Where(), f.Want, f.Got)
+}
+
+// check evaluates every expectation of a finished run. Each is first
+// checked without building any text; what was expected and what happened
+// are described only for those not met, so that a passing run stays cheap.
+func (r *Result) check() {
+	s := r.Scenario
+	for _, c := range s.calls {
+		out := &r.Outcomes[c.Index]
+		for i := range c.Expect {
+			e := &c.Expect[i]
+			r.Checked++
+			if _, _, met := r.checkCall(e, out, false); met {
+				continue
+			}
+			want, got, _ := r.checkCall(e, out, true)
+			who := fmt.Sprintf("%s/%s.%s", c.Stub.Namespace.Name, c.Stub.Object, c.Method)
+			r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Call: who, Want: want, Got: got})
+		}
+	}
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		r.Checked++
+		if _, _, met := r.checkEnd(e, false); met {
+			continue
+		}
+		want, got, _ := r.checkEnd(e, true)
+		r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
+	}
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// sameValue compares an expected value (already canonical) with a Go value.
+func sameValue(want, got any) bool {
+	switch g := got.(type) {
+	case int:
+		w, ok := want.(float64)
+		return ok && w == float64(g)
+	case string:
+		w, ok := want.(string)
+		return ok && w == g
+	case bool:
+		w, ok := want.(bool)
+		return ok && w == g
+	}
+	return reflect.DeepEqual(want, canonical(got))
+}
+
+// checkCall checks one expectation of a call; with describe, it also says
+// what was expected and what happened.
+func (r *Result) checkCall(e *Expectation, out *CallResult, describe bool) (want, got string, met bool) {
+	recs := out.Records
+	sum := func(f func(*runtime.CallRecord) int) int {
+		n := 0
+		for _, idx := range recs {
+			n += f(&r.Calls[idx])
+		}
+		return n
+	}
+	count := func(n int, unit string) (string, string, bool) {
+		w := e.Want.(int)
+		if !describe {
+			return "", "", w == n
+		}
+		return plural(w, unit), plural(n, unit), w == n
+	}
+	errText := func() string { return "an error: " + out.Err.Error() }
+	switch e.Kind {
+	case ExpectOutcome:
+		o := "(no call made)"
+		if len(recs) > 0 {
+			o = r.Calls[recs[len(recs)-1]].Outcome
+		}
+		return e.Want.(string), o, o == e.Want.(string)
+	case ExpectCalls:
+		return count(len(recs), "call")
+	case ExpectAttempts:
+		return count(sum(func(c *runtime.CallRecord) int { return len(c.Attempts) }), "attempt")
+	case ExpectExecutions:
+		return count(sum(func(c *runtime.CallRecord) int { return c.Executions() }), "execution")
+	case ExpectRejected:
+		return count(sum(func(c *runtime.CallRecord) int { return c.Rejections() }), "rejection")
+	case ExpectEffects:
+		n := 0
+		for _, ef := range r.Effects {
+			for _, idx := range recs {
+				if ef.RequestID == r.Calls[idx].RequestID {
+					n++
+					break
+				}
+			}
+		}
+		return count(n, "effect")
+	case ExpectDuration:
+		if len(recs) == 0 {
+			return render.Ms(e.Want.(time.Duration)), "(no call made)", false
+		}
+		d := r.Calls[recs[len(recs)-1]].End - r.Calls[recs[0]].Start
+		return render.Ms(e.Want.(time.Duration)), render.Ms(d), d == e.Want.(time.Duration)
+	case ExpectResult:
+		met := out.Err == nil && sameValue(e.canon, out.Value)
+		if !describe {
+			return "", "", met
+		}
+		if out.Err != nil {
+			return render.Value(e.Want), errText(), false
+		}
+		return render.Value(e.Want), render.Value(out.Value), met
+	case ExpectStatus:
+		if out.Err != nil {
+			return fmt.Sprint(e.Want), errText(), false
+		}
+		return fmt.Sprint(e.Want), fmt.Sprint(out.Status), e.Want.(int) == out.Status
+	case ExpectBody:
+		if out.Err != nil {
+			return fmt.Sprintf("%q", e.Want), errText(), false
+		}
+		return fmt.Sprintf("%q", e.Want), fmt.Sprintf("%q", out.Body), e.Want.(string) == out.Body
+	case ExpectError:
+		return checkError(e.Want.(ErrorExpectation), out.Err, describe)
+	}
+	return e.Kind, "an expectation dosim cannot check", false
+}
+
+// checkError compares a call's error with what was expected of it.
+func checkError(want ErrorExpectation, err error, describe bool) (string, string, bool) {
+	if want.None {
+		if err == nil {
+			return "no error", "no error", true
+		}
+		if !describe {
+			return "", "", false
+		}
+		return "no error", "an error: " + err.Error(), false
+	}
+	flags := []struct {
+		name string
+		want *bool
+		get  func(*stub.Error) bool
+	}{
+		{"retryable", want.Retryable, func(e *stub.Error) bool { return e.Retryable }},
+		{"overloaded", want.Overloaded, func(e *stub.Error) bool { return e.Overloaded }},
+		{"remote", want.Remote, func(e *stub.Error) bool { return e.Remote }},
+	}
+	var se *stub.Error
+	isStub := err != nil && errors.As(err, &se)
+	met := err != nil
+	for _, f := range flags {
+		if f.want != nil {
+			met = met && (isStub && f.get(se)) == *f.want
+		}
+	}
+	if met && want.Contains != "" && !strings.Contains(err.Error(), want.Contains) {
+		met = false
+	}
+	if !describe {
+		return "", "", met
+	}
+	var parts, gotParts []string
+	for _, f := range flags {
+		if f.want != nil {
+			parts = append(parts, fmt.Sprintf("%s: %t", f.name, *f.want))
+			gotParts = append(gotParts, fmt.Sprintf("%s: %t", f.name, isStub && f.get(se)))
+		}
+	}
+	if want.Contains != "" {
+		parts = append(parts, fmt.Sprintf("containing %q", want.Contains))
+	}
+	wantText := "an error"
+	if len(parts) > 0 {
+		wantText += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if err == nil {
+		return wantText, "no error", false
+	}
+	gotText := "an error"
+	if len(gotParts) > 0 {
+		gotText += " (" + strings.Join(gotParts, ", ") + ")"
+	}
+	return wantText, gotText + ": " + err.Error(), met
+}
+
+// checkEnd checks one expectation on the end state; with describe, it
+// also says what was expected and what happened.
+func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met bool) {
+	switch e.Kind {
+	case ExpectStorage:
+		v, found := r.storageOf(e.Stub)[e.Key]
+		met := found != e.Absent && (e.Absent || sameValue(e.canon, v))
+		if !describe {
+			return "", "", met
+		}
+		where := fmt.Sprintf("%s/%s %q", e.Stub.Namespace.Name, e.Stub.Object, e.Key)
+		want = where + " absent"
+		if !e.Absent {
+			want = where + " = " + render.Value(e.Want)
+		}
+		got = where + " absent"
+		if found {
+			got = where + " = " + render.Value(v)
+		}
+		return want, got, met
+	case ExpectEffectKind:
+		n := 0
+		for _, ef := range r.Effects {
+			if ef.Kind == e.Key {
+				n++
+			}
+		}
+		w := e.Want.(int)
+		if !describe {
+			return "", "", w == n
+		}
+		return plural(w, e.Key+" effect"), plural(n, e.Key+" effect"), w == n
+	}
+	return e.Kind, "an expectation dosim cannot check", false
+}

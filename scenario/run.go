@@ -1,0 +1,291 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+	"go.uber.org/zap"
+)
+
+// RunOption configures one run of a scenario.
+type RunOption interface{ apply(*runConfig) }
+
+type runConfig struct {
+	seed    uint64
+	faults  Faults
+	extra   Faults
+	logger  *zap.Logger
+	replace bool
+}
+
+type runOptionFunc func(*runConfig)
+
+func (f runOptionFunc) apply(c *runConfig) { f(c) }
+
+// Seed runs the scenario with seed instead of the scenario's own.
+func Seed(seed uint64) RunOption { return runOptionFunc(func(c *runConfig) { c.seed = seed }) }
+
+// ReplaceFaults runs the scenario with f instead of its own fault plan.
+func ReplaceFaults(f Faults) RunOption {
+	return runOptionFunc(func(c *runConfig) { c.faults, c.replace = f, true })
+}
+
+// AddFaults adds f to the scenario's fault plan: f's rules are matched
+// before the scenario's (so they win for the attempts they match), and f's
+// random rates are added to the scenario's, replacing the rate of a fault
+// both name.
+func AddFaults(f Faults) RunOption {
+	return runOptionFunc(func(c *runConfig) {
+		c.extra.Rules = append(c.extra.Rules, f.Rules...)
+		if len(f.Rates) > 0 && c.extra.Rates == nil {
+			c.extra.Rates = transport.Rates{}
+		}
+		for k, v := range f.Rates {
+			c.extra.Rates[k] = v
+		}
+	})
+}
+
+// Logger sets the runtime's logger (default zap.NewNop()).
+func Logger(l *zap.Logger) RunOption { return runOptionFunc(func(c *runConfig) { c.logger = l }) }
+
+// plan combines the scenario's faults with the run's.
+func (c *runConfig) plan(s *Scenario) Faults {
+	base := s.Faults
+	if c.replace {
+		base = c.faults
+	}
+	if len(c.extra.Rules) == 0 && len(c.extra.Rates) == 0 {
+		return base
+	}
+	out := Faults{Rules: append(append([]transport.Rule(nil), c.extra.Rules...), base.Rules...)}
+	if len(base.Rates)+len(c.extra.Rates) > 0 {
+		out.Rates = transport.Rates{}
+		for k, v := range base.Rates {
+			out.Rates[k] = v
+		}
+		for k, v := range c.extra.Rates {
+			out.Rates[k] = v
+		}
+	}
+	return out
+}
+
+// Result is what one run of a scenario did.
+type Result struct {
+	Scenario *Scenario // what ran
+	Seed     uint64    // the seed it ran with
+	// Faults is the fault plan the run used.
+	Faults Faults
+	// Calls are the runtime's call records, in start order.
+	Calls []runtime.CallRecord
+	// Effects are the side effects the objects recorded.
+	Effects []runtime.Effect
+	// Storage is the storage of every object a stub names, at the end, in
+	// the order of the stubs (an object named twice is listed once).
+	Storage []render.Object
+	// Outcomes holds, for each of the scenario's calls (Scenario.Calls
+	// order), which records it made and what it returned.
+	Outcomes []CallResult
+	// Checked counts the expectations checked; Failures lists those not met.
+	Checked  int
+	Failures []Failure // in the order of the file
+
+	rt *runtime.Runtime
+}
+
+// CallResult is what one scenario call did: the call records it made (one
+// per attempt of its application loop, as indexes into Result.Calls), and
+// the last one's result, error, and for a fetch the response.
+type CallResult struct {
+	Call    *Call  // the scenario's call
+	Records []int  // indexes into Result.Calls, one per call of its outer loop
+	Value   any    // the last call's result (a copy)
+	Err     error  // the last call's error, a *stub.Error for failed attempts
+	Status  int    // a fetch's response status
+	Body    string // a fetch's response body
+}
+
+// Passed reports whether every expectation was met.
+func (r *Result) Passed() bool { return len(r.Failures) == 0 }
+
+// Trace returns the runtime's trace: every call, attempt and effect, with
+// full request identities (rule D1: the same seed gives the same bytes).
+func (r *Result) Trace() string { return r.rt.Trace() }
+
+// Labels says what each call record was (same index as Calls): the
+// scenario call's label, with the application loop's attempt when it made
+// more than one.
+func (r *Result) Labels() []string {
+	out := make([]string, len(r.Calls))
+	for _, o := range r.Outcomes {
+		for k, idx := range o.Records {
+			l := o.Call.label
+			if o.Call.Outer > 1 {
+				l += fmt.Sprintf(" [outer %d/%d]", k+1, o.Call.Outer)
+			}
+			out[idx] = l
+		}
+	}
+	return out
+}
+
+// Report returns the run as the renderers show it.
+func (r *Result) Report() render.Report {
+	failures := make([]render.Failure, len(r.Failures))
+	for i, f := range r.Failures {
+		failures[i] = render.Failure{Where: f.Where(), Want: f.Want, Got: f.Got}
+	}
+	return render.Report{
+		Name: r.Scenario.Name, File: r.Scenario.File, Description: r.Scenario.Description, Seed: r.Seed,
+		Calls: r.Calls, Labels: r.Labels(), Effects: r.Effects, Storage: r.Storage,
+		Expectations: r.Checked, Failures: failures,
+	}
+}
+
+func (r *Result) storageOf(s *Stub) map[string]any {
+	for _, o := range r.Storage {
+		if o.Namespace == s.Namespace.Name && o.Object == s.Object {
+			return o.Data
+		}
+	}
+	return nil
+}
+
+// ErrRun is wrapped by the error Run returns when the simulation itself
+// failed (a deadlock, a panic outside an object method): not an
+// expectation, a bug in dosim or in a class.
+var ErrRun = errors.New("the simulation failed")
+
+// Run runs the scenario once, in a runtime of its own that is closed before
+// Run returns, and checks its expectations. Unmet expectations are in the
+// Result's Failures; the error is for a simulation that could not run.
+func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
+	cfg := runConfig{seed: s.Seed, logger: zap.NewNop()}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	faults := cfg.plan(s)
+	plan := faults.Plan()
+	if err := plan.Validate(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
+	}
+	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger))
+	defer rt.Close()
+	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
+	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))
+	for _, ns := range s.Namespaces {
+		nss[ns] = rt.Namespace(ns.Name, ns.Class.New)
+	}
+	stubs := make(map[*Stub]*stub.Stub, len(s.Stubs))
+	for _, st := range s.Stubs {
+		h, err := nss[st.Namespace].GetByName(st.Object, st.Options...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: stub %s: %w", ErrRun, s.File, st.Name, err)
+		}
+		stubs[st] = h
+	}
+	run := &runner{rt: rt, res: res, stubs: stubs}
+	err := rt.Run(func(ctx context.Context) error {
+		for _, step := range s.Steps {
+			if err := run.step(ctx, step); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s (seed %d): %w", ErrRun, s.File, cfg.seed, err)
+	}
+	res.Calls = rt.Calls()
+	if len(res.Calls) != run.seq {
+		return nil, fmt.Errorf("%w: %s (seed %d): %d call records for %d calls made", ErrRun, s.File, cfg.seed, len(res.Calls), run.seq)
+	}
+	res.Effects = rt.Effects()
+	seen := map[[2]string]bool{}
+	for _, st := range s.Stubs {
+		key := [2]string{st.Namespace.Name, st.Object}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ns := nss[st.Namespace]
+		res.Storage = append(res.Storage, render.Object{Namespace: st.Namespace.Name, Object: st.Object,
+			Data: ns.Storage(ns.IDFromName(st.Object)).Snapshot()})
+	}
+	res.check()
+	return res, nil
+}
+
+// runner makes a scenario's calls inside the simulation.
+type runner struct {
+	rt    *runtime.Runtime
+	res   *Result
+	stubs map[*Stub]*stub.Stub
+	seq   int // call records begun so far: the next call's record index
+}
+
+func (r *runner) step(ctx context.Context, st *Step) error {
+	switch {
+	case len(st.Calls) == 0:
+		return r.rt.Sleep(ctx, st.Sleep)
+	case !st.Concurrent:
+		return r.call(ctx, st.Calls[0])
+	}
+	g := r.rt.Group(ctx)
+	for _, c := range st.Calls {
+		g.Go(func(ctx context.Context) error { return r.call(ctx, c) })
+	}
+	return g.Wait()
+}
+
+// call makes one scenario call, within its application loop. The call's
+// failure is an outcome, not an error: only the simulation's own failures
+// are returned.
+func (r *runner) call(ctx context.Context, c *Call) error {
+	if c.HasAt {
+		if now := r.rt.Elapsed(); now < c.At {
+			if err := r.rt.Sleep(ctx, c.At-now); err != nil {
+				return err
+			}
+		}
+	}
+	out := &r.res.Outcomes[c.Index]
+	out.Call = c
+	s := r.stubs[c.Stub]
+	for k := 0; k < c.Outer; k++ {
+		// No task runs between here and the stub registering its record:
+		// the record's index is the number of calls begun so far.
+		out.Records = append(out.Records, r.seq)
+		r.seq++
+		out.Value, out.Err, out.Status, out.Body = nil, nil, 0, ""
+		if c.Fetch != nil {
+			req, err := c.Fetch.Request()
+			if err != nil {
+				return fmt.Errorf("%s: building the request: %w", c.Path, err)
+			}
+			resp, err := s.Fetch(ctx, req.WithContext(ctx))
+			out.Err = err
+			if resp != nil {
+				out.Status = resp.StatusCode
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				out.Body = string(b)
+			}
+		} else {
+			out.Value, out.Err = s.Call(ctx, c.Method, c.Args...)
+		}
+		if out.Err == nil {
+			break
+		}
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+// Package scenario loads dosim scenarios, YAML files that describe a
+// simulation without Go code, and runs them.
+//
+// A scenario names a seed, namespaces bound to the built-in example classes
+// (package examples), stubs with their retry options, the calls to make (in
+// order, at a virtual time, or concurrently), a fault plan (rules matched per
+// attempt and random rates) and what to expect: each call's outcome,
+// attempts, executions and error flags, values left in storage, effects.
+// docs/scenarios.md documents every field.
+//
+// Load and Parse check everything they can before anything runs: malformed
+// YAML, unknown fields, unknown classes, methods or faults, arguments that do
+// not fit a method, options of the wrong type or out of range. Each problem
+// is an *Error that says FILE:LINE: field: what is wrong and what is allowed.
+//
+// A parsed Scenario is immutable and cheap to run many times: Run makes a
+// fresh runtime, runs the calls, checks the expectations, closes the runtime
+// and returns a Result; a seed and extra faults can be given per run, as a
+// fault explorer needs.
+//
+//	sc, err := scenario.Load("testdata/scenarios/ambiguous-delivery.yaml")
+//	if err != nil { ... }            // an *Error per problem, joined
+//	res, err := sc.Run(scenario.Seed(42))
+//	if err != nil { ... }            // the simulation itself failed (deadlock, panic)
+//	for _, f := range res.Failures { fmt.Println(f) }
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+)
+
+// Scenario is a parsed scenario: everything resolved and checked, ready to
+// run any number of times. Treat it as read-only.
+type Scenario struct {
+	// Name is the scenario's name (by default its file name without .yaml).
+	Name string
+	// File is the path or name the scenario was loaded from.
+	File string
+	// Description says what the scenario shows.
+	Description string
+	// Seed is the seed runs use unless Run is given another.
+	Seed uint64
+	// Namespaces, Stubs and Steps in the order the file lists them.
+	Namespaces []*Namespace
+	Stubs      []*Stub
+	Steps      []*Step
+	// Faults is the scenario's fault plan.
+	Faults Faults
+	// Expect holds the expectations on the end state: storage and effects.
+	Expect []Expectation
+
+	calls []*Call // every call of every step, in file order
+}
+
+// Calls returns every call of the scenario in file order (the calls of a
+// concurrent step in their listed order).
+func (s *Scenario) Calls() []*Call { return append([]*Call(nil), s.calls...) }
+
+// Namespace is a namespace bound to a built-in class.
+type Namespace struct {
+	Name  string         // as the file names it
+	Class examples.Class // the built-in class it is bound to
+	Line  int            // where the file defines it
+
+	methods object.Methods
+	fetch   bool
+}
+
+// Methods returns the class's methods, as an instance lists them.
+func (n *Namespace) Methods() object.Methods { return n.methods }
+
+// HasFetch reports whether the class serves Stub.Fetch (it is an http.Handler).
+func (n *Namespace) HasFetch() bool { return n.fetch }
+
+// Stub is a stub the calls go through: an object of a namespace, and the
+// stub's retry options.
+type Stub struct {
+	Name      string     // as the file names it
+	Namespace *Namespace // the namespace of its object
+	Object    string     // the object's name (Namespace.IDFromName)
+	// MaxRetries and TimeoutMs are the options in force (the defaults
+	// unless the scenario set them); Options are the same as stub options.
+	MaxRetries int
+	TimeoutMs  int
+	Options    []stub.Option
+	Line       int // where the file defines it
+}
+
+// Step is one entry of the scenario's calls: a call, a concurrent block of
+// calls, or a pause.
+type Step struct {
+	Line int // where the file lists it
+	// Calls holds one call, or the calls of a concurrent block.
+	Calls      []*Call
+	Concurrent bool
+	// Sleep is the pause of a sleep step (which has no calls).
+	Sleep time.Duration
+}
+
+// Call is one call the scenario makes: a method call or a fetch, through a
+// stub, possibly at a set virtual time, possibly inside an application loop
+// that makes it again while it fails (Outer).
+type Call struct {
+	// Path names the call in messages: "calls[2]" or "calls[2].concurrent[0]".
+	Path string
+	Line int // where the file lists it
+	// Index is the call's position in Scenario.Calls.
+	Index  int
+	Stub   *Stub  // the stub it goes through
+	Method string // "fetch" for a fetch
+	Args   []any  // the arguments, as decoded from YAML and checked
+	Fetch  *Fetch // the request, for a fetch
+	// At, when HasAt, is the virtual time the call starts at, at the
+	// earliest: if the steps before it run past At, it starts when they end.
+	At    time.Duration
+	HasAt bool
+	// Outer is the number of attempts of the application's own loop: the
+	// call is made again, as a new call with a new request identity, while
+	// it fails, up to Outer times (rule S15). 1 makes it once.
+	Outer  int
+	Expect []Expectation // what the call is expected to do
+
+	label string
+}
+
+// Label says what the call is, for a person: `AddOne("apple")`.
+func (c *Call) Label() string { return c.label }
+
+// Fetch is an HTTP request a call sends with Stub.Fetch.
+type Fetch struct {
+	Method string // GET, PUT...
+	Path   string // starts with /
+	Body   string // "" for none
+	// Streaming sends the body as a plain io.Reader that cannot be rewound,
+	// so the request is never retried (rule S11).
+	Streaming bool
+}
+
+// Request builds the request; each call needs its own, since a body is read
+// once.
+func (f *Fetch) Request() (*http.Request, error) {
+	var body io.Reader
+	switch {
+	case f.Streaming:
+		body = struct{ io.Reader }{strings.NewReader(f.Body)} // hides the type: no GetBody
+	case f.Body != "":
+		body = strings.NewReader(f.Body) // http.NewRequest sets GetBody: replayable
+	}
+	return http.NewRequest(f.Method, "http://dosim.invalid"+f.Path, body)
+}
+
+// Expectation is one thing a scenario expects: of a call (Kind outcome,
+// attempts, executions, rejected, calls, effects, result, status, body,
+// error) or of the end state (Kind storage, effects-of-kind).
+type Expectation struct {
+	Line int // where the file writes it
+	// Path names the expectation: "calls[1].expect.executions".
+	Path string
+	Kind string // one of the Expect... constants
+	// Want is what is expected: a string, an int, a bool, a value decoded
+	// from YAML, or an ErrorExpectation.
+	Want any
+	// Stub and Key locate a stored value (Kind storage); Absent expects
+	// the key not to be there. Key is the effect kind for effects-of-kind.
+	Stub   *Stub
+	Key    string
+	Absent bool
+
+	canon any // Want as JSON would give it, for comparisons
+}
+
+// ErrorExpectation is what a call's error is expected to be. None expects
+// no error; otherwise each flag that is set must match.
+type ErrorExpectation struct {
+	None                          bool   // the call succeeds
+	Retryable, Overloaded, Remote *bool  // each flag of the *stub.Error, when set
+	Contains                      string // text the error must contain, when set
+}
+
+// Faults is a fault plan in parts, so that plans can be combined: rules
+// matched in order, then random rates (see transport.FaultPlan).
+type Faults struct {
+	Rules []transport.Rule // matched in order; the first match decides
+	Rates transport.Rates  // random faults, drawn when no rule names one
+}
+
+// Plan builds the transport plan; nil when there are no rules and no rates.
+func (f Faults) Plan() *transport.FaultPlan {
+	if len(f.Rules) == 0 && len(f.Rates) == 0 {
+		return nil
+	}
+	p := transport.Plan(f.Rules...)
+	if len(f.Rates) > 0 {
+		p = p.WithRandom(f.Rates)
+	}
+	return p
+}
+
+// ErrInvalid is wrapped by every *Error: the scenario is not valid.
+var ErrInvalid = errors.New("invalid scenario")
+
+// Error is one problem with a scenario file, located by line.
+type Error struct {
+	File  string // as given to Load or Parse
+	Line  int    // from 1
+	Field string // "calls[2].method", or "yaml" for a syntax error
+	Msg   string // what is wrong and what is allowed
+	Err   error  // the cause, if any (stub.ErrRange, transport.ErrUnknownFault...)
+}
+
+// Error returns FILE:LINE: field: message.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// Unwrap returns ErrInvalid and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrInvalid, e.Err}
+	}
+	return []error{ErrInvalid}
+}
+
+// Errors is every problem found in one file, in the order of the file.
+type Errors []*Error
+
+// Error returns the problems, one a line.
+func (es Errors) Error() string {
+	s := ""
+	for i, e := range es {
+		if i > 0 {
+			s += "\n"
+		}
+		s += e.Error()
+	}
+	return s
+}
+
+// Unwrap returns the errors, for errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
