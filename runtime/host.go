@@ -220,6 +220,7 @@ func (r *Runtime) send(f *wire.Flight) {
 		ObjectID:  h.objectID(),
 		Method:    f.Req.Method,
 		N:         f.N,
+		Call:      f.Call.Seq,
 	}, r.rng)
 	f.Fault = fault
 	f.Rec.Fault = fault

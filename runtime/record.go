@@ -36,6 +36,11 @@ type CallRecord struct {
 	Outcome     string
 	Err         string // the error the caller got, "" on success
 	Attempts    []AttemptRecord
+	// Began and Ended are logical timestamps: the order in which calls
+	// started and ended, finer than virtual time, where many calls share an
+	// instant. A call that began after another ended came after it in real
+	// order; linearizability checks rely on it.
+	Began, Ended uint64
 }
 
 // AttemptRecord is what happened to one attempt of a call (rule D2).
@@ -91,6 +96,8 @@ func (r *Runtime) Calls() []CallRecord {
 			Outcome:     c.Outcome,
 			Err:         wire.Text(c.Err),
 			Attempts:    make([]AttemptRecord, len(c.Attempts)),
+			Began:       c.Began,
+			Ended:       c.Ended,
 		}
 		for j, a := range c.Attempts {
 			rec.Attempts[j] = AttemptRecord{

@@ -65,6 +65,7 @@ type Runtime struct {
 	setupErrs  []error
 
 	calls   []*wire.Call
+	stamp   uint64 // logical clock of call starts and ends, finer than virtual time
 	effects []Effect
 	events  []Event        // see Events
 	shared  map[string]any // runtime-wide values of object code (circuit breakers)
@@ -253,6 +254,8 @@ func (c *connImpl) NewRequestID() uuid.UUID {
 func (c *connImpl) Begin(call *wire.Call) {
 	call.Seq = len(c.calls) + 1
 	call.Start = c.k.Now()
+	c.stamp++
+	call.Began = c.stamp
 	c.calls = append(c.calls, call)
 }
 
@@ -262,6 +265,8 @@ func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
 // can still arrive: nothing can be a duplicate of it any more, so the host
 // need not remember it for the rest of the window.
 func (c *connImpl) End(call *wire.Call) {
+	c.stamp++
+	call.Ended = c.stamp
 	if call.InFlight > 0 || len(call.Attempts) == 0 {
 		return
 	}

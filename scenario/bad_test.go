@@ -34,11 +34,11 @@ func TestBadInputMessages(t *testing.T) {
 		{"empty file", "",
 			[]string{"bad.yaml:1: file: empty: a scenario is a mapping with namespaces, stubs and calls (see docs/scenarios.md)"}, nil},
 		{"not a mapping", "- a\n- b\n",
-			[]string{"bad.yaml:1: file: is a list: want a mapping of name, description, seed, namespaces, stubs, faults, calls, expect"}, nil},
+			[]string{"bad.yaml:1: file: is a list: want a mapping of name, description, seed, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"two documents", head + "calls: [{stub: shop, method: Get, args: [a]}]\n---\nseed: 2\n",
 			[]string{"bad.yaml:6: file: a second YAML document: a scenario file holds one document"}, nil},
 		{"unknown top-level field", "seeed: 3\n" + head + "calls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect"}, nil},
+			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"missing fields", "seed: 3\n",
 			[]string{
 				"bad.yaml:1: namespaces: missing: this field is required",
@@ -135,9 +135,18 @@ func TestBadInputMessages(t *testing.T) {
 			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
 			"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n",
 			[]string{"bad.yaml:1: yaml: document contains excessive aliasing (the file is not valid YAML)"}, nil},
+		{"explore block", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexplore:\n  random: {lose-reply: 0.1, lose-request: 2}\n  expect: {storage: [{stub: nope, key: a, value: 1}]}\n  seeds: 10\n",
+			[]string{
+				"bad.yaml:9: explore.seeds: unknown field; allowed are random, expect",
+				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery`,
+				"bad.yaml:7: explore.random.lose-request: 2 is out of range: want a number from 0 to 1",
+				`bad.yaml:8: explore.expect.storage[0].stub: unknown stub "nope"; defined are shop`,
+			}, nil},
+		{"rule call out of range", head + "faults: {rules: [{call: 0, fault: lose-request}]}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{"bad.yaml:5: faults.rules[0].call: 0 is out of range: want an integer from 1 to 1000000"}, nil},
 		{"merge keys", "namespaces:\n  INVENTORY: inventory\nbase: &b {namespace: INVENTORY}\nstubs:\n  shop: {<<: *b}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
-				"bad.yaml:3: base: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect",
+				"bad.yaml:3: base: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect, explore",
 				`bad.yaml:5: stubs.shop."<<": merge keys are not supported; write the fields out`,
 			}, nil},
 	}

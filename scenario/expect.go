@@ -160,15 +160,18 @@ func (p *parser) parseErrorExpect(n *yaml.Node, path string) (ErrorExpectation, 
 }
 
 // parseEnd reads the expectations on the end state.
-func (p *parser) parseEnd(n *yaml.Node) {
-	f := p.mapping(n, "expect", "storage", "effects")
+func (p *parser) parseEnd(n *yaml.Node) { p.parseEndInto(n, "expect", &p.s.Expect) }
+
+// parseEndInto reads expectations on the end state at path into out.
+func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
+	f := p.mapping(n, at, "storage", "effects")
 	if f == nil {
 		return
 	}
 	if sn := f.get("storage"); sn != nil {
-		items, _ := p.seq(sn, "expect.storage", "{stub, key, value} or {stub, key, absent: true}")
+		items, _ := p.seq(sn, at+".storage", "{stub, key, value} or {stub, key, absent: true}")
 		for i, item := range items {
-			path := fmt.Sprintf("expect.storage[%d]", i)
+			path := fmt.Sprintf("%s.storage[%d]", at, i)
 			g := p.mapping(item, path, "stub", "key", "value", "absent")
 			if g == nil {
 				continue
@@ -219,16 +222,16 @@ func (p *parser) parseEnd(n *yaml.Node) {
 				ok = false
 			}
 			if ok {
-				p.s.Expect = append(p.s.Expect, e)
+				*out = append(*out, e)
 			}
 		}
 	}
 	if en := f.get("effects"); en != nil {
-		keys, vals := p.entries(en, "expect.effects", "KIND: count")
+		keys, vals := p.entries(en, at+".effects", "KIND: count")
 		for i, k := range keys {
-			path := join("expect.effects", k.Value)
+			path := join(at+".effects", k.Value)
 			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
-				p.s.Expect = append(p.s.Expect, Expectation{Line: k.Line, Path: path, Kind: ExpectEffectKind, Key: k.Value, Want: v})
+				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectEffectKind, Key: k.Value, Want: v})
 			}
 		}
 	}
@@ -288,6 +291,22 @@ func (r *Result) check() {
 		want, got, _ := r.checkEnd(e, true)
 		r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
 	}
+}
+
+// CheckExplore evaluates the scenario's explore.expect expectations, the
+// ones that must hold under any faults, and returns those not met.
+func (r *Result) CheckExplore() []Failure {
+	s := r.Scenario
+	var out []Failure
+	for i := range s.Explore.Expect {
+		e := &s.Explore.Expect[i]
+		if _, _, met := r.checkEnd(e, false); met {
+			continue
+		}
+		want, got, _ := r.checkEnd(e, true)
+		out = append(out, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
+	}
+	return out
 }
 
 func plural(n int, one string) string {

@@ -156,7 +156,7 @@ func (p *parser) parse(data []byte) *Scenario {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	f := p.mapping(root, "", "name", "description", "seed", "namespaces", "stubs", "faults", "calls", "expect")
+	f := p.mapping(root, "", "name", "description", "seed", "namespaces", "stubs", "faults", "calls", "expect", "explore")
 	if f == nil {
 		return nil
 	}
@@ -181,6 +181,9 @@ func (p *parser) parse(data []byte) *Scenario {
 	p.parseCalls(f.require(p, "calls", root))
 	if n := f.get("expect"); n != nil {
 		p.parseEnd(n)
+	}
+	if n := f.get("explore"); n != nil {
+		p.parseExplore(n)
 	}
 	return p.s
 }
@@ -675,7 +678,7 @@ func (p *parser) parseFaults(n *yaml.Node) {
 
 func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 	var r transport.Rule
-	f := p.mapping(n, path, "namespace", "object", "method", "attempt", "fault", "delay")
+	f := p.mapping(n, path, "namespace", "object", "method", "call", "attempt", "fault", "delay")
 	if f == nil {
 		return r, false
 	}
@@ -714,6 +717,11 @@ func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 		default:
 			r.Method = v
 		}
+	}
+	if cn := f.get("call"); cn != nil {
+		v, good := p.integer(cn, path+".call", 1, 1_000_000)
+		ok = ok && good
+		r.Call = v
 	}
 	if an := f.get("attempt"); an != nil {
 		v, good := p.integer(an, path+".attempt", 1, stub.MaxMaxRetries+1)
@@ -757,11 +765,18 @@ func faultNames(none bool) string {
 }
 
 func (p *parser) parseRates(n *yaml.Node) {
-	keys, vals := p.entries(n, "faults.random", "FAULT: rate (a number from 0 to 1)")
+	if rates := p.rates(n, "faults.random"); len(rates) > 0 {
+		p.s.Faults.Rates = rates
+	}
+}
+
+// rates reads a FAULT: rate mapping at path.
+func (p *parser) rates(n *yaml.Node, at string) transport.Rates {
+	keys, vals := p.entries(n, at, "FAULT: rate (a number from 0 to 1)")
 	rates := transport.Rates{}
 	sum := 0.0
 	for i, k := range keys {
-		path := join("faults.random", k.Value)
+		path := join(at, k.Value)
 		fault, err := transport.ParseFault(k.Value)
 		if err != nil || fault == transport.None {
 			p.errorf(k, path, err, "unknown fault %q; allowed are %s", k.Value, faultNames(false))
@@ -781,11 +796,24 @@ func (p *parser) parseRates(n *yaml.Node) {
 		sum += r
 	}
 	if sum > 1+1e-9 {
-		p.errorf(n, "faults.random", nil, "the rates add up to %g: they may add up to at most 1", sum)
+		p.errorf(n, at, nil, "the rates add up to %g: they may add up to at most 1", sum)
+		return nil
+	}
+	return rates
+}
+
+// parseExplore reads what dosim explore uses: its random fault rates and
+// the expectations that must hold under any faults.
+func (p *parser) parseExplore(n *yaml.Node) {
+	f := p.mapping(n, "explore", "random", "expect")
+	if f == nil {
 		return
 	}
-	if len(rates) > 0 {
-		p.s.Faults.Rates = rates
+	if rn := f.get("random"); rn != nil {
+		p.s.Explore.Rates = p.rates(rn, "explore.random")
+	}
+	if en := f.get("expect"); en != nil {
+		p.parseEndInto(en, "explore.expect", &p.s.Explore.Expect)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 type RunOption interface{ apply(*runConfig) }
 
 type runConfig struct {
+	classes map[string]runtime.Constructor
 	seed    uint64
 	faults  Faults
 	extra   Faults
@@ -49,6 +50,18 @@ func AddFaults(f Faults) RunOption {
 		for k, v := range f.Rates {
 			c.extra.Rates[k] = v
 		}
+	})
+}
+
+// Class runs the namespace called namespace with ctor instead of its
+// class's constructor: to try a variant of a class, such as one with a
+// planted bug, against the same scenario.
+func Class(namespace string, ctor runtime.Constructor) RunOption {
+	return runOptionFunc(func(c *runConfig) {
+		if c.classes == nil {
+			c.classes = map[string]runtime.Constructor{}
+		}
+		c.classes[namespace] = ctor
 	})
 }
 
@@ -183,7 +196,11 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
 	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))
 	for _, ns := range s.Namespaces {
-		nss[ns] = rt.Namespace(ns.Name, ns.Class.New)
+		ctor := ns.Class.New
+		if c, ok := cfg.classes[ns.Name]; ok && c != nil {
+			ctor = c
+		}
+		nss[ns] = rt.Namespace(ns.Name, ctor)
 	}
 	stubs := make(map[*Stub]*stub.Stub, len(s.Stubs))
 	for _, st := range s.Stubs {

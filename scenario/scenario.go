@@ -58,6 +58,8 @@ type Scenario struct {
 	Faults Faults
 	// Expect holds the expectations on the end state: storage and effects.
 	Expect []Expectation
+	// Explore is what dosim explore uses.
+	Explore Explore
 
 	calls []*Call // every call of every step, in file order
 }
@@ -65,6 +67,14 @@ type Scenario struct {
 // Calls returns every call of the scenario in file order (the calls of a
 // concurrent step in their listed order).
 func (s *Scenario) Calls() []*Call { return append([]*Call(nil), s.calls...) }
+
+// Explore is a scenario's explore block: the random fault rates dosim
+// explore draws from (when the command line names none) and the
+// expectations that must hold under any faults, checked on every seed.
+type Explore struct {
+	Rates  transport.Rates
+	Expect []Expectation
+}
 
 // Namespace is a namespace bound to a built-in class.
 type Namespace struct {

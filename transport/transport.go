@@ -127,6 +127,7 @@ type Attempt struct {
 	ObjectID  string // the id's 64 hex digits
 	Method    string // "fetch" for Stub.Fetch
 	N         int    // attempt number, from 1
+	Call      int    // the call's sequence number in its runtime, from 1
 }
 
 // Rule matches attempts and says what the link does to them. Zero fields
@@ -136,7 +137,11 @@ type Rule struct {
 	Object    string // a name or 64-hex id
 	Method    string
 	Attempt   int // 1 is the first attempt; 0 matches any
-	Fault     Fault
+	// Call, when not 0, matches only the runtime's Call-th call (in the
+	// order calls start, from 1): how a shrunk fault set names the one call
+	// a fault hit.
+	Call  int
+	Fault Fault
 	// Delay is link latency before delivery, in virtual time.
 	Delay time.Duration
 }
@@ -145,7 +150,8 @@ func (r Rule) matches(a Attempt) bool {
 	return (r.Namespace == "" || r.Namespace == a.Namespace) &&
 		(r.Object == "" || r.Object == a.Object || r.Object == a.ObjectID) &&
 		(r.Method == "" || r.Method == a.Method) &&
-		(r.Attempt == 0 || r.Attempt == a.N)
+		(r.Attempt == 0 || r.Attempt == a.N) &&
+		(r.Call == 0 || r.Call == a.Call)
 }
 
 // Rates gives each fault the probability that a random draw picks it for
@@ -204,6 +210,8 @@ func (p *FaultPlan) Validate() error {
 			return fmt.Errorf("%w: rule %d: Attempt is %d, must be >= 0 (0 matches any attempt)", ErrInvalid, i+1, r.Attempt)
 		case r.Attempt > 11:
 			return fmt.Errorf("%w: rule %d: Attempt is %d, at most 11 attempts are ever made (MaxRetries <= 10)", ErrInvalid, i+1, r.Attempt)
+		case r.Call < 0:
+			return fmt.Errorf("%w: rule %d: Call is %d, must be >= 0 (0 matches any call)", ErrInvalid, i+1, r.Call)
 		case r.Delay < 0:
 			return fmt.Errorf("%w: rule %d: Delay is %v, must be >= 0", ErrInvalid, i+1, r.Delay)
 		case r.Fault >= numFaults:

@@ -80,16 +80,19 @@ type Flight struct {
 
 // Call is the runtime's record of one call, filled in by the stub and the host.
 type Call struct {
-	Target      *Target
-	Seq         int
-	ID          uuid.UUID
-	Method      string
-	Start, End  time.Duration
-	Subrequests int
-	Outcome     string
-	Err         error // rendered only when records are read
-	Attempts    []*Attempt
-	Finished    bool
+	Target     *Target
+	Seq        int
+	ID         uuid.UUID
+	Method     string
+	Start, End time.Duration
+	// Began and Ended order call starts and ends across the runtime,
+	// finer than virtual time (many calls share an instant).
+	Began, Ended uint64
+	Subrequests  int
+	Outcome      string
+	Err          error // rendered only when records are read
+	Attempts     []*Attempt
+	Finished     bool
 	// InFlight counts attempts sent and not yet arrived at the object (or
 	// dropped by the link).
 	InFlight int
