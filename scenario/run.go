@@ -117,12 +117,13 @@ type Result struct {
 // per attempt of its application loop, as indexes into Result.Calls), and
 // the last one's result, error, and for a fetch the response.
 type CallResult struct {
-	Call    *Call  // the scenario's call
-	Records []int  // indexes into Result.Calls, one per call of its outer loop
-	Value   any    // the last call's result (a copy)
-	Err     error  // the last call's error, a *stub.Error for failed attempts
-	Status  int    // a fetch's response status
-	Body    string // a fetch's response body
+	Call    *Call   // the scenario's call
+	Records []int   // indexes into Result.Calls, one per call of its outer loop
+	Value   any     // the last call's result (a copy)
+	Err     error   // the last call's error, a *stub.Error for failed attempts
+	Errs    []error // each call's error (same index as Records), nil for a success
+	Status  int     // a fetch's response status
+	Body    string  // a fetch's response body
 }
 
 // Passed reports whether every expectation was met.
@@ -300,6 +301,7 @@ func (r *runner) call(ctx context.Context, c *Call) error {
 		} else {
 			out.Value, out.Err = s.Call(ctx, c.Method, c.Args...)
 		}
+		out.Errs = append(out.Errs, out.Err)
 		if out.Err == nil {
 			break
 		}

@@ -1,0 +1,349 @@
+// Package explore searches the fault space of a scenario for the seed where
+// an object breaks.
+//
+// Each seed runs the scenario with faults drawn per attempt at the given
+// rates (from the seed, so a seed replays exactly) and checks the run:
+//
+//   - the S-rule invariants: an unmarked method runs at most once per call,
+//     a call makes at most MaxRetries+1 attempts, no retry starts at or
+//     after its deadline, the first attempt is never cancelled, and a call
+//     counts one subrequest;
+//   - the scenario's explore.expect expectations, which must hold under any
+//     faults;
+//   - linearizability of each object's history against a sequential model,
+//     checked with porcupine: the class itself, run one call at a time from
+//     the same storage. A call that failed ambiguously may or may not have
+//     taken effect; histories with more such calls than MaxAmbiguous are
+//     skipped (and counted) to keep checks fast.
+//
+// On a violation the explorer keeps the first failing seed, shrinks its
+// fault set to the smallest one that still fails, and can write artifacts:
+// the timeline, porcupine's visualisation and a scenario that replays the
+// shrunk faults.
+//
+// Seed ranges split into shards (Options.Shard) so that many machines can
+// run one sweep; Merge combines their summaries.
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/transport"
+)
+
+// DefaultRates are the fault rates used when neither the options nor the
+// scenario's explore block give any: each fault on 4% of attempts.
+func DefaultRates() transport.Rates {
+	r := transport.Rates{}
+	for _, f := range transport.Faults() {
+		r[f] = 0.04
+	}
+	return r
+}
+
+// DefaultMaxAmbiguous is how many ambiguous calls a history may hold before
+// its linearizability check is skipped.
+const DefaultMaxAmbiguous = 10
+
+// Shard selects every Count-th seed of a sweep, starting with the Index-th.
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// String writes the shard as I/N.
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// ParseShard reads I/N, with 0 <= I < N.
+func ParseShard(v string) (Shard, error) {
+	var s Shard
+	if _, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
+		return Shard{}, fmt.Errorf("%w: shard %q: want I/N, such as 0/4", ErrOptions, v)
+	}
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return Shard{}, fmt.Errorf("%w: shard %q: want 0 <= I < N", ErrOptions, v)
+	}
+	return s, nil
+}
+
+// Options tunes a sweep. The zero value explores seeds 1..1000 at the
+// scenario's explore rates (or DefaultRates) on one worker.
+type Options struct {
+	// First is the first seed (default 1); Seeds how many (default 1000).
+	First uint64
+	Seeds int
+	// Rates are the random fault rates; nil takes the scenario's
+	// explore.random, else DefaultRates.
+	Rates transport.Rates
+	// KeepRules keeps the scenario's own fault rules under the random
+	// faults; by default only random faults are drawn.
+	KeepRules bool
+	// Workers runs seeds in parallel (default 1).
+	Workers int
+	// Shard restricts the sweep to one shard (default: all seeds).
+	Shard Shard
+	// MaxAmbiguous caps the ambiguous calls of a history whose
+	// linearizability is checked (default DefaultMaxAmbiguous).
+	MaxAmbiguous int
+	// NoLinearizability skips the linearizability check.
+	NoLinearizability bool
+	// NoShrink keeps the first failing seed's whole fault set.
+	NoShrink bool
+	// Classes runs namespaces with other constructors (planted bugs).
+	Classes map[string]runtime.Constructor
+	// Progress, if set, is called after each seed with the number done.
+	Progress func(done int)
+}
+
+// ErrOptions is wrapped by errors for options out of range.
+var ErrOptions = errors.New("explore options")
+
+func (o *Options) defaults(sc *scenario.Scenario) error {
+	if o.First == 0 {
+		o.First = 1
+	}
+	if o.Seeds == 0 {
+		o.Seeds = 1000
+	}
+	if o.Seeds < 0 {
+		return fmt.Errorf("%w: seeds is %d, must be >= 1", ErrOptions, o.Seeds)
+	}
+	if o.First > math.MaxUint64-uint64(o.Seeds) {
+		return fmt.Errorf("%w: first seed %d plus %d seeds overflows", ErrOptions, o.First, o.Seeds)
+	}
+	if o.Workers == 0 {
+		o.Workers = 1
+	}
+	if o.Workers < 0 || o.Workers > 256 {
+		return fmt.Errorf("%w: workers is %d, must be from 1 to 256", ErrOptions, o.Workers)
+	}
+	if o.Shard.Count == 0 {
+		o.Shard = Shard{Index: 0, Count: 1}
+	}
+	if o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
+		return fmt.Errorf("%w: shard %s: want 0 <= I < N", ErrOptions, o.Shard)
+	}
+	if o.MaxAmbiguous == 0 {
+		o.MaxAmbiguous = DefaultMaxAmbiguous
+	}
+	if o.MaxAmbiguous < 0 || o.MaxAmbiguous > 20 {
+		return fmt.Errorf("%w: max ambiguous is %d, must be from 1 to 20 (the check is exponential in it)", ErrOptions, o.MaxAmbiguous)
+	}
+	if o.Rates == nil {
+		o.Rates = sc.Explore.Rates
+	}
+	if len(o.Rates) == 0 {
+		o.Rates = DefaultRates()
+	}
+	if err := transport.Random(o.Rates).Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	return nil
+}
+
+// Explorer checks seeds of one scenario. Make it with New; it is safe for
+// concurrent use by the workers of one sweep.
+type Explorer struct {
+	sc     *scenario.Scenario
+	opts   Options
+	marks  map[string]map[string]bool // namespace -> method -> marked
+	models *models
+}
+
+// New prepares an explorer for sc.
+func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
+	if sc == nil {
+		return nil, fmt.Errorf("%w: no scenario", ErrOptions)
+	}
+	if err := opts.defaults(sc); err != nil {
+		return nil, err
+	}
+	e := &Explorer{sc: sc, opts: opts, marks: map[string]map[string]bool{}}
+	ctors := map[string]runtime.Constructor{}
+	for _, ns := range sc.Namespaces {
+		ctor := ns.Class.New
+		if c, ok := opts.Classes[ns.Name]; ok && c != nil {
+			ctor = c
+		}
+		ctors[ns.Name] = ctor
+		marks, err := methodMarks(ns.Name, ctor)
+		if err != nil {
+			return nil, err
+		}
+		e.marks[ns.Name] = marks
+	}
+	e.models = newModels(ctors)
+	return e, nil
+}
+
+// Options returns the options in force, defaults filled in.
+func (e *Explorer) Options() Options { return e.opts }
+
+// methodMarks builds one instance of a class to read its methods' marks.
+func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
+	rt := runtime.New()
+	defer rt.Close()
+	n := rt.Namespace(ns, ctor)
+	ms, err := n.Methods(n.IDFromName("explore"))
+	if err != nil {
+		return nil, fmt.Errorf("explore: %w", err)
+	}
+	out := make(map[string]bool, len(ms))
+	for name, m := range ms {
+		out[name] = m.IsRetryable()
+	}
+	return out, nil
+}
+
+// runOptions are the scenario run options for a seed with random faults,
+// or with an explicit fault set when rules is not nil.
+func (e *Explorer) runOptions(seed uint64, rules []transport.Rule) []scenario.RunOption {
+	opts := []scenario.RunOption{scenario.Seed(seed)}
+	for ns, c := range e.opts.Classes {
+		opts = append(opts, scenario.Class(ns, c))
+	}
+	var base []transport.Rule
+	if e.opts.KeepRules {
+		base = e.sc.Faults.Rules
+	}
+	if rules != nil {
+		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...)}))
+	}
+	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: e.opts.Rates}))
+}
+
+// Check runs one seed with random faults and returns what it violated.
+func (e *Explorer) Check(seed uint64) (*SeedResult, error) {
+	return e.check(seed, nil)
+}
+
+// SeedResult is what one seed did and violated.
+type SeedResult struct {
+	Seed       uint64
+	Result     *scenario.Result
+	Violations []Violation
+	// Faults are the faults the seed's attempts met, as rules naming each
+	// call and attempt: replaying them gives the same run.
+	Faults []transport.Rule
+	// Checked and Skipped count the object histories whose linearizability
+	// was checked, and those skipped for too many ambiguous calls.
+	Checked, Skipped int
+	// Linear holds what the linearizability check needs to draw a
+	// violating history, by object.
+	Linear map[string]*History
+}
+
+func (e *Explorer) check(seed uint64, rules []transport.Rule) (*SeedResult, error) {
+	res, err := e.sc.Run(e.runOptions(seed, rules)...)
+	if err != nil {
+		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
+	}
+	out := &SeedResult{Seed: seed, Result: res, Faults: drawn(res)}
+	out.Violations = append(out.Violations, e.invariants(seed, res)...)
+	for _, f := range res.CheckExplore() {
+		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})
+	}
+	if !e.opts.NoLinearizability {
+		v, hist, checked, skipped := e.linearizable(seed, res)
+		out.Violations = append(out.Violations, v...)
+		out.Linear, out.Checked, out.Skipped = hist, checked, skipped
+	}
+	return out, nil
+}
+
+// drawn lists the faults a run's attempts met, as rules naming each call
+// (by its order) and attempt.
+func drawn(res *scenario.Result) []transport.Rule {
+	var out []transport.Rule
+	for i, c := range res.Calls {
+		for _, a := range c.Attempts {
+			if a.Fault != transport.None {
+				out = append(out, transport.Rule{Call: i + 1, Method: c.Method, Attempt: a.N, Fault: a.Fault})
+			}
+		}
+	}
+	return out
+}
+
+// Run explores the seeds opts select and returns the summary. The first
+// failing seed (the lowest) is shrunk unless opts.NoShrink.
+func Run(sc *scenario.Scenario, opts Options) (*Summary, error) {
+	e, err := New(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	return e.Sweep()
+}
+
+// seeds lists the seeds of the sweep's shard.
+func (e *Explorer) seeds() []uint64 {
+	o := e.opts
+	out := make([]uint64, 0, o.Seeds/o.Shard.Count+1)
+	for i := o.Shard.Index; i < o.Seeds; i += o.Shard.Count {
+		out = append(out, o.First+uint64(i))
+	}
+	return out
+}
+
+// Sweep runs every seed of the explorer's options.
+func (e *Explorer) Sweep() (*Summary, error) {
+	seeds := e.seeds()
+	sum := e.newSummary()
+	results := make([]*SeedResult, len(seeds))
+	var (
+		mu     sync.Mutex
+		done   int
+		wg     sync.WaitGroup
+		next   = make(chan int)
+		errRun error
+	)
+	for range min(e.opts.Workers, max(len(seeds), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := e.Check(seeds[i])
+				mu.Lock()
+				if err != nil && errRun == nil {
+					errRun = err
+				}
+				if r != nil {
+					r.Result, r.Linear = nil, nil // keep memory flat over long sweeps
+				}
+				results[i] = r
+				done++
+				if e.opts.Progress != nil {
+					e.opts.Progress(done)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range seeds {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if errRun != nil {
+		return nil, errRun
+	}
+	for _, r := range results {
+		sum.add(r)
+	}
+	sort.Slice(sum.Violations, func(i, j int) bool { return sum.Violations[i].Seed < sum.Violations[j].Seed })
+	if len(sum.Violations) > 0 {
+		first := sum.Violations[0].Seed
+		f, err := e.Failing(first)
+		if err != nil {
+			return nil, err
+		}
+		sum.FirstFailing = f
+	}
+	return sum, nil
+}

@@ -1,0 +1,395 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/stub"
+)
+
+// The sequential model of an object is its own class, run one call at a
+// time: a state is the object's storage and the effects it recorded, and a
+// step runs one call on a fresh instance built over that storage. Steps are
+// memoised per (state, call), across seeds, so a sweep pays for each
+// distinct step once.
+
+// state is an interned model state.
+type state struct {
+	key     string // canonical storage and effects
+	hash    uint64
+	storage map[string]any
+	effects []string // "kind payload", in the order recorded
+}
+
+// op is a call as the model sees it.
+type op struct {
+	key    string // canonical method and arguments
+	method string
+	args   []any
+	fetch  *scenario.Fetch
+	final  bool   // the read of the end state
+	label  string // for a person
+}
+
+// outcome is what a call returned, as the model compares it.
+type outcome struct {
+	unknown bool   // failed ambiguously: may or may not have taken effect
+	key     string // "ok VALUE" or "err MESSAGE"; for the final read, the end state's key
+}
+
+type stepKey struct {
+	from  *state
+	input string
+}
+
+type stepResult struct {
+	out string
+	to  *state
+}
+
+// model is the memoised sequential model of one object of one class.
+type model struct {
+	mu        sync.Mutex
+	namespace string
+	object    string
+	ctor      runtime.Constructor
+	states    map[string]*state
+	steps     map[stepKey]stepResult
+}
+
+// models holds a model per object, shared by a sweep's workers.
+type models struct {
+	mu    sync.Mutex
+	ctors map[string]runtime.Constructor
+	byObj map[string]*model
+}
+
+func newModels(ctors map[string]runtime.Constructor) *models {
+	return &models{ctors: ctors, byObj: map[string]*model{}}
+}
+
+func (ms *models) get(namespace, object string) *model {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	k := namespace + "/" + object
+	m := ms.byObj[k]
+	if m == nil {
+		m = &model{namespace: namespace, object: object, ctor: ms.ctors[namespace],
+			states: map[string]*state{}, steps: map[stepKey]stepResult{}}
+		ms.byObj[k] = m
+	}
+	return m
+}
+
+// canonical renders v deterministically (maps with sorted keys).
+func canonical(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// intern returns the state for storage and effects. Callers hold m.mu.
+func (m *model) intern(storage map[string]any, effects []string) *state {
+	sorted := slices.Clone(effects)
+	sort.Strings(sorted) // effects compare as a multiset: concurrent calls may record them in any order
+	key := canonical(storage) + "|" + strings.Join(sorted, "\x1f")
+	if s := m.states[key]; s != nil {
+		return s
+	}
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, key)
+	s := &state{key: key, hash: h.Sum64(), storage: storage, effects: effects}
+	m.states[key] = s
+	return s
+}
+
+func (m *model) initial() *state {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.intern(map[string]any{}, nil)
+}
+
+// step runs o on a fresh instance over s's storage.
+func (m *model) step(s *state, o *op) stepResult {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := stepKey{from: s, input: o.key}
+	if r, ok := m.steps[k]; ok {
+		return r
+	}
+	r := m.run(s, o)
+	m.steps[k] = r
+	return r
+}
+
+// run executes one call sequentially. Callers hold m.mu.
+func (m *model) run(s *state, o *op) stepResult {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace(m.namespace, m.ctor)
+	id := ns.IDFromName(m.object)
+	if err := ns.Storage(id).Restore(s.storage); err != nil {
+		return stepResult{out: "err model: " + err.Error(), to: s}
+	}
+	st, err := ns.Get(id, stub.MaxRetries(0))
+	if err != nil {
+		return stepResult{out: "err model: " + err.Error(), to: s}
+	}
+	var out string
+	runErr := rt.Run(func(ctx context.Context) error {
+		if o.fetch != nil {
+			out = fetchOutcome(ctx, st, o.fetch)
+			return nil
+		}
+		v, err := st.Call(ctx, o.method, o.args...)
+		out = resultKey(v, err)
+		return nil
+	})
+	if runErr != nil {
+		out = "err model: " + runErr.Error()
+	}
+	effects := slices.Clone(s.effects)
+	for _, e := range rt.Effects() {
+		effects = append(effects, e.Kind+" "+canonical(e.Payload))
+	}
+	return stepResult{out: out, to: m.intern(ns.Storage(id).Snapshot(), effects)}
+}
+
+func fetchOutcome(ctx context.Context, st *stub.Stub, f *scenario.Fetch) string {
+	req, err := f.Request()
+	if err != nil {
+		return "err " + err.Error()
+	}
+	resp, err := st.Fetch(ctx, req.WithContext(ctx))
+	if err != nil {
+		return resultKey(nil, err)
+	}
+	return fetchKey(resp.StatusCode, readBody(resp))
+}
+
+func readBody(resp *http.Response) string {
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	return string(b)
+}
+
+func fetchKey(status int, body string) string { return fmt.Sprintf("ok %d %q", status, body) }
+
+// resultKey renders what a call returned: its value, or the object's own
+// error text (without the attempt it came from).
+func resultKey(v any, err error) string {
+	if err == nil {
+		return "ok " + canonical(v)
+	}
+	var e *stub.Error
+	if errors.As(err, &e) {
+		return "err " + e.Msg
+	}
+	return "err " + err.Error()
+}
+
+// porcupineModel adapts m for porcupine.
+func (m *model) porcupineModel() porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return m.initial() },
+		Step: func(st, input, output any) (bool, any) {
+			s, o, out := st.(*state), input.(*op), output.(outcome)
+			if o.final {
+				return s.key == out.key, s
+			}
+			r := m.step(s, o)
+			if out.unknown {
+				return true, r.to
+			}
+			return r.out == out.key, r.to
+		},
+		Equal: func(a, b any) bool { return a.(*state) == b.(*state) },
+		Hash:  func(s any) uint64 { return s.(*state).hash },
+		DescribeOperation: func(input, output any) string {
+			o, out := input.(*op), output.(outcome)
+			switch {
+			case o.final:
+				return "end state"
+			case out.unknown:
+				return o.label + " -> ? (ambiguous)"
+			}
+			return o.label + " -> " + out.key
+		},
+		DescribeState: func(st any) string { return describeState(st.(*state)) },
+	}
+}
+
+func describeState(s *state) string {
+	d := canonical(s.storage)
+	if len(s.effects) > 0 {
+		d += fmt.Sprintf(" effects: %s", strings.Join(s.effects, "; "))
+	}
+	return d
+}
+
+// History is one object's history as the linearizability check saw it.
+type History struct {
+	Object string
+	Events []porcupine.Event
+	model  *model
+}
+
+// Visualize writes porcupine's HTML visualisation of the history.
+func (h *History) Visualize(w io.Writer) error {
+	pm := h.model.porcupineModel()
+	_, info := porcupine.CheckEventsVerbose(pm, h.Events, 0)
+	return porcupine.Visualize(pm, info, w)
+}
+
+// linearizable checks every object's history of a run.
+func (e *Explorer) linearizable(seed uint64, res *scenario.Result) ([]Violation, map[string]*History, int, int) {
+	type rec struct {
+		idx  int
+		op   *op
+		out  outcome
+		from uint64
+		to   uint64
+	}
+	byObj := map[string][]rec{}
+	var order []string
+	for _, o := range res.Outcomes {
+		if o.Call == nil {
+			continue
+		}
+		c := o.Call
+		in := &op{method: c.Method, args: c.Args, fetch: c.Fetch, label: c.Label()}
+		in.key = c.Method + " " + canonical(c.Args)
+		if c.Fetch != nil {
+			in.key = "fetch " + canonical(c.Fetch)
+		}
+		for k, idx := range o.Records {
+			cr := res.Calls[idx]
+			var out outcome
+			err := o.Errs[k]
+			var se *stub.Error
+			switch {
+			case err == nil && c.Fetch != nil:
+				out.key = fetchKey(o.Status, o.Body)
+			case err == nil:
+				out.key = resultKey(o.Value, nil)
+			case errors.As(err, &se) && se.Remote:
+				out.key = resultKey(nil, err)
+			default:
+				out.unknown = true // it may or may not have taken effect
+			}
+			obj := cr.Namespace + "/" + cr.Object
+			if _, seen := byObj[obj]; !seen {
+				order = append(order, obj)
+			}
+			byObj[obj] = append(byObj[obj], rec{idx: idx, op: in, out: out, from: cr.Began, to: cr.Ended})
+		}
+	}
+	var out []Violation
+	hists := map[string]*History{}
+	checked, skipped := 0, 0
+	for _, obj := range order {
+		recs := byObj[obj]
+		ambiguous := 0
+		var last uint64
+		for _, r := range recs {
+			if r.out.unknown {
+				ambiguous++
+			}
+			last = max(last, r.to)
+		}
+		if ambiguous > e.opts.MaxAmbiguous {
+			skipped++
+			continue
+		}
+		checked++
+		ns, name, _ := strings.Cut(obj, "/")
+		m := e.models.get(ns, name)
+		final := outcome{key: endKey(m, res, ns, name)}
+		type stamp struct {
+			at  uint64
+			ev  porcupine.Event
+			end bool // an ambiguous return: after everything
+		}
+		var stamps []stamp
+		for i, r := range recs {
+			stamps = append(stamps, stamp{at: r.from, ev: porcupine.Event{ClientId: i, Kind: porcupine.CallEvent, Value: r.op, Id: i}})
+			ret := stamp{at: r.to, ev: porcupine.Event{ClientId: i, Kind: porcupine.ReturnEvent, Value: r.out, Id: i}}
+			if r.out.unknown {
+				ret.end, ret.at = true, last+3
+			}
+			stamps = append(stamps, ret)
+		}
+		n := len(recs)
+		stamps = append(stamps,
+			stamp{at: last + 1, ev: porcupine.Event{ClientId: n, Kind: porcupine.CallEvent, Value: &op{final: true, label: "end state"}, Id: n}},
+			stamp{at: last + 2, ev: porcupine.Event{ClientId: n, Kind: porcupine.ReturnEvent, Value: final, Id: n}})
+		sort.SliceStable(stamps, func(i, j int) bool { return stamps[i].at < stamps[j].at })
+		events := make([]porcupine.Event, len(stamps))
+		for i, s := range stamps {
+			events[i] = s.ev
+		}
+		h := &History{Object: obj, Events: events, model: m}
+		hists[obj] = h
+		if !porcupine.CheckEvents(m.porcupineModel(), events) {
+			out = append(out, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
+				Message: fmt.Sprintf("no order of its %d calls, each applied once (ambiguous ones at most once), explains what callers saw and its end state %s",
+					len(recs), describeEnd(res, ns, name))})
+		}
+	}
+	return out, hists, checked, skipped
+}
+
+// endKey is the observed end state of an object, in the model's terms.
+func endKey(m *model, res *scenario.Result, ns, name string) string {
+	var storage map[string]any
+	for _, o := range res.Storage {
+		if o.Namespace == ns && o.Object == name {
+			storage = o.Data
+		}
+	}
+	if storage == nil {
+		storage = map[string]any{}
+	}
+	var effects []string
+	for _, e := range res.Effects {
+		if e.Namespace == ns && e.Object == name {
+			effects = append(effects, e.Kind+" "+canonical(e.Payload))
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.intern(storage, effects).key
+}
+
+func describeEnd(res *scenario.Result, ns, name string) string {
+	for _, o := range res.Storage {
+		if o.Namespace == ns && o.Object == name {
+			d := canonical(o.Data)
+			n := 0
+			for _, e := range res.Effects {
+				if e.Namespace == ns && e.Object == name {
+					n++
+				}
+			}
+			if n > 0 {
+				d += fmt.Sprintf(" with %d effect(s)", n)
+			}
+			return d
+		}
+	}
+	return "{}"
+}
