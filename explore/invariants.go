@@ -41,7 +41,7 @@ func (e *Explorer) invariants(seed uint64, res *scenario.Result) []Violation {
 	var out []Violation
 	bad := func(rule string, c runtime.CallRecord, format string, args ...any) {
 		out = append(out, Violation{Seed: seed, Kind: KindInvariant, Rule: rule,
-			Object: c.Namespace + "/" + c.Object,
+			Object:  c.Namespace + "/" + c.Object,
 			Message: fmt.Sprintf("%s (request %s): ", c.Method, c.RequestID) + fmt.Sprintf(format, args...)})
 	}
 	for _, o := range res.Outcomes {
