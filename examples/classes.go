@@ -15,14 +15,40 @@ type Class struct {
 	Doc string
 	// New is the class's constructor.
 	New runtime.Constructor
+	// Samples are example calls of its methods, by name: what dosim verify
+	// runs when it is given no arguments.
+	Samples map[string]Sample
+}
+
+// Sample is an example call of a method: its arguments, and the storage
+// the object starts from.
+type Sample struct {
+	Args    []any
+	Storage map[string]any
 }
 
 var classes = []Class{
-	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket},
-	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter},
-	{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory},
-	{Name: "ledger", Doc: "Transfer made safe to retry by an idempotency key (the fix), Deposit (not marked), Balance", New: NewLedger},
-	{Name: "mailer", Doc: "Send marked Retryable although each run sends another email (the classic mistake)", New: NewMailer},
+	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
+		Samples: map[string]Sample{"Size": {}}},
+	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter,
+		Samples: map[string]Sample{"Increment": {}, "Get": {}, "Reset": {}}},
+	{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory,
+		Samples: map[string]Sample{
+			"SetQuantity": {Args: []any{"apple", 3}},
+			"AddOne":      {Args: []any{"apple"}, Storage: map[string]any{"apple": 2}},
+			"Get":         {Args: []any{"apple"}, Storage: map[string]any{"apple": 2}},
+		}},
+	{Name: "ledger", Doc: "Transfer made safe to retry by an idempotency key (the fix), Deposit (not marked), Balance", New: NewLedger,
+		Samples: map[string]Sample{
+			"Deposit":  {Args: []any{"alice", 100}},
+			"Transfer": {Args: []any{"order-42", "alice", "bob", 30}, Storage: map[string]any{"balance/alice": 100}},
+			"Balance":  {Args: []any{"alice"}, Storage: map[string]any{"balance/alice": 100}},
+		}},
+	{Name: "mailer", Doc: "Send marked Retryable although each run sends another email (the classic mistake)", New: NewMailer,
+		Samples: map[string]Sample{
+			"Send": {Args: []any{"ada@example.com", "Your order has shipped"}},
+			"Sent": {},
+		}},
 }
 
 // Classes returns the built-in classes, sorted by name.

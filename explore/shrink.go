@@ -81,18 +81,7 @@ func FaultsYAML(rules []transport.Rule) string {
 }
 
 // ReplayCommand is the dosim command that replays seed of a sweep.
-func (e *Explorer) ReplayCommand(seed uint64) string {
-	cmd := fmt.Sprintf("dosim explore %s --replay %d", e.sc.File, seed)
-	rates := map[string]float64{}
-	for f, r := range e.opts.Rates {
-		rates[f.String()] = r
-	}
-	cmd += " --rates " + RatesText(rates)
-	if e.opts.KeepRules {
-		cmd += " --keep-rules"
-	}
-	return cmd
-}
+func (e *Explorer) ReplayCommand(seed uint64) string { return e.newSummary().ReplayCommand(seed) }
 
 // WriteArtifacts replays a failing seed with its shrunk faults and writes,
 // under dir: timeline.html (the run), linearizability-OBJECT.html (porcupine's

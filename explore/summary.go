@@ -23,6 +23,8 @@ type Summary struct {
 	First    uint64             `json:"first"`
 	Seeds    int                `json:"seeds"`
 	Rates    map[string]float64 `json:"rates"`
+	// KeepRules says the scenario's own fault rules ran under the random faults.
+	KeepRules bool `json:"keepRules,omitempty"`
 	// Shards are the shards this summary covers.
 	Shards []Shard `json:"shards"`
 	// Ran counts the seeds checked; Failed those with a violation.
@@ -58,7 +60,7 @@ func (e *Explorer) newSummary() *Summary {
 		rates[f.String()] = r
 	}
 	return &Summary{Scenario: e.sc.Name, File: e.sc.File, First: e.opts.First, Seeds: e.opts.Seeds,
-		Rates: rates, Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
+		Rates: rates, KeepRules: e.opts.KeepRules, Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
 }
 
 func (s *Summary) add(r *SeedResult) {
@@ -104,7 +106,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		return nil, fmt.Errorf("%w: no summaries", ErrMerge)
 	}
 	a := parts[0]
-	out := &Summary{Scenario: a.Scenario, File: a.File, First: a.First, Seeds: a.Seeds, Rates: a.Rates, Violations: []Violation{}}
+	out := &Summary{Scenario: a.Scenario, File: a.File, First: a.First, Seeds: a.Seeds, Rates: a.Rates, KeepRules: a.KeepRules, Violations: []Violation{}}
 	seen := map[int]bool{}
 	count := 0
 	for i, p := range parts {
@@ -113,7 +115,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 			return nil, fmt.Errorf("%w: summary %d is of scenario %q, not %q", ErrMerge, i+1, p.Scenario, a.Scenario)
 		case p.First != a.First || p.Seeds != a.Seeds:
 			return nil, fmt.Errorf("%w: summary %d covers seeds %d+%d, not %d+%d", ErrMerge, i+1, p.First, p.Seeds, a.First, a.Seeds)
-		case !maps.Equal(p.Rates, a.Rates):
+		case !maps.Equal(p.Rates, a.Rates) || p.KeepRules != a.KeepRules:
 			return nil, fmt.Errorf("%w: summary %d used rates %v, not %v", ErrMerge, i+1, p.Rates, a.Rates)
 		}
 		for _, sh := range p.Shards {
@@ -174,4 +176,13 @@ func RatesText(rates map[string]float64) string {
 		parts[i] = fmt.Sprintf("%s=%g", k, rates[k])
 	}
 	return strings.Join(parts, ",")
+}
+
+// ReplayCommand is the dosim command that replays seed of the sweep.
+func (s *Summary) ReplayCommand(seed uint64) string {
+	cmd := fmt.Sprintf("dosim explore %s --replay %d --rates %s", s.File, seed, RatesText(s.Rates))
+	if s.KeepRules {
+		cmd += " --keep-rules"
+	}
+	return cmd
 }

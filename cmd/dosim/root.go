@@ -32,7 +32,7 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRun(), newAmplify(), newDemo(), newVersion())
+	root.AddCommand(newRun(), newExplore(), newVerify(), newAmplify(), newDemo(), newVersion())
 	return root
 }
 

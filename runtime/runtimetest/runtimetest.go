@@ -141,7 +141,7 @@ func WriteArtifacts(t testing.TB, rt *runtime.Runtime) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "trace.txt"), []byte(rt.Trace()), 0o644); err != nil {
 		return "", err
 	}
-	if err := writeTimeline(filepath.Join(dir, "timeline.html"), rt); err != nil {
+	if err := writeTimeline(filepath.Join(dir, "timeline.html"), t.Name(), rt); err != nil {
 		return "", err
 	}
 	return dir, nil

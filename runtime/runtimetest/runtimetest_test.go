@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/runtime/runtimetest"
+	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/verify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -106,4 +108,25 @@ func TestReportWritesArtifacts(t *testing.T) {
 	js, _ := os.ReadFile(filepath.Join(dir, "calls.json"))
 	assert.Contains(t, string(js), `"seed": 9`)
 	assert.Contains(t, string(js), `"Kind": "email"`)
+}
+
+func TestExploreReportsAFailingSeed(t *testing.T) {
+	sc, err := scenario.Load("../../testdata/scenarios/mailer-vs-ledger.yaml")
+	require.NoError(t, err)
+	ft := &fakeT{TB: t}
+	sum := runtimetest.Explore(ft, sc, explore.Options{Seeds: 100})
+	require.False(t, sum.Clean())
+	require.Len(t, ft.errors, 1)
+	msg := ft.errors[0]
+	assert.Contains(t, msg, "mailer-vs-ledger: ")
+	assert.Contains(t, msg, "linearizability MAIL/newsletter")
+	assert.Contains(t, msg, "shrunk to 1 fault(s):\nfaults:\n  rules:\n    - {call: 1, method: Send, attempt: 1")
+	assert.Contains(t, msg, "replay: dosim explore ../../testdata/scenarios/mailer-vs-ledger.yaml --replay 2")
+	assert.Contains(t, msg, "artifacts in ")
+
+	clean, err := scenario.Load("../../testdata/scenarios/ambiguous-delivery.yaml")
+	require.NoError(t, err)
+	ft = &fakeT{TB: t}
+	assert.True(t, runtimetest.Explore(ft, clean, explore.Options{Seeds: 200}).Clean())
+	assert.Empty(t, ft.errors)
 }

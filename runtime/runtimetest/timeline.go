@@ -2,21 +2,19 @@ package runtimetest
 
 import (
 	"bytes"
-	"html"
 	"os"
 
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 )
 
-// writeTimeline writes the HTML timeline of rt's calls.
-func writeTimeline(path string, rt *runtime.Runtime) error {
+// writeTimeline writes the HTML timeline of rt's calls: the page dosim run
+// --format html draws, one self-contained file.
+func writeTimeline(path, name string, rt *runtime.Runtime) error {
 	var b bytes.Buffer
-	b.WriteString("<!doctype html><meta charset=utf-8><title>dosim timeline</title><pre>")
-	var table bytes.Buffer
-	if err := runtime.WriteTable(&table, rt.Calls()); err != nil {
+	rep := render.Report{Name: name, Seed: rt.Seed(), Calls: rt.Calls(), Effects: rt.Effects()}
+	if err := render.HTML(&b, rep); err != nil {
 		return err
 	}
-	b.WriteString(html.EscapeString(table.String()))
-	b.WriteString("</pre>")
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }

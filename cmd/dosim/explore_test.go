@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const ambiguous = "../../testdata/scenarios/ambiguous-delivery.yaml"
+
+func TestExploreClean(t *testing.T) {
+	code, out, errOut := runCLI(t, "explore", ambiguous, "--seeds", "500")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "500 seeds run, 500 object histories checked for linearizability")
+	assert.Contains(t, out, "clean: no violation")
+}
+
+func TestExploreFindsTheMailerAndReplays(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "explore", "../../testdata/scenarios/mailer-vs-ledger.yaml", "--seeds", "200", "--artifacts", dir)
+	require.Equal(t, exitExpect, code, errOut)
+	assert.Contains(t, out, "linearizability MAIL/newsletter")
+	assert.Contains(t, out, "first failing seed 2: 2 fault(s) drawn, shrunk to 1:")
+	assert.Contains(t, out, "- {call: 1, method: Send, attempt: 1, fault: lose-while-running}")
+	assert.Contains(t, out, "replay: dosim explore ../../testdata/scenarios/mailer-vs-ledger.yaml --replay 2 --rates ")
+	for _, f := range []string{"timeline.html", "linearizability-MAIL-newsletter.html", "faults.yaml", "replay.txt", "violations.txt"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, f)
+	}
+
+	code, out, _ = runCLI(t, "explore", "../../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "2")
+	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, "lose-while-running")
+	assert.Contains(t, out, "seed 2 violates:")
+	code, out, _ = runCLI(t, "explore", "../../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "1")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "seed 1: no violation")
+}
+
+func TestExploreShardsAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, sh := range []string{"0/2", "1/2"} {
+		f := filepath.Join(dir, "shard-"+sh[:1]+".json")
+		code, _, errOut := runCLI(t, "explore", ambiguous, "--seeds", "100", "--shard", sh, "--json", f)
+		require.Equal(t, exitOK, code, errOut)
+		files = append(files, f)
+	}
+	code, out, errOut := runCLI(t, append([]string{"explore", "merge"}, files...)...)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "100 seeds run")
+	assert.Contains(t, out, "2 shards merged")
+
+	code, out, errOut = runCLI(t, "explore", "merge", files[0])
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, out, "missing shards: 1/2")
+	assert.Contains(t, errOut, "1 of 2 shards missing: the sweep is incomplete (--partial accepts it)")
+	code, _, _ = runCLI(t, "explore", "merge", "--partial", files[0])
+	assert.Equal(t, exitOK, code)
+}
+
+func TestExploreBadInput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explore", ambiguous, "--shard", "2/2"}, `--shard: explore options: shard "2/2": want 0 <= I < N`},
+		{[]string{"explore", ambiguous, "--rates", "lose-reply=0.1"}, `--rates: unknown fault "lose-reply"; allowed are not-delivered`},
+		{[]string{"explore", ambiguous, "--rates", "lose-request=2"}, "--rates: lose-request=2: want a rate, a number from 0 to 1"},
+		{[]string{"explore", ambiguous, "--rates", "lose-request"}, `--rates: "lose-request": want FAULT=RATE`},
+		{[]string{"explore", ambiguous, "--rates", "lose-request=0.6,overloaded=0.6"}, "random rates add up to 1.2, must be at most 1"},
+		{[]string{"explore", ambiguous, "--seeds", "-5"}, "seeds is -5, must be >= 1"},
+		{[]string{"explore", ambiguous, "--workers", "0", "--max-ambiguous", "99"}, "max ambiguous is 99, must be from 1 to 20"},
+		{[]string{"explore", "nope.yaml"}, "nope.yaml"},
+		{[]string{"explore", "merge", "nope.json"}, "open nope.json"},
+		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are bucket, counter, inventory, ledger, mailer`},
+		{[]string{"verify", "inventory", "--args", "SetQuantity"}, `--args "SetQuantity": want METHOD=JSON-ARRAY`},
+		{[]string{"verify", "inventory", "--args", "SetQuantity=[apple"}, "--args SetQuantity: \"[apple\" is not a JSON array"},
+		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: verify: inventory.SetQuantity: inventory/verify SetQuantity, attempt 1: cannot run the request: method "SetQuantity": bad arguments: argument 2: cannot use string "three" as int`},
+	}
+	for _, tc := range cases {
+		code, _, errOut := runCLI(t, tc.args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, errOut)
+		assert.Contains(t, errOut, tc.want, "%v", tc.args)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"scenario": 3}`), 0o644))
+	code, _, errOut := runCLI(t, "explore", "merge", bad)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "bad.json: explore merge: json: cannot unmarshal number")
+}
+
+func TestVerify(t *testing.T) {
+	code, out, errOut := runCLI(t, "verify", "mailer", "ledger")
+	assert.Equal(t, exitExpect, code, "the mailer is DANGER: %s", errOut)
+	golden(t, "cli/verify.golden", []byte(out))
+
+	code, out, _ = runCLI(t, "verify", "ledger")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "ledger  Transfer  [\"order-42\",\"alice\",\"bob\",30]  yes     yes         ok")
+
+	code, out, _ = runCLI(t, "verify", "inventory", "--args", `SetQuantity=["pear", 7]`, "--diff")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, `SetQuantity  ["pear",7]`)
+	assert.Contains(t, out, "inventory.AddOne, once vs twice:")
+
+	code, out, _ = runCLI(t, "verify", "mailer", "--scenario", "../../testdata/scenarios/mailer-vs-ledger.yaml")
+	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, `"Your order has shipped"`)
+}

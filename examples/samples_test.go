@@ -1,0 +1,43 @@
+package examples_test
+
+import (
+	"testing"
+
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/verify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Every method of every built-in class has a sample, and the verifier's
+// verdicts on them are what the classes teach: the mailer's Send is
+// dangerous, the ledger's Transfer is safe.
+func TestSamplesAndVerdicts(t *testing.T) {
+	want := map[string]string{
+		"mailer.Send":           verify.VerdictDanger,
+		"ledger.Transfer":       verify.VerdictOK,
+		"inventory.SetQuantity": verify.VerdictOK,
+		"inventory.AddOne":      verify.VerdictOK, // not idempotent, and rightly unmarked
+		"inventory.Get":         verify.VerdictCouldBeMarked,
+		"counter.Increment":     verify.VerdictOK,
+		"counter.Reset":         verify.VerdictOK,
+		"ledger.Deposit":        verify.VerdictOK,
+	}
+	for _, c := range examples.Classes() {
+		rt := runtime.New()
+		ns := rt.Namespace(c.Name, c.New)
+		ms, err := ns.Methods(ns.IDFromName("x"))
+		require.NoError(t, err)
+		for name := range ms {
+			sample, ok := c.Samples[name]
+			require.True(t, ok, "%s.%s has no sample", c.Name, name)
+			rep, err := verify.Idempotent(ns, name, sample.Args, verify.Options{Snapshot: sample.Storage})
+			require.NoError(t, err, "%s.%s", c.Name, name)
+			if v, ok := want[c.Name+"."+name]; ok {
+				assert.Equal(t, v, rep.Verdict, "%s.%s:\n%s", c.Name, name, rep.Diff)
+			}
+		}
+		require.NoError(t, rt.Close())
+	}
+}
