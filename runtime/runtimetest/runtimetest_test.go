@@ -130,3 +130,35 @@ func TestExploreReportsAFailingSeed(t *testing.T) {
 	assert.True(t, runtimetest.Explore(ft, clean, explore.Options{Seeds: 200}).Clean())
 	assert.Empty(t, ft.errors)
 }
+
+// shop is the README's example class.
+type shop struct{ st *object.State }
+
+func NewShop(st *object.State) object.Object { return &shop{st: st} }
+
+func (s *shop) Methods() object.Methods {
+	return object.Methods{
+		"SetPrice": object.Retryable(func(ctx context.Context, p int) error { return s.st.Storage().Put(ctx, "price", p) }),
+		"Price": object.Func(func(ctx context.Context) (int, error) {
+			var p int
+			_, err := s.st.Storage().Get(ctx, "price", &p)
+			return p, err
+		}),
+		"SendOffer": object.Retryable(func(ctx context.Context, to string) error { return s.st.Effect(ctx, "email", "offer to "+to) }),
+	}
+}
+
+// TestShopMarks is the README's example, kept here so that it compiles
+// and passes; the mailer's mistake is checked through a fake T.
+func TestShopMarks(t *testing.T) {
+	rt := runtimetest.New(t) // seed from -dosim.seed or DOSIM_SEED, logs via t, leak checks
+	ns := rt.Namespace("SHOP", NewShop)
+	runtimetest.VerifyIdempotent(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
+	runtimetest.VerifyIdempotent(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
+
+	ft := &fakeT{TB: t}
+	runtimetest.VerifyIdempotent(ft, ns, "SendOffer", "ada")
+	require.Len(t, ft.errors, 1)
+	assert.Equal(t, "SHOP.SendOffer is marked Retryable but is not idempotent: a retry after a lost reply changes the outcome.\n"+
+		"Once vs twice:\neffects: once 1 [email offer to ada], twice 2 [email offer to ada; email offer to ada]\n", ft.errors[0])
+}
