@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -313,16 +314,25 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 		h.serveHTTP(ctx, f)
 		return
 	}
-	in, err := m.fn.Args(ctx, deliveryArgs(f.Req.Args))
-	if err != nil {
-		h.respond(f, wire.FailSetup, nil, nil, err)
-		return
+	args := deliveryArgs(f.Req.Args)
+	direct := m.fn.Direct(args)
+	var in []reflect.Value
+	if !direct {
+		if in, err = m.fn.Args(ctx, args); err != nil {
+			h.respond(f, wire.FailSetup, nil, nil, err)
+			return
+		}
 	}
 	if f.Fault == transport.LoseWhileRunning {
 		h.complete(f, wire.FailLink, nil, nil, nil) // the link breaks as the method starts
 	}
 	f.Rec.Executed = true
-	result, err := m.fn.Call(in)
+	var result any
+	if direct {
+		result, err = m.fn.CallDirect(ctx, args)
+	} else {
+		result, err = m.fn.Call(in)
+	}
 	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, err)

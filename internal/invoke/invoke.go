@@ -64,6 +64,7 @@ func sigOf(t reflect.Type) *Sig {
 type Func struct {
 	Name string
 	fn   reflect.Value
+	raw  any // the function itself, for the direct path
 	*Sig
 }
 
@@ -82,7 +83,7 @@ func Compile(name string, fn any) (Func, error) {
 	if v.IsNil() {
 		return Func{}, fmt.Errorf("method %q: %w: function is nil", name, ErrSignature)
 	}
-	return Func{Name: name, fn: v, Sig: s}, nil
+	return Func{Name: name, fn: v, raw: fn, Sig: s}, nil
 }
 
 // Arity is the number of arguments after the context.
