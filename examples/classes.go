@@ -49,6 +49,12 @@ var classes = []Class{
 			"Send": {Args: []any{"ada@example.com", "Your order has shipped"}},
 			"Sent": {},
 		}},
+	{Name: "outbox", Doc: "Post queues a webhook; the queue retries Deliver with backoff and dead-letters what fails (rule A6)", New: NewOutbox,
+		Samples: map[string]Sample{
+			"Post":      {Args: []any{"https://example.com/hook", "hello"}},
+			"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
+			"Delivered": {},
+		}},
 }
 
 // Classes returns the built-in classes, sorted by name.

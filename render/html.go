@@ -121,6 +121,7 @@ func writeReportHTML(w io.Writer, r Report, idx int) {
 		writeCallTable(w, r)
 	}
 	writeEffectTable(w, r)
+	writeEventTable(w, r)
 	writeStorageTable(w, r)
 	writeExpectationsHTML(w, r)
 	fmt.Fprintln(w, "</section>")
@@ -434,6 +435,20 @@ func writeCallTable(w io.Writer, r Report) {
 		if c.Err != "" {
 			fmt.Fprintf(w, "<tr><td></td><td colspan=\"8\" class=\"err\">error: %s</td></tr>\n", esc(c.Err))
 		}
+	}
+	fmt.Fprintln(w, "</tbody></table>")
+}
+
+// writeEventTable lists what alarms, schedules, queues and retries did.
+func writeEventTable(w io.Writer, r Report) {
+	if len(r.Events) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "<h3>Alarms, schedules, queues and retries</h3>")
+	fmt.Fprintln(w, "<table><thead><tr><th>at</th><th>object</th><th>event</th><th>detail</th></tr></thead><tbody>")
+	for _, e := range r.Events {
+		fmt.Fprintf(w, "<tr><td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"mono\">%s</td></tr>\n",
+			Ms(e.At), esc(e.Namespace+"/"+e.Object), esc(e.Kind), esc(e.Detail))
 	}
 	fmt.Fprintln(w, "</tbody></table>")
 }

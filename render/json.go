@@ -17,9 +17,19 @@ type JSONReport struct {
 	Seed         uint64       `json:"seed"`
 	Calls        []JSONCall   `json:"calls"`
 	Effects      []JSONEffect `json:"effects"`
+	Events       []JSONEvent  `json:"events,omitempty"`
 	Storage      []JSONObject `json:"storage"`
 	Expectations int          `json:"expectations"`
 	Failures     []Failure    `json:"failures"`
+}
+
+// JSONEvent is something an alarm, schedule, queue or object.Retry did.
+type JSONEvent struct {
+	AtMs      float64 `json:"atMs"`
+	Namespace string  `json:"namespace"`
+	Object    string  `json:"object"`
+	Kind      string  `json:"kind"`
+	Detail    string  `json:"detail"`
 }
 
 // JSONCall is one call record (rule D2).
@@ -96,6 +106,9 @@ func ToJSON(r Report) JSONReport {
 	for i, e := range r.Effects {
 		out.Effects[i] = JSONEffect{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind,
 			Payload: e.Payload, RequestID: e.RequestID, Attempt: e.Attempt}
+	}
+	for _, e := range r.Events {
+		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind, Detail: e.Detail})
 	}
 	for i, o := range r.Storage {
 		data := o.Data

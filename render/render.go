@@ -38,6 +38,9 @@ type Report struct {
 	Labels []string
 	// Effects are the side effects the objects recorded.
 	Effects []runtime.Effect
+	// Events are what alarms, schedules, queues and object.Retry did
+	// (runtime.Runtime.Events).
+	Events []runtime.Event
 	// Storage is the objects' storage at the end of the run.
 	Storage []Object
 	// Expectations counts the expectations checked; Failures lists those

@@ -72,6 +72,7 @@ func Text(w io.Writer, r Report, opts TextOptions) error {
 		writeTable(bw, timelineRows(r), paint)
 	}
 	writeEffects(bw, r, paint)
+	writeEvents(bw, r, paint)
 	writeStorage(bw, r)
 	writeExpectations(bw, r, paint)
 	return bw.Flush()
@@ -193,6 +194,21 @@ func writeTable(w io.Writer, rows []row, paint func(cell) string) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
+}
+
+// writeEvents lists what alarms, schedules, queues and object.Retry did.
+func writeEvents(w io.Writer, r Report, paint func(cell) string) {
+	if len(r.Events) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, paint(cell{"alarms, schedules, queues and retries", ansiBold}))
+	rows := make([]row, 0, len(r.Events))
+	for _, e := range r.Events {
+		rows = append(rows, row{cells: []cell{{"", ""}, {Ms(e.At), ""}, {e.Namespace + "/" + e.Object, ""},
+			{e.Kind, ansiBlue}, {e.Detail, ""}}})
+	}
+	writeTable(w, rows, paint)
 }
 
 func writeEffects(w io.Writer, r Report, paint func(cell) string) {

@@ -100,6 +100,8 @@ type Result struct {
 	Calls []runtime.CallRecord
 	// Effects are the side effects the objects recorded.
 	Effects []runtime.Effect
+	// Events are what alarms, schedules, queues and object.Retry did.
+	Events []runtime.Event
 	// Storage is the storage of every object a stub names, at the end, in
 	// the order of the stubs (an object named twice is listed once).
 	Storage []render.Object
@@ -158,7 +160,7 @@ func (r *Result) Report() render.Report {
 	}
 	return render.Report{
 		Name: r.Scenario.Name, File: r.Scenario.File, Description: r.Scenario.Description, Seed: r.Seed,
-		Calls: r.Calls, Labels: r.Labels(), Effects: r.Effects, Storage: r.Storage,
+		Calls: r.Calls, Labels: r.Labels(), Effects: r.Effects, Events: r.Events, Storage: r.Storage,
 		Expectations: r.Checked, Failures: failures,
 	}
 }
@@ -228,6 +230,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		return nil, fmt.Errorf("%w: %s (seed %d): %d call records for %d calls made", ErrRun, s.File, cfg.seed, len(res.Calls), run.seq)
 	}
 	res.Effects = rt.Effects()
+	res.Events = rt.Events()
 	seen := map[[2]string]bool{}
 	for _, st := range s.Stubs {
 		key := [2]string{st.Namespace.Name, st.Object}
