@@ -43,16 +43,25 @@ type alarmState struct {
 
 var laneNames = [wire.Lanes]string{"alarm", "scheduled tasks", "queue"}
 
+// lane returns the state of lane l, making the lanes on first use: an
+// object that never uses an alarm, a schedule or a queue keeps none.
+func (h *host) lane(l wire.Lane) *lane {
+	if h.lanes == nil {
+		h.lanes = new([wire.Lanes]lane)
+	}
+	return &h.lanes[l]
+}
+
 // setLane records when lane is next due and sets its timer.
 func (h *host) setLane(l wire.Lane, at time.Duration, ok bool) {
-	ln := &h.lanes[l]
+	ln := h.lane(l)
 	ln.due, ln.has, ln.stalled = at, ok, false
 	h.arm(l)
 }
 
 // arm makes the lane's timer match its due time.
 func (h *host) arm(l wire.Lane) {
-	ln := &h.lanes[l]
+	ln := h.lane(l)
 	k := h.ns.r.k
 	if ln.running || k.Closed() {
 		return
@@ -74,7 +83,7 @@ func (h *host) arm(l wire.Lane) {
 
 // fire runs on the scheduling goroutine when a lane's timer expires.
 func (h *host) fire(l wire.Lane) {
-	ln := &h.lanes[l]
+	ln := h.lane(l)
 	ln.armed = false
 	if ln.running {
 		return
@@ -103,7 +112,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 	t := sched.FromContext(ctx)
 	t.Gate, t.Data = &h.gate, lt
 	defer func() {
-		h.lanes[l].running = false
+		h.lane(l).running = false
 		h.arm(l)
 	}()
 	h.gate.Acquire(t, "waiting for the object's input gate")
@@ -116,8 +125,8 @@ func (lt *laneTurn) run(ctx context.Context) {
 		// The tasks stay in storage; try again later, in the background so
 		// that a constructor that keeps failing cannot keep Run going.
 		h.event(object.EventTaskError, fmt.Sprintf("lane=%s retry-in=%v err=%q", laneNames[l], object.AlarmRetryBase, err))
-		h.lanes[l].due = h.ns.r.k.Now() + object.AlarmRetryBase
-		h.lanes[l].stalled = true
+		h.lane(l).due = h.ns.r.k.Now() + object.AlarmRetryBase
+		h.lane(l).stalled = true
 		return
 	}
 	if l == wire.LaneAlarm {
@@ -141,7 +150,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	}
 	retry, due := a.retry, a.at
 	*a = alarmState{}
-	h.lanes[wire.LaneAlarm].has = false
+	h.lane(wire.LaneAlarm).has = false
 	h.event(object.EventAlarm, fmt.Sprintf("retry=%d", retry))
 	err := setupErr
 	if err == nil {
@@ -156,13 +165,13 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	}
 	if retry >= object.AlarmMaxRetries {
 		*a = alarmState{}
-		h.lanes[wire.LaneAlarm].has = false
+		h.lane(wire.LaneAlarm).has = false
 		h.event(object.EventAlarmGaveUp, fmt.Sprintf("retry=%d err=%q", retry, err))
 		return
 	}
 	d := object.AlarmRetryBase << retry
 	*a = alarmState{set: true, at: now + d, retry: retry + 1}
-	h.lanes[wire.LaneAlarm].due, h.lanes[wire.LaneAlarm].has = a.at, true
+	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
 	h.event(object.EventAlarmRetry, fmt.Sprintf("retry=%d in=%v err=%q", retry+1, d, err))
 }
 

@@ -56,9 +56,9 @@ type host struct {
 	hasOne bool
 	seen   map[uuid.UUID]struct{}
 
-	building bool             // the constructor is running
-	alarm    alarmState       // rule O6, see alarm.go
-	lanes    [wire.Lanes]lane // background timers: alarm, schedules, queue
+	building bool              // the constructor is running
+	alarm    alarmState        // rule O6, see alarm.go
+	lanes    *[wire.Lanes]lane // background timers: alarm, schedules, queue; nil until used
 }
 
 type compiled struct {
