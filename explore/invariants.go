@@ -25,6 +25,7 @@ type Violation struct {
 	Message string `json:"message"`
 }
 
+// String writes the violation on one line: seed, kind, rule, object, message.
 func (v Violation) String() string {
 	s := fmt.Sprintf("seed %d: %s", v.Seed, v.Kind)
 	if v.Rule != "" {

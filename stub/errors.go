@@ -50,6 +50,8 @@ var ErrDuplicate = errors.New("duplicate request rejected")
 // call failed (rule S12).
 var ErrPipelined = errors.New("pipelined on a failed call")
 
+// Error says which object, method and attempt failed, how, and the
+// error's flags.
 func (e *Error) Error() string {
 	var flags []string
 	if e.Retryable {

@@ -52,6 +52,7 @@ func (s *Stub) MaxRetries() int { return s.cfg.maxRetries }
 // Timeout returns the stub's retry deadline.
 func (s *Stub) Timeout() time.Duration { return s.cfg.timeout }
 
+// String names the stub's object, and says if it does not retry.
 func (s *Stub) String() string {
 	kind := "stub"
 	if !s.retrying {

@@ -114,6 +114,7 @@ type Panic struct {
 	Stack []byte
 }
 
+// Error says what the method panicked with.
 func (p *Panic) Error() string { return fmt.Sprintf("panic: %v", p.Value) }
 
 // Call runs the method with converted arguments. A panic is returned as a *Panic.

@@ -43,6 +43,7 @@ type DeadlockError struct {
 	Blocked []string // "task-name: what it waits for", in start order
 }
 
+// Error names the blocked tasks and what each waits for.
 func (e *DeadlockError) Error() string {
 	return fmt.Sprintf("dosim: deadlock at %v: every task is blocked and no timer is pending: %s",
 		e.Now, strings.Join(e.Blocked, "; "))
@@ -55,6 +56,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error names the task and the panic, with its stack.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("dosim: task %q panicked: %v\n%s", e.Task, e.Value, e.Stack)
 }
