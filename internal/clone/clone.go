@@ -62,7 +62,7 @@ func Copy(v any, p *Policy) (any, Result, error) {
 	if Immutable(v) {
 		return v, Result{}, nil
 	}
-	c := copier{p: p, seen: map[uintptr]reflect.Value{}}
+	c := copier{p: p, seen: map[seenKey]reflect.Value{}}
 	out, err := c.copy(reflect.ValueOf(v))
 	if err != nil {
 		return nil, c.res, err
@@ -70,10 +70,17 @@ func Copy(v any, p *Policy) (any, Result, error) {
 	return out.Interface(), c.res, nil
 }
 
+// seenKey identifies a pointer, map or slice already copied.
+type seenKey struct {
+	ptr uintptr
+	len int
+	typ reflect.Type
+}
+
 type copier struct {
 	p    *Policy
 	res  Result
-	seen map[uintptr]reflect.Value
+	seen map[seenKey]reflect.Value // what was copied already: shared parts stay shared, cycles end
 	path []string
 }
 
@@ -138,11 +145,11 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		if t.Implements(readerType) {
 			return c.ref(v, "io.Reader")
 		}
-		if prev, ok := c.seen[v.Pointer()]; ok && prev.Type() == t {
+		if prev, ok := c.seen[seenKey{v.Pointer(), 0, t}]; ok {
 			return prev, nil
 		}
 		out := reflect.New(t.Elem())
-		c.seen[v.Pointer()] = out
+		c.seen[seenKey{v.Pointer(), 0, t}] = out
 		inner, err := c.copy(v.Elem())
 		if err != nil {
 			return inner, err
@@ -156,7 +163,12 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		if t.Elem().Kind() == reflect.Uint8 {
 			return reflect.ValueOf(append([]byte(nil), v.Bytes()...)).Convert(t), nil
 		}
+		key := seenKey{v.Pointer(), v.Len(), t}
+		if prev, ok := c.seen[key]; ok {
+			return prev, nil
+		}
 		out := reflect.MakeSlice(t, v.Len(), v.Len())
+		c.seen[key] = out
 		for i := range v.Len() {
 			c.path = append(c.path, fmt.Sprintf("[%d]", i))
 			e, err := c.copy(v.Index(i))
@@ -181,7 +193,12 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		if v.IsNil() {
 			return v, nil
 		}
+		key := seenKey{v.Pointer(), 0, t}
+		if prev, ok := c.seen[key]; ok {
+			return prev, nil
+		}
 		out := reflect.MakeMapWithSize(t, v.Len())
+		c.seen[key] = out
 		it := v.MapRange()
 		for it.Next() {
 			key, err := c.copy(it.Key())

@@ -105,3 +105,21 @@ func TestConvert(t *testing.T) {
 	require.NoError(t, Into(&anyV, []int{1}))
 	assert.Equal(t, []int{1}, anyV)
 }
+
+// A map or slice that holds itself is copied without looping forever.
+func TestCopyHandlesMapAndSliceCycles(t *testing.T) {
+	m := map[string]any{"n": 1}
+	m["self"] = m
+	cp, _, err := Copy(m, nil)
+	require.NoError(t, err)
+	got := cp.(map[string]any)
+	got["n"] = 2
+	assert.Equal(t, 1, m["n"])
+	assert.Equal(t, 2, got["self"].(map[string]any)["n"], "the copy's cycle points at the copy")
+
+	s := []any{1, nil}
+	s[1] = s
+	cs, _, err := Copy(s, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, cs.([]any)[0])
+}
