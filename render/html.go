@@ -328,7 +328,7 @@ func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Durati
 				fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" fill="#6b7280" text-anchor="middle">wait %s</text>`+"\n", (g0+g1)/2, mid+17, Ms(wait))
 			}
 		}
-		tip := fmt.Sprintf("attempt %d: %s to %s; link: %s; object: %s", a.N, Ms(a.Start), Ms(a.End), LinkText(a), DidText(a))
+		tip := fmt.Sprintf("attempt %d: %s to %s; link: %s; object: %s", a.N, Ms(a.Start), Ms(a.End), a.LinkText(), a.DidText())
 		if a.Err != "" {
 			tip += "; " + a.Err
 		}
@@ -414,7 +414,7 @@ func writeCallTable(w io.Writer, r Report) {
 			if a.Fault != transport.None || a.Cancelled {
 				linkCls = "fault"
 			}
-			did := DidText(a)
+			did := a.DidText()
 			if k := kindsText(effects[effectKey{c.RequestID, a.N}]); k != "" {
 				did += " (" + k + ")"
 			}
@@ -430,7 +430,7 @@ func writeCallTable(w io.Writer, r Report) {
 				outcome = fmt.Sprintf("<span class=\"%s\">%s</span>", outcomeClass(c.Outcome), esc(c.Outcome))
 			}
 			fmt.Fprintf(w, "<td class=\"num\">%d</td><td class=\"%s\">%s</td><td class=\"%s\">%s</td><td>%s</td></tr>\n",
-				a.N, linkCls, esc(LinkText(a)), didCls, esc(did), outcome)
+				a.N, linkCls, esc(a.LinkText()), didCls, esc(did), outcome)
 		}
 		if c.Err != "" {
 			fmt.Fprintf(w, "<tr><td></td><td colspan=\"8\" class=\"err\">error: %s</td></tr>\n", esc(c.Err))

@@ -64,7 +64,7 @@ func mermaidEvents(r Report) []mermaidEvent {
 				add(c.End, obj, fmt.Sprintf("Note left of C: try %d cancelled at %s", a.N, Ms(c.End)))
 			}
 			if a.Delivered {
-				did := DidText(a)
+				did := a.DidText()
 				if a.Cancelled {
 					did += " at " + Ms(a.End) + ", the caller gone"
 				}

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/runtime"
-	"github.com/dosim/dosim/transport"
 )
 
 // Report is one simulated run, as the renderers show it.
@@ -95,35 +94,6 @@ func Ms(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return d.String()
-}
-
-// LinkText says what the link did to an attempt: "delivered", or the
-// fault's name, with ", cancelled" when the caller stopped waiting.
-func LinkText(a runtime.AttemptRecord) string {
-	s := a.Fault.String()
-	if a.Fault == transport.None {
-		s = "delivered"
-		if !a.Delivered {
-			s = "in flight"
-		}
-	}
-	if a.Cancelled {
-		s += ", cancelled"
-	}
-	return s
-}
-
-// DidText says what the object did with an attempt.
-func DidText(a runtime.AttemptRecord) string {
-	switch {
-	case a.Rejected:
-		return "rejected as duplicate"
-	case a.Executed:
-		return "executed"
-	case a.Delivered:
-		return "received, not run"
-	}
-	return "not reached"
 }
 
 // effectKey identifies the attempt that recorded an effect.

@@ -128,11 +128,11 @@ func linkCell(a runtime.AttemptRecord) cell {
 	if a.Cancelled {
 		color = ansiRed
 	}
-	return cell{LinkText(a), color}
+	return cell{a.LinkText(), color}
 }
 
 func didCell(a runtime.AttemptRecord, kinds []string) cell {
-	text := DidText(a)
+	text := a.DidText()
 	if k := kindsText(kinds); k != "" {
 		text += " (" + k + ")"
 	}

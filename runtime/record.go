@@ -68,6 +68,36 @@ func (c CallRecord) Executions() int {
 	return n
 }
 
+// LinkText says what the link did to the attempt: "delivered", "in
+// flight" (not arrived yet), or the fault's name, with ", cancelled" when
+// the caller stopped waiting.
+func (a AttemptRecord) LinkText() string {
+	s := a.Fault.String()
+	if a.Fault == transport.None {
+		s = "delivered"
+		if !a.Delivered {
+			s = "in flight"
+		}
+	}
+	if a.Cancelled {
+		s += ", cancelled"
+	}
+	return s
+}
+
+// DidText says what the object did with the attempt.
+func (a AttemptRecord) DidText() string {
+	switch {
+	case a.Rejected:
+		return "rejected as duplicate"
+	case a.Executed:
+		return "executed"
+	case a.Delivered:
+		return "received, not run"
+	}
+	return "not reached"
+}
+
 // Rejections counts the attempts refused as duplicates.
 func (c CallRecord) Rejections() int {
 	n := 0

@@ -45,7 +45,7 @@ func WriteTable(w io.Writer, calls []CallRecord) error {
 		}
 		fmt.Fprintf(tw, "%d\t%s/%s\t%s\t\t%s\t%s\t\t\t%s\n", i+1, c.Namespace, c.Object, c.Method, ms(c.Start), ms(c.End), result)
 		for _, a := range c.Attempts {
-			fmt.Fprintf(tw, "\t\t\t%d\t%s\t%s\t%s\t%s\t\n", a.N, ms(a.Start), ms(a.End), link(a), did(a))
+			fmt.Fprintf(tw, "\t\t\t%d\t%s\t%s\t%s\t%s\t\n", a.N, ms(a.Start), ms(a.End), a.LinkText(), a.DidText())
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -67,30 +67,4 @@ func ms(d time.Duration) string {
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	}
 	return d.String()
-}
-
-func link(a AttemptRecord) string {
-	s := a.Fault.String()
-	if s == "none" {
-		s = "delivered"
-		if !a.Delivered {
-			s = "-"
-		}
-	}
-	if a.Cancelled {
-		s += ", cancelled"
-	}
-	return s
-}
-
-func did(a AttemptRecord) string {
-	switch {
-	case a.Rejected:
-		return "rejected as duplicate"
-	case a.Executed:
-		return "executed"
-	case a.Delivered:
-		return "received"
-	}
-	return "-"
 }
