@@ -40,10 +40,12 @@ func newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print dosim's version",
-		Long:  "Print dosim's version." + exitCodesHelp,
+		Long: `Print dosim's version: the module version the go command stamped (v1.2.3 after
+go install github.com/dosim/dosim/cmd/dosim@v1.2.3), and the git commit when
+built from a checkout ("modified" when it had uncommitted changes).` + exitCodesHelp,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(cmd.OutOrStdout(), "dosim", version)
+			fmt.Fprintln(cmd.OutOrStdout(), "dosim", buildVersion())
 			return nil
 		},
 	}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// failingWriter accepts limit bytes, then fails every write, as a full
+// disk or a closed pipe does.
+type failingWriter struct {
+	limit int
+	n     int
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.n+len(p) > w.limit {
+		k := max(0, w.limit-w.n)
+		w.n += k
+		return k, errDiskFull
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+// Rule H2: a command whose output could not be written has not told the
+// reader anything; it must not exit 0 (dosim amplify > /dev/full did).
+func TestH2_FailedWriteExits2(t *testing.T) {
+	inRoot(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"version"},
+		{"amplify", "--outer", "3"},
+		{"demo"},
+		{"demo", "--format", "json"},
+		{"run", "testdata/scenarios/overloaded.yaml"},
+		{"run", "--format", "html", "testdata/scenarios/overloaded.yaml"},
+		{"verify", "counter"},
+		{"explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3"},
+		{"explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3", "--json", "-"},
+		{"explore", "merge", filepath.Join(dir, "sum.json")},
+		{"run", "testdata/cli/failing-expectation.yaml"}, // exit 1 without the failure
+	} {
+		if args[0] == "explore" && args[1] == "merge" {
+			code, _, errOut := runCLI(t, "explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3", "--json", filepath.Join(dir, "sum.json"))
+			require.Equal(t, exitOK, code, errOut)
+		}
+		for _, limit := range []int{0, 5} {
+			var errb bytes.Buffer
+			code := run(args, &failingWriter{limit: limit}, &errb)
+			assert.Equal(t, exitUsage, code, "%v with %d bytes written", args, limit)
+			assert.Contains(t, errb.String(), "dosim: writing the output: no space left on device", args)
+		}
+	}
+}
+
+func TestH2_CheckedWriterKeepsFirstError(t *testing.T) {
+	w := &checkedWriter{w: &failingWriter{limit: 4}}
+	n, err := w.Write([]byte("abc"))
+	assert.Equal(t, 3, n)
+	require.NoError(t, err)
+	_, err = w.Write([]byte("def"))
+	assert.ErrorIs(t, err, errDiskFull)
+	_, err = w.Write([]byte("g"))
+	assert.ErrorIs(t, err, errDiskFull, "later writes fail too")
+	assert.ErrorIs(t, w.err, errDiskFull)
+}
+
+// trackedFiles lists the repository's tracked files, from git when it is
+// there, else every file under the root but .git.
+func trackedFiles(t *testing.T) []string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err == nil {
+		out, err := exec.Command("git", "-C", repoRoot, "ls-files", "-z").Output()
+		if err == nil {
+			var files []string
+			for _, f := range strings.Split(string(out), "\x00") {
+				if f != "" {
+					files = append(files, f)
+				}
+			}
+			return files
+		}
+	}
+	var files []string
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(repoRoot, path)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return files
+}
+
+// executableKind names the executable format whose magic number b starts
+// with, or returns "".
+func executableKind(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\x7fELF")):
+		return "ELF"
+	case bytes.HasPrefix(b, []byte{0xfe, 0xed, 0xfa, 0xce}), bytes.HasPrefix(b, []byte{0xfe, 0xed, 0xfa, 0xcf}),
+		bytes.HasPrefix(b, []byte{0xce, 0xfa, 0xed, 0xfe}), bytes.HasPrefix(b, []byte{0xcf, 0xfa, 0xed, 0xfe}),
+		bytes.HasPrefix(b, []byte{0xca, 0xfe, 0xba, 0xbe}):
+		return "Mach-O"
+	case bytes.HasPrefix(b, []byte("MZ")):
+		return "PE"
+	}
+	return ""
+}
+
+// No binary is committed: cmd/dosim/dosim, an 8.4 MB stale build, was.
+func TestH2_NoExecutableTracked(t *testing.T) {
+	files := trackedFiles(t)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		fh, err := os.Open(filepath.Join(repoRoot, f))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the working tree
+		}
+		require.NoError(t, err)
+		head := make([]byte, 4)
+		n, _ := fh.Read(head)
+		fh.Close()
+		assert.Empty(t, executableKind(head[:n]), "%s is an executable: remove it with git rm and build into an ignored path", f)
+	}
+}
+
+func TestH2_ExecutableKind(t *testing.T) {
+	assert.Equal(t, "ELF", executableKind([]byte("\x7fELF\x02")))
+	assert.Equal(t, "Mach-O", executableKind([]byte{0xcf, 0xfa, 0xed, 0xfe}))
+	assert.Equal(t, "PE", executableKind([]byte("MZ\x90\x00")))
+	assert.Empty(t, executableKind([]byte("package main")))
+}
+
+// No tracked file is also ignored (testdata/demo.golden was reported to
+// be); built binaries are ignored.
+func TestH2_GitignoreAgreesWithTree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	out, err := exec.Command("git", "-C", repoRoot, "ls-files", "--cached", "--ignored", "--exclude-standard").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	assert.Empty(t, strings.TrimSpace(string(out)), "tracked files that .gitignore ignores")
+	for _, built := range []string{"dosim", "cmd/dosim/dosim"} {
+		err := exec.Command("git", "-C", repoRoot, "check-ignore", "-q", "--no-index", built).Run()
+		assert.NoError(t, err, "%s (a go build output) should be ignored", built)
+	}
+	for _, kept := range []string{"testdata/demo.golden", "testdata/scenarios/overloaded.golden"} {
+		err := exec.Command("git", "-C", repoRoot, "check-ignore", "-q", "--no-index", kept).Run()
+		assert.Error(t, err, "%s must not be ignored", kept)
+	}
+}
+
+// dosim version says what the go command stamped, not "dev".
+func TestH2_VersionFromBuildInfo(t *testing.T) {
+	info := func(v string, settings ...string) *debug.BuildInfo {
+		bi := &debug.BuildInfo{Main: debug.Module{Path: "github.com/dosim/dosim", Version: v}}
+		for i := 0; i+1 < len(settings); i += 2 {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
+		}
+		return bi
+	}
+	for _, c := range []struct {
+		ldflags string
+		info    *debug.BuildInfo
+		ok      bool
+		want    string
+	}{
+		{"", nil, false, "dev"},
+		{"", info("(devel)"), true, "dev"},
+		{"", info("v1.2.3"), true, "v1.2.3"},
+		{"", info("(devel)", "vcs.revision", "a2b055d0123456789abcdef", "vcs.modified", "false"), true, "dev (commit a2b055d01234)"},
+		{"", info("v0.0.0-20261130095648-a2b055d01234+dirty", "vcs.revision", "a2b055d0123456789abcdef", "vcs.modified", "true"), true,
+			"v0.0.0-20261130095648-a2b055d01234+dirty (commit a2b055d01234, modified)"},
+		{"v9.9.9", info("v1.2.3"), true, "v9.9.9"},
+	} {
+		assert.Equal(t, c.want, versionText(c.ldflags, c.info, c.ok))
+	}
+}
