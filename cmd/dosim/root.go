@@ -43,7 +43,7 @@ func newVersion() *cobra.Command {
 		Long: `Print dosim's version: the module version the go command stamped (v1.2.3 after
 go install github.com/dosim/dosim/cmd/dosim@v1.2.3), and the git commit when
 built from a checkout ("modified" when it had uncommitted changes).` + exitCodesHelp,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fmt.Fprintln(cmd.OutOrStdout(), "dosim", buildVersion())
 			return nil
