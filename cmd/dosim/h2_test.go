@@ -198,3 +198,77 @@ func TestH2_VersionFromBuildInfo(t *testing.T) {
 		assert.Equal(t, c.want, versionText(c.ldflags, c.info, c.ok))
 	}
 }
+
+// Rule H2: explore and verify say what their exit code 1 means, not the
+// generic "an expectation failed".
+func TestH2_ExitCodeOneSaysWhatItMeans(t *testing.T) {
+	for cmd, one := range map[string]string{
+		"explore": "1  a violation was found",
+		"verify":  "1  a method marked Retryable is not idempotent",
+	} {
+		_, out, _ := runCLI(t, cmd, "--help")
+		assert.Contains(t, out, one, cmd)
+		assert.NotContains(t, out, "an expectation failed", cmd)
+	}
+}
+
+// Rule H2: an --args that names nothing being verified is an error, not
+// silently ignored.
+func TestH2_VerifyRefusesArgsItWouldIgnore(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", "--args", "Nope=[1]"},
+			`dosim: --args Nope: no class verified has a method "Nope"; verified are bucket (Size); counter (Get, Increment, Reset); inventory (AddOne, Get, SetQuantity);`},
+		{[]string{"verify", "counter", "--args", `mailer.Send=["a@b.c", "hi"]`},
+			"dosim: --args mailer.Send: class mailer is not being verified (verified are counter); name it: dosim verify mailer\n"},
+		{[]string{"verify", "mailer", "--args", `mailer.Sned=[]`},
+			`dosim: --args mailer.Sned: class mailer has no method "Sned"; it has Send, Sent` + "\n"},
+		{[]string{"verify", "mailer", "--args", `teapot.Send=[]`},
+			`dosim: --args teapot.Send: unknown class "teapot"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox` + "\n"},
+		{[]string{"verify", "counter", "--args", `Send=["a@b.c", "hi"]`},
+			`dosim: --args Send: no class verified has a method "Send"; verified are counter (Get, Increment, Reset)` + "\n"},
+	} {
+		code, out, errOut := runCLI(t, c.args...)
+		assert.Equal(t, exitUsage, code, c.args)
+		assert.Empty(t, out, c.args)
+		if strings.HasSuffix(c.want, "\n") {
+			assert.Equal(t, c.want, errOut, c.args)
+		} else {
+			assert.Contains(t, errOut, c.want, c.args)
+		}
+	}
+	code, _, errOut := runCLI(t, "verify", "mailer", "--args", `Send=["a@b.c", "hi"]`, "--args", `mailer.Sent=[]`)
+	assert.Equal(t, exitExpect, code, errOut)
+}
+
+// verify mailer mailer printed every row twice.
+func TestH2_VerifyNamesEachClassOnce(t *testing.T) {
+	_, once, _ := runCLI(t, "verify", "mailer")
+	code, twice, _ := runCLI(t, "verify", "mailer", "mailer")
+	assert.Equal(t, exitExpect, code)
+	assert.Equal(t, once, twice)
+	assert.Equal(t, 1, strings.Count(twice, "mailer  Send"))
+}
+
+// verify --scenario F checks the classes the scenario uses, not every one.
+func TestH2_VerifyScenarioChecksItsClasses(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "verify", "--scenario", "testdata/scenarios/mailer-vs-ledger.yaml")
+	assert.Equal(t, exitExpect, code, errOut)
+	var classes []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		if line == "" {
+			break
+		}
+		if f := strings.Fields(line); len(classes) == 0 || classes[len(classes)-1] != f[0] {
+			classes = append(classes, f[0])
+		}
+	}
+	assert.Equal(t, []string{"mailer", "ledger"}, classes)
+	// Named classes still win over the scenario's.
+	code, out, _ = runCLI(t, "verify", "counter", "--scenario", "testdata/scenarios/mailer-vs-ledger.yaml")
+	assert.Equal(t, exitOK, code)
+	assert.NotContains(t, out, "mailer")
+}

@@ -25,7 +25,7 @@ Every file is checked before anything runs: malformed YAML, an unknown field,
 class, method or fault, or an option of the wrong type or out of range is
 reported as FILE:LINE: field: what is wrong and what is allowed, and exits 2.
 A scenario whose expectations are not all met prints what was expected beside
-what happened and exits 1.` + exitCodesHelp,
+what happened and exits 1.` + runExitCodesHelp,
 		Example: `  dosim run testdata/scenarios/ambiguous-delivery.yaml
   dosim run --format html testdata/scenarios/*.yaml > timeline.html
   dosim run --seed 42 --format json testdata/scenarios/overloaded.yaml`,
