@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/examples"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -271,4 +272,14 @@ func TestH2_VerifyScenarioChecksItsClasses(t *testing.T) {
 	code, out, _ = runCLI(t, "verify", "counter", "--scenario", "testdata/scenarios/mailer-vs-ledger.yaml")
 	assert.Equal(t, exitOK, code)
 	assert.NotContains(t, out, "mailer")
+}
+
+// docs/scenarios.md's classes table lists every built-in class (outbox
+// was missing).
+func TestH2_DocsListEveryClass(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "scenarios.md"))
+	require.NoError(t, err)
+	for _, c := range examples.ClassNames() {
+		assert.Contains(t, string(doc), "\n| `"+c+"` |", "docs/scenarios.md: add class %s to the classes table", c)
+	}
 }
