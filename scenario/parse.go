@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -1056,12 +1056,7 @@ func callLabel(c *Call) string {
 	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
-		b, err := json.Marshal(a)
-		if err != nil {
-			args[i] = fmt.Sprint(a)
-		} else {
-			args[i] = string(b)
-		}
+		args[i] = render.Value(a)
 	}
 	return c.Method + "(" + strings.Join(args, ", ") + ")"
 }

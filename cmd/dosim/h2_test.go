@@ -283,3 +283,29 @@ func TestH2_DocsListEveryClass(t *testing.T) {
 		assert.Contains(t, string(doc), "\n| `"+c+"` |", "docs/scenarios.md: add class %s to the classes table", c)
 	}
 }
+
+// Rule H2: a YAML description, a storage key and an argument with terminal
+// escapes are printed escaped, in every place dosim run shows them.
+func TestH2_RunEscapesScenarioText(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "evil.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(`description: "clear \e[2J the screen"
+namespaces: {INVENTORY: inventory}
+stubs: {shop: {}}
+calls:
+  - {stub: shop, method: SetQuantity, args: ["\e]0;title\a", 3]}
+  - stub: shop
+    method: Get
+    args: ["\e]0;title\a"]
+    expect: {result: "\e[31m"}
+`), 0o644))
+	code, out, errOut := runCLI(t, "run", f)
+	assert.Equal(t, exitExpect, code, errOut)
+	assert.NotContains(t, out+errOut, "\x1b")
+	assert.NotContains(t, out+errOut, "\x07")
+	assert.Contains(t, out, `clear \u001b[2J the screen`)
+	assert.Contains(t, out, `\u001b]0;title\u0007 = 3`)
+	code, _, errOut = runCLI(t, "run", "--format", "mermaid", f)
+	assert.Equal(t, exitExpect, code)
+	assert.NotContains(t, errOut, "\x1b")
+	assert.Contains(t, errOut, `expected "\u001b[31m"`)
+}

@@ -81,10 +81,10 @@ what happened and exits 1.` + runExitCodesHelp,
 				if len(r.Failures) == 0 {
 					continue
 				}
-				fmt.Fprintf(stderr, "dosim: %s (seed %d): %d of %d expectations not met\n", r.File, r.Seed, len(r.Failures), r.Expectations)
+				fmt.Fprintf(stderr, "dosim: %s (seed %d): %d of %d expectations not met\n", render.Escape(r.File), r.Seed, len(r.Failures), r.Expectations)
 				if format != "text" { // the text timeline already lists them
 					for _, f := range r.Failures {
-						fmt.Fprintf(stderr, "  %s\n", f)
+						fmt.Fprintf(stderr, "  %s\n", render.Escape(f.String()))
 					}
 				}
 			}

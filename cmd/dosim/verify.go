@@ -10,6 +10,7 @@ import (
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/verify"
@@ -99,16 +100,20 @@ names no method of a class being verified is an error (exit 2).` + verifyExitCod
 						rt.Close()
 						return usageErrorf("%v", err)
 					}
-					args, _ := json.Marshal(sample.Args)
+					args := render.Value(sample.Args)
 					if sample.Args == nil {
-						args = []byte("[]")
+						args = "[]"
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, m, args, yesNo(rep.Marked), yesNo(rep.Idempotent), rep.Verdict)
 					if rep.Verdict == verify.VerdictDanger {
 						danger++
 					}
 					if rep.Diff != "" && (showDiff || rep.Verdict == verify.VerdictDanger) {
-						diffs = append(diffs, fmt.Sprintf("%s.%s, once vs twice:\n  %s", c.Name, m, strings.ReplaceAll(strings.TrimRight(rep.Diff, "\n"), "\n", "\n  ")))
+						lines := strings.Split(strings.TrimRight(rep.Diff, "\n"), "\n")
+						for i, l := range lines {
+							lines[i] = render.Escape(l)
+						}
+						diffs = append(diffs, fmt.Sprintf("%s.%s, once vs twice:\n  %s", c.Name, m, strings.Join(lines, "\n  ")))
 					}
 				}
 				rt.Close()
