@@ -80,8 +80,10 @@ expectations: 1 of 3 NOT met
 func TestJSONIsTheCallRecords(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, JSON(&b, report()))
-	var got JSONReport
-	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	var one []JSONReport
+	require.NoError(t, json.Unmarshal(b.Bytes(), &one), "one report is an array too")
+	require.Len(t, one, 1)
+	got := one[0]
 	require.Len(t, got.Calls, 2)
 	assert.Equal(t, `AddOne("<script>")`, got.Calls[0].Call)
 	assert.Equal(t, "Get", got.Calls[1].Call, "a call without a label shows its method")

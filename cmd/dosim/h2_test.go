@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -308,4 +309,36 @@ calls:
 	assert.Equal(t, exitExpect, code)
 	assert.NotContains(t, errOut, "\x1b")
 	assert.Contains(t, errOut, `expected "\u001b[31m"`)
+}
+
+// run --format json has one shape: an array, even for one file (it was an
+// object for one file and an array for several).
+func TestH2_RunJSONIsAlwaysAnArray(t *testing.T) {
+	inRoot(t)
+	for _, files := range [][]string{
+		{"testdata/scenarios/overloaded.yaml"},
+		{"testdata/scenarios/overloaded.yaml", "testdata/scenarios/not-delivered.yaml"},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"run", "--format", "json"}, files...)...)
+		require.Equal(t, exitOK, code, errOut)
+		var reports []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &reports), "an array for %d file(s)", len(files))
+		assert.Len(t, reports, len(files))
+	}
+}
+
+// explore merge names rates as --rates takes them, not as a Go map
+// ("map[lose-response:0.1]").
+func TestH2_MergeMessageWritesRatesAsFlags(t *testing.T) {
+	inRoot(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, c := range []struct{ file, rates, shard string }{{a, "lose-response=0.1", "0/2"}, {b, "lose-request=0.2", "1/2"}} {
+		code, _, errOut := runCLI(t, "explore", "testdata/scenarios/overloaded.yaml", "--seeds", "4", "--rates", c.rates, "--shard", c.shard, "--json", c.file)
+		require.Equal(t, exitOK, code, errOut)
+	}
+	code, _, errOut := runCLI(t, "explore", "merge", a, b)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "summary 2 used rates lose-request=0.2, not lose-response=0.1")
+	assert.NotContains(t, errOut, "map[")
 }

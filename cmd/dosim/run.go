@@ -21,6 +21,9 @@ func newRun() *cobra.Command {
 every call and attempt: a timeline by default, or JSON call records, a Mermaid
 sequence diagram, or a self-contained HTML page with an SVG timeline.
 
+--format json always writes one JSON array with a report per file, in the
+order given, even for one file (jq '.[0].calls').
+
 Every file is checked before anything runs: malformed YAML, an unknown field,
 class, method or fault, or an option of the wrong type or out of range is
 reported as FILE:LINE: field: what is wrong and what is allowed, and exits 2.
