@@ -116,7 +116,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		case p.First != a.First || p.Seeds != a.Seeds:
 			return nil, fmt.Errorf("%w: summary %d covers seeds %d+%d, not %d+%d", ErrMerge, i+1, p.First, p.Seeds, a.First, a.Seeds)
 		case !maps.Equal(p.Rates, a.Rates) || p.KeepRules != a.KeepRules:
-			return nil, fmt.Errorf("%w: summary %d used rates %v, not %v", ErrMerge, i+1, p.Rates, a.Rates)
+			return nil, fmt.Errorf("%w: summary %d used rates %s, not %s", ErrMerge, i+1, RatesText(p.Rates), RatesText(a.Rates))
 		}
 		for _, sh := range p.Shards {
 			if count == 0 {

@@ -120,15 +120,13 @@ func ToJSON(r Report) JSONReport {
 	return out
 }
 
-// JSON writes the reports as indented JSON: one report as an object, more
-// than one as an array of them.
+// JSON writes the reports as indented JSON: always an array of
+// JSONReport, one per report, even for one report, so that a program
+// reads every output the same way (jq '.[0].calls').
 func JSON(w io.Writer, reports ...Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if len(reports) == 1 {
-		return enc.Encode(ToJSON(reports[0]))
-	}
 	all := make([]JSONReport, len(reports))
 	for i, r := range reports {
 		all[i] = ToJSON(r)

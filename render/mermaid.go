@@ -121,5 +121,5 @@ func mermaidText(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	return Escape(b.String())
 }

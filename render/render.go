@@ -135,14 +135,14 @@ func kindsText(kinds []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Value renders a stored value or effect payload compactly, as JSON when
-// it can.
+// Value renders a call argument, a stored value or an effect payload
+// compactly, as JSON when it can, through Escape.
 func Value(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return Escape(fmt.Sprint(v))
 	}
-	return string(b)
+	return Escape(string(b))
 }
 
 // sortedKeys returns m's keys in byte order, as storage lists them.

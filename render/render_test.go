@@ -80,8 +80,10 @@ expectations: 1 of 3 NOT met
 func TestJSONIsTheCallRecords(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, JSON(&b, report()))
-	var got JSONReport
-	require.NoError(t, json.Unmarshal(b.Bytes(), &got))
+	var one []JSONReport
+	require.NoError(t, json.Unmarshal(b.Bytes(), &one), "one report is an array too")
+	require.Len(t, one, 1)
+	got := one[0]
 	require.Len(t, got.Calls, 2)
 	assert.Equal(t, `AddOne("<script>")`, got.Calls[0].Call)
 	assert.Equal(t, "Get", got.Calls[1].Call, "a call without a label shows its method")
@@ -154,4 +156,40 @@ func TestTimeScale(t *testing.T) {
 	}
 	wide := newTimeScale(many, 800)
 	assert.Greater(t, wide.width, 800.0, "many events widen the timeline rather than overlap")
+}
+
+// Rule H2: text from a scenario reaches the terminal escaped, as call
+// arguments are: a description or a storage key cannot clear the screen.
+func TestH2_TextEscapesDescriptionAndStorageKeys(t *testing.T) {
+	r := Report{
+		Name:        "evil\x1b]0;title\x07",
+		Description: "line one\x1b[2J\nline two \u202eeno",
+		Storage:     []Object{{Namespace: "NS", Object: "o\x1b[1m", Data: map[string]any{"key\x1b[31m": "v\u009b1m"}}},
+	}
+	var b strings.Builder
+	require.NoError(t, Text(&b, r, TextOptions{}))
+	out := b.String()
+	assert.NotContains(t, out, "\x1b")
+	assert.NotContains(t, out, "\x07")
+	assert.NotContains(t, out, "\u202e")
+	assert.NotContains(t, out, "\u009b")
+	assert.Contains(t, out, `evil\u001b]0;title\u0007 (seed 0)`)
+	assert.Contains(t, out, "line one\\u001b[2J\nline two \\u202eeno\n")
+	assert.Contains(t, out, `NS/o\u001b[1m  key\u001b[31m = "v\u009b1m"`)
+}
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain \"text\" ok": "plain \"text\" ok",
+		"tab\there":         `tab\there`,
+		"nl\ncr\r":          `nl\ncr\r`,
+		"\x1b[0m\x7f":       `\u001b[0m\u007f`,
+		"\u2028\u2066x":     `\u2028\u2066x`,
+		"bad\xffutf8":       "bad\ufffdutf8",
+		"héllo, 世界 – ✓":     "héllo, 世界 – ✓",
+	} {
+		assert.Equal(t, want, Escape(in), "%q", in)
+	}
+	// Value is JSON through the same escape.
+	assert.Equal(t, `["a\u001bb","c\u007f"]`, Value([]any{"a\x1bb", "c\x7f"}))
 }

@@ -55,13 +55,13 @@ func Text(w io.Writer, r Report, opts TextOptions) error {
 		}
 		return c.color + c.text + ansiReset
 	}
-	fmt.Fprintln(bw, paint(cell{r.title(), ansiBold}))
+	fmt.Fprintln(bw, paint(cell{Escape(r.title()), ansiBold}))
 	if r.File != "" {
-		fmt.Fprintln(bw, paint(cell{r.File, ansiDim}))
+		fmt.Fprintln(bw, paint(cell{Escape(r.File), ansiDim}))
 	}
 	if d := strings.TrimSpace(r.Description); d != "" {
 		for _, line := range strings.Split(d, "\n") {
-			fmt.Fprintln(bw, strings.TrimRight(line, " \t"))
+			fmt.Fprintln(bw, Escape(strings.TrimRight(line, " \t")))
 		}
 	}
 	fmt.Fprintln(bw)
@@ -161,7 +161,16 @@ func outcomeCell(outcome string) cell {
 
 // writeTable aligns the rows' cells in columns two spaces apart; trailing
 // empty cells are not padded. Notes are indented under the second column.
+// Every cell's text goes through Escape.
 func writeTable(w io.Writer, rows []row, paint func(cell) string) {
+	for _, r := range rows {
+		for i := range r.cells {
+			r.cells[i].text = Escape(r.cells[i].text)
+		}
+		if r.note != nil {
+			r.note.text = Escape(r.note.text)
+		}
+	}
 	var widths []int
 	for _, r := range rows {
 		for i, c := range r.cells {
@@ -262,8 +271,8 @@ func writeExpectations(w io.Writer, r Report, paint func(cell) string) {
 	}
 	fmt.Fprintln(w, paint(cell{fmt.Sprintf("expectations: %d of %d NOT met", len(r.Failures), r.Expectations), ansiRed}))
 	for _, f := range r.Failures {
-		fmt.Fprintf(w, "  %s\n", f.Where)
-		fmt.Fprintf(w, "    expected: %s\n", paint(cell{f.Want, ansiGreen}))
-		fmt.Fprintf(w, "    got:      %s\n", paint(cell{f.Got, ansiRed}))
+		fmt.Fprintf(w, "  %s\n", Escape(f.Where))
+		fmt.Fprintf(w, "    expected: %s\n", paint(cell{Escape(f.Want), ansiGreen}))
+		fmt.Fprintf(w, "    got:      %s\n", paint(cell{Escape(f.Got), ansiRed}))
 	}
 }

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +20,8 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/examples"
-	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -69,6 +68,10 @@ func Load(path string) (*Scenario, error) {
 func Parse(name string, data []byte) (*Scenario, error) {
 	p := &parser{file: name}
 	s := p.parse(data)
+	if p.more > 0 {
+		p.errs = append(p.errs, &Error{File: name, Line: p.moreLine, Field: "file",
+			Msg: fmt.Sprintf("... and %d more (only the first %d problems are listed; the next is on this line)", p.more, maxErrors)})
+	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
@@ -79,7 +82,10 @@ func Parse(name string, data []byte) (*Scenario, error) {
 type parser struct {
 	file string
 	errs Errors
-	s    *Scenario
+	// more counts the problems found past the first maxErrors, and
+	// moreLine is where the first of them is.
+	more, moreLine int
+	s              *Scenario
 
 	namespaces map[string]*Namespace
 	stubs      map[string]*Stub
@@ -91,29 +97,72 @@ type parser struct {
 
 // errorf records a problem at node n (line 1 when n is nil).
 func (p *parser) errorf(n *yaml.Node, field string, cause error, format string, args ...any) {
-	if len(p.errs) >= maxErrors {
-		return
-	}
 	line := 1
 	if n != nil && n.Line > 0 {
 		line = n.Line
+	}
+	if len(p.errs) >= maxErrors {
+		if p.more == 0 {
+			p.moreLine = line
+		}
+		p.more++
+		return
 	}
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...), Err: cause})
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// syntaxError turns a YAML decoder error into an *Error.
-func (p *parser) syntaxError(err error) {
+// syntaxError turns a YAML decoder error into an *Error. The decoder's
+// "line N" is where the enclosing block starts (a stray } on line 10 of a
+// list item begun on line 6 says line 6); with the file's data, the line
+// the parser stopped on is found and reported instead.
+func (p *parser) syntaxError(err error, data []byte) {
 	msg := err.Error()
 	line := 1
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		if data != nil {
+			line = problemLine(data, err.Error(), line)
+		}
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
 	p.errs = append(p.errs, &Error{File: p.file, Line: line, Field: "yaml", Msg: msg + " (the file is not valid YAML)", Err: err})
+}
+
+// problemLine finds the line a YAML syntax error was found on: the first
+// line k, from the decoder's line on, such that the file's first k lines
+// fail with the same error. Lines before the offending token parse the same
+// as in the whole file; once it is in, the same error follows. (A binary
+// search: at most 21 parses of a file of at most MaxFileSize.)
+func problemLine(data []byte, text string, from int) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	fails := func(k int) bool {
+		dec := yaml.NewDecoder(bytes.NewReader(bytes.Join(lines[:k], nil)))
+		for {
+			var n yaml.Node
+			err := dec.Decode(&n)
+			if err == nil {
+				continue
+			}
+			return !errors.Is(err, io.EOF) && err.Error() == text
+		}
+	}
+	lo, hi := max(from, 1), len(lines)
+	if lo > hi || !fails(hi) {
+		return from
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 func (p *parser) parse(data []byte) *Scenario {
@@ -131,7 +180,7 @@ func (p *parser) parse(data []byte) *Scenario {
 		if errors.Is(err, io.EOF) {
 			p.errorf(nil, "file", nil, "empty: a scenario is a mapping with namespaces, stubs and calls (see docs/scenarios.md)")
 		} else {
-			p.syntaxError(err)
+			p.syntaxError(err, data)
 		}
 		return nil
 	}
@@ -140,7 +189,7 @@ func (p *parser) parse(data []byte) *Scenario {
 		p.errorf(&more, "file", nil, "a second YAML document: a scenario file holds one document")
 		return nil
 	} else if !errors.Is(err, io.EOF) {
-		p.syntaxError(err)
+		p.syntaxError(err, data)
 		return nil
 	}
 	// Decoding the whole tree once bounds alias expansion (a "billion
@@ -149,7 +198,7 @@ func (p *parser) parse(data []byte) *Scenario {
 	var probe any
 	var typeErr *yaml.TypeError
 	if err := doc.Decode(&probe); err != nil && !errors.As(err, &typeErr) {
-		p.syntaxError(err)
+		p.syntaxError(err, nil)
 		return nil
 	}
 	root := &doc
@@ -605,6 +654,14 @@ func (p *parser) parseOptions(n *yaml.Node, path string, st *Stub) {
 		if vn == nil {
 			continue
 		}
+		if rn := resolve(vn); rn.Kind != yaml.ScalarNode {
+			lo, hi := stub.MinMaxRetries, stub.MaxMaxRetries
+			if k == "timeoutMs" {
+				lo, hi = stub.MinTimeoutMs, stub.MaxTimeoutMs
+			}
+			p.errorf(vn, path+"."+k, stub.ErrType, "%s is of the wrong type: must be a number, an integer from %d to %d", kindName(rn), lo, hi)
+			continue
+		}
 		v, ok := p.value(vn, path+"."+k)
 		if !ok {
 			continue
@@ -992,8 +1049,8 @@ func (p *parser) checkMethod(n *yaml.Node, path string, c *Call, name string) bo
 		return false
 	}
 	for i, a := range c.Args {
-		if _, err := clone.Convert(a, t.In(i+1)); err != nil {
-			p.errorf(n, fmt.Sprintf("%s.args[%d]", path, i), err, "%s: argument %d: %v", sig, i+1, err)
+		if err := checkArg(a, t.In(i+1)); err != nil {
+			p.errorf(n, fmt.Sprintf("%s.args[%d]", path, i), nil, "%s: argument %d: %v", sig, i+1, err)
 			return false
 		}
 	}
@@ -1056,12 +1113,7 @@ func callLabel(c *Call) string {
 	}
 	args := make([]string, len(c.Args))
 	for i, a := range c.Args {
-		b, err := json.Marshal(a)
-		if err != nil {
-			args[i] = fmt.Sprint(a)
-		} else {
-			args[i] = string(b)
-		}
+		args[i] = render.Value(a)
 	}
 	return c.Method + "(" + strings.Join(args, ", ") + ")"
 }

@@ -35,6 +35,7 @@ import (
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 )
@@ -228,9 +229,10 @@ type Error struct {
 	Err   error  // the cause, if any (stub.ErrRange, transport.ErrUnknownFault...)
 }
 
-// Error returns FILE:LINE: field: message.
+// Error returns FILE:LINE: field: message, with any control character of
+// the field or the message escaped (render.Escape).
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, render.Escape(e.Field), render.Escape(e.Msg))
 }
 
 // Unwrap returns ErrInvalid and the cause.

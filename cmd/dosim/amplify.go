@@ -39,7 +39,7 @@ every delivery runs it) or, with --method AddOne, an unmarked method whose
 duplicates are refused. It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
 (p50, p99, max). A progress bar is drawn on stderr when it is a terminal and
-M is at least ` + fmt.Sprint(progressMin) + `.` + exitCodesHelp,
+M is at least ` + fmt.Sprint(progressMin) + `.` + noOneExitCodesHelp,
 		Example: `  dosim amplify --outer 3
   dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`,
 		Args: cobra.NoArgs,

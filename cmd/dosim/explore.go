@@ -46,7 +46,7 @@ matrix, a Kubernetes indexed job) can share one sweep; each writes --json and
 "dosim explore merge" combines them.
 
 Rates come from --rates, else the scenario's explore.random, else 0.04 for every
-fault. Exit code 1 means a violation was found.` + exitCodesHelp,
+fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 		Example: `  dosim explore testdata/scenarios/ambiguous-delivery.yaml --seeds 10000
   dosim explore testdata/scenarios/ledger-transfers.yaml --seeds 100000 --workers 2
   dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
@@ -276,7 +276,7 @@ func newExploreMerge() *cobra.Command {
 		Long: `Combine the --json summaries written by the shards of one sweep (the same
 scenario, seeds and rates, each shard once) into one report. Missing shards are
 named, and make the merge fail unless --partial. Exit code 1 means a shard
-found a violation.` + exitCodesHelp,
+found a violation.` + mergeExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			var parts []*explore.Summary

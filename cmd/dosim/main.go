@@ -23,16 +23,26 @@ const (
 	exitInternal = 3
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// run runs the command line and returns the exit code.
+// run runs the command line and returns the exit code. Every command
+// writes its output through a checkedWriter: a write that failed (a full
+// disk, a closed pipe) makes the command fail with exit code 2, whatever it
+// found, since its report never reached the reader.
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newRoot(stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	cmd := newRoot(out, stderr)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	code := exitCode(cmd.Execute(), stderr)
+	if out.err != nil && code != exitInternal {
+		fmt.Fprintf(stderr, "dosim: writing the output: %v\n", out.err)
+		return exitUsage
+	}
+	return code
+}
+
+// exitCode reports err on stderr and returns the exit code it stands for.
+func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
@@ -45,6 +55,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "dosim:", err)
 	return exitUsage
+}
+
+// checkedWriter keeps the first error of the writer it wraps; once a write
+// has failed, every later write fails with the same error without trying.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // codeError carries an exit code out of a command.

@@ -12,20 +12,34 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const exitCodesHelp = `
+// exitCodes is the exit-code section of a command's help; one says what
+// exit code 1 means for that command.
+func exitCodes(one string) string {
+	return `
 
 Exit codes:
   0  ok
-  1  an expectation failed
-  2  a usage or input error (a bad flag, a bad scenario file)
+  1  ` + one + `
+  2  a usage or input error (a bad flag, a bad scenario file, a failed write)
   3  the simulation itself failed (a bug: please report it with the seed)`
+}
+
+// The exit-code sections of the commands' help.
+var (
+	runExitCodesHelp     = exitCodes("an expectation failed")
+	exploreExitCodesHelp = exitCodes("a violation was found (an S-rule invariant, an explore.expect expectation\n     or linearizability failed on some seed)")
+	mergeExitCodesHelp   = exitCodes("a shard found a violation")
+	verifyExitCodesHelp  = exitCodes("a method marked Retryable is not idempotent (DANGER)")
+	noOneExitCodesHelp   = exitCodes("(not used by this command)")
+	rootExitCodesHelp    = exitCodes("run: an expectation failed; explore: a violation was found;\n     verify: a method marked Retryable is not idempotent")
+)
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dosim",
 		Short: "A deterministic simulator of Durable-Object-style actors",
 		Long: `dosim runs Durable-Object-style objects in virtual time from one seed: calls,
-retries, lost requests and lost replies, so that a failing seed replays exactly.` + exitCodesHelp,
+retries, lost requests and lost replies, so that a failing seed replays exactly.` + rootExitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -40,10 +54,12 @@ func newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print dosim's version",
-		Long:  "Print dosim's version." + exitCodesHelp,
-		Args:  cobra.NoArgs,
+		Long: `Print dosim's version: the module version the go command stamped (v1.2.3 after
+go install github.com/dosim/dosim/cmd/dosim@v1.2.3), and the git commit when
+built from a checkout ("modified" when it had uncommitted changes).` + noOneExitCodesHelp,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(cmd.OutOrStdout(), "dosim", version)
+			fmt.Fprintln(cmd.OutOrStdout(), "dosim", buildVersion())
 			return nil
 		},
 	}
@@ -60,7 +76,7 @@ func newDemo() *cobra.Command {
 		Long: `Run the built-in inventory demo: three shops stocked with SetQuantity (marked
 Retryable) and bumped by concurrent AddOne calls (not marked), with the first
 reply to the "apple" shop lost. The timeline shows each call and attempt;
---format json, mermaid or html show it another way.` + exitCodesHelp,
+--format json, mermaid or html show it another way.` + noOneExitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkFormat(format); err != nil {

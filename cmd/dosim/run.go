@@ -21,11 +21,14 @@ func newRun() *cobra.Command {
 every call and attempt: a timeline by default, or JSON call records, a Mermaid
 sequence diagram, or a self-contained HTML page with an SVG timeline.
 
+--format json always writes one JSON array with a report per file, in the
+order given, even for one file (jq '.[0].calls').
+
 Every file is checked before anything runs: malformed YAML, an unknown field,
 class, method or fault, or an option of the wrong type or out of range is
 reported as FILE:LINE: field: what is wrong and what is allowed, and exits 2.
 A scenario whose expectations are not all met prints what was expected beside
-what happened and exits 1.` + exitCodesHelp,
+what happened and exits 1.` + runExitCodesHelp,
 		Example: `  dosim run testdata/scenarios/ambiguous-delivery.yaml
   dosim run --format html testdata/scenarios/*.yaml > timeline.html
   dosim run --seed 42 --format json testdata/scenarios/overloaded.yaml`,
@@ -81,10 +84,10 @@ what happened and exits 1.` + exitCodesHelp,
 				if len(r.Failures) == 0 {
 					continue
 				}
-				fmt.Fprintf(stderr, "dosim: %s (seed %d): %d of %d expectations not met\n", r.File, r.Seed, len(r.Failures), r.Expectations)
+				fmt.Fprintf(stderr, "dosim: %s (seed %d): %d of %d expectations not met\n", render.Escape(r.File), r.Seed, len(r.Failures), r.Expectations)
 				if format != "text" { // the text timeline already lists them
 					for _, f := range r.Failures {
-						fmt.Fprintf(stderr, "  %s\n", f)
+						fmt.Fprintf(stderr, "  %s\n", render.Escape(f.String()))
 					}
 				}
 			}

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/verify"
@@ -24,7 +26,8 @@ func newVerify() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify [CLASS...]",
 		Short: "Check that methods marked Retryable are safe to run twice",
-		Long: `For every method of the built-in classes named (all of them by default), run it
+		Long: `For every method of the built-in classes named (by default those of the
+--scenario file's namespaces, else all of them; each class once), run it
 once and, separately, twice for one request (a lost reply, then the duplicate
 delivery a retry brings), from the same storage, and compare the result, the
 storage and the side effects. The verdicts:
@@ -34,14 +37,21 @@ storage and the side effects. The verdicts:
   could be marked                    running it twice is the same as once
 
 Arguments come from --args METHOD=JSON-ARRAY, else from the first call of the
-method in --scenario FILE, else from the class's own samples. Exit code 1 means
-a method is DANGER.` + exitCodesHelp,
+method in --scenario FILE, else from the class's own samples. An --args that
+names no method of a class being verified is an error (exit 2).` + verifyExitCodesHelp,
 		Example: `  dosim verify
   dosim verify mailer ledger
   dosim verify inventory --args 'SetQuantity=["pear", 7]'
   dosim verify --scenario testdata/scenarios/mailer-vs-ledger.yaml`,
 		RunE: func(cmd *cobra.Command, names []string) error {
-			classes, err := pickClasses(names)
+			var sc *scenario.Scenario
+			if scenFile != "" {
+				var err error
+				if sc, err = scenario.Load(scenFile); err != nil {
+					return &codeError{code: exitUsage, msg: err.Error()}
+				}
+			}
+			classes, err := pickClasses(names, sc)
 			if err != nil {
 				return err
 			}
@@ -49,12 +59,11 @@ a method is DANGER.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
+			if err := checkArgFlags(given, classes); err != nil {
+				return err
+			}
 			var fromScenario map[string][]any
-			if scenFile != "" {
-				sc, err := scenario.Load(scenFile)
-				if err != nil {
-					return &codeError{code: exitUsage, msg: err.Error()}
-				}
+			if sc != nil {
 				fromScenario = map[string][]any{}
 				for _, c := range sc.Calls() {
 					k := c.Stub.Namespace.Class.Name + "." + c.Method
@@ -91,16 +100,20 @@ a method is DANGER.` + exitCodesHelp,
 						rt.Close()
 						return usageErrorf("%v", err)
 					}
-					args, _ := json.Marshal(sample.Args)
+					args := render.Value(sample.Args)
 					if sample.Args == nil {
-						args = []byte("[]")
+						args = "[]"
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, m, args, yesNo(rep.Marked), yesNo(rep.Idempotent), rep.Verdict)
 					if rep.Verdict == verify.VerdictDanger {
 						danger++
 					}
 					if rep.Diff != "" && (showDiff || rep.Verdict == verify.VerdictDanger) {
-						diffs = append(diffs, fmt.Sprintf("%s.%s, once vs twice:\n  %s", c.Name, m, strings.ReplaceAll(strings.TrimRight(rep.Diff, "\n"), "\n", "\n  ")))
+						lines := strings.Split(strings.TrimRight(rep.Diff, "\n"), "\n")
+						for i, l := range lines {
+							lines[i] = render.Escape(l)
+						}
+						diffs = append(diffs, fmt.Sprintf("%s.%s, once vs twice:\n  %s", c.Name, m, strings.Join(lines, "\n  ")))
 					}
 				}
 				rt.Close()
@@ -130,19 +143,76 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func pickClasses(names []string) ([]examples.Class, error) {
+// pickClasses returns the classes named, each once, in the order first
+// named; with none named, the classes of the scenario's namespaces when
+// there is one, else every built-in class.
+func pickClasses(names []string, sc *scenario.Scenario) ([]examples.Class, error) {
+	if len(names) == 0 && sc != nil {
+		for _, ns := range sc.Namespaces {
+			names = append(names, ns.Class.Name)
+		}
+	}
 	if len(names) == 0 {
 		return examples.Classes(), nil
 	}
 	var out []examples.Class
+	seen := map[string]bool{}
 	for _, n := range names {
 		c, ok := examples.LookupClass(n)
 		if !ok {
 			return nil, usageErrorf("unknown class %q; the built-in classes are %s", n, strings.Join(examples.ClassNames(), ", "))
 		}
+		if seen[c.Name] {
+			continue
+		}
+		seen[c.Name] = true
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// methodNames lists a class's methods, sorted.
+func methodNames(c examples.Class) []string {
+	return slices.Sorted(maps.Keys(c.New(new(object.State)).Methods()))
+}
+
+// checkArgFlags checks that every --args names a method of a class being
+// verified (METHOD: of at least one; CLASS.METHOD: of that class), so that
+// none is silently ignored.
+func checkArgFlags(given map[string][]any, classes []examples.Class) error {
+	methods := map[string][]string{}
+	var verified []string
+	for _, c := range classes {
+		methods[c.Name] = methodNames(c)
+		verified = append(verified, fmt.Sprintf("%s (%s)", c.Name, strings.Join(methods[c.Name], ", ")))
+	}
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		cname, m, qualified := strings.Cut(k, ".")
+		if !qualified {
+			m = k
+			found := false
+			for _, ms := range methods {
+				found = found || slices.Contains(ms, m)
+			}
+			if !found {
+				return usageErrorf("--args %s: no class verified has a method %q; verified are %s", k, m, strings.Join(verified, "; "))
+			}
+			continue
+		}
+		c, ok := examples.LookupClass(cname)
+		if !ok {
+			return usageErrorf("--args %s: unknown class %q; the built-in classes are %s", k, cname, strings.Join(examples.ClassNames(), ", "))
+		}
+		ms, selected := methods[c.Name]
+		if !selected {
+			return usageErrorf("--args %s: class %s is not being verified (verified are %s); name it: dosim verify %s",
+				k, c.Name, strings.Join(slices.Sorted(maps.Keys(methods)), ", "), c.Name)
+		}
+		if !slices.Contains(ms, m) {
+			return usageErrorf("--args %s: class %s has no method %q; it has %s", k, c.Name, m, strings.Join(ms, ", "))
+		}
+	}
+	return nil
 }
 
 // parseArgFlags reads --args METHOD=JSON-ARRAY values.

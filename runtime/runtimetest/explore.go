@@ -14,8 +14,8 @@ import (
 // seed violates an S-rule invariant, an explore.expect expectation or
 // linearizability. The failure names the first failing seed, its shrunk
 // faults and the command that replays it, and writes its artifacts (the
-// timeline, porcupine's visualisation, the shrunk faults) under the
-// test's temporary folder or -dosim.artifacts. It returns the summary.
+// timeline, porcupine's visualisation, the shrunk faults) under
+// ArtifactsRoot, where they outlive the test. It returns the summary.
 func Explore(t testing.TB, sc *scenario.Scenario, opts explore.Options) *explore.Summary {
 	t.Helper()
 	e, err := explore.New(sc, opts)

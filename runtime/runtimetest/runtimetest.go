@@ -12,6 +12,21 @@
 // outlives it, takes its seed from -dosim.seed or DOSIM_SEED (else 1), and,
 // when the test fails, prints the seed with the command that replays it and
 // writes an artifact folder: the JSON call history and the HTML timeline.
+//
+// # Flags and environment
+//
+// Pass them after the package, as go test passes them to the test binary:
+//
+//		go test ./shop -run TestShop -dosim.seed=42 -dosim.artifacts=out
+//
+//	  - -dosim.seed=N (or DOSIM_SEED=N): the seed of every runtime New makes.
+//	  - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure artifacts
+//	    go, a relative DIR being relative to the package's folder (where go
+//	    test runs the test). By default they go to dosim-artifacts/PACKAGE
+//	    under the system's temporary folder (os.TempDir), one folder per test
+//	    and seed, TEST-seed-N. They are not removed when the test ends (a
+//	    t.TempDir would be), so the printed path can be opened afterwards; a
+//	    later run of the same test and seed overwrites them.
 package runtimetest
 
 import (
@@ -32,7 +47,7 @@ import (
 
 var (
 	seedFlag      = flag.String("dosim.seed", "", "seed of runtimes made by runtimetest.New (default: $DOSIM_SEED, else 1)")
-	artifactsFlag = flag.String("dosim.artifacts", "", "folder for failure artifacts (default: the test's temporary folder)")
+	artifactsFlag = flag.String("dosim.artifacts", "", "folder for failure artifacts, kept after the test (default: $DOSIM_ARTIFACTS, else dosim-artifacts/PACKAGE in the system's temporary folder)")
 )
 
 // DefaultSeed is the seed used when neither -dosim.seed nor DOSIM_SEED is set.
@@ -104,14 +119,34 @@ func ReplayCommand(t testing.TB, seed uint64) string {
 	return fmt.Sprintf("go test %s -run '%s' -count=1 -dosim.seed=%d", pkg, name, seed)
 }
 
-// artifactsDir is where WriteArtifacts writes for t.
-func artifactsDir(t testing.TB, seed uint64) (string, error) {
+// ArtifactsRoot returns the folder under which failure artifacts are
+// written, one folder per test and seed: -dosim.artifacts, else the
+// DOSIM_ARTIFACTS environment variable, else dosim-artifacts/PACKAGE under
+// os.TempDir (PACKAGE is the base name of the package's folder). It is
+// absolute, so that a printed path opens from anywhere. Nothing removes it
+// when the test ends.
+func ArtifactsRoot() string {
 	base := *artifactsFlag
 	if base == "" {
-		base = t.TempDir()
+		base = os.Getenv("DOSIM_ARTIFACTS")
 	}
-	safe := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
-	dir := filepath.Join(base, fmt.Sprintf("%s-seed-%d", safe, seed))
+	if base == "" {
+		pkg := "test"
+		if wd, err := os.Getwd(); err == nil {
+			pkg = filepath.Base(wd)
+		}
+		base = filepath.Join(os.TempDir(), "dosim-artifacts", pkg)
+	}
+	if abs, err := filepath.Abs(base); err == nil {
+		base = abs
+	}
+	return base
+}
+
+// artifactsDir is where WriteArtifacts writes for t.
+func artifactsDir(t testing.TB, seed uint64) (string, error) {
+	safe := strings.NewReplacer("/", "_", " ", "_", string(filepath.Separator), "_").Replace(t.Name())
+	dir := filepath.Join(ArtifactsRoot(), fmt.Sprintf("%s-seed-%d", safe, seed))
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
@@ -124,7 +159,8 @@ type history struct {
 }
 
 // WriteArtifacts writes rt's history (calls.json) and timeline
-// (timeline.html, trace.txt) to a folder for t and returns its path.
+// (timeline.html, trace.txt) to a folder for t under ArtifactsRoot and
+// returns its path. The folder outlives the test.
 func WriteArtifacts(t testing.TB, rt *runtime.Runtime) (string, error) {
 	dir, err := artifactsDir(t, rt.Seed())
 	if err != nil {

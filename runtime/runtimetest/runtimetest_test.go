@@ -83,6 +83,7 @@ func TestSeedFromEnvironment(t *testing.T) {
 }
 
 func TestReportWritesArtifacts(t *testing.T) {
+	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	rt := runtimetest.New(t, runtime.WithSeed(9))
 	ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })
 	runtimetest.Run(t, rt, func(ctx context.Context) error {
@@ -111,6 +112,7 @@ func TestReportWritesArtifacts(t *testing.T) {
 }
 
 func TestExploreReportsAFailingSeed(t *testing.T) {
+	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	sc, err := scenario.Load("../../testdata/scenarios/mailer-vs-ledger.yaml")
 	require.NoError(t, err)
 	ft := &fakeT{TB: t}
@@ -161,4 +163,44 @@ func TestShopMarks(t *testing.T) {
 	require.Len(t, ft.errors, 1)
 	assert.Equal(t, "SHOP.SendOffer is marked Retryable but is not idempotent: a retry after a lost reply changes the outcome.\n"+
 		"Once vs twice:\neffects: once 1 [email offer to ada], twice 2 [email offer to ada; email offer to ada]\n", ft.errors[0])
+}
+
+// The artifacts' folder outlives the test that wrote it: under
+// t.TempDir(), go test removed it when the test ended, so the printed path
+// was gone when the user opened it.
+func TestH2_ArtifactsOutliveTheTest(t *testing.T) {
+	var dir string
+	t.Run("failing", func(t *testing.T) {
+		rt := runtimetest.New(t)
+		ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })
+		runtimetest.Run(t, rt, func(ctx context.Context) error {
+			s, err := ns.GetByName("m")
+			if err != nil {
+				return err
+			}
+			_, err = s.Call(ctx, "Send", "ada")
+			return err
+		})
+		var err error
+		dir, err = runtimetest.WriteArtifacts(t, rt)
+		require.NoError(t, err)
+	})
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Remove(filepath.Dir(dir))               // dosim-artifacts/runtimetest, if empty
+		os.Remove(filepath.Dir(filepath.Dir(dir))) // dosim-artifacts, if empty
+	})
+	require.NotEmpty(t, dir)
+	assert.True(t, filepath.IsAbs(dir), dir)
+	assert.Equal(t, runtimetest.ArtifactsRoot(), filepath.Dir(dir))
+	assert.Equal(t, filepath.Join(os.TempDir(), "dosim-artifacts", "runtimetest"), runtimetest.ArtifactsRoot(), "the default")
+	for _, f := range []string{"calls.json", "trace.txt", "timeline.html"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, "%s after the subtest's cleanup ran", f)
+	}
+
+	t.Setenv("DOSIM_ARTIFACTS", "rel")
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(wd, "rel"), runtimetest.ArtifactsRoot(), "relative to the package's folder")
 }

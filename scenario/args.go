@@ -1,0 +1,196 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/render"
+)
+
+// checkArg checks that v, an argument as decoded from YAML, fits a
+// parameter of type t, and says in the user's terms (a string, a list, an
+// integer from A to B) what is wrong when it does not. A number must fit
+// the parameter exactly: in range, no fraction for an integer, not
+// negative for an unsigned one (a call would otherwise wrap it).
+func checkArg(v any, t reflect.Type) error {
+	if msg := numberFits(v, t); msg != "" {
+		return fmt.Errorf("%s", msg)
+	}
+	if _, err := clone.Convert(v, t); err != nil {
+		return fmt.Errorf("%s is of the wrong type: want %s", describeValue(v), wantType(t))
+	}
+	return nil
+}
+
+// numberFits says what is wrong when v is a number that does not fit the
+// numeric type t; "" when it fits or either is not a number.
+func numberFits(v any, t reflect.Type) string {
+	var (
+		i       int64
+		u       uint64
+		f       float64
+		kind    byte // 'i', 'u' or 'f'
+		literal string
+	)
+	switch x := v.(type) {
+	case int:
+		i, kind = int64(x), 'i'
+	case int64:
+		i, kind = x, 'i'
+	case uint64:
+		u, kind = x, 'u'
+	case float64:
+		f, kind = x, 'f'
+	default:
+		return ""
+	}
+	switch kind {
+	case 'i':
+		literal = strconv.FormatInt(i, 10)
+	case 'u':
+		literal = strconv.FormatUint(u, 10)
+	default:
+		literal = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		lo, hi := int64(math.MinInt64)>>(64-t.Bits()), int64(math.MaxInt64)>>(64-t.Bits())
+		want := fmt.Sprintf("want an integer from %d to %d", lo, hi)
+		switch kind {
+		case 'i':
+			if i < lo || i > hi {
+				return literal + " is out of range: " + want
+			}
+		case 'u':
+			if u > uint64(hi) {
+				return literal + " is out of range: " + want
+			}
+		default:
+			if f != math.Trunc(f) || math.IsInf(f, 0) {
+				return literal + " is not a whole number: " + want
+			}
+			if f < float64(lo) || f >= -float64(lo) {
+				return literal + " is out of range: " + want
+			}
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		hi := uint64(math.MaxUint64) >> (64 - t.Bits())
+		want := fmt.Sprintf("want an integer from 0 to %d", hi)
+		switch kind {
+		case 'i':
+			if i < 0 {
+				return literal + " is negative: " + want
+			}
+			if uint64(i) > hi {
+				return literal + " is out of range: " + want
+			}
+		case 'u':
+			if u > hi {
+				return literal + " is out of range: " + want
+			}
+		default:
+			if f != math.Trunc(f) || math.IsInf(f, 0) {
+				return literal + " is not a whole number: " + want
+			}
+			if f < 0 {
+				return literal + " is negative: " + want
+			}
+			if f >= float64(hi)+1 {
+				return literal + " is out of range: " + want
+			}
+		}
+	case reflect.Float32:
+		if kind == 'f' && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
+			return fmt.Sprintf("%s is out of range: want a number from %g to %g", literal, -math.MaxFloat32, math.MaxFloat32)
+		}
+	}
+	return ""
+}
+
+// describeValue says what a value decoded from YAML is, in the user's
+// terms: "three" (a string), 2.5 (a number), a list, a mapping.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) > 40 {
+			x = x[:40] + "..."
+		}
+		return strconv.Quote(x) + " (a string)"
+	case bool:
+		return strconv.FormatBool(x) + " (a bool)"
+	case int, int64, uint64:
+		return fmt.Sprint(x) + " (an integer)"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64) + " (a number)"
+	case []any:
+		return render.Value(x) + " (a list)"
+	case map[string]any:
+		return "a mapping"
+	}
+	return "a value"
+}
+
+// wantType says what a parameter of type t takes, in the user's terms.
+func wantType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("an integer from %d to %d", int64(math.MinInt64)>>(64-t.Bits()), int64(math.MaxInt64)>>(64-t.Bits()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return fmt.Sprintf("an integer from 0 to %d", uint64(math.MaxUint64)>>(64-t.Bits()))
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + plainType(t.Elem())
+	case reflect.Map:
+		return "a mapping of " + plainType(t.Key()) + " to " + plainType(t.Elem())
+	case reflect.Struct:
+		var names []string
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name := f.Name
+			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
+				name = tag
+			}
+			names = append(names, name)
+		}
+		return "a mapping with " + strings.Join(names, ", ")
+	case reflect.Pointer:
+		return wantType(t.Elem()) + " or null"
+	}
+	return "a value of Go type " + t.String()
+}
+
+// plainType names the items of a list or mapping: "strings", "integers".
+func plainType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "strings"
+	case reflect.Bool:
+		return "bools"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "integers"
+	case reflect.Float32, reflect.Float64:
+		return "numbers"
+	case reflect.Slice, reflect.Array:
+		return "lists"
+	case reflect.Map, reflect.Struct:
+		return "mappings"
+	case reflect.Interface:
+		return "values"
+	}
+	return "values of Go type " + t.String()
+}

@@ -1,0 +1,97 @@
+package scenario_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/stub"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Rule H2: a YAML syntax error points at the line the parser stopped on,
+// not at the start of the enclosing block (a stray } on line 10 was
+// reported at the list item's line 9, a bad indent at the calls: line).
+func TestH2_SyntaxErrorPointsAtTheOffendingLine(t *testing.T) {
+	for name, c := range map[string]struct {
+		yaml string
+		want string
+	}{
+		"stray brace": {head + "calls:\n  - stub: shop\n    method: Get\n    args: [a]\n  - stub: shop\n}\n",
+			"bad.yaml:10: yaml: did not find expected key (the file is not valid YAML)"},
+		"bad indent": {head + "calls:\n  - stub: shop\n    method: Get\n    args: [a]\n  - stub: shop\n   method: Get\n",
+			"bad.yaml:10: yaml: did not find expected '-' indicator (the file is not valid YAML)"},
+		"unclosed flow list": {head + "calls: [\n", "bad.yaml:5: yaml: did not find expected node content (the file is not valid YAML)"},
+		"in a second document": {head + "calls: [{stub: shop, method: Get, args: [a]}]\n---\na: b\n c: d\n",
+			"bad.yaml:8: yaml: mapping values are not allowed in this context (the file is not valid YAML)"},
+	} {
+		_, err := scenario.Parse("bad.yaml", []byte(c.yaml))
+		require.Error(t, err, name)
+		assert.Equal(t, c.want, err.Error(), name)
+	}
+}
+
+// Rule H2: past 20 problems the list says how many more there are.
+func TestH2_ProblemCapSaysHowManyMore(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(head + "calls:\n")
+	for i := range 25 {
+		fmt.Fprintf(&b, "  - {stub: shop, method: Nope%d}\n", i)
+	}
+	_, err := scenario.Parse("bad.yaml", []byte(b.String()))
+	var es scenario.Errors
+	require.True(t, errors.As(err, &es))
+	require.Len(t, es, 21)
+	assert.Equal(t, "bad.yaml:26: file: ... and 5 more (only the first 20 problems are listed; the next is on this line)", es[20].Error())
+	assert.Contains(t, es[19].Error(), "bad.yaml:25: calls[19].method")
+}
+
+// Rule H2: an argument that does not fit the parameter's Go type is
+// refused when the file loads; 18446744073709551615 for an int passed and
+// wrapped to -1 when called.
+func TestH2_ArgumentMustFitItsParameter(t *testing.T) {
+	for arg, want := range map[string]string{
+		"18446744073709551615": "18446744073709551615 is out of range: want an integer from -9223372036854775808 to 9223372036854775807",
+		"9223372036854775808":  "9223372036854775808 is out of range: want an integer from -9223372036854775808 to 9223372036854775807",
+		"1.5":                  "1.5 is not a whole number: want an integer from -9223372036854775808 to 9223372036854775807",
+		"1e30":                 "1e+30 is out of range: want an integer from -9223372036854775808 to 9223372036854775807",
+		".inf":                 "+Inf is not a whole number: want an integer from -9223372036854775808 to 9223372036854775807",
+		"[1, 2]":               "[1,2] (a list) is of the wrong type: want an integer from -9223372036854775808 to 9223372036854775807",
+		"{a: 1}":               "a mapping is of the wrong type: want an integer from -9223372036854775808 to 9223372036854775807",
+	} {
+		y := head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, " + arg + "]}\n"
+		_, err := scenario.Parse("bad.yaml", []byte(y))
+		require.Error(t, err, arg)
+		assert.Equal(t, "bad.yaml:6: calls[0].args[1]: SetQuantity(string, int): argument 2: "+want, err.Error(), arg)
+	}
+	for _, arg := range []string{"9223372036854775807", "-9223372036854775808", "3.0", "0"} {
+		y := head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, " + arg + "]}\n"
+		_, err := scenario.Parse("ok.yaml", []byte(y))
+		assert.NoError(t, err, arg)
+	}
+	// A struct parameter is described by its fields.
+	y := "namespaces: {O: outbox}\nstubs: {o: {}}\ncalls:\n  - {stub: o, method: Deliver, args: [[1]]}\n"
+	_, err := scenario.Parse("bad.yaml", []byte(y))
+	require.Error(t, err)
+	assert.Equal(t, "bad.yaml:4: calls[0].args[0]: Deliver(examples.Webhook): argument 1: [1] (a list) is of the wrong type: want a mapping with URL, Body", err.Error())
+}
+
+// Rule H2: messages say what a value is in the user's terms, not Go's
+// ("a []interface {} is of the wrong type").
+func TestH2_OptionOfTheWrongTypeInUserTerms(t *testing.T) {
+	for v, want := range map[string]string{
+		"[1]":    "a list is of the wrong type: must be a number, an integer from 0 to 10",
+		"{a: 1}": "a mapping is of the wrong type: must be a number, an integer from 0 to 10",
+	} {
+		y := "namespaces:\n  INVENTORY: inventory\nstubs:\n  shop:\n    options: {maxRetries: " + v + "}\ncalls: [{stub: shop, method: Get, args: [a]}]\n"
+		_, err := scenario.Parse("bad.yaml", []byte(y))
+		require.Error(t, err, v)
+		assert.Equal(t, "bad.yaml:5: stubs.shop.options.maxRetries: "+want, err.Error())
+		assert.ErrorIs(t, err, stub.ErrType)
+		assert.NotContains(t, err.Error(), "interface")
+		assert.NotContains(t, err.Error(), "map[")
+	}
+}
