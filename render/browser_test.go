@@ -38,7 +38,7 @@ const (
 
 // chromiumPath finds the browser: DOSIM_CHROMIUM, else chromium (Debian's
 // package) or Chrome on PATH. It skips the test, saying how to install one,
-// when there is none.
+// when there is none; a DOSIM_CHROMIUM that is not executable fails it.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("DOSIM_CHROMIUM"); p != "" {
