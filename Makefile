@@ -1,12 +1,25 @@
 # dosim: two commands get a newcomer going.
 #   make run    runs the seed's example scenario and shows its timeline
 #   make test   vets, lints and runs every test under the race detector
-#   make fuzz   fuzzes the scenario loader (FUZZTIME=30s by default)
+#   make fuzz   runs every fuzz target in FUZZ_TARGETS, FUZZTIME each (30s by default)
 GO ?= go
 
 .PHONY: run test lint vet bench fuzz cover tidy
 
 FUZZTIME ?= 30s
+
+# Every fuzz target, as package-directory:FuzzName. make fuzz runs each in
+# turn for FUZZTIME (go test -fuzz takes one target at a time) and fails
+# if one is missing. Run some with: make fuzz FUZZ_TARGETS="stub:FuzzParseOptions".
+FUZZ_TARGETS ?= \
+	scenario:FuzzLoadScenario \
+	stub:FuzzParseOptions \
+	object:FuzzParseRetryOptions \
+	object:FuzzCron \
+	object:FuzzScheduleSpec \
+	runtime:FuzzIDFromString \
+	internal/clone:FuzzClone \
+	explore:FuzzMergeShards
 
 run:
 	$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml
@@ -22,7 +35,14 @@ lint:
 	$(GO) tool staticcheck ./...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzLoadScenario -fuzztime $(FUZZTIME) ./scenario
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		if ! $(GO) test -list "^$$name\$$" ./$$pkg | grep -qx "$$name"; then \
+			echo "make fuzz: no fuzz target $$name in ./$$pkg" >&2; exit 1; \
+		fi; \
+		echo "== fuzz ./$$pkg $$name for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+	done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

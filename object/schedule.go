@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dosim/dosim/internal/wire"
@@ -240,9 +241,17 @@ func (s *State) Schedule(ctx context.Context, when When, callback string, payloa
 	return s.addTask(ctx, op, rec, o)
 }
 
+// cronAllowed says what a cron expression may be, for error messages.
+const cronAllowed = `five fields (minute hour day-of-month month day-of-week) or a descriptor such as "@hourly", optionally after a time zone and a space, as in "CRON_TZ=UTC 0 9 * * *"`
+
 // cronNext parses a cron expression and returns its first instant after now.
 func cronNext(expr string, now time.Time) (time.Time, error) {
-	sched, err := cron.ParseStandard(expr)
+	// robfig/cron slices up to the first space after a TZ= or CRON_TZ=
+	// prefix, and panics when there is none: refuse that here.
+	if (strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=")) && !strings.Contains(expr, " ") {
+		return time.Time{}, fmt.Errorf("cron expression %q: a time zone with no schedule after it; allowed are %s", expr, cronAllowed)
+	}
+	sched, err := cronParse(expr)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("cron expression %q: %w", expr, err)
 	}
@@ -251,6 +260,17 @@ func cronNext(expr string, now time.Time) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("cron expression %q names no instant after %s", expr, now.Format(time.RFC3339))
 	}
 	return next, nil
+}
+
+// cronParse is cron.ParseStandard, with any panic of the parser on odd
+// input turned into an error: user input must not panic.
+func cronParse(expr string) (sched cron.Schedule, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sched, err = nil, fmt.Errorf("not a cron expression (the parser failed: %v); allowed are %s", r, cronAllowed)
+		}
+	}()
+	return cron.ParseStandard(expr)
 }
 
 // taskOptions checks the variadic options of Schedule and Queue.

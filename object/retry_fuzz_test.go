@@ -1,0 +1,198 @@
+package object
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// untyped builds the map a fuzz input stands for: the JSON object js
+// (decoded with or without json.Number), and then, unless kind picks
+// none, key set to a value of the Go type kind picks, made from n, x or s.
+// (stub's FuzzParseOptions builds its maps the same way.)
+func untyped(js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) map[string]any {
+	m := map[string]any{}
+	d := json.NewDecoder(bytes.NewReader(js))
+	if useNumber {
+		d.UseNumber()
+	}
+	if d.Decode(&m) != nil || m == nil {
+		m = map[string]any{}
+	}
+	var v any
+	switch kind % 20 {
+	case 0:
+		return m
+	case 1:
+		v = int(n)
+	case 2:
+		v = int8(n)
+	case 3:
+		v = int16(n)
+	case 4:
+		v = int32(n)
+	case 5:
+		v = n
+	case 6:
+		v = uint(n)
+	case 7:
+		v = uint8(n)
+	case 8:
+		v = uint16(n)
+	case 9:
+		v = uint32(n)
+	case 10:
+		v = uint64(n)
+	case 11:
+		v = float32(x)
+	case 12:
+		v = x
+	case 13:
+		v = json.Number(s)
+	case 14:
+		v = s
+	case 15:
+		v = n%2 == 0
+	case 16:
+		v = nil
+	case 17:
+		v = map[string]any{s: x}
+	case 18:
+		v = []any{x, s}
+	case 19:
+		v = time.Duration(n) // a named integer type
+	}
+	m[key] = v
+	return m
+}
+
+// addSeeds adds the nasty cases to a corpus of untyped maps: keys[0] gets
+// every kind of value, the other keys the numbers.
+func addSeeds(f *testing.F, keys ...string) {
+	for _, js := range []string{
+		`{}`, ``, `null`, `[]`, `"x"`, `{"maxAttempts": 3, "baseDelayMs": 100, "maxDelayMs": 1000}`,
+		`{"maxAttempts": 1e308, "baseDelayMs": -1}`, `{"maxAttempts": 18446744073709551616}`,
+		`{"maxAttempts": 2.5}`, `{"baseDelayMs": 0.5}`, `{"maxDelayMs": 1.999}`, `{"maxDelayMs": 1e300}`,
+		`{"maxAttempts": "3"}`, `{"maxAttempts": {"a": {"b": 1}}}`, `{"maxAttempts": [1]}`,
+		`{"maxAttempts": null}`, `{"maxAttempts": true}`, `{"": 1}`, `{"TZ=UTC": 1}`, `{"CRON_TZ=": 1}`,
+		`{"maxAttempts": 1e400}`, `{"ünïcödé": "名前"}`, `{"maxRetries": 3}`,
+	} {
+		for _, useNumber := range []bool{false, true} {
+			f.Add([]byte(js), useNumber, "", uint8(0), int64(0), 0.0, "")
+		}
+	}
+	values := []struct {
+		n int64
+		x float64
+		s string
+	}{
+		{0, 0, ""}, {1, 1, "1"}, {-1, -1, "-1"}, {3, 3.5, "3.5"}, {100, 0.999, "0.999"},
+		{math.MaxInt64, math.NaN(), "NaN"}, {math.MinInt64, math.Inf(1), "1e400"},
+		{1 << 53, math.Inf(-1), "-Inf"}, {10, 1e308, "0x10"}, {11, math.SmallestNonzeroFloat64, "ünïcödé"},
+	}
+	for kind := range uint8(20) {
+		for _, v := range values {
+			f.Add([]byte(`{}`), false, keys[0], kind, v.n, v.x, v.s)
+		}
+	}
+	for _, k := range keys[1:] {
+		for _, kind := range []uint8{1, 12, 13} {
+			for _, v := range values {
+				f.Add([]byte(`{}`), false, k, kind, v.n, v.x, v.s)
+			}
+		}
+	}
+	for _, k := range []string{"", "TZ=UTC", "CRON_TZ=", "unknown", "ünïcödé"} {
+		f.Add([]byte(`{}`), false, k, uint8(1), int64(1), 1.0, "1")
+	}
+}
+
+// anyNumber returns v as a float64 when it is a number as ParseRetryOptions
+// documents it: a value of any Go integer or float kind, or a json.Number.
+func anyNumber(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(rv.Uint()), true
+	case reflect.Float32, reflect.Float64:
+		return rv.Float(), true
+	}
+	return 0, false
+}
+
+// FuzzParseRetryOptions (rule A4): no untyped input makes
+// ParseRetryOptions panic; it returns an error exactly when a key is
+// unknown, maxAttempts is not a whole number >= 1, or a delay is not a
+// finite number >= 1 ms; the error matches ErrRetryOptions and names a key
+// of the input; otherwise each option is the value given (delays rounded
+// down), >= 1.
+func FuzzParseRetryOptions(f *testing.F) {
+	addSeeds(f, "maxAttempts", "baseDelayMs", "maxDelayMs")
+	f.Fuzz(func(t *testing.T, js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) {
+		m := untyped(js, useNumber, key, kind, n, x, s)
+		valid := true
+		for k, v := range m {
+			num, isNum := anyNumber(v)
+			finite := isNum && !math.IsNaN(num) && !math.IsInf(num, 0)
+			switch k {
+			case "maxAttempts":
+				valid = valid && finite && num >= 1 && num == math.Trunc(num)
+			case "baseDelayMs", "maxDelayMs":
+				valid = valid && finite && num >= 1
+			default:
+				valid = false
+			}
+		}
+		o, err := ParseRetryOptions(m)
+		if err != nil {
+			if valid {
+				t.Fatalf("ParseRetryOptions(%#v) refused valid options: %v", m, err)
+			}
+			var oe *RetryOptionsError
+			if !errors.Is(err, ErrRetryOptions) || !errors.As(err, &oe) {
+				t.Fatalf("ParseRetryOptions(%#v): error does not match ErrRetryOptions: %v", m, err)
+			}
+			if _, ok := m[oe.Field]; !ok {
+				t.Fatalf("ParseRetryOptions(%#v): error names %q, not a key of the input", m, oe.Field)
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, "retry."+oe.Field+" must be ") && !strings.HasPrefix(msg, "retry: unknown option ") {
+				t.Fatalf("ParseRetryOptions(%#v): error %q does not say what is allowed", m, msg)
+			}
+			if o.MaxAttempts != nil || o.BaseDelayMs != nil || o.MaxDelayMs != nil || o.Breaker != nil {
+				t.Fatalf("ParseRetryOptions(%#v): options %+v beside error %v", m, o, err)
+			}
+			return
+		}
+		if !valid {
+			t.Fatalf("ParseRetryOptions(%#v) accepted invalid options: %+v", m, o)
+		}
+		check := func(k string, got *int, want func(float64) int) {
+			v, given := m[k]
+			switch {
+			case !given && got != nil:
+				t.Fatalf("ParseRetryOptions(%#v) set %s = %d, not given", m, k, *got)
+			case given && got == nil:
+				t.Fatalf("ParseRetryOptions(%#v) dropped %s", m, k)
+			case given:
+				num, _ := anyNumber(v)
+				if *got < 1 || *got != want(num) {
+					t.Fatalf("ParseRetryOptions(%#v): %s = %d, want %d", m, k, *got, want(num))
+				}
+			}
+		}
+		delay := func(f float64) int { return int(min(math.Floor(f), math.MaxInt64/float64(time.Millisecond))) }
+		check("maxAttempts", o.MaxAttempts, func(f float64) int { return int(min(f, math.MaxInt32)) })
+		check("baseDelayMs", o.BaseDelayMs, delay)
+		check("maxDelayMs", o.MaxDelayMs, delay)
+	})
+}

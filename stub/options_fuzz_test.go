@@ -1,0 +1,216 @@
+package stub
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// untyped builds the map a fuzz input stands for: the JSON object js
+// (decoded with or without json.Number), and then, unless kind picks
+// none, key set to a value of the Go type kind picks, made from n, x or s.
+// So the maps hold what JSON and YAML decoders make, and every Go number
+// type besides.
+func untyped(js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) map[string]any {
+	m := map[string]any{}
+	d := json.NewDecoder(bytes.NewReader(js))
+	if useNumber {
+		d.UseNumber()
+	}
+	if d.Decode(&m) != nil || m == nil {
+		m = map[string]any{}
+	}
+	var v any
+	switch kind % 20 {
+	case 0:
+		return m
+	case 1:
+		v = int(n)
+	case 2:
+		v = int8(n)
+	case 3:
+		v = int16(n)
+	case 4:
+		v = int32(n)
+	case 5:
+		v = n
+	case 6:
+		v = uint(n)
+	case 7:
+		v = uint8(n)
+	case 8:
+		v = uint16(n)
+	case 9:
+		v = uint32(n)
+	case 10:
+		v = uint64(n)
+	case 11:
+		v = float32(x)
+	case 12:
+		v = x
+	case 13:
+		v = json.Number(s)
+	case 14:
+		v = s
+	case 15:
+		v = n%2 == 0
+	case 16:
+		v = nil
+	case 17:
+		v = map[string]any{s: x}
+	case 18:
+		v = []any{x, s}
+	case 19:
+		v = time.Duration(n) // a named integer type
+	}
+	m[key] = v
+	return m
+}
+
+// addSeeds adds the nasty cases to a fuzz corpus of untyped maps.
+func addSeeds(f *testing.F, keys ...string) {
+	for _, js := range []string{
+		`{}`, ``, `null`, `[]`, `"x"`, `{"maxRetries": 3, "timeoutMs": 2000}`,
+		`{"maxRetries": 1e308, "timeoutMs": -1}`, `{"maxRetries": 18446744073709551616}`,
+		`{"timeoutMs": 500.5}`, `{"timeoutMs": "1000"}`, `{"maxRetries": {"a": {"b": 1}}}`,
+		`{"maxRetries": [1]}`, `{"maxRetries": null}`, `{"maxRetries": true}`, `{"": 1}`,
+		`{"TZ=UTC": 1}`, `{"CRON_TZ=": 1}`, `{"maxAttempts": 3, "baseDelayMs": 100, "maxDelayMs": 1000}`,
+		`{"maxAttempts": 1e400}`, `{"baseDelayMs": 0.5}`, `{"maxDelayMs": -0}`, `{"ünïcödé": "名前"}`,
+	} {
+		for _, useNumber := range []bool{false, true} {
+			f.Add([]byte(js), useNumber, "", uint8(0), int64(0), 0.0, "")
+		}
+	}
+	values := []struct {
+		n int64
+		x float64
+		s string
+	}{
+		{0, 0, ""}, {1, 1, "1"}, {-1, -1, "-1"}, {3, 3.5, "3.5"}, {500, 500, "500"},
+		{60000, 60000, "60000"}, {math.MaxInt64, math.NaN(), "NaN"}, {math.MinInt64, math.Inf(1), "1e400"},
+		{1 << 53, math.Inf(-1), "-Inf"}, {10, 1e308, "0x10"}, {11, math.SmallestNonzeroFloat64, "ünïcödé"},
+	}
+	// Every kind of value under the first key; the numbers under the others.
+	for kind := range uint8(20) {
+		for _, v := range values {
+			f.Add([]byte(`{}`), false, keys[0], kind, v.n, v.x, v.s)
+		}
+	}
+	for _, k := range keys[1:] {
+		for _, kind := range []uint8{1, 12, 13} {
+			for _, v := range values {
+				f.Add([]byte(`{}`), false, k, kind, v.n, v.x, v.s)
+			}
+		}
+	}
+	for _, k := range []string{"", "TZ=UTC", "CRON_TZ=", "unknown", "ünïcödé"} {
+		f.Add([]byte(`{}`), false, k, uint8(1), int64(1), 1.0, "1")
+	}
+}
+
+// goNumber returns v as a float64 when it is one of Go's number types.
+func goNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// FuzzParseOptions (rule S2): no untyped input makes ParseOptions panic;
+// it returns an error exactly when some key is unknown or some value is
+// not a whole number of a Go number type within the key's range (a
+// json.Number, a string, a bool, null, a map or a list is not); the error
+// names a key and says what is wrong; otherwise the options set exactly
+// the values given, all within range.
+func FuzzParseOptions(f *testing.F) {
+	addSeeds(f, "maxRetries", "timeoutMs")
+	limits := map[string][2]int{"maxRetries": {MinMaxRetries, MaxMaxRetries}, "timeoutMs": {MinTimeoutMs, MaxTimeoutMs}}
+	f.Fuzz(func(t *testing.T, js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) {
+		m := untyped(js, useNumber, key, kind, n, x, s)
+		valid := true
+		for k, v := range m {
+			lim, known := limits[k]
+			num, isNum := goNumber(v)
+			if !known || !isNum || math.IsNaN(num) || math.IsInf(num, 0) || num != math.Trunc(num) || num < float64(lim[0]) || num > float64(lim[1]) {
+				valid = false
+			}
+		}
+		opts, err := ParseOptions(m)
+		if err != nil {
+			if valid {
+				t.Fatalf("ParseOptions(%#v) refused valid options: %v", m, err)
+			}
+			if opts != nil {
+				t.Fatalf("ParseOptions(%#v): options %v and error %v", m, opts, err)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "stub option ") || strings.Contains(msg, "\n") {
+				t.Fatalf("error not one line starting with the field: %q", msg)
+			}
+			named := false
+			for k := range m {
+				named = named || strings.HasPrefix(msg, "stub option "+k+":") || strings.HasPrefix(msg, "stub option "+strconv.Quote(k)+":")
+			}
+			known := errors.Is(err, ErrType) || errors.Is(err, ErrRange) || strings.Contains(msg, "unknown; allowed are maxRetries, timeoutMs")
+			if !named || !known {
+				t.Fatalf("error does not name a key of %#v or say what is allowed: %q", m, msg)
+			}
+			return
+		}
+		if !valid {
+			t.Fatalf("ParseOptions(%#v) accepted invalid options", m)
+		}
+		if len(opts) != len(m) {
+			t.Fatalf("ParseOptions(%#v) made %d options", m, len(opts))
+		}
+		c := defaults()
+		for _, o := range opts {
+			if err := o.apply(&c); err != nil {
+				t.Fatalf("an option ParseOptions made fails to apply: %v", err)
+			}
+		}
+		want := defaults()
+		if v, ok := m["maxRetries"]; ok {
+			num, _ := goNumber(v)
+			want.maxRetries = int(num)
+		}
+		if v, ok := m["timeoutMs"]; ok {
+			num, _ := goNumber(v)
+			want.timeout = time.Duration(num) * time.Millisecond
+		}
+		if c != want {
+			t.Fatalf("ParseOptions(%#v) set %+v, want %+v", m, c, want)
+		}
+		if c.maxRetries < MinMaxRetries || c.maxRetries > MaxMaxRetries || c.timeout < MinTimeoutMs*time.Millisecond || c.timeout > MaxTimeoutMs*time.Millisecond {
+			t.Fatalf("options out of range: %+v", c)
+		}
+	})
+}
