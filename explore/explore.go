@@ -238,7 +238,7 @@ func (e *Explorer) runOptions(seed uint64, rules []transport.Rule) []scenario.Ru
 
 // Check runs one seed with random faults and returns what it violated.
 func (e *Explorer) Check(seed uint64) (*SeedResult, error) {
-	return e.check(seed, nil)
+	return e.check(seed, nil, checkAll)
 }
 
 // SeedResult is what one seed did and violated.
@@ -259,9 +259,11 @@ type SeedResult struct {
 	// Linear holds what the linearizability check needs to draw a
 	// violating history, by object.
 	Linear map[string]*History
+
+	timedOut bool // a linearizability check ran out of its time (shrinking only)
 }
 
-func (e *Explorer) check(seed uint64, rules []transport.Rule) (*SeedResult, error) {
+func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
 	res, err := e.sc.Run(e.runOptions(seed, rules)...)
 	if err != nil {
 		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
@@ -271,10 +273,11 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule) (*SeedResult, erro
 	for _, f := range res.CheckExplore() {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})
 	}
-	if !e.opts.NoLinearizability {
-		lr := e.linearizable(seed, res)
+	if !e.opts.NoLinearizability && !mode.skipLinear {
+		lr := e.linearizable(seed, res, mode.linearTimeout)
 		out.Violations = append(out.Violations, lr.violations...)
 		out.Linear, out.Checked, out.Skipped, out.Background = lr.histories, lr.checked, lr.skipped, lr.background
+		out.timedOut = lr.timedOut
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/dosim/dosim/object"
@@ -264,6 +265,9 @@ type linearReport struct {
 	// ambiguous calls; background those of objects whose background work
 	// ran (see backgroundWork).
 	checked, skipped, background int
+	// timedOut: a check ran out of its time, so the run's verdict is
+	// unknown (only when check was given a time limit).
+	timedOut bool
 }
 
 // ReasonBackground says why a history with background work is not checked
@@ -314,8 +318,11 @@ func backgroundEvent(kind string) bool {
 	return false
 }
 
-// linearizable checks every object's history of a run.
-func (e *Explorer) linearizable(seed uint64, res *scenario.Result) linearReport {
+// linearizable checks every object's history of a run. With a timeout
+// (> 0; shrinking only, where the wall clock may stop work but not decide
+// a verdict), a check that takes longer stops and the report says it
+// timed out.
+func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
 	type rec struct {
 		idx  int
 		op   *op
@@ -405,7 +412,18 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result) linearReport 
 		}
 		h := &History{Object: obj, Events: events, model: m}
 		rep.histories[obj] = h
-		if !porcupine.CheckEvents(m.porcupineModel(), events) {
+		ok := true
+		if timeout > 0 {
+			switch porcupine.CheckEventsTimeout(m.porcupineModel(), events, timeout) {
+			case porcupine.Unknown:
+				rep.timedOut = true
+			case porcupine.Illegal:
+				ok = false
+			}
+		} else {
+			ok = porcupine.CheckEvents(m.porcupineModel(), events)
+		}
+		if !ok {
 			rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
 				Message: fmt.Sprintf("no order of its %d calls, each applied once (ambiguous ones at most once), explains what callers saw and its end state %s",
 					len(recs), describeEnd(res, ns, name))})

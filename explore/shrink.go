@@ -15,13 +15,27 @@ import (
 
 // Replay runs one seed with the sweep's random faults, keeping everything
 // the artifacts need.
-func (e *Explorer) Replay(seed uint64) (*SeedResult, error) { return e.check(seed, nil) }
+func (e *Explorer) Replay(seed uint64) (*SeedResult, error) { return e.check(seed, nil, checkAll) }
 
 // ReplayFaults runs one seed with an explicit fault set instead of random
 // faults: what a shrunk set replays with.
 func (e *Explorer) ReplayFaults(seed uint64, faults []transport.Rule) (*SeedResult, error) {
-	return e.check(seed, append([]transport.Rule{}, faults...))
+	return e.check(seed, append([]transport.Rule{}, faults...), checkAll)
 }
+
+// checkMode narrows what a check does, for the replays of shrinking.
+type checkMode struct {
+	// skipLinear skips the linearizability check: the failure being
+	// shrunk is of another kind, and a long history's check can take
+	// far longer than its run.
+	skipLinear bool
+	// linearTimeout, when > 0, stops a linearizability check that takes
+	// longer (the rest of the shrinking budget).
+	linearTimeout time.Duration
+}
+
+// checkAll is a full check, as a sweep makes.
+var checkAll = checkMode{}
 
 // DefaultShrinkTime is how long shrinking may take by default.
 const DefaultShrinkTime = 60 * time.Second
@@ -73,11 +87,16 @@ func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 	deadline := e.now().Add(e.opts.ShrinkTime)
 	smallest := len(r.Faults)
 	test := func(rules []transport.Rule) (fails, stop bool) {
-		if f.Replays > 0 && !e.now().Before(deadline) {
+		left := deadline.Sub(e.now())
+		if f.Replays > 0 && left <= 0 {
 			return false, true
 		}
 		f.Replays++
-		got, err := e.ReplayFaults(seed, rules)
+		mode := checkMode{skipLinear: kind != KindLinearizability, linearTimeout: max(left, time.Millisecond)}
+		got, err := e.check(seed, append([]transport.Rule{}, rules...), mode) // not nil: nil draws random faults
+		if err == nil && got.timedOut {
+			return false, true
+		}
 		fails = err == nil && slices.ContainsFunc(got.Violations, func(v Violation) bool { return v.Kind == kind })
 		if fails && len(rules) <= smallest {
 			smallest = len(rules)
