@@ -14,10 +14,18 @@
 //     checked with porcupine: the class itself, run one call at a time from
 //     the same storage. A call that failed ambiguously may or may not have
 //     taken effect; histories with more such calls than MaxAmbiguous are
-//     skipped (and counted) to keep checks fast.
+//     skipped (and counted) to keep checks fast. Histories of objects
+//     whose alarms, schedules or queues ran are not checked either, and
+//     counted apart (Summary.Background, ReasonBackground): that work runs
+//     after the call that asked for it returned, which a model of one call
+//     at a time cannot place, and a guess would report violations nobody
+//     made.
 //
 // On a violation the explorer keeps the first failing seed, shrinks its
-// fault set to the smallest one that still fails, and can write artifacts:
+// fault set by delta debugging to a smallest one that still fails (within
+// Options.ShrinkTime; Failing.Shrink says how it went, including when the
+// faults replayed as rules did not reproduce the failure), and can write
+// artifacts:
 // the timeline, porcupine's visualisation and a scenario that replays the
 // shrunk faults.
 //

@@ -37,10 +37,15 @@ invariants (an unmarked method runs at most once per call, at most MaxRetries+1
 attempts, no retry at or after the deadline, the first attempt never cancelled,
 one subrequest per call), the scenario's explore.expect expectations, and that
 each object's history is linearizable against the class itself run one call at
-a time (a call that failed ambiguously may or may not have taken effect).
+a time (a call that failed ambiguously may or may not have taken effect). The
+history of an object whose alarms, schedules or queues ran is not checked, and
+is counted apart: that background work runs after the calls return, which the
+one-call-at-a-time model cannot place.
 
-The lowest failing seed is shrunk to the fewest faults that still fail it, and
-printed with the command that replays it. --artifacts writes the timeline,
+The lowest failing seed is shrunk to the fewest faults that still fail it (for
+at most --shrink-time; progress goes to standard error), and printed with the
+command that replays it; if its faults replayed as explicit rules do not fail,
+it says so and only the seed replays it. --artifacts writes the timeline,
 porcupine's visualisation of the history and the shrunk faults.
 
 --shard I/N runs every N-th seed starting at the I-th, so that N machines (a CI
