@@ -14,10 +14,18 @@
 //     checked with porcupine: the class itself, run one call at a time from
 //     the same storage. A call that failed ambiguously may or may not have
 //     taken effect; histories with more such calls than MaxAmbiguous are
-//     skipped (and counted) to keep checks fast.
+//     skipped (and counted) to keep checks fast. Histories of objects
+//     whose alarms, schedules or queues ran are not checked either, and
+//     counted apart (Summary.Background, ReasonBackground): that work runs
+//     after the call that asked for it returned, which a model of one call
+//     at a time cannot place, and a guess would report violations nobody
+//     made.
 //
 // On a violation the explorer keeps the first failing seed, shrinks its
-// fault set to the smallest one that still fails, and can write artifacts:
+// fault set by delta debugging to a smallest one that still fails (within
+// Options.ShrinkTime; Failing.Shrink says how it went, including when the
+// faults replayed as rules did not reproduce the failure), and can write
+// artifacts:
 // the timeline, porcupine's visualisation and a scenario that replays the
 // shrunk faults.
 //
@@ -31,6 +39,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
@@ -95,6 +104,16 @@ type Options struct {
 	NoLinearizability bool
 	// NoShrink keeps the first failing seed's whole fault set.
 	NoShrink bool
+	// ShrinkTime bounds the wall-clock time shrinking may take (default
+	// DefaultShrinkTime); when it runs out, the smallest failing fault set
+	// found so far is kept and Failing.Shrink says so. The clock only
+	// stops shrinking: within the budget, the result depends on the seed
+	// alone.
+	ShrinkTime time.Duration
+	// ShrinkProgress, if set, is called after each replay of shrinking
+	// with the replays made and the size of the smallest failing fault
+	// set found so far.
+	ShrinkProgress func(replays, faults int)
 	// Classes runs namespaces with other constructors (planted bugs).
 	Classes map[string]runtime.Constructor
 	// Progress, if set, is called after each seed with the number done.
@@ -135,6 +154,12 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if o.MaxAmbiguous < 0 || o.MaxAmbiguous > 20 {
 		return fmt.Errorf("%w: max ambiguous is %d, must be from 1 to 20 (the check is exponential in it)", ErrOptions, o.MaxAmbiguous)
 	}
+	if o.ShrinkTime == 0 {
+		o.ShrinkTime = DefaultShrinkTime
+	}
+	if o.ShrinkTime < 0 {
+		return fmt.Errorf("%w: shrink time is %v, must be > 0", ErrOptions, o.ShrinkTime)
+	}
 	if o.Rates == nil {
 		o.Rates = sc.Explore.Rates
 	}
@@ -154,6 +179,7 @@ type Explorer struct {
 	opts   Options
 	marks  map[string]map[string]bool // namespace -> method -> marked
 	models *models
+	now    func() time.Time // the wall clock, read only to stop shrinking
 }
 
 // New prepares an explorer for sc.
@@ -164,7 +190,7 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 	if err := opts.defaults(sc); err != nil {
 		return nil, err
 	}
-	e := &Explorer{sc: sc, opts: opts, marks: map[string]map[string]bool{}}
+	e := &Explorer{sc: sc, opts: opts, marks: map[string]map[string]bool{}, now: time.Now}
 	ctors := map[string]runtime.Constructor{}
 	for _, ns := range sc.Namespaces {
 		ctor := ns.Class.New
@@ -220,7 +246,7 @@ func (e *Explorer) runOptions(seed uint64, rules []transport.Rule) []scenario.Ru
 
 // Check runs one seed with random faults and returns what it violated.
 func (e *Explorer) Check(seed uint64) (*SeedResult, error) {
-	return e.check(seed, nil)
+	return e.check(seed, nil, checkAll)
 }
 
 // SeedResult is what one seed did and violated.
@@ -234,12 +260,18 @@ type SeedResult struct {
 	// Checked and Skipped count the object histories whose linearizability
 	// was checked, and those skipped for too many ambiguous calls.
 	Checked, Skipped int
+	// Background counts the object histories not checked because the
+	// object's alarms, schedules or queues ran outside its calls
+	// (ReasonBackground).
+	Background int
 	// Linear holds what the linearizability check needs to draw a
 	// violating history, by object.
 	Linear map[string]*History
+
+	timedOut bool // a linearizability check ran out of its time (shrinking only)
 }
 
-func (e *Explorer) check(seed uint64, rules []transport.Rule) (*SeedResult, error) {
+func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
 	res, err := e.sc.Run(e.runOptions(seed, rules)...)
 	if err != nil {
 		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
@@ -249,10 +281,11 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule) (*SeedResult, erro
 	for _, f := range res.CheckExplore() {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})
 	}
-	if !e.opts.NoLinearizability {
-		v, hist, checked, skipped := e.linearizable(seed, res)
-		out.Violations = append(out.Violations, v...)
-		out.Linear, out.Checked, out.Skipped = hist, checked, skipped
+	if !e.opts.NoLinearizability && !mode.skipLinear {
+		lr := e.linearizable(seed, res, mode.linearTimeout)
+		out.Violations = append(out.Violations, lr.violations...)
+		out.Linear, out.Checked, out.Skipped, out.Background = lr.histories, lr.checked, lr.skipped, lr.background
+		out.timedOut = lr.timedOut
 	}
 	return out, nil
 }

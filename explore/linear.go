@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/stub"
@@ -255,8 +257,72 @@ func (h *History) Visualize(w io.Writer) error {
 	return porcupine.Visualize(pm, info, w)
 }
 
-// linearizable checks every object's history of a run.
-func (e *Explorer) linearizable(seed uint64, res *scenario.Result) ([]Violation, map[string]*History, int, int) {
+// linearReport is what the linearizability check of one run found.
+type linearReport struct {
+	violations []Violation
+	histories  map[string]*History
+	// checked counts the histories checked; skipped those with too many
+	// ambiguous calls; background those of objects whose background work
+	// ran (see backgroundWork).
+	checked, skipped, background int
+	// timedOut: a check ran out of its time, so the run's verdict is
+	// unknown (only when check was given a time limit).
+	timedOut bool
+}
+
+// ReasonBackground says why a history with background work is not checked
+// for linearizability.
+const ReasonBackground = "alarms, schedules or queues ran outside the calls; " +
+	"the one-call-at-a-time model cannot place that background work"
+
+// backgroundWork reports whether an object did work of its own outside
+// the calls of its history: an alarm delivered, a scheduled or queued task
+// run (rule A6), a task kept in its storage, or an effect recorded outside
+// a request. Such work runs in its own tasks after the call that asked
+// for it has returned, at times and with retry delays the sequential model
+// (one call at a time, each run to the end) does not reproduce; so the
+// history is not checked rather than reported as a violation nobody made.
+func backgroundWork(res *scenario.Result, ns, name string) bool {
+	for _, ev := range res.Events {
+		if ev.Namespace == ns && ev.Object == name && backgroundEvent(ev.Kind) {
+			return true
+		}
+	}
+	for _, ef := range res.Effects {
+		if ef.Namespace == ns && ef.Object == name && ef.RequestID == "" {
+			return true
+		}
+	}
+	for _, o := range res.Storage {
+		if o.Namespace != ns || o.Object != name {
+			continue
+		}
+		for k := range o.Data {
+			if strings.HasPrefix(k, object.ReservedPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// backgroundEvent reports whether an event kind is work of an object's
+// alarm, schedule or queue lane (not a Retry inside a call).
+func backgroundEvent(kind string) bool {
+	switch kind {
+	case object.EventAlarm, object.EventAlarmRetry, object.EventAlarmGaveUp,
+		object.EventTaskRun, object.EventTaskDone, object.EventTaskError,
+		object.EventDeadLetter, object.EventRedrive:
+		return true
+	}
+	return false
+}
+
+// linearizable checks every object's history of a run. With a timeout
+// (> 0; shrinking only, where the wall clock may stop work but not decide
+// a verdict), a check that takes longer stops and the report says it
+// timed out.
+func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
 	type rec struct {
 		idx  int
 		op   *op
@@ -298,11 +364,14 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result) ([]Violation,
 			byObj[obj] = append(byObj[obj], rec{idx: idx, op: in, out: out, from: cr.Began, to: cr.Ended})
 		}
 	}
-	var out []Violation
-	hists := map[string]*History{}
-	checked, skipped := 0, 0
+	rep := linearReport{histories: map[string]*History{}}
 	for _, obj := range order {
 		recs := byObj[obj]
+		ns, name, _ := strings.Cut(obj, "/")
+		if backgroundWork(res, ns, name) {
+			rep.background++
+			continue
+		}
 		ambiguous := 0
 		var last uint64
 		for _, r := range recs {
@@ -312,11 +381,10 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result) ([]Violation,
 			last = max(last, r.to)
 		}
 		if ambiguous > e.opts.MaxAmbiguous {
-			skipped++
+			rep.skipped++
 			continue
 		}
-		checked++
-		ns, name, _ := strings.Cut(obj, "/")
+		rep.checked++
 		m := e.models.get(ns, name)
 		final := outcome{key: endKey(m, res, ns, name)}
 		type stamp struct {
@@ -343,14 +411,25 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result) ([]Violation,
 			events[i] = s.ev
 		}
 		h := &History{Object: obj, Events: events, model: m}
-		hists[obj] = h
-		if !porcupine.CheckEvents(m.porcupineModel(), events) {
-			out = append(out, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
+		rep.histories[obj] = h
+		ok := true
+		if timeout > 0 {
+			switch porcupine.CheckEventsTimeout(m.porcupineModel(), events, timeout) {
+			case porcupine.Unknown:
+				rep.timedOut = true
+			case porcupine.Illegal:
+				ok = false
+			}
+		} else {
+			ok = porcupine.CheckEvents(m.porcupineModel(), events)
+		}
+		if !ok {
+			rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
 				Message: fmt.Sprintf("no order of its %d calls, each applied once (ambiguous ones at most once), explains what callers saw and its end state %s",
 					len(recs), describeEnd(res, ns, name))})
 		}
 	}
-	return out, hists, checked, skipped
+	return rep
 }
 
 // endKey is the observed end state of an object, in the model's terms.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/transport"
@@ -14,55 +15,182 @@ import (
 
 // Replay runs one seed with the sweep's random faults, keeping everything
 // the artifacts need.
-func (e *Explorer) Replay(seed uint64) (*SeedResult, error) { return e.check(seed, nil) }
+func (e *Explorer) Replay(seed uint64) (*SeedResult, error) { return e.check(seed, nil, checkAll) }
 
 // ReplayFaults runs one seed with an explicit fault set instead of random
 // faults: what a shrunk set replays with.
 func (e *Explorer) ReplayFaults(seed uint64, faults []transport.Rule) (*SeedResult, error) {
-	return e.check(seed, append([]transport.Rule{}, faults...))
+	return e.check(seed, append([]transport.Rule{}, faults...), checkAll)
 }
 
-// Failing replays a failing seed and shrinks its fault set: it drops each
-// fault in turn and keeps the drop when the run still fails the same way,
-// until no single drop keeps it failing.
+// checkMode narrows what a check does, for the replays of shrinking.
+type checkMode struct {
+	// skipLinear skips the linearizability check: the failure being
+	// shrunk is of another kind, and a long history's check can take
+	// far longer than its run.
+	skipLinear bool
+	// linearTimeout, when > 0, stops a linearizability check that takes
+	// longer (the rest of the shrinking budget).
+	linearTimeout time.Duration
+}
+
+// checkAll is a full check, as a sweep makes.
+var checkAll = checkMode{}
+
+// DefaultShrinkTime is how long shrinking may take by default.
+const DefaultShrinkTime = 60 * time.Second
+
+// ShrinkResult says how shrinking a failing seed's fault set went.
+type ShrinkResult string
+
+// How shrinking went.
+const (
+	// ShrinkDone: Shrunk still fails the same way, and dropping any one
+	// of its faults stops the failure (an empty Shrunk: the seed fails
+	// with no fault at all).
+	ShrinkDone ShrinkResult = "shrunk"
+	// ShrinkNotReproduced: replaying the drawn faults as explicit rules
+	// did not fail the same way (the run took another course without the
+	// random draws), so nothing was shrunk; Shrunk is the drawn set and
+	// the seed itself is what replays the failure.
+	ShrinkNotReproduced ShrinkResult = "not-reproduced"
+	// ShrinkBudget: Options.ShrinkTime ran out; Shrunk is the smallest
+	// failing set found so far.
+	ShrinkBudget ShrinkResult = "budget-exhausted"
+	// ShrinkOff: Options.NoShrink kept the drawn set.
+	ShrinkOff ShrinkResult = "off"
+)
+
+// Failing replays a failing seed and shrinks its fault set by delta
+// debugging (ddmin): it first checks that the drawn faults, replayed as
+// explicit rules, still fail the same way, and whether no fault at all
+// does; then it tries halves of the set, then quarters and their
+// complements, and so on, keeping any part that still fails. One fault
+// that matters among n is found in about 2·log2(n) replays; the result
+// is a set from which no single fault can be dropped. Shrinking stops
+// early, keeping the smallest failing set so far, when Options.ShrinkTime
+// runs out.
 func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 	r, err := e.Replay(seed)
 	if err != nil {
 		return nil, err
 	}
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults}
-	if len(r.Violations) == 0 || e.opts.NoShrink {
+	if len(r.Violations) == 0 {
+		return f, nil
+	}
+	if e.opts.NoShrink {
+		f.Shrink = ShrinkOff
 		return f, nil
 	}
 	kind := r.Violations[0].Kind
-	fails := func(rules []transport.Rule) bool {
-		got, err := e.ReplayFaults(seed, rules)
-		if err != nil {
-			return false
+	deadline := e.now().Add(e.opts.ShrinkTime)
+	smallest := len(r.Faults)
+	test := func(rules []transport.Rule) (fails, stop bool) {
+		left := deadline.Sub(e.now())
+		if f.Replays > 0 && left <= 0 {
+			return false, true
 		}
-		return slices.ContainsFunc(got.Violations, func(v Violation) bool { return v.Kind == kind })
-	}
-	cur := slices.Clone(r.Faults)
-	if !fails(cur) {
-		// The explicit set does not reproduce the run (a shift in call order);
-		// keep the seed's own faults as they were drawn.
-		return f, nil
-	}
-	for changed := true; changed; {
-		changed = false
-		for i := 0; i < len(cur); i++ {
-			try := slices.Delete(slices.Clone(cur), i, i+1)
-			if fails(try) {
-				cur, changed = try, true
-				i--
-			}
+		f.Replays++
+		mode := checkMode{skipLinear: kind != KindLinearizability, linearTimeout: max(left, time.Millisecond)}
+		got, err := e.check(seed, append([]transport.Rule{}, rules...), mode) // not nil: nil draws random faults
+		if err == nil && got.timedOut {
+			return false, true
 		}
+		fails = err == nil && slices.ContainsFunc(got.Violations, func(v Violation) bool { return v.Kind == kind })
+		if fails && len(rules) <= smallest {
+			smallest = len(rules)
+			f.Violations = got.Violations
+		}
+		if e.opts.ShrinkProgress != nil {
+			e.opts.ShrinkProgress(f.Replays, smallest)
+		}
+		return fails, false
 	}
-	f.Shrunk = cur
-	if got, err := e.ReplayFaults(seed, cur); err == nil && len(got.Violations) > 0 {
-		f.Violations = got.Violations
+	f.Shrunk, f.Shrink = ddmin(slices.Clone(r.Faults), test)
+	if f.Shrink == ShrinkNotReproduced {
+		f.Violations = r.Violations
 	}
 	return f, nil
+}
+
+// ddmin shrinks all to a smallest set that test says still fails. test
+// replays a set and reports whether it fails, or asks to stop (the time
+// budget ran out). It returns the set and how shrinking went; its tests
+// depend only on all and test's answers.
+func ddmin(all []transport.Rule, test func([]transport.Rule) (fails, stop bool)) ([]transport.Rule, ShrinkResult) {
+	fails, stop := test(all)
+	switch {
+	case stop:
+		return all, ShrinkBudget
+	case !fails:
+		return all, ShrinkNotReproduced
+	case len(all) == 0:
+		return all, ShrinkDone
+	}
+	if fails, stop := test(nil); stop {
+		return all, ShrinkBudget
+	} else if fails {
+		return nil, ShrinkDone
+	}
+	cur, n := all, 2
+	for len(cur) >= 2 {
+		chunks := split(cur, n)
+		next := -1
+		// A chunk that fails alone; then, with more than two chunks (with
+		// two, each complement is the other chunk), all but one chunk.
+		for i, c := range chunks {
+			fails, stop := test(c)
+			if stop {
+				return cur, ShrinkBudget
+			}
+			if fails {
+				cur, n, next = c, 2, i
+				break
+			}
+		}
+		if next < 0 && n > 2 {
+			for i := range chunks {
+				c := complement(chunks, i)
+				fails, stop := test(c)
+				if stop {
+					return cur, ShrinkBudget
+				}
+				if fails {
+					cur, n, next = c, max(n-1, 2), i
+					break
+				}
+			}
+		}
+		if next >= 0 {
+			continue
+		}
+		if n >= len(cur) {
+			break
+		}
+		n = min(2*n, len(cur))
+	}
+	return cur, ShrinkDone
+}
+
+// split cuts s into n chunks of nearly equal size, in order.
+func split(s []transport.Rule, n int) [][]transport.Rule {
+	out := make([][]transport.Rule, 0, n)
+	for i := range n {
+		out = append(out, s[i*len(s)/n:(i+1)*len(s)/n])
+	}
+	return out
+}
+
+// complement is every chunk but the i-th, in order.
+func complement(chunks [][]transport.Rule, i int) []transport.Rule {
+	var out []transport.Rule
+	for j, c := range chunks {
+		if j != i {
+			out = append(out, c...)
+		}
+	}
+	return out
 }
 
 // FaultsYAML writes a fault set as a scenario's faults block: paste it

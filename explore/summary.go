@@ -34,6 +34,9 @@ type Summary struct {
 	// Skipped those with too many ambiguous calls.
 	Histories int `json:"histories"`
 	Skipped   int `json:"skipped"`
+	// Background counts object histories not checked because background
+	// work ran (ReasonBackground).
+	Background int `json:"background,omitempty"`
 	// Violations holds the first MaxViolations, by seed; Total counts all.
 	Violations []Violation `json:"violations"`
 	Total      int         `json:"total"`
@@ -49,6 +52,9 @@ type Failing struct {
 	Violations []Violation      `json:"violations"`
 	Faults     []transport.Rule `json:"faults"`
 	Shrunk     []transport.Rule `json:"shrunk"`
+	// Shrink says how shrinking went, and Replays how many runs it took.
+	Shrink  ShrinkResult `json:"shrink,omitempty"`
+	Replays int          `json:"replays,omitempty"`
 }
 
 // Clean reports whether no seed failed.
@@ -67,6 +73,7 @@ func (s *Summary) add(r *SeedResult) {
 	s.Ran++
 	s.Histories += r.Checked
 	s.Skipped += r.Skipped
+	s.Background += r.Background
 	if len(r.Violations) > 0 {
 		s.Failed++
 	}
@@ -135,6 +142,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		out.Failed += p.Failed
 		out.Histories += p.Histories
 		out.Skipped += p.Skipped
+		out.Background += p.Background
 		out.Total += p.Total
 		out.Violations = append(out.Violations, p.Violations...)
 		if p.FirstFailing != nil && (out.FirstFailing == nil || p.FirstFailing.Seed < out.FirstFailing.Seed) {

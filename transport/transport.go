@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -163,10 +164,62 @@ type Rates map[Fault]float64
 type FaultPlan struct {
 	rules []Rule
 	rates Rates
+	// byCall lists, for each call that rules name (Rule.Call), the
+	// positions of those rules; anyCall the positions of the rules that
+	// name none. Both are in rule order, so the first matching rule still
+	// wins, and an attempt looks at its own call's rules instead of every
+	// rule of a long shrunk fault set. nil byCall: scan every rule.
+	byCall  map[int][]int
+	anyCall []int
 }
 
 // Plan returns a plan made of rules, matched in order.
-func Plan(rules ...Rule) *FaultPlan { return &FaultPlan{rules: append([]Rule(nil), rules...)} }
+func Plan(rules ...Rule) *FaultPlan {
+	p := &FaultPlan{rules: append([]Rule(nil), rules...)}
+	p.index()
+	return p
+}
+
+// index fills byCall and anyCall when some rule names a call.
+func (p *FaultPlan) index() {
+	p.byCall, p.anyCall = nil, nil
+	if !slices.ContainsFunc(p.rules, func(r Rule) bool { return r.Call != 0 }) {
+		return
+	}
+	p.byCall = map[int][]int{}
+	for i, r := range p.rules {
+		if r.Call != 0 {
+			p.byCall[r.Call] = append(p.byCall[r.Call], i)
+		} else {
+			p.anyCall = append(p.anyCall, i)
+		}
+	}
+}
+
+// match returns the first rule that matches a.
+func (p *FaultPlan) match(a Attempt) (Rule, bool) {
+	if p.byCall == nil {
+		for _, r := range p.rules {
+			if r.matches(a) {
+				return r, true
+			}
+		}
+		return Rule{}, false
+	}
+	named, other := p.byCall[a.Call], p.anyCall
+	for len(named) > 0 || len(other) > 0 {
+		var i int
+		if len(other) == 0 || (len(named) > 0 && named[0] < other[0]) {
+			i, named = named[0], named[1:]
+		} else {
+			i, other = other[0], other[1:]
+		}
+		if p.rules[i].matches(a) {
+			return p.rules[i], true
+		}
+	}
+	return Rule{}, false
+}
 
 // Random returns a plan that draws a fault for each attempt at the given rates.
 func Random(rates Rates) *FaultPlan { return Plan().WithRandom(rates) }
@@ -185,6 +238,7 @@ func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 	for f, r := range rates {
 		out.rates[f] = r
 	}
+	out.index()
 	return out
 }
 
@@ -252,11 +306,8 @@ func (p *FaultPlan) Decide(a Attempt, rng *rand.Rand) (Fault, time.Duration) {
 		return None, 0
 	}
 	fault, delay := None, time.Duration(0)
-	for _, r := range p.rules {
-		if r.matches(a) {
-			fault, delay = r.Fault, r.Delay
-			break
-		}
+	if r, ok := p.match(a); ok {
+		fault, delay = r.Fault, r.Delay
 	}
 	if fault == None && len(p.rates) > 0 {
 		u := rng.Float64()

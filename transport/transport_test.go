@@ -71,6 +71,37 @@ func TestFirstMatchingRuleWins(t *testing.T) {
 	assert.Zero(t, d)
 }
 
+// Rules that name a call are looked up by call, not scanned: the first
+// matching rule still wins, whether it names a call or not, also after
+// WithRandom.
+func TestFirstMatchingRuleWinsWithCallRules(t *testing.T) {
+	base := transport.Plan(
+		transport.Rule{Call: 2, Method: "Get", Fault: transport.LoseRequest},
+		transport.Rule{Method: "Get", Attempt: 2, Fault: transport.Overloaded},
+		transport.Rule{Call: 2, Attempt: 2, Fault: transport.LoseResponse},
+		transport.Rule{Call: 3, Fault: transport.NotDelivered},
+		transport.Rule{Fault: transport.FailAfterDelivery},
+	)
+	for _, plan := range []*transport.FaultPlan{base, base.WithRandom(transport.Rates{transport.LoseRequest: 0})} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		tests := []struct {
+			a    transport.Attempt
+			want transport.Fault
+		}{
+			{transport.Attempt{Call: 2, Method: "Get", N: 2}, transport.LoseRequest},
+			{transport.Attempt{Call: 2, Method: "Put", N: 2}, transport.LoseResponse},
+			{transport.Attempt{Call: 3, Method: "Get", N: 2}, transport.Overloaded},
+			{transport.Attempt{Call: 3, Method: "Get", N: 1}, transport.NotDelivered},
+			{transport.Attempt{Call: 4, Method: "Get", N: 2}, transport.Overloaded},
+			{transport.Attempt{Call: 2, Method: "Put", N: 1}, transport.FailAfterDelivery},
+		}
+		for _, tc := range tests {
+			f, _ := plan.Decide(tc.a, rng)
+			assert.Equal(t, tc.want, f, "%+v", tc.a)
+		}
+	}
+}
+
 func TestRandomRatesComposeWithRules(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "Slow", Delay: time.Second}).
 		WithRandom(transport.Rates{transport.LoseRequest: 0.25, transport.LoseResponse: 0.25})

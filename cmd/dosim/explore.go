@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/render"
@@ -25,6 +26,7 @@ func newExplore() *cobra.Command {
 		first, replay                uint64
 		shard, rates, jsonOut, arts  string
 		keepRules, noShrink          bool
+		shrinkTime                   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "explore FILE",
@@ -35,10 +37,15 @@ invariants (an unmarked method runs at most once per call, at most MaxRetries+1
 attempts, no retry at or after the deadline, the first attempt never cancelled,
 one subrequest per call), the scenario's explore.expect expectations, and that
 each object's history is linearizable against the class itself run one call at
-a time (a call that failed ambiguously may or may not have taken effect).
+a time (a call that failed ambiguously may or may not have taken effect). The
+history of an object whose alarms, schedules or queues ran is not checked, and
+is counted apart: that background work runs after the calls return, which the
+one-call-at-a-time model cannot place.
 
-The lowest failing seed is shrunk to the fewest faults that still fail it, and
-printed with the command that replays it. --artifacts writes the timeline,
+The lowest failing seed is shrunk to the fewest faults that still fail it (for
+at most --shrink-time; progress goes to standard error), and printed with the
+command that replays it; if its faults replayed as explicit rules do not fail,
+it says so and only the seed replays it. --artifacts writes the timeline,
 porcupine's visualisation of the history and the shrunk faults.
 
 --shard I/N runs every N-th seed starting at the I-th, so that N machines (a CI
@@ -59,7 +66,10 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 				return &codeError{code: exitUsage, msg: err.Error()}
 			}
 			opts := explore.Options{First: first, Seeds: seeds, Workers: workers, MaxAmbiguous: maxAmbiguous,
-				KeepRules: keepRules, NoShrink: noShrink}
+				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime}
+			if shrinkTime <= 0 {
+				return usageErrorf("--shrink-time %v: want a positive duration, such as 60s (--no-shrink turns shrinking off)", shrinkTime)
+			}
 			if rates != "" {
 				if opts.Rates, err = parseRates(rates); err != nil {
 					return err
@@ -71,8 +81,10 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 				}
 			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			shrinking := newShrinkLine(errw)
+			opts.ShrinkProgress = shrinking.update
 			if cmd.Flags().Changed("replay") {
-				return replaySeed(out, sc, opts, replay, arts)
+				return replaySeed(out, sc, opts, replay, arts, shrinking)
 			}
 			n := opts.Seeds
 			if n == 0 {
@@ -95,6 +107,7 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 			if bar != nil {
 				bar.done()
 			}
+			shrinking.done()
 			if err != nil {
 				return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
 			}
@@ -128,11 +141,42 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 	f.BoolVar(&keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
 	f.IntVar(&maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more ambiguous calls")
 	f.BoolVar(&noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
+	f.DurationVar(&shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
 	f.StringVar(&jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge")
 	f.StringVar(&arts, "artifacts", "", "write the first failing seed's artifacts to this folder")
 	f.Uint64Var(&replay, "replay", 0, "run only this seed and show its timeline and violations")
 	cmd.AddCommand(newExploreMerge())
 	return cmd
+}
+
+// shrinkLine reports shrinking on stderr: on a terminal one line kept up
+// to date after each replay (cleared by done), elsewhere a line each time
+// the failing fault set gets smaller.
+type shrinkLine struct {
+	w    io.Writer
+	term bool
+	last int
+	on   bool
+}
+
+func newShrinkLine(w io.Writer) *shrinkLine { return &shrinkLine{w: w, term: isTerminal(w), last: -1} }
+
+func (s *shrinkLine) update(replays, faults int) {
+	switch {
+	case s.term:
+		fmt.Fprintf(s.w, "\r  shrinking: %d replays, smallest failing fault set %d   ", replays, faults)
+	case faults != s.last:
+		fmt.Fprintf(s.w, "shrinking: %d replays, smallest failing fault set %d\n", replays, faults)
+	}
+	s.on, s.last = true, faults
+}
+
+// done clears the terminal line.
+func (s *shrinkLine) done() {
+	if s.term && s.on {
+		fmt.Fprintf(s.w, "\r%s\r", strings.Repeat(" ", 72))
+	}
+	s.on = false
 }
 
 // parseRates reads FAULT=RATE,FAULT=RATE.
@@ -197,6 +241,9 @@ func writeSummary(w io.Writer, sum *explore.Summary) {
 		fmt.Fprintf(w, " (%d skipped: too many ambiguous calls)", sum.Skipped)
 	}
 	fmt.Fprintln(w)
+	if sum.Background > 0 {
+		fmt.Fprintf(w, "%d object histories not checked for linearizability: %s\n", sum.Background, explore.ReasonBackground)
+	}
 	if missing := sum.Missing(); len(missing) > 0 {
 		names := make([]string, len(missing))
 		for i, m := range missing {
@@ -217,16 +264,35 @@ func writeSummary(w io.Writer, sum *explore.Summary) {
 		fmt.Fprintf(w, "  %s\n", v)
 	}
 	if f := sum.FirstFailing; f != nil {
-		fmt.Fprintf(w, "\nfirst failing seed %d: %d fault(s) drawn, shrunk to %d:\n", f.Seed, len(f.Faults), len(f.Shrunk))
-		for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
-			fmt.Fprintf(w, "  %s\n", line)
+		fmt.Fprintf(w, "\nfirst failing seed %d: %s\n", f.Seed, shrinkText(f))
+		if f.Shrink != explore.ShrinkNotReproduced {
+			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
 		}
 		fmt.Fprintf(w, "replay: %s\n", sum.ReplayCommand(f.Seed))
 	}
 }
 
+// shrinkText says what shrinking did to a failing seed's faults.
+func shrinkText(f *explore.Failing) string {
+	drawn := fmt.Sprintf("%d fault(s) drawn", len(f.Faults))
+	switch f.Shrink {
+	case explore.ShrinkNotReproduced:
+		return drawn + ", not shrunk: replayed as explicit rules they did not reproduce the failure (the run took another course without the random draws); the seed itself replays it:"
+	case explore.ShrinkBudget:
+		return fmt.Sprintf("%s, shrinking stopped when --shrink-time ran out, after %d replays; the smallest failing set found so far has %d:", drawn, f.Replays, len(f.Shrunk))
+	case explore.ShrinkOff:
+		return drawn + " (not shrunk: --no-shrink):"
+	}
+	if len(f.Shrunk) == 0 && len(f.Faults) > 0 {
+		return drawn + ", shrunk to 0: it fails with no fault at all:"
+	}
+	return fmt.Sprintf("%s, shrunk to %d:", drawn, len(f.Shrunk))
+}
+
 // replaySeed runs one seed and shows its timeline and violations.
-func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, arts string) error {
+func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, arts string, shrinking *shrinkLine) error {
 	e, err := explore.New(sc, opts)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -253,6 +319,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 	}
 	if arts != "" {
 		f, err := e.Failing(seed)
+		shrinking.done()
 		if err != nil {
 			return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
 		}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/transport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	outbox      = "../../testdata/scenarios/outbox-queue.yaml"
+	setQuantity = "../../testdata/scenarios/setquantity-overwrites-addone.yaml"
+	allRates    = "fail-after-delivery=0.04,lose-request=0.04,lose-response=0.04,lose-while-running=0.04,not-delivered=0.04,overloaded=0.04"
+)
+
+// Without faults the outbox's queue, retries and dead letters used to be
+// reported as linearizability violations on every seed, "shrunk to 0".
+// Its histories are now counted as not checked, with the reason.
+func TestH2_ExploreOutboxWithoutFaultsIsClean(t *testing.T) {
+	code, out, errOut := runCLI(t, "explore", outbox, "--rates", "lose-response=0", "--seeds", "100")
+	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
+	assert.Contains(t, out, "100 seeds run, 0 object histories checked for linearizability\n"+
+		"100 object histories not checked for linearizability: alarms, schedules or queues ran outside the calls;")
+	assert.Contains(t, out, "clean: no violation")
+	assert.NotContains(t, out, "shrunk")
+}
+
+// The lost update of a retried SetQuantity over a concurrent AddOne is
+// found in the scenario's own seeds, shrunk to the one lost reply, and
+// printed with the command that replays it; shrinking shows progress on
+// stderr.
+func TestH2_ExploreFindsSetQuantityOverwritingAddOne(t *testing.T) {
+	code, out, errOut := runCLI(t, "explore", setQuantity)
+	require.Equal(t, exitExpect, code, errOut)
+	assert.Contains(t, out, "seed 16: linearizability INVENTORY/shop: no order of its 3 calls")
+	assert.Contains(t, out, "first failing seed 16: 1 fault(s) drawn, shrunk to 1:\n  faults:\n    rules:\n"+
+		"      - {call: 1, method: SetQuantity, attempt: 1, fault: lose-response}\n")
+	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 16 --rates lose-response=0.1\n")
+	assert.Contains(t, errOut, "shrinking: 1 replays, smallest failing fault set 1\n")
+
+	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "16", "--rates", "lose-response=0.1")
+	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, "seed 16 violates:")
+}
+
+// When the drawn faults replayed as rules do not reproduce the failure,
+// explore says so: it used to print "3 fault(s) drawn, shrunk to 3".
+func TestH2_ExploreSaysWhenTheReplayDidNotReproduce(t *testing.T) {
+	code, out, errOut := runCLI(t, "explore", setQuantity, "--first", "364", "--seeds", "1", "--rates", allRates)
+	require.Equal(t, exitExpect, code, errOut)
+	assert.Contains(t, out, "first failing seed 364: 3 fault(s) drawn, not shrunk: replayed as explicit rules they did not reproduce the failure")
+	assert.NotContains(t, out, "shrunk to")
+	assert.NotContains(t, out, "faults:\n", "no fault set that does not replay is offered")
+	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 364 --rates "+allRates)
+}
+
+// The other ways shrinking can end each say what happened.
+func TestH2_ExploreSummarySaysHowShrinkingEnded(t *testing.T) {
+	rule := transport.Rule{Call: 3, Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse}
+	three := []transport.Rule{rule, rule, rule}
+	tests := []struct {
+		f    explore.Failing
+		want string
+	}{
+		{explore.Failing{Faults: three, Shrunk: three[:2], Shrink: explore.ShrinkBudget, Replays: 7},
+			"3 fault(s) drawn, shrinking stopped when --shrink-time ran out, after 7 replays; the smallest failing set found so far has 2:"},
+		{explore.Failing{Faults: three, Shrunk: three, Shrink: explore.ShrinkOff}, "3 fault(s) drawn (not shrunk: --no-shrink):"},
+		{explore.Failing{Faults: three, Shrunk: nil, Shrink: explore.ShrinkDone}, "3 fault(s) drawn, shrunk to 0: it fails with no fault at all:"},
+		{explore.Failing{Faults: three, Shrunk: three[:1], Shrink: explore.ShrinkDone}, "3 fault(s) drawn, shrunk to 1:"},
+	}
+	for _, tc := range tests {
+		f := tc.f
+		f.Seed = 9
+		sum := &explore.Summary{Scenario: "s", File: "s.yaml", First: 1, Seeds: 10, Ran: 10, Failed: 1, Total: 1,
+			Violations: []explore.Violation{{Seed: 9, Kind: explore.KindLinearizability, Message: "m"}}, FirstFailing: &f}
+		var b bytes.Buffer
+		writeSummary(&b, sum)
+		assert.Contains(t, b.String(), "first failing seed 9: "+tc.want+"\n")
+	}
+}
+
+func TestH2_ExploreShrinkTimeFlag(t *testing.T) {
+	for _, v := range []string{"0", "-1s"} {
+		code, _, errOut := runCLI(t, "explore", ambiguous, "--shrink-time", v)
+		assert.Equal(t, exitUsage, code, v)
+		assert.Contains(t, errOut, "want a positive duration, such as 60s (--no-shrink turns shrinking off)", v)
+	}
+	code, _, errOut := runCLI(t, "explore", ambiguous, "--shrink-time", "soon")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "shrink-time")
+	code, _, errOut = runCLI(t, "explore", setQuantity, "--seeds", "20", "--shrink-time", "2m")
+	assert.Equal(t, exitExpect, code, errOut)
+}
