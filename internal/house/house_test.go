@@ -541,6 +541,7 @@ var allowedEdges = map[edge]bool{
 	{from: "scenario", to: "stub"}:           true,
 	{from: "scenario", to: "transport"}:      true,
 
+	{from: "explore", to: "object"}:    true,
 	{from: "explore", to: "render"}:    true,
 	{from: "explore", to: "runtime"}:   true,
 	{from: "explore", to: "scenario"}:  true,
@@ -549,6 +550,7 @@ var allowedEdges = map[edge]bool{
 
 	{from: "cmd/dosim", to: "examples"}:  true,
 	{from: "cmd/dosim", to: "explore"}:   true,
+	{from: "cmd/dosim", to: "object"}:    true,
 	{from: "cmd/dosim", to: "render"}:    true,
 	{from: "cmd/dosim", to: "runtime"}:   true,
 	{from: "cmd/dosim", to: "scenario"}:  true,
