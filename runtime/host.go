@@ -338,7 +338,12 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 		h.respond(f, wire.FailRemote, nil, nil, err)
 		return
 	}
-	h.respond(f, wire.FailNone, h.copyResult(result), nil, nil)
+	cp, err := h.copyResult(result)
+	if err != nil {
+		h.respond(f, wire.FailRemote, nil, nil, fmt.Errorf("result of %s/%s.%s: %w", h.ns.name, h.target.Object, f.Req.Method, err))
+		return
+	}
+	h.respond(f, wire.FailNone, cp, nil, nil)
 }
 
 func (h *host) lookupFetch(f *wire.Flight) (compiled, error) {
@@ -403,18 +408,20 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 }
 
 // copyResult copies a method's result across the boundary (rule O5); an
-// RPC target becomes a stub that never retries (rule S1).
-func (h *host) copyResult(v any) any {
+// RPC target becomes a stub that never retries (rule S1). A result that
+// cannot be copied (nested deeper than clone.MaxDepth) is an error the
+// caller gets as the object's.
+func (h *host) copyResult(v any) (any, error) {
 	if t, ok := v.(object.Target); ok {
 		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
 		s, _ := wire.MakeStub(h.ns.r.conn(), target, false, nil)
-		return s
+		return s, nil
 	}
 	cp, _, err := clone.Copy(v, wire.RefPolicy)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cp
+	return cp, nil
 }
 
 // respond sends the turn's outcome back through the link, which may lose it.
