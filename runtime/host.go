@@ -237,6 +237,12 @@ func (r *Runtime) send(f *wire.Flight) {
 func (h *host) arrive(f *wire.Flight) {
 	r := h.ns.r
 	f.Call.InFlight--
+	if f.Lost { // S9: a cancelled retry that had not reached the object never arrives
+		if f.Call.Finished && f.Call.InFlight == 0 {
+			h.forget(f.Req.ID)
+		}
+		return
+	}
 	switch f.Fault {
 	case transport.NotDelivered, transport.LoseRequest, transport.Overloaded:
 		h.complete(f, wire.FailLink, nil, nil, nil)
@@ -267,7 +273,16 @@ func (h *host) arrive(f *wire.Flight) {
 		})
 		return
 	}
-	r.k.Go(context.Background(), "turn", ti.run)
+	ctx := context.Background()
+	if f.N > 1 {
+		// A retry's caller may give up while the turn waits or runs (S9):
+		// the method then sees its context cancelled. The first attempt is
+		// never cancelled, so its turn needs no cancellable context.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		f.Cancel = cancel
+	}
+	r.k.Go(ctx, "turn", ti.run)
 }
 
 // turnInfo is attached to the task running an object turn.

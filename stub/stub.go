@@ -237,7 +237,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			if k.Closed() {
 				return nil, nil, sched.ErrClosed
 			}
-			f.Lost = true
+			f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
 			a.Cancelled = true
 			a.Extend(k.Now())
 			if ctx.Err() != nil {
