@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	goruntime "runtime"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -77,10 +78,9 @@ func newHost(ns *Namespace, id object.ID) *host {
 type hostView struct{ h *host }
 
 func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
-	k := v.h.ns.r.k
-	cur := k.Current()
-	if cur == nil || sched.FromContext(ctx) == nil {
-		return ErrNotInTask
+	cur, err := v.h.ns.r.k.Enter(ctx)
+	if err != nil {
+		return err
 	}
 	return cur.Sleep(ctx, d, true)
 }
@@ -270,6 +270,7 @@ func (h *host) arrive(f *wire.Flight) {
 			ti.ctx.T = cur
 			h.turn(&ti.ctx, cur, ti)
 			cur.Gate, cur.Data = saved, savedData
+			r.k.Touch()
 		})
 		return
 	}
@@ -307,6 +308,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	k := h.ns.r.k
 	t.Gate = &h.gate
 	t.Data = ti
+	k.Touch() // the watchdog may name the turn (see StallError)
 	h.gate.Acquire(t, "waiting for the object's input gate")
 	defer h.gate.Release()
 
@@ -347,6 +349,11 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 		result, err = m.fn.CallDirect(ctx, args)
 	} else {
 		result, err = m.fn.Call(in)
+	}
+	if k.Halted() {
+		// The method stalled the run (H1) and came back after it ended:
+		// its goroutine must not touch the simulation again.
+		goruntime.Goexit()
 	}
 	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
 	if err != nil {

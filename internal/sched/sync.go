@@ -14,7 +14,10 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration, yield bool) error {
 	}
 	var w Wake
 	t.Yielding(yield, func() { w = t.Block(ctx, "sleeping", d) })
-	if t.k.closed {
+	if w == WokenOutside {
+		return ErrNotInTask
+	}
+	if t.k.Closed() {
 		return ErrClosed
 	}
 	if w == WokenByCancel && ctx != nil && ctx.Err() != nil {
@@ -54,7 +57,7 @@ func (g *Gate) Acquire(t *Task, reason string) {
 	}
 	g.waiters = append(g.waiters, t)
 	for g.owner != t {
-		if t.Block(context.Background(), reason, -1); t.k.closed {
+		if t.Block(context.Background(), reason, -1); t.k.Closed() {
 			return
 		}
 	}
