@@ -269,6 +269,7 @@ func (h *host) arrive(f *wire.Flight) {
 			saved, savedData := cur.Gate, cur.Data
 			ti.ctx.T = cur
 			h.turn(&ti.ctx, cur, ti)
+			ti.ctx.End()
 			cur.Gate, cur.Data = saved, savedData
 			r.k.Touch()
 		})

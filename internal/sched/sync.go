@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -141,8 +142,15 @@ func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
 // TaskContext is a context carrying a task and nothing else: no deadline,
 // no cancellation, no other values. An object turn that runs on its
 // caller's task gets one, so that nothing of the caller's context leaks
-// into the object.
-type TaskContext struct{ T *Task }
+// into the object. Once the turn has ended (End), it carries no task any
+// more: a goroutine the turn started that calls with it gets ErrNotInTask.
+type TaskContext struct {
+	T     *Task
+	ended atomic.Bool
+}
+
+// End marks the turn over: the context no longer carries its task.
+func (c *TaskContext) End() { c.ended.Store(true) }
 
 // Deadline implements context.Context: none.
 func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -155,7 +163,7 @@ func (c *TaskContext) Err() error { return nil }
 
 // Value implements context.Context: only the task.
 func (c *TaskContext) Value(key any) any {
-	if key == (taskKey{}) {
+	if key == (taskKey{}) && !c.ended.Load() {
 		return c.T
 	}
 	return nil
