@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
@@ -132,6 +133,17 @@ func WithStallLimit(d time.Duration) Option {
 	return optionFunc(func(r *Runtime) { r.stallLimit, r.stallSet = d, true })
 }
 
+// defaultStall is the stall limit of runtimes made without WithStallLimit.
+var defaultStall atomic.Int64
+
+func init() { defaultStall.Store(int64(DefaultStallLimit)) }
+
+// SetDefaultStallLimit sets the stall limit of every runtime made from now
+// on without WithStallLimit (d <= 0: watchdog off), for code that does not
+// make its runtimes itself: the command line's --stall-limit sets it for
+// scenarios, explore and verify. Prefer WithStallLimit in your own code.
+func SetDefaultStallLimit(d time.Duration) { defaultStall.Store(int64(d)) }
+
 // WithStart moves the virtual wall clock's starting instant (default Epoch).
 func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.start = t }) }
 
@@ -146,9 +158,10 @@ func New(opts ...Option) *Runtime {
 	r.rng = rand.New(rand.NewPCG(r.seed, r.seed^0x9e3779b97f4a7c15))
 	r.k = sched.New(r.rng)
 	r.k.SetOwner(r)
-	if r.stallSet {
-		r.k.SetStallLimit(r.stallLimit)
+	if !r.stallSet {
+		r.stallLimit = time.Duration(defaultStall.Load())
 	}
+	r.k.SetStallLimit(r.stallLimit)
 	return r
 }
 
@@ -381,3 +394,6 @@ func (g *Group) Wait() error {
 
 // Namespaces returns the runtime's namespaces in the order they were defined.
 func (r *Runtime) Namespaces() []*Namespace { return append([]*Namespace(nil), r.namespaces...) }
+
+// StallLimit returns the runtime's watchdog stall limit (<= 0: off).
+func (r *Runtime) StallLimit() time.Duration { return r.k.StallLimit() }
