@@ -267,7 +267,7 @@ func (h *host) arrive(f *wire.Flight) {
 	if cur := r.k.Current(); cur != nil && f.Fault != transport.LoseWhileRunning && h.gate.Free() {
 		cur.Yielding(true, func() {
 			saved, savedData := cur.Gate, cur.Data
-			ti.ctx.T = cur
+			ti.ctx.Begin(cur)
 			h.turn(&ti.ctx, cur, ti)
 			ti.ctx.End()
 			cur.Gate, cur.Data = saved, savedData

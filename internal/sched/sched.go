@@ -749,17 +749,19 @@ func (k *Kernel) wait() (Stop, error) {
 	period := min(max(limit/4, time.Millisecond), time.Second)
 	tick := time.NewTicker(period)
 	defer tick.Stop()
-	last, since := k.switches.Load(), time.Now()
+	last, since, idle := k.switches.Load(), time.Now(), 0
 	for {
 		select {
 		case stop := <-k.driver:
 			return stop, nil
 		case now := <-tick.C:
 			if n := k.switches.Load(); n != last {
-				last, since = n, now
+				last, since, idle = n, now, 0
 				continue
 			}
-			if now.Sub(since) < limit {
+			// Several quiet ticks as well as the time: a process frozen by
+			// an overloaded machine wakes to one late tick, not four.
+			if idle++; idle < 4 || now.Sub(since) < limit {
 				continue
 			}
 			return Stalled, k.stall(limit)

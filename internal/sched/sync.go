@@ -145,12 +145,14 @@ func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
 // into the object. Once the turn has ended (End), it carries no task any
 // more: a goroutine the turn started that calls with it gets ErrNotInTask.
 type TaskContext struct {
-	T     *Task
-	ended atomic.Bool
+	t atomic.Pointer[Task] // nil once the turn has ended
 }
 
+// Begin makes the context carry t.
+func (c *TaskContext) Begin(t *Task) { c.t.Store(t) }
+
 // End marks the turn over: the context no longer carries its task.
-func (c *TaskContext) End() { c.ended.Store(true) }
+func (c *TaskContext) End() { c.t.Store(nil) }
 
 // Deadline implements context.Context: none.
 func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -163,8 +165,10 @@ func (c *TaskContext) Err() error { return nil }
 
 // Value implements context.Context: only the task.
 func (c *TaskContext) Value(key any) any {
-	if key == (taskKey{}) && !c.ended.Load() {
-		return c.T
+	if key == (taskKey{}) {
+		if t := c.t.Load(); t != nil {
+			return t
+		}
 	}
 	return nil
 }
