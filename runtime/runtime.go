@@ -11,7 +11,16 @@
 //
 // Inside a simulated task use rt.Sleep, st.Sleep, stubs and Group, never
 // time.Sleep, time.After, raw channels or goroutines: those step outside the
-// scheduler and make a run depend on the machine.
+// scheduler and make a run depend on the machine. For a timeout use
+// WithTimeout (virtual time), not context.WithTimeout, which measures
+// wall-clock time and so almost never fires in a simulation.
+//
+// Run never hangs (rule H1): a task that blocks outside the scheduler for
+// longer than the stall limit (WithStallLimit, default DefaultStallLimit of
+// wall-clock time) ends the run with a *StallError naming it; a method that
+// calls runtime.Goexit (t.FailNow does) fails the run with a *PanicError; a
+// goroutine that calls a stub or a sleep after its turn ended gets
+// ErrNotInTask.
 package runtime
 
 import (
