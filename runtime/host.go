@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	goruntime "runtime"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -77,10 +78,9 @@ func newHost(ns *Namespace, id object.ID) *host {
 type hostView struct{ h *host }
 
 func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
-	k := v.h.ns.r.k
-	cur := k.Current()
-	if cur == nil || sched.FromContext(ctx) == nil {
-		return ErrNotInTask
+	cur, err := v.h.ns.r.k.Enter(ctx)
+	if err != nil {
+		return err
 	}
 	return cur.Sleep(ctx, d, true)
 }
@@ -237,6 +237,12 @@ func (r *Runtime) send(f *wire.Flight) {
 func (h *host) arrive(f *wire.Flight) {
 	r := h.ns.r
 	f.Call.InFlight--
+	if f.Lost { // S9: a cancelled retry that had not reached the object never arrives
+		if f.Call.Finished && f.Call.InFlight == 0 {
+			h.forget(f.Req.ID)
+		}
+		return
+	}
 	switch f.Fault {
 	case transport.NotDelivered, transport.LoseRequest, transport.Overloaded:
 		h.complete(f, wire.FailLink, nil, nil, nil)
@@ -261,13 +267,24 @@ func (h *host) arrive(f *wire.Flight) {
 	if cur := r.k.Current(); cur != nil && f.Fault != transport.LoseWhileRunning && h.gate.Free() {
 		cur.Yielding(true, func() {
 			saved, savedData := cur.Gate, cur.Data
-			ti.ctx.T = cur
+			ti.ctx.Begin(cur)
 			h.turn(&ti.ctx, cur, ti)
+			ti.ctx.End()
 			cur.Gate, cur.Data = saved, savedData
+			r.k.Touch()
 		})
 		return
 	}
-	r.k.Go(context.Background(), "turn", ti.run)
+	ctx := context.Background()
+	if f.N > 1 {
+		// A retry's caller may give up while the turn waits or runs (S9):
+		// the method then sees its context cancelled. The first attempt is
+		// never cancelled, so its turn needs no cancellable context.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		f.Cancel = cancel
+	}
+	r.k.Go(ctx, "turn", ti.run)
 }
 
 // turnInfo is attached to the task running an object turn.
@@ -292,6 +309,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	k := h.ns.r.k
 	t.Gate = &h.gate
 	t.Data = ti
+	k.Touch() // the watchdog may name the turn (see StallError)
 	h.gate.Acquire(t, "waiting for the object's input gate")
 	defer h.gate.Release()
 
@@ -333,12 +351,22 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	} else {
 		result, err = m.fn.Call(in)
 	}
+	if k.Halted() {
+		// The method stalled the run (H1) and came back after it ended:
+		// its goroutine must not touch the simulation again.
+		goruntime.Goexit()
+	}
 	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, err)
 		return
 	}
-	h.respond(f, wire.FailNone, h.copyResult(result), nil, nil)
+	cp, err := h.copyResult(result)
+	if err != nil {
+		h.respond(f, wire.FailRemote, nil, nil, fmt.Errorf("result of %s/%s.%s: %w", h.ns.name, h.target.Object, f.Req.Method, err))
+		return
+	}
+	h.respond(f, wire.FailNone, cp, nil, nil)
 }
 
 func (h *host) lookupFetch(f *wire.Flight) (compiled, error) {
@@ -403,18 +431,20 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 }
 
 // copyResult copies a method's result across the boundary (rule O5); an
-// RPC target becomes a stub that never retries (rule S1).
-func (h *host) copyResult(v any) any {
+// RPC target becomes a stub that never retries (rule S1). A result that
+// cannot be copied (nested deeper than clone.MaxDepth) is an error the
+// caller gets as the object's.
+func (h *host) copyResult(v any) (any, error) {
 	if t, ok := v.(object.Target); ok {
 		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
 		s, _ := wire.MakeStub(h.ns.r.conn(), target, false, nil)
-		return s
+		return s, nil
 	}
 	cp, _, err := clone.Copy(v, wire.RefPolicy)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return cp
+	return cp, nil
 }
 
 // respond sends the turn's outcome back through the link, which may lose it.

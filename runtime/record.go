@@ -69,13 +69,17 @@ func (c CallRecord) Executions() int {
 }
 
 // LinkText says what the link did to the attempt: "delivered", "in
-// flight" (not arrived yet), or the fault's name, with ", cancelled" when
-// the caller stopped waiting.
+// flight" (not arrived yet), "cancelled in flight" (a retry the caller
+// gave up on before it arrived, which never arrives, rule S9), or the
+// fault's name, with ", cancelled" when the caller stopped waiting.
 func (a AttemptRecord) LinkText() string {
 	s := a.Fault.String()
 	if a.Fault == transport.None {
 		s = "delivered"
 		if !a.Delivered {
+			if a.Cancelled {
+				return "cancelled in flight"
+			}
 			s = "in flight"
 		}
 	}

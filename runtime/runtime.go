@@ -11,7 +11,16 @@
 //
 // Inside a simulated task use rt.Sleep, st.Sleep, stubs and Group, never
 // time.Sleep, time.After, raw channels or goroutines: those step outside the
-// scheduler and make a run depend on the machine.
+// scheduler and make a run depend on the machine. For a timeout use
+// WithTimeout (virtual time), not context.WithTimeout, which measures
+// wall-clock time and so almost never fires in a simulation.
+//
+// Run never hangs (rule H1): a task that blocks outside the scheduler for
+// longer than the stall limit (WithStallLimit, default DefaultStallLimit of
+// wall-clock time) ends the run with a *StallError naming it; a method that
+// calls runtime.Goexit (t.FailNow does) fails the run with a *PanicError; a
+// goroutine that calls a stub or a sleep after its turn ended gets
+// ErrNotInTask.
 package runtime
 
 import (
@@ -20,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
@@ -38,15 +48,36 @@ var Epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 // ErrClosed is returned by Run, Advance and blocking calls after Close.
 var ErrClosed = sched.ErrClosed
 
-// ErrNotInTask is returned by blocking calls made outside a simulated task.
+// ErrNotInTask is returned by blocking calls made outside a simulated task,
+// among them calls from a goroutine that simulated code started (as far as
+// the check can tell; see sched.Kernel.Enter).
 var ErrNotInTask = sched.ErrNotInTask
+
+// ErrStalled is wrapped by a *StallError (rule H1).
+var ErrStalled = sched.ErrStalled
+
+// StallError is returned by Run (and Advance) when a task ran for longer
+// than the stall limit, in wall-clock time, without reaching a simulation
+// blocking point: it blocks on a raw channel, a mutex, a real sleep or a
+// goroutine, or loops forever. It names the task and the object turn it
+// runs (namespace, object, method). Close still works afterwards; the
+// stalled goroutine itself cannot be stopped from outside and stays
+// behind if it is blocked forever (it ends as soon as it comes back to the
+// simulation). errors.Is(err, ErrStalled) holds.
+type StallError = sched.StallError
+
+// DefaultStallLimit is the stall limit of a runtime made without
+// WithStallLimit.
+const DefaultStallLimit = sched.DefaultStallLimit
 
 // DeadlockError is returned by Run when every task is blocked and no timer
 // can wake one. It names the blocked tasks and what each waits for.
 type DeadlockError = sched.DeadlockError
 
 // PanicError is returned by Run when a task's code panicked outside an
-// object method (a panic inside a method is the caller's remote error).
+// object method (a panic inside a method is the caller's remote error), or
+// when any simulated code called runtime.Goexit (t.FailNow and t.Fatal do):
+// then Goexit is set and the task named is the object turn, if any.
 type PanicError = sched.PanicError
 
 // Runtime is one deterministic simulation. Make it with New, call Close when
@@ -69,6 +100,9 @@ type Runtime struct {
 	effects []Effect
 	events  []Event        // see Events
 	shared  map[string]any // runtime-wide values of object code (circuit breakers)
+
+	stallLimit time.Duration
+	stallSet   bool
 }
 
 // Option configures a Runtime.
@@ -99,6 +133,26 @@ func WithFaults(plan *transport.FaultPlan) Option {
 	return optionFunc(func(r *Runtime) { r.faults = plan })
 }
 
+// WithStallLimit sets the watchdog's wall-clock stall limit (rule H1):
+// when a task runs for longer than d without reaching a simulation blocking
+// point, Run stops and returns a *StallError. d <= 0 turns the watchdog off
+// (a hang then hangs). The default is DefaultStallLimit. The watchdog reads
+// the wall clock only to end a hang; it never changes a simulated result.
+func WithStallLimit(d time.Duration) Option {
+	return optionFunc(func(r *Runtime) { r.stallLimit, r.stallSet = d, true })
+}
+
+// defaultStall is the stall limit of runtimes made without WithStallLimit.
+var defaultStall atomic.Int64
+
+func init() { defaultStall.Store(int64(DefaultStallLimit)) }
+
+// SetDefaultStallLimit sets the stall limit of every runtime made from now
+// on without WithStallLimit (d <= 0: watchdog off), for code that does not
+// make its runtimes itself: the command line's --stall-limit sets it for
+// scenarios, explore and verify. Prefer WithStallLimit in your own code.
+func SetDefaultStallLimit(d time.Duration) { defaultStall.Store(int64(d)) }
+
 // WithStart moves the virtual wall clock's starting instant (default Epoch).
 func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.start = t }) }
 
@@ -112,6 +166,11 @@ func New(opts ...Option) *Runtime {
 	}
 	r.rng = rand.New(rand.NewPCG(r.seed, r.seed^0x9e3779b97f4a7c15))
 	r.k = sched.New(r.rng)
+	r.k.SetOwner(r)
+	if !r.stallSet {
+		r.stallLimit = time.Duration(defaultStall.Load())
+	}
+	r.k.SetStallLimit(r.stallLimit)
 	return r
 }
 
@@ -126,7 +185,8 @@ func (r *Runtime) Faults() *transport.FaultPlan { return r.faults }
 
 // Close ends the runtime: tasks still parked (a deadlock, a turn waiting
 // forever) are stopped and every goroutine the runtime started has ended
-// when Close returns. It is safe to call twice. It fails only when called
+// when Close returns, except, after a *StallError, the stalled goroutine
+// if it is still blocked outside the simulation. It is safe to call twice. It fails only when called
 // from inside a simulated task.
 func (r *Runtime) Close() error { return r.k.Close() }
 
@@ -141,7 +201,9 @@ func (r *Runtime) setupErr() error {
 // Run runs fn as the root task and returns when fn has returned and the work
 // it started (calls in flight, their retries, object turns) has drained. It
 // returns fn's error; a *DeadlockError if every task blocked with no timer
-// pending; a *PanicError if a task panicked; ErrClosed after Close; or the
+// pending; a *PanicError if a task panicked or called runtime.Goexit; a
+// *StallError if a task blocked outside the simulation for longer than the
+// stall limit (it never hangs, rule H1); ErrClosed after Close; or the
 // error of a namespace that could not be defined.
 func (r *Runtime) Run(fn func(ctx context.Context) error) error {
 	if r.k.Closed() {
@@ -184,9 +246,9 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 // requests to the object run meanwhile (rule O3). It returns ctx's error if
 // ctx is cancelled first, ErrNotInTask outside a simulated task.
 func (r *Runtime) Sleep(ctx context.Context, d time.Duration) error {
-	cur := r.k.Current()
-	if cur == nil || sched.FromContext(ctx) == nil {
-		return ErrNotInTask
+	cur, err := r.k.Enter(ctx)
+	if err != nil {
+		return err
 	}
 	return cur.Sleep(ctx, d, true)
 }
@@ -341,3 +403,6 @@ func (g *Group) Wait() error {
 
 // Namespaces returns the runtime's namespaces in the order they were defined.
 func (r *Runtime) Namespaces() []*Namespace { return append([]*Namespace(nil), r.namespaces...) }
+
+// StallLimit returns the runtime's watchdog stall limit (<= 0: off).
+func (r *Runtime) StallLimit() time.Duration { return r.k.StallLimit() }

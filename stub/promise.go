@@ -41,6 +41,9 @@ func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
 // a simulated task.
 func (p *Promise) Await() (any, error) {
 	if !p.done.Fired() {
+		if p.k.Halted() {
+			return nil, sched.ErrStalled
+		}
 		cur := p.k.Current()
 		if cur == nil {
 			return nil, ErrNotInTask

@@ -158,16 +158,18 @@ type callState struct {
 
 // do runs one call: the retry loop of rules S3-S14.
 func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Request, cs *callState) (any, *http.Response, error) {
-	if ctx == nil || sched.FromContext(ctx) == nil {
+	if ctx == nil {
 		return nil, nil, ErrNotInTask
 	}
 	k := s.conn.Kernel()
-	if k.Closed() {
-		return nil, nil, sched.ErrClosed
-	}
-	cur := k.Current()
-	if cur == nil {
-		return nil, nil, ErrNotInTask
+	// A goroutine outside the simulation (started by a method, say) gets
+	// ErrNotInTask here, before it touches anything (see sched.Kernel.Enter).
+	cur, err := k.Enter(ctx)
+	if err != nil {
+		if errors.Is(err, sched.ErrNotInTask) {
+			err = ErrNotInTask
+		}
+		return nil, nil, err
 	}
 	fr := &frame{k: k, conn: s.conn}
 	copied := args
@@ -237,7 +239,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			if k.Closed() {
 				return nil, nil, sched.ErrClosed
 			}
-			f.Lost = true
+			f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
 			a.Cancelled = true
 			a.Extend(k.Now())
 			if ctx.Err() != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
@@ -44,6 +45,16 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	var stallLimit time.Duration
+	root.PersistentFlags().DurationVar(&stallLimit, "stall-limit", runtime.DefaultStallLimit,
+		"end a simulation whose object or test code blocks outside it (a raw channel, a mutex, a real sleep) for this long, in wall-clock time; 0 turns the watchdog off")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if stallLimit < 0 {
+			return usageErrorf("--stall-limit: %v is negative: want a duration such as 10s, or 0 to turn the watchdog off", stallLimit)
+		}
+		runtime.SetDefaultStallLimit(stallLimit)
+		return nil
+	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRun(), newExplore(), newVerify(), newAmplify(), newDemo(), newVersion())

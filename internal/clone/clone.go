@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -23,13 +24,29 @@ import (
 // ErrNotCopyable is wrapped by errors for values that cannot be stored.
 var ErrNotCopyable = errors.New("value cannot be copied")
 
+// ErrTooDeep is wrapped by the error for a value nested more than MaxDepth
+// levels deep (a long linked list, say). It also wraps ErrNotCopyable.
+var ErrTooDeep = fmt.Errorf("%w: nested too deeply", ErrNotCopyable)
+
+// MaxDepth is how many pointers, slices, maps and interfaces deep a value
+// may nest for Copy. The copy recurses once per level; the limit keeps it
+// far from the goroutine stack limit, whose overflow would kill the
+// process where no recover can catch it. A cycle does not count: a
+// pointer already copied is not followed again. Ten thousand levels cost
+// about ten megabytes of stack, and no plain data a caller passes to an
+// object is nested so deep short of a linked list, which should travel as
+// a slice.
+const MaxDepth = 10000
+
 // Policy says how to treat values that are not plain data.
 type Policy struct {
 	// AllowRefs passes funcs, channels, readers and Ref values by reference
 	// instead of failing.
 	AllowRefs bool
 	// Ref, if set, may replace a by-reference value (for example a stub by a
-	// non-retrying stub) and reports whether v is such a value.
+	// non-retrying stub) and reports whether v is such a value. It is never
+	// asked about a value of a plain scalar kind (bool, number, string):
+	// those are always copied.
 	Ref func(v reflect.Value) (reflect.Value, bool)
 }
 
@@ -78,21 +95,56 @@ type seenKey struct {
 }
 
 type copier struct {
-	p    *Policy
-	res  Result
-	seen map[seenKey]reflect.Value // what was copied already: shared parts stay shared, cycles end
-	path []string
+	p     *Policy
+	res   Result
+	seen  map[seenKey]reflect.Value // what was copied already: shared parts stay shared, cycles end
+	path  []step                    // where the copy is, formatted only for an error
+	depth int                       // pointers, slices, maps and interfaces entered
 }
 
+// step is one element of the path to the value being copied: an index, a
+// map key or a field name. It is formatted only when an error needs it.
+type step struct {
+	index int
+	key   reflect.Value // a map key, when valid
+	field string        // a field name, when set
+}
+
+func (s step) String() string {
+	switch {
+	case s.field != "":
+		return "." + s.field
+	case s.key.IsValid():
+		return fmt.Sprintf("[%v]", s.key)
+	}
+	return fmt.Sprintf("[%d]", s.index)
+}
+
+// where names the value being copied, as "value.Field[3]"; a very long
+// path keeps its head and tail.
 func (c *copier) where() string {
-	if len(c.path) == 0 {
-		return "value"
+	const head, tail = 8, 4
+	var b strings.Builder
+	b.WriteString("value")
+	for i, p := range c.path {
+		if len(c.path) > head+tail && i == head {
+			fmt.Fprintf(&b, "...(%d steps)...", len(c.path)-head-tail)
+		}
+		if len(c.path) > head+tail && i >= head && i < len(c.path)-tail {
+			continue
+		}
+		b.WriteString(p.String())
 	}
-	s := "value"
-	for _, p := range c.path {
-		s += p
+	return b.String()
+}
+
+// enter counts one more level of nesting and fails past MaxDepth.
+func (c *copier) enter() error {
+	c.depth++
+	if c.depth > MaxDepth {
+		return fmt.Errorf("%s: %w: more than %d levels of pointers, slices, maps or interfaces (a linked list this long should travel as a slice)", c.where(), ErrTooDeep, MaxDepth)
 	}
-	return s
+	return nil
 }
 
 func (c *copier) ref(v reflect.Value, what string) (reflect.Value, error) {
@@ -108,6 +160,9 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		return v, nil
 	}
 	t := v.Type()
+	if plainKind(t.Kind()) {
+		return v, nil // never a reference: Ref is not asked
+	}
 	if c.p != nil && c.p.Ref != nil {
 		if r, ok := c.p.Ref(v); ok {
 			return c.ref(r, "reference ("+t.String()+")")
@@ -117,10 +172,13 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		return v, nil
 	}
 	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
-		return v, nil
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		if err := c.enter(); err != nil {
+			return reflect.Value{}, err
+		}
+		defer func() { c.depth-- }()
+	}
+	switch t.Kind() {
 	case reflect.Func:
 		return c.ref(v, "func")
 	case reflect.Chan:
@@ -169,8 +227,12 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		}
 		out := reflect.MakeSlice(t, v.Len(), v.Len())
 		c.seen[key] = out
+		if plainKind(t.Elem().Kind()) {
+			reflect.Copy(out, v)
+			return out, nil
+		}
 		for i := range v.Len() {
-			c.path = append(c.path, fmt.Sprintf("[%d]", i))
+			c.path = append(c.path, step{index: i})
 			e, err := c.copy(v.Index(i))
 			c.path = c.path[:len(c.path)-1]
 			if err != nil {
@@ -181,8 +243,14 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 		return out, nil
 	case reflect.Array:
 		out := reflect.New(t).Elem()
+		if plainKind(t.Elem().Kind()) {
+			out.Set(v)
+			return out, nil
+		}
 		for i := range v.Len() {
+			c.path = append(c.path, step{index: i})
 			e, err := c.copy(v.Index(i))
+			c.path = c.path[:len(c.path)-1]
 			if err != nil {
 				return e, err
 			}
@@ -205,7 +273,7 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 			if err != nil {
 				return key, err
 			}
-			c.path = append(c.path, fmt.Sprintf("[%v]", it.Key()))
+			c.path = append(c.path, step{key: it.Key()})
 			val, err := c.copy(it.Value())
 			c.path = c.path[:len(c.path)-1]
 			if err != nil {
@@ -229,7 +297,7 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 			if !f.IsExported() {
 				dst = reflect.NewAt(f.Type, unsafe.Pointer(dst.UnsafeAddr())).Elem()
 			}
-			c.path = append(c.path, "."+f.Name)
+			c.path = append(c.path, step{field: f.Name})
 			e, err := c.copy(dst)
 			c.path = c.path[:len(c.path)-1]
 			if err != nil {

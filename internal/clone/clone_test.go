@@ -123,3 +123,61 @@ func TestCopyHandlesMapAndSliceCycles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, cs.([]any)[0])
 }
+
+// A linked list far longer than MaxDepth fails with ErrTooDeep instead of
+// overflowing the goroutine stack, which kills the process (the old copy
+// recursed once per node with no limit).
+func TestCopyDeepListFailsCleanly(t *testing.T) {
+	var head *node
+	for i := range 600_000 {
+		head = &node{V: i, Next: head}
+	}
+	_, _, err := Copy(head, nil)
+	require.ErrorIs(t, err, ErrTooDeep)
+	require.ErrorIs(t, err, ErrNotCopyable)
+	assert.ErrorContains(t, err, "value.Next.Next")
+	assert.ErrorContains(t, err, "steps)")
+	assert.Less(t, len(err.Error()), 400, "the path is shortened")
+
+	// Just under the limit still copies.
+	head = nil
+	for i := range MaxDepth - 1 {
+		head = &node{V: i, Next: head}
+	}
+	cp, _, err := Copy(head, nil)
+	require.NoError(t, err)
+	assert.Equal(t, MaxDepth-2, cp.(*node).V)
+}
+
+// Slices and arrays of scalars are copied whole, and still do not share
+// memory with the original.
+func TestCopyScalarSlicesAreDeep(t *testing.T) {
+	type myInt int32
+	src := struct {
+		A []int64
+		B []myInt
+		C [3]float64
+		D []string
+	}{[]int64{1, 2}, []myInt{3}, [3]float64{4, 5, 6}, []string{"x"}}
+	cp, _, err := Copy(&src, nil)
+	require.NoError(t, err)
+	got := cp.(*struct {
+		A []int64
+		B []myInt
+		C [3]float64
+		D []string
+	})
+	assert.Equal(t, src, *got)
+	got.A[0], got.B[0], got.C[0], got.D[0] = 9, 9, 9, "y"
+	assert.Equal(t, []int64{1, 2}, src.A)
+	assert.Equal(t, []myInt{3}, src.B)
+	assert.Equal(t, 4.0, src.C[0])
+	assert.Equal(t, []string{"x"}, src.D)
+}
+
+// The path in an error still names map keys, indexes and fields.
+func TestCopyErrorPath(t *testing.T) {
+	v := map[string]any{"k": []any{0, struct{ F func() }{}}}
+	_, _, err := Copy(v, nil)
+	assert.ErrorContains(t, err, "value[k][1].F holds a func")
+}

@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,6 +37,46 @@ var ErrClosed = errors.New("dosim: runtime closed")
 
 // ErrNotInTask is returned when a blocking call is made outside a simulated task.
 var ErrNotInTask = errors.New("dosim: not inside a simulated task (call it from a function run by Runtime.Run or Group.Go)")
+
+// ErrStalled is wrapped by a *StallError: a task held the processor for
+// longer than the stall limit without reaching a simulation blocking point.
+var ErrStalled = errors.New("dosim: a task stalled outside the simulation")
+
+// DefaultStallLimit is the stall limit of a new kernel: how long, in wall
+// clock time, a task may run without reaching a simulation blocking point
+// (a sleep, a call, a wait, its end) before the run is declared stalled.
+// An honest turn runs for microseconds, milliseconds at worst under the race
+// detector on a loaded machine; ten seconds is thousands of times that, and
+// still ends a hung test well inside go test's default ten-minute timeout.
+const DefaultStallLimit = 10 * time.Second
+
+// StallError reports that a task held the processor for longer than the
+// stall limit, in wall-clock time, without reaching a simulation blocking
+// point: it blocks outside the simulation (a raw channel, a mutex, a real
+// sleep, a goroutine it waits for) or loops forever. It wraps ErrStalled.
+//
+// The stalled goroutine cannot be stopped from outside: if it is blocked
+// forever (a channel nobody sends on) it stays behind after Close. If it
+// wakes up later, it ends at its next blocking point or when its method
+// returns, without running anything more of the simulation.
+type StallError struct {
+	Task  string        // the task's name, with the object turn it runs ("turn NS/obj.Method attempt 1")
+	Now   time.Duration // the virtual instant of the stall
+	Limit time.Duration // the wall-clock stall limit that was reached
+}
+
+// Error names the task, the likely causes and what to do.
+func (e *StallError) Error() string {
+	return fmt.Sprintf("dosim: stalled at %v: task %q ran for more than %v of wall-clock time without reaching a simulation "+
+		"blocking point; it is probably blocked outside the simulation (a raw channel, a sync.Mutex or WaitGroup, "+
+		"time.Sleep, a goroutine it waits for) or loops forever. Inside simulated code use the runtime's Sleep, stubs, "+
+		"Group and object.State instead; a goroutine must not call stubs or sleeps (they return ErrNotInTask). "+
+		"If the work is honest and slow, raise the stall limit (runtime.WithStallLimit, --stall-limit)",
+		e.Now, e.Task, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrStalled) hold.
+func (e *StallError) Is(target error) bool { return target == ErrStalled }
 
 // DeadlockError reports that every live task is blocked and no timer can wake one.
 type DeadlockError struct {
@@ -49,15 +90,22 @@ func (e *DeadlockError) Error() string {
 		e.Now, strings.Join(e.Blocked, "; "))
 }
 
-// PanicError is a panic that escaped a task.
+// PanicError is a panic that escaped a task, or a task that called
+// runtime.Goexit (Goexit is set; Value is nil).
 type PanicError struct {
-	Task  string
-	Value any
-	Stack []byte
+	Task   string
+	Value  any
+	Stack  []byte
+	Goexit bool
 }
 
 // Error names the task and the panic, with its stack.
 func (e *PanicError) Error() string {
+	if e.Goexit {
+		return fmt.Sprintf("dosim: task %q called runtime.Goexit and ended without returning "+
+			"(t.FailNow, t.Fatal, require.* or t.SkipNow called from simulated code do this: "+
+			"return an error or record the failure instead)", e.Task)
+	}
 	return fmt.Sprintf("dosim: task %q panicked: %v\n%s", e.Task, e.Value, e.Stack)
 }
 
@@ -72,6 +120,9 @@ const (
 	// WokenByCancel means the context passed to Block was cancelled, or the
 	// kernel is closing.
 	WokenByCancel
+	// WokenOutside means Block was called for a task that does not hold the
+	// processor (from a goroutine outside the simulation): it did not block.
+	WokenOutside
 
 	killSignal Wake = 255
 )
@@ -86,6 +137,9 @@ const (
 	Deadlocked
 	// ReachedTarget: the Advance target instant was reached.
 	ReachedTarget
+	// Stalled: the running task did not reach a blocking point within the
+	// stall limit (see StallError). The kernel is halted: only Close works.
+	Stalled
 )
 
 // event is one pending wake-up or callback.
@@ -125,7 +179,9 @@ type Kernel struct {
 	// moves forward to a background event only while keepAlive > 0.
 	keepAlive int
 
-	cur     *Task
+	// cur is the running task. It is atomic so that a goroutine outside the
+	// simulation can read it without a data race (see Enter).
+	cur     atomic.Pointer[Task]
 	live    []*Task // started and not finished, in start order
 	nextID  uint64
 	cancels []*Task // blocked tasks whose context can be cancelled
@@ -134,19 +190,81 @@ type Kernel struct {
 	driver  chan Stop
 	exitAck chan struct{}
 	driving bool
-	closed  bool
+	closed  atomic.Bool // read by Enter from any goroutine
 	wg      sync.WaitGroup
 	panics  []*PanicError
+
+	// The watchdog (see Drive). switches is bumped at every handoff and
+	// whenever a task publishes what it runs (Touch); the driver declares a
+	// stall when it has not moved for stallLimit of wall-clock time.
+	switches   atomic.Uint64
+	stallLimit time.Duration
+	halted     atomic.Bool // a stall was declared: nothing more runs
+	stuck      *Task       // the task that stalled
+
+	owner any
 }
+
+// SetOwner records the value that owns the kernel (the runtime), for code
+// that reaches the kernel from a task's context.
+func (k *Kernel) SetOwner(o any) { k.owner = o }
+
+// Owner returns what SetOwner recorded.
+func (k *Kernel) Owner() any { return k.owner }
 
 // New returns a kernel drawing its tie-breaks from rng, the runtime's single
 // seeded source: every draw happens on the simulated path in a fixed order.
 func New(rng *rand.Rand) *Kernel {
 	return &Kernel{
-		rng:     rng,
-		driver:  make(chan Stop),
-		exitAck: make(chan struct{}),
+		rng:        rng,
+		driver:     make(chan Stop),
+		exitAck:    make(chan struct{}),
+		stallLimit: DefaultStallLimit,
 	}
+}
+
+// SetStallLimit sets the watchdog's wall-clock stall limit; d <= 0 turns
+// the watchdog off. The watchdog reads the wall clock only to end a hang:
+// it never changes what a run that does not stall computes.
+func (k *Kernel) SetStallLimit(d time.Duration) { k.stallLimit = d }
+
+// StallLimit returns the watchdog's stall limit (<= 0: off).
+func (k *Kernel) StallLimit() time.Duration { return k.stallLimit }
+
+// Halted reports whether a stall was declared. Any goroutine may call it.
+func (k *Kernel) Halted() bool { return k.halted.Load() }
+
+// Touch tells the watchdog that the running task has published something
+// the driver may read when it reports a stall (Task.Data): the counter it
+// bumps orders the write before the driver's read.
+func (k *Kernel) Touch() { k.switches.Add(1) }
+
+// Enter checks that a blocking call made with ctx comes from the running
+// simulated task and returns that task. Any goroutine may call it: it
+// returns ErrStalled after a stall, ErrClosed after Close, and
+// ErrNotInTask when ctx carries no task, when that task has finished, or
+// when no task holds the processor.
+//
+// What the check cannot catch: a goroutine started by simulated code that
+// calls while a task holds the processor and ctx carries a live task (the
+// goroutine's parent, still running or waiting for it). It cannot be told
+// from that task without goroutine identities, which Go does not expose.
+// If the parent waits for the goroutine on a raw channel, the call runs in
+// its place, deterministically; otherwise the parent and the goroutine race,
+// and the watchdog or the race detector is what reports it.
+func (k *Kernel) Enter(ctx context.Context) (*Task, error) {
+	if k.halted.Load() {
+		return nil, ErrStalled
+	}
+	t := FromContext(ctx)
+	cur := k.cur.Load()
+	if t == nil || cur == nil || t.Finished() {
+		return nil, ErrNotInTask
+	}
+	if k.closed.Load() {
+		return nil, ErrClosed
+	}
+	return cur, nil
 }
 
 // Rand returns the seeded source. Use it only while holding the processor.
@@ -156,10 +274,10 @@ func (k *Kernel) Rand() *rand.Rand { return k.rng }
 func (k *Kernel) Now() time.Duration { return k.now }
 
 // Current returns the running task, or nil when no task holds the processor.
-func (k *Kernel) Current() *Task { return k.cur }
+func (k *Kernel) Current() *Task { return k.cur.Load() }
 
 // Closed reports whether Close has been called.
-func (k *Kernel) Closed() bool { return k.closed }
+func (k *Kernel) Closed() bool { return k.closed.Load() }
 
 // Driving reports whether a driver call (Run or Advance) is in progress.
 func (k *Kernel) Driving() bool { return k.driving }
@@ -186,7 +304,8 @@ type Task struct {
 	reason   string
 	waitCtx  context.Context
 	killed   bool
-	done     bool
+	done     atomic.Bool // read by Enter from any goroutine
+	w        *worker
 
 	// Gate, when set, is released while the task waits at a yielding point
 	// (a sleep, an outgoing call) and taken again before it goes on: the
@@ -224,7 +343,7 @@ func (t *Task) Value(key any) any {
 func (t *Task) Kernel() *Kernel { return t.k }
 
 // Finished reports whether the task has finished.
-func (t *Task) Finished() bool { return t.done }
+func (t *Task) Finished() bool { return t.done.Load() }
 
 type taskKey struct{}
 
@@ -247,8 +366,8 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 	}
 	k.nextID++
 	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
-	if k.closed {
-		t.done = true
+	if k.closed.Load() || k.halted.Load() {
+		t.done.Store(true)
 		return t
 	}
 	k.live = append(k.live, t)
@@ -264,7 +383,7 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 		go w.loop()
 	}
 	w.task, w.fn = t, fn
-	t.wake = w.wake
+	t.wake, t.w = w.wake, w
 	k.ready(t, WokenBySignal)
 	return t
 }
@@ -276,6 +395,10 @@ type worker struct {
 	wake chan Wake
 	task *Task
 	fn   func(ctx context.Context)
+	// gone is set by whoever first accounts for the goroutine's end in
+	// the kernel's WaitGroup: the goroutine itself, or the driver when the
+	// goroutine stalled and cannot be waited for.
+	gone atomic.Bool
 }
 
 func (w *worker) loop() {
@@ -285,7 +408,7 @@ func (w *worker) loop() {
 		if killed || (w.task != nil && w.task.killed) {
 			k.exitAck <- struct{}{}
 		}
-		k.wg.Done()
+		w.done()
 	}()
 	for {
 		if <-w.wake == killSignal {
@@ -293,26 +416,72 @@ func (w *worker) loop() {
 			return
 		}
 		t := w.task
-		w.run(t)
+		if !w.run(t) {
+			// The task called runtime.Goexit: w.run's deferred function
+			// finished it and handed the processor on; this goroutine ends.
+			return
+		}
 		if t.killed {
 			return
 		}
-		t.done = true
-		k.removeLive(t)
+		if k.halted.Load() {
+			return // the task stalled and came back after the run ended
+		}
+		k.finish(t)
 		w.task, w.fn = nil, nil
 		k.workers = append(k.workers, w)
-		k.cur = nil
 		k.handoff(nil)
 	}
 }
 
-func (w *worker) run(t *Task) {
+// done accounts once for the end of the worker's goroutine.
+func (w *worker) done() {
+	if w.gone.CompareAndSwap(false, true) {
+		w.k.wg.Done()
+	}
+}
+
+// finish ends t, whose goroutine holds the processor and is about to give
+// it up.
+func (k *Kernel) finish(t *Task) {
+	t.done.Store(true)
+	k.removeLive(t)
+	k.cur.Store(nil)
+}
+
+// run runs the task's function and reports whether it returned (or
+// panicked) rather than calling runtime.Goexit. A Goexit is the task
+// failing: it is kept as a PanicError, and since the goroutine is ending,
+// the task is finished and the processor handed on from here.
+func (w *worker) run(t *Task) (returned bool) {
+	k := w.k
 	defer func() {
 		if r := recover(); r != nil {
-			w.k.panics = append(w.k.panics, &PanicError{Task: t.name, Value: r, Stack: debug.Stack()})
+			k.panics = append(k.panics, &PanicError{Task: t.name, Value: r, Stack: debug.Stack()})
+			returned = true
+			return
 		}
+		if returned || t.killed || k.halted.Load() {
+			return
+		}
+		k.panics = append(k.panics, &PanicError{Task: k.describe(t), Goexit: true})
+		k.finish(t)
+		w.task, w.fn = nil, nil
+		k.handoff(nil)
 	}()
 	w.fn(t)
+	return true
+}
+
+// describe names a task with what it runs (its Data, when a Stringer).
+func (k *Kernel) describe(t *Task) string {
+	if t == nil {
+		return "the scheduler (a timer callback)"
+	}
+	if s, ok := t.Data.(fmt.Stringer); ok {
+		return t.name + " " + s.String()
+	}
+	return t.name
 }
 
 func (k *Kernel) removeLive(t *Task) {
@@ -328,7 +497,15 @@ func (k *Kernel) removeLive(t *Task) {
 // at once, or never returns (the goroutine exits) if it was parked.
 func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) Wake {
 	k := t.k
-	if k.closed {
+	if k.halted.Load() {
+		// The run stalled and this goroutine (the stalled task, come back)
+		// must not touch the kernel again: it ends here.
+		goruntime.Goexit()
+	}
+	if k.cur.Load() != t {
+		return WokenOutside // not the running task: do not touch the kernel
+	}
+	if k.closed.Load() {
 		return WokenByCancel
 	}
 	if ctx != nil && ctx.Done() != nil {
@@ -346,7 +523,7 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 		k.keepAlive++
 		k.push(event{at: k.now + timeout, task: t, gen: t.gen, keepAlive: true})
 	}
-	k.cur = nil
+	k.cur.Store(nil)
 	k.handoff(t)
 	w := <-t.wake
 	if w == killSignal {
@@ -361,7 +538,7 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 func (k *Kernel) Ready(t *Task) { k.ready(t, WokenBySignal) }
 
 func (k *Kernel) ready(t *Task, why Wake) {
-	if t == nil || !t.blocked || t.done || k.closed {
+	if t == nil || !t.blocked || t.done.Load() || k.closed.Load() {
 		return
 	}
 	t.blocked = false
@@ -448,11 +625,12 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 // driver when the kernel must stop.
 func (k *Kernel) handoff(self *Task) {
 	next, why, stop := k.pick()
+	k.switches.Add(1)
 	if stop != 0 {
 		k.driver <- stop
 		return
 	}
-	k.cur = next
+	k.cur.Store(next)
 	next.wake <- why // buffered: fine even when next == self
 }
 
@@ -523,8 +701,11 @@ func (k *Kernel) Blocked() []string {
 // (never from a task). With target >= 0 it also stops when virtual time
 // reaches target, moving time there even if nothing else waits.
 func (k *Kernel) Drive(target time.Duration) (Stop, error) {
-	if k.closed {
+	if k.closed.Load() {
 		return 0, ErrClosed
+	}
+	if k.halted.Load() {
+		return 0, fmt.Errorf("%w: the run stalled before; only Close works now", ErrStalled)
 	}
 	if k.driving {
 		return 0, errors.New("dosim: Run or Advance called while the simulation is already running (from inside a task, use Sleep)")
@@ -537,11 +718,14 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	}
 	next, why, stop := k.pick()
 	if stop == 0 {
-		k.cur = next
+		k.cur.Store(next)
 		next.wake <- why
-		stop = <-k.driver
+		var err error
+		if stop, err = k.wait(); err != nil {
+			return stop, err
+		}
 	}
-	k.cur = nil
+	k.cur.Store(nil)
 	if stop != ReachedTarget && target >= 0 {
 		// Drop the unreached marker so it does not keep time moving later.
 		k.dropTargets()
@@ -550,6 +734,52 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 		}
 	}
 	return stop, nil
+}
+
+// wait waits for the tasks to hand the processor back to the driver. With
+// a stall limit it also watches the switch counter on a wall-clock ticker
+// and declares a stall when it has not moved for the limit. The wall clock
+// only decides when to give up on a hang: a run that does not stall never
+// notices the watchdog.
+func (k *Kernel) wait() (Stop, error) {
+	limit := k.stallLimit
+	if limit <= 0 {
+		return <-k.driver, nil
+	}
+	period := min(max(limit/4, time.Millisecond), time.Second)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	last, since, idle := k.switches.Load(), time.Now(), 0
+	for {
+		select {
+		case stop := <-k.driver:
+			return stop, nil
+		case now := <-tick.C:
+			if n := k.switches.Load(); n != last {
+				last, since, idle = n, now, 0
+				continue
+			}
+			// Several quiet ticks as well as the time: a process frozen by
+			// an overloaded machine wakes to one late tick, not four.
+			if idle++; idle < 4 || now.Sub(since) < limit {
+				continue
+			}
+			return Stalled, k.stall(limit)
+		}
+	}
+}
+
+// stall halts the kernel: the running task's goroutine is left to itself
+// (it cannot be stopped from outside), everything else stays parked until
+// Close ends it.
+func (k *Kernel) stall(limit time.Duration) error {
+	k.halted.Store(true)
+	t := k.cur.Load()
+	k.stuck = t
+	if t != nil && t.w != nil {
+		t.w.done() // Close must not wait for it
+	}
+	return &StallError{Task: k.describe(t), Now: k.now, Limit: limit}
 }
 
 func (k *Kernel) dropTargets() {
@@ -573,13 +803,16 @@ func (k *Kernel) Close() error {
 	if k.driving {
 		return errors.New("dosim: Close called while the simulation is running (call it after Run returns)")
 	}
-	if k.closed {
+	if k.closed.Load() {
 		return nil
 	}
-	k.closed = true
+	k.closed.Store(true)
 	live := slices.Clone(k.live)
 	k.live = nil
 	for _, t := range live {
+		if t == k.stuck {
+			continue // still running outside the simulation: see StallError
+		}
 		t.wake <- killSignal
 		<-k.exitAck
 	}

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,7 +15,10 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration, yield bool) error {
 	}
 	var w Wake
 	t.Yielding(yield, func() { w = t.Block(ctx, "sleeping", d) })
-	if t.k.closed {
+	if w == WokenOutside {
+		return ErrNotInTask
+	}
+	if t.k.Closed() {
 		return ErrClosed
 	}
 	if w == WokenByCancel && ctx != nil && ctx.Err() != nil {
@@ -54,7 +58,7 @@ func (g *Gate) Acquire(t *Task, reason string) {
 	}
 	g.waiters = append(g.waiters, t)
 	for g.owner != t {
-		if t.Block(context.Background(), reason, -1); t.k.closed {
+		if t.Block(context.Background(), reason, -1); t.k.Closed() {
 			return
 		}
 	}
@@ -138,8 +142,17 @@ func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
 // TaskContext is a context carrying a task and nothing else: no deadline,
 // no cancellation, no other values. An object turn that runs on its
 // caller's task gets one, so that nothing of the caller's context leaks
-// into the object.
-type TaskContext struct{ T *Task }
+// into the object. Once the turn has ended (End), it carries no task any
+// more: a goroutine the turn started that calls with it gets ErrNotInTask.
+type TaskContext struct {
+	t atomic.Pointer[Task] // nil once the turn has ended
+}
+
+// Begin makes the context carry t.
+func (c *TaskContext) Begin(t *Task) { c.t.Store(t) }
+
+// End marks the turn over: the context no longer carries its task.
+func (c *TaskContext) End() { c.t.Store(nil) }
 
 // Deadline implements context.Context: none.
 func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -153,7 +166,9 @@ func (c *TaskContext) Err() error { return nil }
 // Value implements context.Context: only the task.
 func (c *TaskContext) Value(key any) any {
 	if key == (taskKey{}) {
-		return c.T
+		if t := c.t.Load(); t != nil {
+			return t
+		}
 	}
 	return nil
 }

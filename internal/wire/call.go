@@ -73,9 +73,24 @@ type Flight struct {
 	Kind  FailKind
 	Fault transport.Fault
 	Err   error // the cause (object error, setup error)
-	// Lost is set when the caller has stopped waiting (a cancelled retry);
-	// the host still runs what it received.
+	// Lost is set when the caller has stopped waiting (a retry cancelled
+	// at the deadline or by the caller's context, rule S9). A lost attempt
+	// that has not arrived never arrives; one already at the object has its
+	// context cancelled through Cancel.
 	Lost bool
+	// Cancel, set by the host when it starts a turn for a retry on a task
+	// of its own, cancels that turn's context. The stub calls it when it
+	// marks the flight Lost.
+	Cancel func()
+}
+
+// Abandon marks the flight lost (the caller stopped waiting) and cancels
+// the context of its turn if one is under way (rule S9).
+func (f *Flight) Abandon() {
+	f.Lost = true
+	if f.Cancel != nil {
+		f.Cancel()
+	}
 }
 
 // Call is the runtime's record of one call, filled in by the stub and the host.

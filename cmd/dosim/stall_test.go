@@ -1,0 +1,26 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/runtime"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// H1: --stall-limit sets the watchdog of every simulation a command runs;
+// a negative value is a usage error naming the flag.
+func TestH1_StallLimitFlag(t *testing.T) {
+	inRoot(t)
+	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
+	code, _, errOut := runCLI(t, "run", "--stall-limit", "-1s", "testdata/scenarios/deadline-during-retry.yaml")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "--stall-limit: -1s is negative")
+
+	code, _, errOut = runCLI(t, "run", "--stall-limit", "3s", "testdata/scenarios/deadline-during-retry.yaml")
+	require.Equal(t, exitOK, code, errOut)
+	rt := runtime.New()
+	defer rt.Close()
+	assert.Equal(t, 3*time.Second, rt.StallLimit())
+}

@@ -1,0 +1,78 @@
+package sched
+
+import (
+	"context"
+	goruntime "runtime"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// H1: Block for a task that does not hold the processor (a goroutine
+// outside the simulation) does not touch the kernel: it returns
+// WokenOutside, and the run goes on as if nothing happened.
+func TestH1_BlockFromOutsideTheRunningTask(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	var other *Task
+	var outside Wake
+	var sleepErr, enterErr error
+	stop := run(t, k, func(ctx context.Context) {
+		other = k.Go(ctx, "other", func(ctx context.Context) {
+			_ = FromContext(ctx).Sleep(ctx, time.Second, false)
+		})
+		outside = other.Block(ctx, "not mine", -1) // other is not running
+		sleepErr = other.Sleep(ctx, time.Second, false)
+		_, enterErr = k.Enter(other) // other has not finished, but check a finished one below
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, WokenOutside, outside)
+	assert.ErrorIs(t, sleepErr, ErrNotInTask)
+	assert.NoError(t, enterErr)
+	assert.Equal(t, time.Second, k.Now(), "the other task slept once")
+	_, err := k.Enter(other)
+	assert.ErrorIs(t, err, ErrNotInTask, "its task has finished")
+}
+
+// H1: a task that calls runtime.Goexit fails the run like a panic instead
+// of leaving the driver waiting forever.
+func TestH1_GoexitEndsTheTask(t *testing.T) {
+	k := newKernel(1)
+	var after bool
+	stop := run(t, k, func(ctx context.Context) {
+		k.Go(ctx, "quitter", func(ctx context.Context) { goruntime.Goexit() })
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Second, false))
+		after = true
+	})
+	assert.Equal(t, Drained, stop)
+	assert.True(t, after, "the other tasks go on")
+	p := k.TakePanics()
+	require.Len(t, p, 1)
+	assert.True(t, p[0].Goexit)
+	assert.Contains(t, p[0].Error(), `"quitter" called runtime.Goexit`)
+	require.NoError(t, k.Close())
+}
+
+// H1: a task blocked outside the simulation stops Drive with a
+// *StallError once the stall limit passes; Close then ends the others.
+func TestH1_StallStopsDrive(t *testing.T) {
+	k := newKernel(1)
+	k.SetStallLimit(20 * time.Millisecond)
+	never := make(chan struct{})
+	k.Go(context.Background(), "parked", func(ctx context.Context) {
+		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+	})
+	k.Go(context.Background(), "stuck", func(ctx context.Context) { <-never })
+	stop, err := k.Drive(-1)
+	assert.Equal(t, Stalled, stop)
+	require.ErrorIs(t, err, ErrStalled)
+	var se *StallError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "stuck", se.Task)
+	_, err = k.Drive(-1)
+	assert.ErrorIs(t, err, ErrStalled, "only Close works now")
+	require.NoError(t, k.Close())
+	close(never) // the stuck goroutine ends without touching the kernel (goleak checks)
+}

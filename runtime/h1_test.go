@@ -1,0 +1,213 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	goruntime "runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// misbehaving is an object whose methods step outside the simulation.
+type misbehaving struct {
+	st      *object.State
+	ch      chan struct{} // Wait blocks on it
+	mu      *sync.Mutex   // Lock blocks on it
+	release chan struct{} // Spawn's goroutine calls once it is closed
+	errs    chan error    // what Spawn's goroutine got
+	other   *stub.Stub
+}
+
+func (m *misbehaving) Methods() object.Methods {
+	return object.Methods{
+		"Exit": object.Func(func(ctx context.Context) error { goruntime.Goexit(); return nil }),
+		"Wait": object.Func(func(ctx context.Context) error { <-m.ch; return nil }),
+		"Lock": object.Func(func(ctx context.Context) error { m.mu.Lock(); return nil }),
+		"Nap":  object.Func(func(ctx context.Context) error { time.Sleep(300 * time.Millisecond); return nil }),
+		"Spawn": object.Func(func(ctx context.Context) error {
+			go func() {
+				<-m.release
+				_, err := m.other.Call(ctx, "Ping")
+				m.errs <- err
+				m.errs <- m.st.Sleep(ctx, time.Second)
+			}()
+			return nil
+		}),
+		"Ping": object.Func(func(ctx context.Context) error { return nil }),
+	}
+}
+
+type world struct {
+	rt  *runtime.Runtime
+	obj *misbehaving
+	s   *stub.Stub
+}
+
+func newMisbehaving(t *testing.T, opts ...runtime.Option) *world {
+	t.Helper()
+	m := &misbehaving{ch: make(chan struct{}), mu: &sync.Mutex{}, release: make(chan struct{}), errs: make(chan error, 2)}
+	rt := runtime.New(opts...)
+	ns := rt.Namespace("BAD", func(st *object.State) object.Object { m.st = st; return m })
+	s, err := ns.GetByName("b")
+	require.NoError(t, err)
+	m.other, err = ns.GetByName("other")
+	require.NoError(t, err)
+	return &world{rt: rt, obj: m, s: s}
+}
+
+// H1: a method that calls runtime.Goexit (as t.FailNow does) used to hang
+// Run for good. Now its task fails like a panic, naming the method, and
+// Close works. Both on the caller's task and on a turn task of its own.
+func TestH1_GoexitInMethodFailsTheRun(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []transport.Rule
+	}{
+		{"turn on the caller's task", nil},
+		{"turn on its own task", []transport.Rule{{Method: "Exit", Delay: time.Millisecond}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newMisbehaving(t, runtime.WithFaults(transport.Plan(tc.rules...)))
+			err := w.rt.Run(func(ctx context.Context) error { _, err := w.s.Call(ctx, "Exit"); return err })
+			var pe *runtime.PanicError
+			require.ErrorAs(t, err, &pe)
+			assert.True(t, pe.Goexit)
+			assert.Contains(t, err.Error(), "BAD/b.Exit attempt 1")
+			assert.Contains(t, err.Error(), "called runtime.Goexit")
+			require.NoError(t, w.rt.Close())
+		})
+	}
+}
+
+// H1: a method blocked on a raw channel or a mutex, or sleeping for real,
+// used to hang Run. The watchdog ends the run with a *StallError naming
+// the task, the namespace, object and method, and the likely causes; Close
+// works. The stall limit is tiny so that the test ends soon; nothing here
+// is timed.
+func TestH1_BlockedOutsideTheSimulationStalls(t *testing.T) {
+	for _, method := range []string{"Wait", "Lock", "Nap"} {
+		t.Run(method, func(t *testing.T) {
+			ignore := goleak.IgnoreCurrent()
+			w := newMisbehaving(t, runtime.WithStallLimit(50*time.Millisecond))
+			w.obj.mu.Lock()
+			err := w.rt.Run(func(ctx context.Context) error { _, err := w.s.Call(ctx, method); return err })
+			require.ErrorIs(t, err, runtime.ErrStalled)
+			var se *runtime.StallError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, "root BAD/b."+method+" attempt 1", se.Task)
+			assert.Contains(t, err.Error(), "raw channel")
+			assert.Contains(t, err.Error(), "--stall-limit")
+			require.NoError(t, w.rt.Close())
+			require.ErrorIs(t, w.rt.Run(func(context.Context) error { return nil }), runtime.ErrClosed)
+
+			// The stalled goroutine is the only one left; once what it waits
+			// for comes, it ends without touching the simulation.
+			close(w.obj.ch)
+			w.obj.mu.Unlock()
+			goleak.VerifyNone(t, ignore)
+		})
+	}
+}
+
+// H1: a goroutine started by a method that calls a stub, or sleeps, after
+// the method's turn ended gets ErrNotInTask instead of racing the
+// scheduler (run this under -race).
+func TestH1_GoroutineCallingAStubGetsErrNotInTask(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []transport.Rule
+	}{
+		{"turn on the caller's task", nil},
+		{"turn on its own task", []transport.Rule{{Method: "Spawn", Delay: time.Millisecond}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newMisbehaving(t, runtime.WithFaults(transport.Plan(tc.rules...)))
+			defer func() { require.NoError(t, w.rt.Close()) }()
+			require.NoError(t, w.rt.Run(func(ctx context.Context) error {
+				if _, err := w.s.Call(ctx, "Spawn"); err != nil {
+					return err
+				}
+				close(w.obj.release) // the turn has ended
+				for range 3 {        // keep the simulation busy meanwhile
+					if _, err := w.s.Call(ctx, "Ping"); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+			callErr, sleepErr := <-w.obj.errs, <-w.obj.errs
+			assert.ErrorIs(t, callErr, stub.ErrNotInTask)
+			assert.ErrorIs(t, sleepErr, runtime.ErrNotInTask)
+			assert.Len(t, w.rt.Calls(), 4, "one Spawn and three Pings: the goroutine's call was never made")
+		})
+	}
+}
+
+// context.WithTimeout measures wall-clock time and never fires in a
+// simulation that skips through virtual time; runtime.WithTimeout fires at
+// the virtual instant, with DeadlineExceeded, inside methods too.
+func TestH1_WithTimeoutFiresInVirtualTime(t *testing.T) {
+	rt := newRuntime(t)
+	var got error
+	var at time.Duration
+	var deadline time.Time
+	run(t, rt, func(ctx context.Context) error {
+		tctx, cancel := runtime.WithTimeout(ctx, 1500*time.Millisecond)
+		defer cancel()
+		deadline, _ = tctx.Deadline()
+		got = rt.Sleep(tctx, time.Hour)
+		at = rt.Elapsed()
+		return nil
+	})
+	assert.ErrorIs(t, got, context.DeadlineExceeded)
+	assert.Equal(t, 1500*time.Millisecond, at)
+	assert.Equal(t, runtime.Epoch.Add(1500*time.Millisecond), deadline)
+
+	// Cancelled early, it does not fire; outside a task it is cancelled.
+	run(t, rt, func(ctx context.Context) error {
+		tctx, cancel := runtime.WithTimeout(ctx, time.Second)
+		cancel()
+		got = tctx.Err()
+		return nil
+	})
+	assert.ErrorIs(t, got, context.Canceled)
+	octx, cancel := runtime.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	assert.ErrorIs(t, context.Cause(octx), runtime.ErrNotInTask)
+	assert.True(t, errors.Is(octx.Err(), context.Canceled))
+}
+
+// A method's own virtual timeout ends its outgoing wait at the instant.
+func TestH1_WithTimeoutInsideAMethod(t *testing.T) {
+	rt := newRuntime(t)
+	var sleptFor time.Duration
+	var sleepErr error
+	ns := rt.Namespace("T", func(st *object.State) object.Object {
+		return methods{"Run": object.Func(func(ctx context.Context) error {
+			tctx, cancel := runtime.WithTimeout(ctx, 250*time.Millisecond)
+			defer cancel()
+			start := rt.Elapsed()
+			sleepErr = st.Sleep(tctx, time.Minute)
+			sleptFor = rt.Elapsed() - start
+			return nil
+		})}
+	})
+	s := mustStub(t, ns, "t")
+	run(t, rt, func(ctx context.Context) error { _, err := s.Call(ctx, "Run"); return err })
+	assert.ErrorIs(t, sleepErr, context.DeadlineExceeded)
+	assert.Equal(t, 250*time.Millisecond, sleptFor)
+}
+
+// methods is an object made of a method table.
+type methods object.Methods
+
+func (m methods) Methods() object.Methods { return object.Methods(m) }
