@@ -49,7 +49,7 @@ func TestStorageO4(t *testing.T) {
 		var str string
 		_, err = s.Get(ctx, "n", &str)
 		require.ErrorIs(t, err, object.ErrStorage)
-		assert.Contains(t, err.Error(), "cannot use int 3 as string")
+		assert.Contains(t, err.Error(), "cannot use 3 (a number): want a string")
 		found, err = s.Get(ctx, "missing", &n)
 		require.NoError(t, err)
 		assert.False(t, found)

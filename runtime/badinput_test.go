@@ -89,7 +89,7 @@ func TestBadInput(t *testing.T) {
 
 			_, err = s.Call(ctx, "SetQuantity", "apple", "three")
 			require.ErrorIs(t, err, runtime.ErrArguments)
-			assert.Contains(t, err.Error(), `argument 2: cannot use string "three" as int`)
+			assert.Contains(t, err.Error(), `argument 2: cannot use "three" (a string): want an integer`)
 
 			_, err = s.Call(ctx, "SetQuantity", "apple", 2.5)
 			require.ErrorIs(t, err, runtime.ErrArguments)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -58,6 +59,6 @@ func TestWantTypeInUserTerms(t *testing.T) {
 		{(*int8)(nil), "an integer from -128 to 127 or null"},
 		{2.5, "a number"},
 	} {
-		assert.Equal(t, c.want, wantType(reflect.TypeOf(c.t)))
+		assert.Equal(t, c.want, clone.Want(reflect.TypeOf(c.t)))
 	}
 }

@@ -93,5 +93,5 @@ func TestVerifyBadInput(t *testing.T) {
 	assert.Contains(t, err.Error(), `SHOP has no method "Steal" (it has Bump, Price, Refuse, SendOffer, SetPrice)`)
 	_, err = verify.Idempotent(ns, "SetPrice", []any{"cheap"}, verify.Options{})
 	require.ErrorIs(t, err, verify.ErrVerify)
-	assert.Contains(t, err.Error(), `argument 1: cannot use string "cheap" as int`)
+	assert.Contains(t, err.Error(), `argument 1: cannot use "cheap" (a string): want an integer`)
 }

@@ -79,7 +79,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity"}, `--args "SetQuantity": want METHOD=JSON-ARRAY`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity=[apple"}, "--args SetQuantity: \"[apple\" is not a JSON array"},
-		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: verify: inventory.SetQuantity: inventory/verify SetQuantity, attempt 1: cannot run the request: method "SetQuantity": bad arguments: argument 2: cannot use string "three" as int`},
+		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: verify: inventory.SetQuantity: inventory/verify SetQuantity, attempt 1: cannot run the request: method "SetQuantity": bad arguments: argument 2: cannot use "three" (a string): want an integer`},
 	}
 	for _, tc := range cases {
 		code, _, errOut := runCLI(t, tc.args...)

@@ -350,7 +350,7 @@ func Convert(src any, t reflect.Type) (reflect.Value, error) {
 		case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Interface, reflect.Func, reflect.Chan:
 			return reflect.Zero(t), nil
 		}
-		return reflect.Value{}, fmt.Errorf("cannot use nil as %s", t)
+		return reflect.Value{}, fmt.Errorf("cannot use null: want %s", Want(t))
 	}
 	cp := src
 	sv := reflect.ValueOf(cp)
@@ -364,11 +364,11 @@ func Convert(src any, t reflect.Type) (reflect.Value, error) {
 	}
 	b, err := json.Marshal(cp)
 	if err != nil {
-		return reflect.Value{}, fmt.Errorf("cannot use %s as %s", describe(src), t)
+		return reflect.Value{}, fmt.Errorf("cannot use %s: want %s", describe(src), Want(t))
 	}
 	out := reflect.New(t)
 	if err := json.Unmarshal(b, out.Interface()); err != nil {
-		return reflect.Value{}, fmt.Errorf("cannot use %s as %s", describe(src), t)
+		return reflect.Value{}, fmt.Errorf("cannot use %s: want %s", describe(src), Want(t))
 	}
 	return out.Elem(), nil
 }
@@ -379,11 +379,13 @@ func describe(v any) string {
 		if len(x) > 40 {
 			x = x[:40] + "..."
 		}
-		return fmt.Sprintf("%T %q", v, x)
-	case bool, int, int64, float64:
-		return fmt.Sprintf("%T %v", v, x)
+		return fmt.Sprintf("%q (a string)", x)
+	case bool:
+		return fmt.Sprintf("%v (true or false)", x)
+	case int, int64, float64:
+		return fmt.Sprintf("%v (a number)", x)
 	}
-	return fmt.Sprintf("a %T", v)
+	return Want(reflect.TypeOf(v))
 }
 
 func isNumber(k reflect.Kind) bool {
@@ -400,11 +402,13 @@ func isNumber(k reflect.Kind) bool {
 func convertNumber(v reflect.Value, t reflect.Type) (reflect.Value, error) {
 	out := v.Convert(t)
 	back := out.Convert(v.Type())
-	if !back.Equal(v) {
-		return reflect.Value{}, fmt.Errorf("cannot use %v (%s) as %s without losing its value", v, v.Type(), t)
-	}
-	if (v.CanInt() && v.Int() < 0 && out.CanUint()) || (v.CanFloat() && v.Float() < 0 && out.CanUint()) {
-		return reflect.Value{}, fmt.Errorf("cannot use %v (%s) as %s: negative", v, v.Type(), t)
+	// A round trip that gives the value back is not enough: a uint64 above
+	// MaxInt64 wraps to a negative int64 and back to itself.
+	wrapped := (v.CanUint() && out.CanInt() && out.Int() < 0) ||
+		(v.CanInt() && v.Int() < 0 && out.CanUint()) ||
+		(v.CanFloat() && v.Float() < 0 && out.CanUint())
+	if !back.Equal(v) || wrapped {
+		return reflect.Value{}, fmt.Errorf("cannot use %v without losing its value: want %s", v, Want(t))
 	}
 	return out, nil
 }

@@ -90,16 +90,18 @@ func TestConvert(t *testing.T) {
 	require.NoError(t, Into(&i, 3.0))
 	assert.Equal(t, 3, i)
 	assert.ErrorContains(t, Into(&i, 3.5), "without losing its value")
-	assert.ErrorContains(t, Into(&i, "3"), `cannot use string "3" as int`)
+	assert.ErrorContains(t, Into(&i, "3"), `cannot use "3" (a string): want an integer`)
 	var u uint
-	assert.ErrorContains(t, Into(&u, -1), "negative")
+	assert.ErrorContains(t, Into(&u, -1), "cannot use -1 without losing its value: want an integer from 0 to")
+	var i64 int64
+	assert.ErrorContains(t, Into(&i64, uint64(18446744073709551615)), "without losing its value", "a uint64 above MaxInt64 must not wrap to -1 (H2)")
 	var s struct{ A int }
 	require.NoError(t, Into(&s, map[string]any{"A": 2.0}), "untyped maps decode into structs")
 	assert.Equal(t, 2, s.A)
 	var p *int
 	require.NoError(t, Into(&p, nil))
 	assert.Nil(t, p)
-	assert.ErrorContains(t, Into(&i, nil), "cannot use nil as int")
+	assert.ErrorContains(t, Into(&i, nil), "cannot use null: want an integer")
 	assert.ErrorContains(t, Into(i, 1), "must be a non-nil pointer")
 	var anyV any
 	require.NoError(t, Into(&anyV, []int{1}))
