@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,10 @@ const (
 	exitExpect   = 1
 	exitUsage    = 2
 	exitInternal = 3
+	// exitInterrupted is 128+SIGINT, as a shell reports a command that
+	// SIGINT ended: explore returns it (143 for SIGTERM) after printing
+	// what ran.
+	exitInterrupted = 130
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -30,9 +35,15 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 // run runs the command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run with a context that a test can cancel, as a signal
+// would.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd := newRoot(stdout, stderr)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
