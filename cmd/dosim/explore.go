@@ -115,11 +115,13 @@ ends it at once. Exit code 1 means a violation was found.` + exitCodesHelp,
 				}
 				defer js.Close()
 			}
+			// Catch SIGINT and SIGTERM before saying anything, so that a
+			// signal at any point gets the summary of what ran.
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
 			if total := e.ShardSeeds(); total >= exploreProgressMin {
 				bar = newProgress(errw, "explore", "seeds", total)
 			}
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
 			sum, err := e.SweepContext(ctx)
 			bar.done()
 			if err != nil {
