@@ -34,10 +34,10 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"sync"
 	"time"
 
@@ -84,9 +84,13 @@ func ParseShard(v string) (Shard, error) {
 // Options tunes a sweep. The zero value explores seeds 1..1000 at the
 // scenario's explore rates (or DefaultRates) on one worker.
 type Options struct {
-	// First is the first seed (default 1); Seeds how many (default 1000).
+	// First is the first seed (default 1; see FromSeedZero); Seeds how
+	// many (default 1000). The last seed, First+Seeds-1, must fit a uint64.
 	First uint64
 	Seeds int
+	// FromSeedZero starts the sweep at seed 0, which First's zero value
+	// cannot say; First must then be 0.
+	FromSeedZero bool
 	// Rates are the random fault rates; nil takes the scenario's
 	// explore.random, else DefaultRates.
 	Rates transport.Rates
@@ -116,15 +120,26 @@ type Options struct {
 	ShrinkProgress func(replays, faults int)
 	// Classes runs namespaces with other constructors (planted bugs).
 	Classes map[string]runtime.Constructor
-	// Progress, if set, is called after each seed with the number done.
-	Progress func(done int)
+	// Progress, if set, is called after each seed with the sweep's
+	// progress, one call at a time.
+	Progress func(Progress)
+}
+
+// Progress is how far a sweep has got.
+type Progress struct {
+	// Done counts the seeds checked, of Total in the shard; Failed those
+	// with a violation, and Violations their violations.
+	Done, Total, Failed, Violations int
 }
 
 // ErrOptions is wrapped by errors for options out of range.
 var ErrOptions = errors.New("explore options")
 
 func (o *Options) defaults(sc *scenario.Scenario) error {
-	if o.First == 0 {
+	if o.FromSeedZero && o.First != 0 {
+		return fmt.Errorf("%w: first seed is %d with FromSeedZero, must be 0", ErrOptions, o.First)
+	}
+	if o.First == 0 && !o.FromSeedZero {
 		o.First = 1
 	}
 	if o.Seeds == 0 {
@@ -133,8 +148,8 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if o.Seeds < 0 {
 		return fmt.Errorf("%w: seeds is %d, must be >= 1", ErrOptions, o.Seeds)
 	}
-	if o.First > math.MaxUint64-uint64(o.Seeds) {
-		return fmt.Errorf("%w: first seed %d plus %d seeds overflows", ErrOptions, o.First, o.Seeds)
+	if o.First > math.MaxUint64-uint64(o.Seeds-1) {
+		return fmt.Errorf("%w: first seed %d plus %d seeds overflows: the last seed must be at most %d", ErrOptions, o.First, o.Seeds, uint64(math.MaxUint64))
 	}
 	if o.Workers == 0 {
 		o.Workers = 1
@@ -142,10 +157,10 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if o.Workers < 0 || o.Workers > 256 {
 		return fmt.Errorf("%w: workers is %d, must be from 1 to 256", ErrOptions, o.Workers)
 	}
-	if o.Shard.Count == 0 {
+	if o.Shard.Count == 0 && o.Shard.Index == 0 {
 		o.Shard = Shard{Index: 0, Count: 1}
 	}
-	if o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
+	if o.Shard.Count < 1 || o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
 		return fmt.Errorf("%w: shard %s: want 0 <= I < N", ErrOptions, o.Shard)
 	}
 	if o.MaxAmbiguous == 0 {
@@ -314,65 +329,87 @@ func Run(sc *scenario.Scenario, opts Options) (*Summary, error) {
 	return e.Sweep()
 }
 
-// seeds lists the seeds of the sweep's shard.
-func (e *Explorer) seeds() []uint64 {
-	o := e.opts
-	out := make([]uint64, 0, o.Seeds/o.Shard.Count+1)
-	for i := o.Shard.Index; i < o.Seeds; i += o.Shard.Count {
-		out = append(out, o.First+uint64(i))
+// shardSeeds is how many of seeds first..first+seeds-1 shard sh holds:
+// those whose offset from first is sh.Index modulo sh.Count.
+func shardSeeds(seeds int, sh Shard) int {
+	if sh.Count < 1 || sh.Index < 0 || sh.Index >= seeds {
+		return 0
 	}
-	return out
+	return (seeds-sh.Index-1)/sh.Count + 1
+}
+
+// ShardSeeds is how many seeds the explorer's shard holds: what a sweep
+// runs.
+func (e *Explorer) ShardSeeds() int { return shardSeeds(e.opts.Seeds, e.opts.Shard) }
+
+// nthSeed is the k-th seed (from 0) of the explorer's shard. The seed
+// range is never listed: a sweep of 10^12 seeds holds one counter.
+func (e *Explorer) nthSeed(k int) uint64 {
+	o := e.opts
+	return o.First + uint64(o.Shard.Index) + uint64(k)*uint64(o.Shard.Count)
 }
 
 // Sweep runs every seed of the explorer's options.
-func (e *Explorer) Sweep() (*Summary, error) {
-	seeds := e.seeds()
+func (e *Explorer) Sweep() (*Summary, error) { return e.SweepContext(context.Background()) }
+
+// SweepContext runs every seed of the explorer's options until ctx is
+// done. Seeds go to the workers in order and a seed handed out is always
+// finished, so an interrupted sweep has checked the first Ran seeds of its
+// shard; its summary says Complete: false and its first failing seed is
+// not shrunk. Memory does not grow with the seeds: the summary keeps
+// counts and the first MaxViolations violations only.
+func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
+	total := e.ShardSeeds()
 	sum := e.newSummary()
-	results := make([]*SeedResult, len(seeds))
 	var (
 		mu     sync.Mutex
-		done   int
 		wg     sync.WaitGroup
-		next   = make(chan int)
+		next   = make(chan uint64)
 		errRun error
 	)
-	for range min(e.opts.Workers, max(len(seeds), 1)) {
+	for range min(e.opts.Workers, max(total, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				r, err := e.Check(seeds[i])
+			for seed := range next {
+				r, err := e.Check(seed)
 				mu.Lock()
 				if err != nil && errRun == nil {
 					errRun = err
 				}
 				if r != nil {
-					r.Result, r.Linear = nil, nil // keep memory flat over long sweeps
+					sum.add(r)
 				}
-				results[i] = r
-				done++
 				if e.opts.Progress != nil {
-					e.opts.Progress(done)
+					e.opts.Progress(Progress{Done: sum.Ran, Total: total, Failed: sum.Failed, Violations: sum.Total})
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range seeds {
-		next <- i
+	interrupted := false
+	for k := 0; k < total; k++ {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+		select {
+		case next <- e.nthSeed(k):
+		case <-ctx.Done():
+			interrupted = true
+		}
+		if interrupted {
+			break
+		}
 	}
 	close(next)
 	wg.Wait()
 	if errRun != nil {
 		return nil, errRun
 	}
-	for _, r := range results {
-		sum.add(r)
-	}
-	sort.Slice(sum.Violations, func(i, j int) bool { return sum.Violations[i].Seed < sum.Violations[j].Seed })
-	if len(sum.Violations) > 0 {
-		first := sum.Violations[0].Seed
-		f, err := e.Failing(first)
+	sum.Complete = !interrupted && sum.Ran == total
+	if len(sum.Violations) > 0 && sum.Complete {
+		f, err := e.Failing(sum.Violations[0].Seed)
 		if err != nil {
 			return nil, err
 		}

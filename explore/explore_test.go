@@ -192,7 +192,7 @@ func TestShardsMerge(t *testing.T) {
 		parts = append(parts, back)
 	}
 	assert.Equal(t, []explore.Shard{{Index: 0, Count: 3}, {Index: 2, Count: 3}}, mustMerge(t, parts[0], parts[2]).Shards)
-	assert.Equal(t, []explore.Shard{{Index: 1, Count: 3}}, mustMerge(t, parts[0], parts[2]).Missing())
+	assert.Equal(t, []explore.ShardRange{{From: 1, To: 1, Count: 3}}, mustMerge(t, parts[0], parts[2]).Missing())
 	merged := mustMerge(t, parts[2], parts[0], parts[1])
 	assert.Empty(t, merged.Missing())
 	assert.Equal(t, whole.Ran, merged.Ran)
@@ -205,7 +205,7 @@ func TestShardsMerge(t *testing.T) {
 	other, err := explore.Run(sc, explore.Options{Seeds: 100, Shard: explore.Shard{Index: 1, Count: 3}})
 	require.NoError(t, err)
 	_, err = explore.Merge(parts[0], other)
-	assert.ErrorContains(t, err, "covers seeds 1+100, not 1+200")
+	assert.ErrorContains(t, err, "seeds first+count 1+100, not 1+200")
 	_, err = explore.ReadSummary(strings.NewReader(`{"scenario": "x", "bogus": 1}`))
 	assert.ErrorIs(t, err, explore.ErrMerge)
 }

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +78,12 @@ func Parse(name string, data []byte) (*Scenario, error) {
 		return nil, p.errs
 	}
 	return s, nil
+}
+
+// digest is "sha256:" and the hex SHA-256 of a scenario file's bytes.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // parser walks the YAML node tree, checking every field.
@@ -167,7 +175,7 @@ func problemLine(data []byte, text string, from int) int {
 
 func (p *parser) parse(data []byte) *Scenario {
 	base := strings.TrimSuffix(filepath.Base(p.file), filepath.Ext(p.file))
-	p.s = &Scenario{Name: base, File: p.file, Seed: runtime.DefaultSeed}
+	p.s = &Scenario{Name: base, File: p.file, Seed: runtime.DefaultSeed, Digest: digest(data)}
 	p.namespaces, p.stubs, p.objects = map[string]*Namespace{}, map[string]*Stub{}, map[string]bool{}
 	p.brokenNS, p.brokenStubs = map[string]bool{}, map[string]bool{}
 	if len(data) > MaxFileSize {

@@ -47,6 +47,10 @@ type Scenario struct {
 	Name string
 	// File is the path or name the scenario was loaded from.
 	File string
+	// Digest is "sha256:" and the hex SHA-256 of the file's bytes, set by
+	// Parse and Load (empty for a scenario built in code): explore records
+	// it so that shards of different files are never merged.
+	Digest string
 	// Description says what the scenario shows.
 	Description string
 	// Seed is the seed runs use unless Run is given another.

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// progressMin is the number of trials from which amplify shows a progress
-// bar (on a terminal).
+// progressMin is the number of trials from which amplify shows its
+// progress: a bar on a terminal, else a line every progressEvery.
 const progressMin = 2000
 
 func newAmplify() *cobra.Command {
@@ -38,8 +38,8 @@ probability P. The loop calls INVENTORY.SetQuantity (marked Retryable, so
 every delivery runs it) or, with --method AddOne, an unmarked method whose
 duplicates are refused. It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
-(p50, p99, max). A progress bar is drawn on stderr when it is a terminal and
-M is at least ` + fmt.Sprint(progressMin) + `.` + noOneExitCodesHelp,
+(p50, p99, max). When M is at least ` + fmt.Sprint(progressMin) + `, progress goes to stderr: a bar
+on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + noOneExitCodesHelp,
 		Example: `  dosim amplify --outer 3
   dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`,
 		Args: cobra.NoArgs,
@@ -77,11 +77,10 @@ M is at least ` + fmt.Sprint(progressMin) + `.` + noOneExitCodesHelp,
 			if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
 				return usageErrorf("amplify: --method: %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", method)
 			}
-			stderr := cmd.ErrOrStderr()
-			var bar *progressBar
-			if opts.Rate > 0 && trials >= progressMin && isTerminal(stderr) {
-				bar = &progressBar{w: stderr}
-				opts.Progress = bar.update
+			var bar *progress
+			if opts.Rate > 0 && trials >= progressMin {
+				bar = newProgress(cmd.ErrOrStderr(), "amplify", "trials", trials)
+				opts.Progress = func(done, _ int) { bar.update(done, -1) }
 			}
 			res, err := scenario.Amplify(opts)
 			bar.done()
@@ -152,30 +151,4 @@ func writeAmplify(w io.Writer, r *scenario.AmplifyResult) {
 		bar := strings.Repeat("█", max(1, n*40/most))
 		fmt.Fprintf(w, "  %3d  %-40s  %d (%.2f%%)\n", v, bar, n, 100*float64(n)/float64(o.Trials))
 	}
-}
-
-// progressBar draws the progress of a long simulation on a terminal.
-type progressBar struct {
-	w    io.Writer
-	last int // percent drawn last, -1 before the first
-	on   bool
-}
-
-func (p *progressBar) update(done, total int) {
-	pct := done * 100 / total
-	if p.on && pct == p.last {
-		return
-	}
-	p.on, p.last = true, pct
-	const width = 30
-	fill := pct * width / 100
-	fmt.Fprintf(p.w, "\r  [%s%s] %3d%%  %d/%d trials", strings.Repeat("#", fill), strings.Repeat(" ", width-fill), pct, done, total)
-}
-
-// done clears the bar's line.
-func (p *progressBar) done() {
-	if p == nil || !p.on {
-		return
-	}
-	fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 72))
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dosim/dosim/explore"
@@ -16,8 +20,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// exploreProgressMin is the number of seeds from which explore shows a
-// progress bar on a terminal.
+// exploreProgressMin is the number of seeds from which explore shows its
+// progress: a bar on a terminal, else a line every progressEvery.
 const exploreProgressMin = 2000
 
 func newExplore() *cobra.Command {
@@ -53,7 +57,18 @@ matrix, a Kubernetes indexed job) can share one sweep; each writes --json and
 "dosim explore merge" combines them.
 
 Rates come from --rates, else the scenario's explore.random, else 0.04 for every
-fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
+fault.
+
+Seeds run from --first (0 is seed 0) for --seeds seeds (at least 1); the range
+is never listed, so memory stays flat however many seeds run. --workers is 1 to
+256. --json and --artifacts are checked before the sweep starts. From ` + fmt.Sprint(exploreProgressMin) + ` seeds,
+progress goes to stderr: a bar on a terminal, else a line every ` + progressEvery.String() + ` (seeds done,
+seeds per second, violations so far).
+
+SIGINT or SIGTERM stops the sweep: the seeds that ran are summarised and marked
+INTERRUPTED, --json is written with "complete": false (merge refuses it unless
+--allow-incomplete), and dosim exits 130 (143 for SIGTERM). A second signal
+ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 		Example: `  dosim explore testdata/scenarios/ambiguous-delivery.yaml --seeds 10000
   dosim explore testdata/scenarios/ledger-transfers.yaml --seeds 100000 --workers 2
   dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
@@ -65,7 +80,13 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 			if err != nil {
 				return &codeError{code: exitUsage, msg: err.Error()}
 			}
-			opts := explore.Options{First: first, Seeds: seeds, Workers: workers, MaxAmbiguous: maxAmbiguous,
+			if seeds < 1 {
+				return usageErrorf("--seeds: %d: want 1 or more seeds", seeds)
+			}
+			if workers < 1 || workers > 256 {
+				return usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", workers)
+			}
+			opts := explore.Options{First: first, FromSeedZero: first == 0, Seeds: seeds, Workers: workers, MaxAmbiguous: maxAmbiguous,
 				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime}
 			if shrinkTime <= 0 {
 				return usageErrorf("--shrink-time %v: want a positive duration, such as 60s (--no-shrink turns shrinking off)", shrinkTime)
@@ -80,44 +101,64 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 					return usageErrorf("--shard: %v", err)
 				}
 			}
+			if arts != "" {
+				if err := checkFolder(arts); err != nil {
+					return err
+				}
+			}
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			shrinking := newShrinkLine(errw)
 			opts.ShrinkProgress = shrinking.update
 			if cmd.Flags().Changed("replay") {
 				return replaySeed(out, sc, opts, replay, arts, shrinking)
 			}
-			n := opts.Seeds
-			if n == 0 {
-				n = 1000
-			}
-			var bar *progressBar
-			if n >= exploreProgressMin && isTerminal(errw) {
-				bar = &progressBar{w: errw}
-				total := n
-				if opts.Shard.Count > 1 {
-					total = (n - opts.Shard.Index + opts.Shard.Count - 1) / opts.Shard.Count
-				}
-				opts.Progress = func(done int) { bar.update(done, total) }
-			}
+			var bar *progress // set below for a long sweep; update is nil-safe
+			opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
 			e, err := explore.New(sc, opts)
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			sum, err := e.Sweep()
-			if bar != nil {
-				bar.done()
+			// Open --json before the sweep: a bad path is a usage error now,
+			// not after an hour of seeds.
+			var js *os.File
+			if jsonOut != "" && jsonOut != "-" {
+				if js, err = os.Create(jsonOut); err != nil {
+					return usageErrorf("--json: %v", err)
+				}
+				defer js.Close()
 			}
+			// Catch SIGINT and SIGTERM before saying anything, so that a
+			// signal at any point gets the summary of what ran.
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			if total := e.ShardSeeds(); total >= exploreProgressMin {
+				bar = newProgress(errw, "explore", "seeds", total)
+			}
+			sum, err := e.SweepContext(ctx)
+			bar.done()
 			shrinking.done()
 			if err != nil {
+				if js != nil {
+					js.Close()
+					os.Remove(jsonOut)
+				}
 				return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
 			}
-			if jsonOut != "" {
-				if err := writeJSON(jsonOut, out, sum); err != nil {
+			if jsonOut == "-" {
+				if err := sum.WriteJSON(out); err != nil {
+					return err
+				}
+			} else if js != nil {
+				if err := writeJSONFile(js, sum); err != nil {
 					return err
 				}
 			}
 			if jsonOut != "-" {
-				writeSummary(out, sum)
+				writeSummary(out, sum, false)
+			}
+			if !sum.Complete {
+				return &codeError{code: interruptCode(ctx), msg: fmt.Sprintf(
+					"dosim: interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
 			}
 			if sum.FirstFailing != nil && arts != "" {
 				files, err := e.WriteArtifacts(arts, sum.FirstFailing)
@@ -126,24 +167,24 @@ fault. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
 				}
 				fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
 			}
-			if !sum.Clean() {
+			if sum.Total > 0 {
 				return &codeError{code: exitExpect}
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&seeds, "seeds", 1000, "how many seeds to explore")
-	f.Uint64Var(&first, "first", 1, "the first seed")
-	f.IntVar(&workers, "workers", 1, "seeds checked in parallel")
+	f.IntVar(&seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
+	f.Uint64Var(&first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")
+	f.IntVar(&workers, "workers", 1, "seeds checked in parallel (1 to 256)")
 	f.StringVar(&shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
 	f.StringVar(&rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
 	f.BoolVar(&keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
 	f.IntVar(&maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more ambiguous calls")
 	f.BoolVar(&noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
-	f.StringVar(&jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge")
-	f.StringVar(&arts, "artifacts", "", "write the first failing seed's artifacts to this folder")
+	f.StringVar(&jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
+	f.StringVar(&arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
 	f.Uint64Var(&replay, "replay", 0, "run only this seed and show its timeline and violations")
 	cmd.AddCommand(newExploreMerge())
 	return cmd
@@ -219,15 +260,86 @@ func writeJSON(path string, stdout io.Writer, sum *explore.Summary) error {
 	if err != nil {
 		return usageErrorf("--json: %v", err)
 	}
-	if err := sum.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	defer f.Close()
+	return writeJSONFile(f, sum)
 }
 
-// writeSummary prints a sweep's report for a person.
-func writeSummary(w io.Writer, sum *explore.Summary) {
+// writeJSONFile writes the summary to f and closes it.
+func writeJSONFile(f *os.File, sum *explore.Summary) error {
+	if err := sum.WriteJSON(f); err != nil {
+		f.Close()
+		return &codeError{code: exitInternal, msg: "dosim: --json: " + err.Error()}
+	}
+	if err := f.Close(); err != nil {
+		return &codeError{code: exitInternal, msg: "dosim: --json: " + err.Error()}
+	}
+	return nil
+}
+
+// checkFolder makes sure dir is a folder dosim can write to, creating it
+// if need be: --artifacts is checked before the sweep, not after it.
+func checkFolder(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usageErrorf("--artifacts: %s is a file: want a folder (it is created if missing)", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageErrorf("--artifacts: cannot create the folder: %v", err)
+	}
+	f, err := os.CreateTemp(dir, ".dosim-check-*")
+	if err != nil {
+		return usageErrorf("--artifacts: %s is not writable: %v", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// signalled is the cause of a context ended by a signal.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "interrupted by " + s.sig.String() }
+
+// interruptible returns a context that SIGINT or SIGTERM cancels, with the
+// signal as its cause. After the first signal the handler is removed, so
+// that a second one ends the process as usual.
+func interruptible(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case sig := <-ch:
+			signal.Stop(ch)
+			cancel(signalled{sig})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+		<-done
+	}
+}
+
+// interruptCode is the exit code of a run that ctx interrupted: 128 plus
+// the signal's number as a shell reports it (130 for SIGINT, 143 for
+// SIGTERM), 130 when no signal says otherwise.
+func interruptCode(ctx context.Context) int {
+	var s signalled
+	if errors.As(context.Cause(ctx), &s) {
+		if n, ok := s.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return exitInterrupted
+}
+
+// writeSummary prints a sweep's report for a person; merged reports name
+// missing shards. It says "clean" only when every seed of the sweep was
+// checked and none failed.
+func writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	fmt.Fprintf(w, "explore %s (%s)\n", sum.Scenario, sum.File)
 	shards := ""
 	if len(sum.Shards) == 1 && sum.Shards[0].Count > 1 {
@@ -235,7 +347,7 @@ func writeSummary(w io.Writer, sum *explore.Summary) {
 	} else if len(sum.Shards) > 1 {
 		shards = fmt.Sprintf(", %d shards merged", len(sum.Shards))
 	}
-	fmt.Fprintf(w, "seeds %d..%d%s, rates %s\n", sum.First, sum.First+uint64(sum.Seeds)-1, shards, explore.RatesText(sum.Rates))
+	fmt.Fprintf(w, "seeds %d..%d%s, rates %s\n", sum.First, sum.First+uint64(sum.Seeds-1), shards, explore.RatesText(sum.Rates))
 	fmt.Fprintf(w, "%d seeds run, %d object histories checked for linearizability", sum.Ran, sum.Histories)
 	if sum.Skipped > 0 {
 		fmt.Fprintf(w, " (%d skipped: too many ambiguous calls)", sum.Skipped)
@@ -244,15 +356,38 @@ func writeSummary(w io.Writer, sum *explore.Summary) {
 	if sum.Background > 0 {
 		fmt.Fprintf(w, "%d object histories not checked for linearizability: %s\n", sum.Background, explore.ReasonBackground)
 	}
-	if missing := sum.Missing(); len(missing) > 0 {
-		names := make([]string, len(missing))
-		for i, m := range missing {
-			names[i] = m.String()
+	missing := 0
+	if merged {
+		ranges := sum.Missing()
+		names := make([]string, 0, min(len(ranges), 10))
+		for i, m := range ranges {
+			missing += m.Len()
+			if i < 10 {
+				names = append(names, m.String())
+			}
 		}
-		fmt.Fprintf(w, "missing shards: %s\n", strings.Join(names, ", "))
+		if len(ranges) > 10 {
+			names = append(names, fmt.Sprintf("and %d more ranges", len(ranges)-10))
+		}
+		if missing > 0 {
+			fmt.Fprintf(w, "missing shards (%d): %s\n", missing, strings.Join(names, ", "))
+		}
 	}
-	if sum.Clean() {
-		fmt.Fprintln(w, "clean: no violation")
+	switch {
+	case !sum.Complete && !merged:
+		fmt.Fprintf(w, "INTERRUPTED: only the first %d seeds of the sweep ran; it is incomplete\n", sum.Ran)
+	case !sum.Complete:
+		fmt.Fprintln(w, "INCOMPLETE: some shards were interrupted before their last seed")
+	}
+	if sum.Total == 0 {
+		switch {
+		case sum.Complete && missing == 0 && len(sum.Shards) == 1 && sum.Shards[0].Count > 1:
+			fmt.Fprintf(w, "clean: no violation in shard %s\n", sum.Shards[0])
+		case sum.Complete && missing == 0:
+			fmt.Fprintln(w, "clean: no violation")
+		default:
+			fmt.Fprintf(w, "incomplete: no violation in the %d seeds that ran, but not every seed was checked\n", sum.Ran)
+		}
 		return
 	}
 	fmt.Fprintf(w, "\n%d violation(s) in %d seed(s):\n", sum.Total, sum.Failed)
@@ -271,6 +406,9 @@ func writeSummary(w io.Writer, sum *explore.Summary) {
 			}
 		}
 		fmt.Fprintf(w, "replay: %s\n", sum.ReplayCommand(f.Seed))
+	} else if len(sum.Violations) > 0 {
+		seed := sum.Violations[0].Seed
+		fmt.Fprintf(w, "\nfirst failing seed found %d (not shrunk: the sweep is incomplete)\nreplay: %s\n", seed, sum.ReplayCommand(seed))
 	}
 }
 
@@ -334,28 +472,31 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 
 func newExploreMerge() *cobra.Command {
 	var (
-		jsonOut string
-		partial bool
+		jsonOut                  string
+		partial, allowIncomplete bool
 	)
 	cmd := &cobra.Command{
 		Use:   "merge SUMMARY.json...",
 		Short: "Combine the JSON summaries of the shards of one sweep",
-		Long: `Combine the --json summaries written by the shards of one sweep (the same
-scenario, seeds and rates, each shard once) into one report. Missing shards are
-named, and make the merge fail unless --partial. Exit code 1 means a shard
-found a violation.` + mergeExitCodesHelp,
+		Long: `Combine the --json summaries written by the shards of one sweep into one
+report. Each file is checked first: every field in range, its counts adding up,
+its violations inside its shards, and its fingerprint (the scenario file's
+SHA-256, the rates and the options that change results) matching its fields.
+The files must share the fingerprint and the seeds, and hold each shard of one
+split at most once.
+
+A missing shard, or a shard that was interrupted ("complete": false), makes the
+merge fail with exit code 2 unless --allow-incomplete; the report then says
+the sweep is incomplete and never "clean". Exit code 1 means a shard found a
+violation.` + mergeExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
+			allow := allowIncomplete || partial
 			var parts []*explore.Summary
 			for _, name := range files {
-				f, err := os.Open(name)
+				s, err := explore.ReadSummaryFile(name)
 				if err != nil {
 					return usageErrorf("%v", err)
-				}
-				s, err := explore.ReadSummary(f)
-				f.Close()
-				if err != nil {
-					return usageErrorf("%s: %v", name, err)
 				}
 				parts = append(parts, s)
 			}
@@ -370,18 +511,40 @@ found a violation.` + mergeExitCodesHelp,
 				}
 			}
 			if jsonOut != "-" {
-				writeSummary(out, sum)
+				writeSummary(out, sum, true)
 			}
-			if !sum.Clean() {
+			if sum.Total > 0 {
 				return &codeError{code: exitExpect}
 			}
-			if missing := sum.Missing(); len(missing) > 0 && !partial {
-				return usageErrorf("%d of %d shards missing: the sweep is incomplete (--partial accepts it)", len(missing), missing[0].Count)
+			if sum.Whole() || allow {
+				return nil
 			}
-			return nil
+			var why []string
+			if missing := sum.Missing(); len(missing) > 0 {
+				n, names := 0, make([]string, 0, min(len(missing), 10))
+				for i, m := range missing {
+					n += m.Len()
+					if i < 10 {
+						names = append(names, m.String())
+					}
+				}
+				why = append(why, fmt.Sprintf("%d of %d shards missing (%s)", n, missing[0].Count, strings.Join(names, ", ")))
+			}
+			if !sum.Complete {
+				var cut []string
+				for i, p := range parts {
+					if !p.Complete {
+						cut = append(cut, fmt.Sprintf("%s ran %d seeds", files[i], p.Ran))
+					}
+				}
+				why = append(why, "interrupted shards: "+strings.Join(cut, ", "))
+			}
+			return usageErrorf("%s: the sweep is incomplete (--allow-incomplete accepts it)", strings.Join(why, "; "))
 		},
 	}
 	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the merged summary as JSON to this file (- for stdout)")
-	cmd.Flags().BoolVar(&partial, "partial", false, "accept a merge that lacks some shards")
+	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "accept missing or interrupted shards: the report says incomplete, never clean")
+	cmd.Flags().BoolVar(&partial, "partial", false, "the old name of --allow-incomplete")
+	_ = cmd.Flags().MarkDeprecated("partial", "use --allow-incomplete")
 	return cmd
 }

@@ -77,7 +77,7 @@ func TestH2_ExploreSummarySaysHowShrinkingEnded(t *testing.T) {
 		sum := &explore.Summary{Scenario: "s", File: "s.yaml", First: 1, Seeds: 10, Ran: 10, Failed: 1, Total: 1,
 			Violations: []explore.Violation{{Seed: 9, Kind: explore.KindLinearizability, Message: "m"}}, FirstFailing: &f}
 		var b bytes.Buffer
-		writeSummary(&b, sum)
+		writeSummary(&b, sum, false)
 		assert.Contains(t, b.String(), "first failing seed 9: "+tc.want+"\n")
 	}
 }

@@ -56,10 +56,15 @@ func TestExploreShardsAndMerge(t *testing.T) {
 
 	code, out, errOut = runCLI(t, "explore", "merge", files[0])
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, out, "missing shards: 1/2")
-	assert.Contains(t, errOut, "1 of 2 shards missing: the sweep is incomplete (--partial accepts it)")
-	code, _, _ = runCLI(t, "explore", "merge", "--partial", files[0])
+	assert.Contains(t, out, "missing shards (1): 1/2")
+	assert.Contains(t, errOut, "1 of 2 shards missing (1/2): the sweep is incomplete (--allow-incomplete accepts it)")
+	assert.NotContains(t, out, "clean: no violation")
+	code, out, _ = runCLI(t, "explore", "merge", "--allow-incomplete", files[0])
 	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "incomplete: no violation in the 50 seeds that ran, but not every seed was checked")
+	code, out, _ = runCLI(t, "explore", "merge", "--partial", files[0])
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "use --allow-incomplete")
 }
 
 func TestExploreBadInput(t *testing.T) {
@@ -72,8 +77,8 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", ambiguous, "--rates", "lose-request=2"}, "--rates: lose-request=2: want a rate, a number from 0 to 1"},
 		{[]string{"explore", ambiguous, "--rates", "lose-request"}, `--rates: "lose-request": want FAULT=RATE`},
 		{[]string{"explore", ambiguous, "--rates", "lose-request=0.6,overloaded=0.6"}, "random rates add up to 1.2, must be at most 1"},
-		{[]string{"explore", ambiguous, "--seeds", "-5"}, "seeds is -5, must be >= 1"},
-		{[]string{"explore", ambiguous, "--workers", "0", "--max-ambiguous", "99"}, "max ambiguous is 99, must be from 1 to 20"},
+		{[]string{"explore", ambiguous, "--seeds", "-5"}, "--seeds: -5: want 1 or more seeds"},
+		{[]string{"explore", ambiguous, "--max-ambiguous", "99"}, "max ambiguous is 99, must be from 1 to 20"},
 		{[]string{"explore", "nope.yaml"}, "nope.yaml"},
 		{[]string{"explore", "merge", "nope.json"}, "open nope.json"},
 		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox`},
@@ -90,7 +95,7 @@ func TestExploreBadInput(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(`{"scenario": 3}`), 0o644))
 	code, _, errOut := runCLI(t, "explore", "merge", bad)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, "bad.json: explore merge: json: cannot unmarshal number")
+	assert.Contains(t, errOut, "explore merge: "+bad+": json: cannot unmarshal number")
 }
 
 func TestVerify(t *testing.T) {

@@ -339,6 +339,6 @@ func TestH2_MergeMessageWritesRatesAsFlags(t *testing.T) {
 	}
 	code, _, errOut := runCLI(t, "explore", "merge", a, b)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, "summary 2 used rates lose-request=0.2, not lose-response=0.1")
+	assert.Contains(t, errOut, "rates lose-request=0.2, not lose-response=0.1")
 	assert.NotContains(t, errOut, "map[")
 }

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,10 @@ const (
 	exitExpect   = 1
 	exitUsage    = 2
 	exitInternal = 3
+	// exitInterrupted is 128+SIGINT, as a shell reports a command that
+	// SIGINT ended: explore returns it (143 for SIGTERM) after printing
+	// what ran.
+	exitInterrupted = 130
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -30,10 +35,16 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // disk, a closed pipe) makes the command fail with exit code 2, whatever it
 // found, since its report never reached the reader.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run with a context that a test can cancel, as a signal
+// would.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := &checkedWriter{w: stdout}
 	cmd := newRoot(out, stderr)
 	cmd.SetArgs(args)
-	code := exitCode(cmd.Execute(), stderr)
+	code := exitCode(cmd.ExecuteContext(ctx), stderr)
 	if out.err != nil && code != exitInternal {
 		fmt.Fprintf(stderr, "dosim: writing the output: %v\n", out.err)
 		return exitUsage
