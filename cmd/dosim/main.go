@@ -4,8 +4,11 @@
 // shows how retries multiply with an application's own loop; dosim demo
 // runs the built-in inventory demo.
 //
-// Exit codes: 0 ok, 1 an expectation failed, 2 a usage or input error, 3 the
-// simulation itself failed.
+// Exit codes: 0 ok; 1 an expectation failed, explore found a violation or
+// verify found a marked method that is not idempotent; 2 a usage or input
+// error, or output that could not be written; 3 the simulation itself
+// failed; 130 (143) explore stopped by SIGINT (SIGTERM) after printing what
+// ran.
 package main
 
 import (

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// readmeBlock is one shell session quoted in the README: the command after
+// "$ " and the output lines printed under it.
+type readmeBlock struct {
+	line int
+	cmd  string
+	want []string
+}
+
+// readmeBlocks finds the fenced blocks of README.md whose first line is
+// "$ dosim ..." or "$ make run".
+func readmeBlocks(t *testing.T, path string) []readmeBlock {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var (
+		blocks []readmeBlock
+		cur    *readmeBlock
+		fence  bool
+		n      int
+	)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			if fence && cur != nil {
+				blocks = append(blocks, *cur)
+			}
+			fence, cur = !fence, nil
+			continue
+		}
+		if !fence {
+			continue
+		}
+		if cur == nil {
+			if c, ok := strings.CutPrefix(line, "$ "); ok && (strings.HasPrefix(c, "dosim ") || c == "make run") {
+				cur = &readmeBlock{line: n, cmd: c}
+			} else {
+				// Not a session: skip the rest of this fence.
+				for sc.Scan() {
+					n++
+					if strings.HasPrefix(sc.Text(), "```") {
+						fence = false
+						break
+					}
+				}
+			}
+			continue
+		}
+		cur.want = append(cur.want, line)
+	}
+	require.NoError(t, sc.Err())
+	return blocks
+}
+
+// Every "$ dosim ..." session in the README prints what the README says it
+// prints (H2: the documentation is checked like a tool). A line "..." in a
+// quoted output stands for lines left out: what comes before it must start
+// the real output and what comes after it must end it.
+func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
+	inRoot(t)
+	blocks := readmeBlocks(t, filepath.Join(repoRoot, "README.md"))
+	require.NotEmpty(t, blocks, "the README quotes dosim sessions")
+	for _, b := range blocks {
+		t.Run(b.cmd, func(t *testing.T) {
+			want := b.want
+			args := strings.Fields(strings.TrimPrefix(b.cmd, "dosim "))
+			if b.cmd == "make run" {
+				// make run echoes the go run line, then runs the demo scenario.
+				require.NotEmpty(t, want)
+				require.True(t, strings.HasPrefix(want[0], "go run ./cmd/dosim "), "README line %d", b.line)
+				args = strings.Fields(strings.TrimPrefix(want[0], "go run ./cmd/dosim "))
+				want = want[1:]
+			}
+			_, out, _ := runCLI(t, args...)
+			got := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			for i := range got {
+				got[i] = strings.TrimRight(got[i], " ")
+			}
+			head, tail, elided := want, []string(nil), false
+			for i, l := range want {
+				if strings.TrimSpace(l) == "..." {
+					head, tail, elided = want[:i], want[i+1:], true
+					break
+				}
+			}
+			if !elided {
+				assert.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "README line %d: %s", b.line, b.cmd)
+				return
+			}
+			require.GreaterOrEqual(t, len(got), len(head)+len(tail), "README line %d: output shorter than quoted", b.line)
+			assert.Equal(t, strings.Join(head, "\n"), strings.Join(got[:len(head)], "\n"), "README line %d: start of %s", b.line, b.cmd)
+			assert.Equal(t, strings.Join(tail, "\n"), strings.Join(got[len(got)-len(tail):], "\n"), "README line %d: end of %s", b.line, b.cmd)
+		})
+	}
+}
