@@ -2,17 +2,16 @@ package object
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/dosim/dosim/internal/backoff"
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 )
 
@@ -181,7 +180,9 @@ var retryKeys = []string{"maxAttempts", "baseDelayMs", "maxDelayMs"}
 
 // ParseRetryOptions reads retry options from untyped input, as decoded from
 // JSON or YAML: the keys "maxAttempts", "baseDelayMs" and "maxDelayMs",
-// each a number. It checks each field on its own with rule A4's messages:
+// each a number: a float64 or a json.Number (from encoding/json, with or
+// without UseNumber), an int or uint64 (from YAML), or any Go integer or
+// float kind, as for stub.ParseOptions. It checks each field on its own with rule A4's messages:
 // maxAttempts that is not a finite number or is below 1 gets
 // "retry.maxAttempts must be >= 1", a fraction "retry.maxAttempts must be
 // an integer"; a delay that is not a finite number or is not above 0 gets
@@ -202,7 +203,7 @@ func ParseRetryOptions(m map[string]any) (RetryOptions, error) {
 		if !present {
 			continue
 		}
-		f, isNum := number(v)
+		f, isNum := clone.Number(v)
 		finite := isNum && !math.IsNaN(f) && !math.IsInf(f, 0)
 		switch k {
 		case "maxAttempts":
@@ -230,25 +231,6 @@ func ParseRetryOptions(m map[string]any) (RetryOptions, error) {
 		}
 	}
 	return o, nil
-}
-
-// number returns v as a float64 if it is a number: any Go integer or float
-// kind, or a json.Number. A bool, a string or nil is not a number.
-func number(v any) (float64, bool) {
-	if n, ok := v.(json.Number); ok {
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return rv.Float(), true
-	}
-	return 0, false
 }
 
 // stateFrom returns the State of the object whose turn runs on ctx.
