@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/dosim/dosim/internal/backoff"
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 )
@@ -60,7 +60,9 @@ func optErr(field string, value any, msg string) error {
 }
 
 // RetryOptions configures Retry, and the retries of a scheduled or queued
-// task. A nil field is unset: it takes the object class's default (see
+// task. After failed attempt k the wait is a whole number of milliseconds
+// drawn uniformly from [0, min(2^k·BaseDelayMs, MaxDelayMs)) (rule A2; see
+// MaxRetryDelay). A nil field is unset: it takes the object class's default (see
 // RetryDefaulter), else the built-in one. Set a field with Go's new:
 // RetryOptions{MaxAttempts: new(5)}. An explicit 0 is set, and refused.
 type RetryOptions struct {
@@ -153,6 +155,33 @@ func resolve(class *RetryOptions, call RetryOptions) (retryPolicy, error) {
 		should:   merged.ShouldRetry,
 		breaker:  merged.Breaker,
 	}, nil
+}
+
+// MaxRetryDelay returns the bound of the wait after failed attempt k (from
+// 1) of Retry, or of a scheduled or queued task, with backoff base base and
+// cap maxDelay: min(2^k·base, maxDelay) (rule A2). The wait is a whole
+// number of milliseconds drawn uniformly from [0, MaxRetryDelay(k, base,
+// maxDelay)), the bound excluded, from the runtime's seeded source; with the
+// defaults (100ms, 3000ms) the bounds are 200ms, 400ms, 800ms, ... up to 3s.
+//
+// k below 0 counts as 0. A base that is not positive gives maxDelay, as
+// does a product too large for a Duration.
+func MaxRetryDelay(k int, base, maxDelay time.Duration) time.Duration {
+	k = max(k, 0)
+	if k > 40 || base <= 0 || base > maxDelay>>k { // base·2^k > maxDelay, without overflow
+		return maxDelay
+	}
+	return base << k
+}
+
+// retryDelay draws the wait after failed attempt k from rng: a whole number
+// of milliseconds uniform in [0, MaxRetryDelay(k, base, maxDelay)) (rule A2).
+func retryDelay(rng *rand.Rand, k int, base, maxDelay time.Duration) time.Duration {
+	capMs := MaxRetryDelay(k, base, maxDelay).Milliseconds()
+	if capMs <= 0 {
+		return 0
+	}
+	return time.Duration(rng.Int64N(capMs)) * time.Millisecond
 }
 
 // msDuration converts whole milliseconds to a Duration, saturating.
@@ -249,7 +278,7 @@ func stateFrom(ctx context.Context, op string) (*State, error) {
 // or the last error, unwrapped (rules A1-A5). fn receives the attempt
 // number, from 1. After failed attempt k it waits a whole number of
 // milliseconds drawn uniformly from [0, min(2^k·base, cap)) from the
-// runtime's seeded source (rule A2); the wait is a simulated sleep, so
+// runtime's seeded source (rule A2, MaxRetryDelay); the wait is a simulated sleep, so
 // other requests may enter the object meanwhile (rule O3). opts are merged
 // field by field over the class's RetryDefaults and the built-in defaults,
 // then validated before fn is first called (rules A4, A5).
@@ -340,7 +369,7 @@ func (r *retrier) step(ctx context.Context, attempt int, fn func(ctx context.Con
 		r.s.event(EventRetryGaveUp, fmt.Sprintf("%sattempt=%d reason=should-retry-false err=%q", r.label, attempt, err))
 		return false, 0, err
 	}
-	delay = backoff.Agents(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
+	delay = retryDelay(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
 	r.s.event(EventRetry, fmt.Sprintf("%sattempt=%d delay=%v err=%q", r.label, attempt, delay, err))
 	return true, delay, err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -30,6 +31,39 @@ const (
 	MinTimeoutMs      = 500
 	MaxTimeoutMs      = 60000
 )
+
+// The stub's retry backoff (rule S8). Before retry n, when n attempts have
+// been made, the stub sleeps a whole number of milliseconds drawn uniformly
+// from [0, min(BackoffBase·2^(n-1), BackoffCap)], both bounds included,
+// from the runtime's seeded source: full jitter over 500ms, 1s, then 2s.
+// See MaxBackoff.
+const (
+	BackoffBase = 500 * time.Millisecond
+	BackoffCap  = 2 * time.Second
+)
+
+// MaxBackoff returns the longest sleep before retry n, when n attempts have
+// been made: min(500ms·2^(n-1), 2s), so 500ms before the first retry, 1s
+// before the second and 2s before every later one (rule S8). The sleep is a
+// whole number of milliseconds uniform in [0, MaxBackoff(n)], bounds
+// included, drawn from the runtime's seed; a retry whose sleep would reach
+// the call's deadline does not start (rule S9). n below 1 counts as 1.
+func MaxBackoff(n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	if n > 3 {
+		return BackoffCap
+	}
+	return min(BackoffBase<<(n-1), BackoffCap)
+}
+
+// retryBackoff draws the sleep before retry n from rng: full jitter, a
+// whole number of milliseconds uniform in [0, MaxBackoff(n)] (rule S8).
+func retryBackoff(rng *rand.Rand, n int) time.Duration {
+	capMs := MaxBackoff(n).Milliseconds()
+	return time.Duration(rng.Int64N(capMs+1)) * time.Millisecond
+}
 
 // Option configures a stub made by Namespace.Get.
 type Option interface {
