@@ -18,7 +18,8 @@
 //
 // Beyond requests, an object has an alarm (State.SetAlarm and the Alarmer
 // interface, rule O6) and the Agents SDK's helpers (rules A1-A7): Retry
-// for jittered retries inside a turn, State.Schedule and State.Queue for
+// for jittered retries inside a turn (after failed attempt k it waits
+// uniformly in [0, min(2^k·base, cap)): MaxRetryDelay), State.Schedule and State.Queue for
 // tasks kept in storage that run the object's own methods later, OnError
 // (ErrorHandler) for their failures, and opt-in dead letters, circuit
 // breakers and an independent queue mode.

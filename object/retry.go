@@ -2,17 +2,16 @@ package object
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/dosim/dosim/internal/backoff"
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 )
 
@@ -61,7 +60,9 @@ func optErr(field string, value any, msg string) error {
 }
 
 // RetryOptions configures Retry, and the retries of a scheduled or queued
-// task. A nil field is unset: it takes the object class's default (see
+// task. After failed attempt k the wait is a whole number of milliseconds
+// drawn uniformly from [0, min(2^k·BaseDelayMs, MaxDelayMs)) (rule A2; see
+// MaxRetryDelay). A nil field is unset: it takes the object class's default (see
 // RetryDefaulter), else the built-in one. Set a field with Go's new:
 // RetryOptions{MaxAttempts: new(5)}. An explicit 0 is set, and refused.
 type RetryOptions struct {
@@ -156,6 +157,33 @@ func resolve(class *RetryOptions, call RetryOptions) (retryPolicy, error) {
 	}, nil
 }
 
+// MaxRetryDelay returns the bound of the wait after failed attempt k (from
+// 1) of Retry, or of a scheduled or queued task, with backoff base base and
+// cap maxDelay: min(2^k·base, maxDelay) (rule A2). The wait is a whole
+// number of milliseconds drawn uniformly from [0, MaxRetryDelay(k, base,
+// maxDelay)), the bound excluded, from the runtime's seeded source; with the
+// defaults (100ms, 3000ms) the bounds are 200ms, 400ms, 800ms, ... up to 3s.
+//
+// k below 0 counts as 0. A base that is not positive gives maxDelay, as
+// does a product too large for a Duration.
+func MaxRetryDelay(k int, base, maxDelay time.Duration) time.Duration {
+	k = max(k, 0)
+	if k > 40 || base <= 0 || base > maxDelay>>k { // base·2^k > maxDelay, without overflow
+		return maxDelay
+	}
+	return base << k
+}
+
+// retryDelay draws the wait after failed attempt k from rng: a whole number
+// of milliseconds uniform in [0, MaxRetryDelay(k, base, maxDelay)) (rule A2).
+func retryDelay(rng *rand.Rand, k int, base, maxDelay time.Duration) time.Duration {
+	capMs := MaxRetryDelay(k, base, maxDelay).Milliseconds()
+	if capMs <= 0 {
+		return 0
+	}
+	return time.Duration(rng.Int64N(capMs)) * time.Millisecond
+}
+
 // msDuration converts whole milliseconds to a Duration, saturating.
 func msDuration(ms int) time.Duration {
 	if int64(ms) > math.MaxInt64/int64(time.Millisecond) {
@@ -181,7 +209,9 @@ var retryKeys = []string{"maxAttempts", "baseDelayMs", "maxDelayMs"}
 
 // ParseRetryOptions reads retry options from untyped input, as decoded from
 // JSON or YAML: the keys "maxAttempts", "baseDelayMs" and "maxDelayMs",
-// each a number. It checks each field on its own with rule A4's messages:
+// each a number: a float64 or a json.Number (from encoding/json, with or
+// without UseNumber), an int or uint64 (from YAML), or any Go integer or
+// float kind, as for stub.ParseOptions. It checks each field on its own with rule A4's messages:
 // maxAttempts that is not a finite number or is below 1 gets
 // "retry.maxAttempts must be >= 1", a fraction "retry.maxAttempts must be
 // an integer"; a delay that is not a finite number or is not above 0 gets
@@ -202,7 +232,7 @@ func ParseRetryOptions(m map[string]any) (RetryOptions, error) {
 		if !present {
 			continue
 		}
-		f, isNum := number(v)
+		f, isNum := clone.Number(v)
 		finite := isNum && !math.IsNaN(f) && !math.IsInf(f, 0)
 		switch k {
 		case "maxAttempts":
@@ -232,25 +262,6 @@ func ParseRetryOptions(m map[string]any) (RetryOptions, error) {
 	return o, nil
 }
 
-// number returns v as a float64 if it is a number: any Go integer or float
-// kind, or a json.Number. A bool, a string or nil is not a number.
-func number(v any) (float64, bool) {
-	if n, ok := v.(json.Number); ok {
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return rv.Float(), true
-	}
-	return 0, false
-}
-
 // stateFrom returns the State of the object whose turn runs on ctx.
 func stateFrom(ctx context.Context, op string) (*State, error) {
 	if ctx == nil {
@@ -267,7 +278,7 @@ func stateFrom(ctx context.Context, op string) (*State, error) {
 // or the last error, unwrapped (rules A1-A5). fn receives the attempt
 // number, from 1. After failed attempt k it waits a whole number of
 // milliseconds drawn uniformly from [0, min(2^k·base, cap)) from the
-// runtime's seeded source (rule A2); the wait is a simulated sleep, so
+// runtime's seeded source (rule A2, MaxRetryDelay); the wait is a simulated sleep, so
 // other requests may enter the object meanwhile (rule O3). opts are merged
 // field by field over the class's RetryDefaults and the built-in defaults,
 // then validated before fn is first called (rules A4, A5).
@@ -358,7 +369,7 @@ func (r *retrier) step(ctx context.Context, attempt int, fn func(ctx context.Con
 		r.s.event(EventRetryGaveUp, fmt.Sprintf("%sattempt=%d reason=should-retry-false err=%q", r.label, attempt, err))
 		return false, 0, err
 	}
-	delay = backoff.Agents(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
+	delay = retryDelay(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
 	r.s.event(EventRetry, fmt.Sprintf("%sattempt=%d delay=%v err=%q", r.label, attempt, delay, err))
 	return true, delay, err
 }

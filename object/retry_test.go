@@ -462,3 +462,24 @@ func TestRetryCancelledA2(t *testing.T) {
 	assert.ErrorIs(t, got, context.Canceled)
 	assert.ErrorContains(t, got, "last error: boom")
 }
+
+// A2: the bound min(2^k·base, cap) is computed without overflow. Before
+// issue 10, base<<k could wrap around to a small positive Duration when a
+// large base met many attempts (base 1100000ms, attempt 24), so the wait
+// was drawn below a bound far under the cap; and a negative k panicked.
+func TestA2_MaxRetryDelayDoesNotWrap(t *testing.T) {
+	const ms = time.Millisecond
+	maxDelay := time.Duration(math.MaxInt64)
+	for k := 0; k <= 40; k++ {
+		got := object.MaxRetryDelay(k, 1100000*ms, maxDelay)
+		want := maxDelay
+		if k < 23 { // 1100000ms·2^23 still fits in an int64 of nanoseconds
+			want = 1100000 * ms << k
+		}
+		require.Equal(t, want, got, "k=%d", k)
+	}
+	assert.Equal(t, 100*ms, object.MaxRetryDelay(-1, 100*ms, 3000*ms))
+	assert.Equal(t, 3000*ms, object.MaxRetryDelay(1, 0, 3000*ms))
+	assert.Equal(t, 3000*ms, object.MaxRetryDelay(5, 100*ms, 3000*ms))
+	assert.Equal(t, 1600*ms, object.MaxRetryDelay(4, 100*ms, 3000*ms))
+}

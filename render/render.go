@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/internal/layout"
 	"github.com/dosim/dosim/runtime"
 )
 
@@ -87,14 +88,9 @@ func (r *Report) title() string {
 	return fmt.Sprintf("%s (seed %d)", name, r.Seed)
 }
 
-// Ms formats a virtual time as the timelines do: whole milliseconds as
-// "379ms", finer times with Go's duration syntax.
-func Ms(d time.Duration) string {
-	if d%time.Millisecond == 0 {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return d.String()
-}
+// Ms formats a virtual time as the timelines and runtime.WriteTable do:
+// whole milliseconds as "379ms", finer times with Go's duration syntax.
+func Ms(d time.Duration) string { return layout.Ms(d) }
 
 // effectKey identifies the attempt that recorded an effect.
 type effectKey struct {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/dosim/dosim/internal/layout"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
@@ -159,50 +159,23 @@ func outcomeCell(outcome string) cell {
 	return cell{outcome, color}
 }
 
-// writeTable aligns the rows' cells in columns two spaces apart; trailing
-// empty cells are not padded. Notes are indented under the second column.
-// Every cell's text goes through Escape.
+// writeTable escapes every cell's text (see Escape) and aligns the rows
+// with layout.Write: columns two spaces apart, trailing empty cells not
+// padded, notes indented under the second column.
 func writeTable(w io.Writer, rows []row, paint func(cell) string) {
-	for _, r := range rows {
-		for i := range r.cells {
-			r.cells[i].text = Escape(r.cells[i].text)
-		}
+	out := make([]layout.Row, len(rows))
+	for i, r := range rows {
 		if r.note != nil {
-			r.note.text = Escape(r.note.text)
-		}
-	}
-	var widths []int
-	for _, r := range rows {
-		for i, c := range r.cells {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
-		}
-	}
-	indent := ""
-	if len(widths) > 0 {
-		indent = strings.Repeat(" ", widths[0]+2)
-	}
-	for _, r := range rows {
-		if r.note != nil {
-			fmt.Fprintln(w, indent+paint(*r.note))
+			out[i].Note = &layout.Cell{Text: Escape(r.note.text), Color: r.note.color}
 			continue
 		}
-		last := len(r.cells) - 1
-		for last >= 0 && r.cells[last].text == "" {
-			last--
+		out[i].Cells = make([]layout.Cell, len(r.cells))
+		for j, c := range r.cells {
+			out[i].Cells[j] = layout.Cell{Text: Escape(c.text), Color: c.color}
 		}
-		var b strings.Builder
-		for i := 0; i <= last; i++ {
-			c := r.cells[i]
-			b.WriteString(paint(c))
-			if i < last {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text)+2))
-			}
-		}
-		fmt.Fprintln(w, b.String())
 	}
+	// w is Text's bufio.Writer, whose error Text returns from Flush.
+	_ = layout.Write(w, out, func(c layout.Cell) string { return paint(cell{c.Text, c.Color}) })
 }
 
 // writeEvents lists what alarms, schedules, queues and object.Retry did.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
-	"time"
+
+	"github.com/dosim/dosim/internal/layout"
 )
 
 // Trace renders every call and attempt as text, one line each, with full
@@ -33,22 +33,32 @@ func (r *Runtime) Trace() string {
 
 // WriteTable writes calls as a table a person reads: a row per call, then a
 // row per attempt with its virtual times, what the link did, and what the
-// object did.
+// object did. Columns are two spaces apart and lines carry no trailing
+// blanks; the timeline of render.Text lays out its columns the same way
+// (both use internal/layout).
 func WriteTable(w io.Writer, calls []CallRecord) error {
-	var buf bytes.Buffer
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CALL\tOBJECT\tMETHOD\tATTEMPT\tSTART\tEND\tLINK\tOBJECT DID\tRESULT")
+	text := func(s ...string) []layout.Cell {
+		cells := make([]layout.Cell, len(s))
+		for i, t := range s {
+			cells[i].Text = t
+		}
+		return cells
+	}
+	rows := []layout.Row{{Cells: text("CALL", "OBJECT", "METHOD", "ATTEMPT", "START", "END", "LINK", "OBJECT DID", "RESULT")}}
 	for i, c := range calls {
 		result := c.Outcome
 		if c.Err != "" {
 			result += ": " + c.Err
 		}
-		fmt.Fprintf(tw, "%d\t%s/%s\t%s\t\t%s\t%s\t\t\t%s\n", i+1, c.Namespace, c.Object, c.Method, ms(c.Start), ms(c.End), result)
+		rows = append(rows, layout.Row{Cells: text(fmt.Sprint(i+1), c.Namespace+"/"+c.Object, c.Method, "",
+			layout.Ms(c.Start), layout.Ms(c.End), "", "", result)})
 		for _, a := range c.Attempts {
-			fmt.Fprintf(tw, "\t\t\t%d\t%s\t%s\t%s\t%s\t\n", a.N, ms(a.Start), ms(a.End), a.LinkText(), a.DidText())
+			rows = append(rows, layout.Row{Cells: text("", "", "", fmt.Sprint(a.N),
+				layout.Ms(a.Start), layout.Ms(a.End), a.LinkText(), a.DidText())})
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	var buf bytes.Buffer
+	if err := layout.Write(&buf, rows, nil); err != nil {
 		return err
 	}
 	for _, line := range strings.SplitAfter(buf.String(), "\n") {
@@ -60,11 +70,4 @@ func WriteTable(w io.Writer, calls []CallRecord) error {
 		}
 	}
 	return nil
-}
-
-func ms(d time.Duration) string {
-	if d%time.Millisecond == 0 {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return d.String()
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
@@ -681,28 +682,14 @@ func (p *parser) parseOptions(n *yaml.Node, path string, st *Stub) {
 			continue
 		}
 		st.Options = append(st.Options, opts...)
-		n := toInt(v)
+		f, _ := clone.Number(v) // the number stub.ParseOptions accepted
+		n := int(f)
 		if k == "maxRetries" {
 			st.MaxRetries = n
 		} else {
 			st.TimeoutMs = n
 		}
 	}
-}
-
-// toInt converts a number stub.ParseOptions accepted.
-func toInt(v any) int {
-	switch x := v.(type) {
-	case int:
-		return x
-	case int64:
-		return int(x)
-	case uint64:
-		return int(x)
-	case float64:
-		return int(x)
-	}
-	return 0
 }
 
 // methodNames lists the methods of the namespaces' classes (of one

@@ -1,12 +1,17 @@
 package stub
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dosim/dosim/internal/clone"
 )
 
 // ErrRange is wrapped by the error for an option value that is out of range
@@ -26,6 +31,39 @@ const (
 	MinTimeoutMs      = 500
 	MaxTimeoutMs      = 60000
 )
+
+// The stub's retry backoff (rule S8). Before retry n, when n attempts have
+// been made, the stub sleeps a whole number of milliseconds drawn uniformly
+// from [0, min(BackoffBase·2^(n-1), BackoffCap)], both bounds included,
+// from the runtime's seeded source: full jitter over 500ms, 1s, then 2s.
+// See MaxBackoff.
+const (
+	BackoffBase = 500 * time.Millisecond
+	BackoffCap  = 2 * time.Second
+)
+
+// MaxBackoff returns the longest sleep before retry n, when n attempts have
+// been made: min(500ms·2^(n-1), 2s), so 500ms before the first retry, 1s
+// before the second and 2s before every later one (rule S8). The sleep is a
+// whole number of milliseconds uniform in [0, MaxBackoff(n)], bounds
+// included, drawn from the runtime's seed; a retry whose sleep would reach
+// the call's deadline does not start (rule S9). n below 1 counts as 1.
+func MaxBackoff(n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	if n > 3 {
+		return BackoffCap
+	}
+	return min(BackoffBase<<(n-1), BackoffCap)
+}
+
+// retryBackoff draws the sleep before retry n from rng: full jitter, a
+// whole number of milliseconds uniform in [0, MaxBackoff(n)] (rule S8).
+func retryBackoff(rng *rand.Rand, n int) time.Duration {
+	capMs := MaxBackoff(n).Milliseconds()
+	return time.Duration(rng.Int64N(capMs+1)) * time.Millisecond
+}
 
 // Option configures a stub made by Namespace.Get.
 type Option interface {
@@ -75,9 +113,13 @@ func rangeErr(field, value string, lo, hi int) error {
 }
 
 // ParseOptions reads stub options from untyped input, as decoded from JSON
-// or YAML: the keys "maxRetries" and "timeoutMs". A value that is not a
-// number is an error wrapping ErrType; a fraction or a value out of range
-// wraps ErrRange; an unknown key is an error naming the known ones.
+// or YAML: the keys "maxRetries" and "timeoutMs". A number is a float64 or
+// a json.Number (from encoding/json, with or without UseNumber), an int or
+// uint64 (from YAML), or any Go integer or float kind, as for
+// object.ParseRetryOptions. A value that is not a number (a string, a
+// bool, null, a list, a mapping) is an error wrapping ErrType; a fraction
+// or a value out of range wraps ErrRange; an unknown key is an error
+// naming the known ones.
 func ParseOptions(m map[string]any) ([]Option, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -107,42 +149,37 @@ func ParseOptions(m map[string]any) ([]Option, error) {
 	return opts, nil
 }
 
-// integer reads an untyped whole number within [lo, hi].
+// integer reads an untyped whole number within [lo, hi]. What counts as a
+// number is clone.Number's: JSON's float64 and json.Number, YAML's ints,
+// and every Go integer or float kind.
 func integer(field string, v any, lo, hi int) (int, error) {
-	var f float64
-	switch x := v.(type) {
-	case int:
-		f = float64(x)
-	case int8:
-		f = float64(x)
-	case int16:
-		f = float64(x)
-	case int32:
-		f = float64(x)
-	case int64:
-		f = float64(x)
-	case uint:
-		f = float64(x)
-	case uint8:
-		f = float64(x)
-	case uint16:
-		f = float64(x)
-	case uint32:
-		f = float64(x)
-	case uint64:
-		f = float64(x)
-	case float32:
-		f = float64(x)
-	case float64:
-		f = x
-	default:
+	f, ok := clone.Number(v)
+	if !ok {
 		return 0, fmt.Errorf("stub option %s: %s is of the %w: must be a number, an integer from %d to %d",
 			field, describe(v), ErrType, lo, hi)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
-		return 0, rangeErr(field, strings.TrimSuffix(fmt.Sprint(v), ".0"), lo, hi)
+		return 0, rangeErr(field, strings.TrimSuffix(numberText(v), ".0"), lo, hi)
 	}
 	return int(f), nil
+}
+
+// numberText writes a number clone.Number accepted as the user wrote it: a
+// named integer type such as time.Duration as its number, not its String.
+func numberText(v any) string {
+	if n, ok := v.(json.Number); ok {
+		return string(n)
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return fmt.Sprintf("%d", v)
+	case reflect.Float32, reflect.Float64:
+		if rv.Type().PkgPath() != "" { // a named float type
+			return fmt.Sprint(rv.Float())
+		}
+	}
+	return fmt.Sprint(v)
 }
 
 func describe(v any) string {
@@ -153,6 +190,8 @@ func describe(v any) string {
 		return fmt.Sprintf("%q (a string)", x)
 	case bool:
 		return fmt.Sprintf("%v (a bool)", x)
+	case json.Number:
+		return fmt.Sprintf("%q (not a number)", string(x))
 	}
 	return fmt.Sprintf("a %T", v)
 }

@@ -2,10 +2,13 @@ package stub_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -72,4 +75,48 @@ func TestParseOptionsS2(t *testing.T) {
 	c := w.rt.Calls()[0]
 	assert.LessOrEqual(t, len(c.Attempts), 3)
 	assert.Contains(t, []string{runtime.OutcomeAttemptsExhausted, runtime.OutcomeTimeout}, c.Outcome)
+}
+
+// S2: stub.ParseOptions reads numbers as object.ParseRetryOptions does
+// (issue 10: one parser of untyped numbers). It used to refuse a
+// json.Number, which encoding/json makes with UseNumber, and named number
+// types, which object.ParseRetryOptions took.
+func TestS2_ParseOptionsReadsNumbersAsObjectDoes(t *testing.T) {
+	var m map[string]any
+	d := json.NewDecoder(strings.NewReader(`{"maxRetries": 3, "timeoutMs": 2500}`))
+	d.UseNumber()
+	require.NoError(t, d.Decode(&m))
+	require.IsType(t, json.Number(""), m["maxRetries"])
+	opts, err := stub.ParseOptions(m)
+	require.NoError(t, err)
+	w := newWorld(t, 1)
+	s := w.stub(t, opts...)
+	assert.Equal(t, 3, s.MaxRetries())
+	assert.Equal(t, 2500*time.Millisecond, s.Timeout())
+
+	type count int
+	opts, err = stub.ParseOptions(map[string]any{"maxRetries": count(7)})
+	require.NoError(t, err)
+	assert.Equal(t, 7, w.stub(t, opts...).MaxRetries())
+
+	// The same values object.ParseRetryOptions takes and refuses.
+	_, err = object.ParseRetryOptions(map[string]any{"maxAttempts": json.Number("3")})
+	require.NoError(t, err)
+
+	refused := []struct {
+		v        any
+		sentinel error
+		want     string
+	}{
+		{json.Number("2.5"), stub.ErrRange, "stub option maxRetries: 2.5 is out of range: must be an integer from 0 to 10"},
+		{json.Number("11"), stub.ErrRange, "stub option maxRetries: 11 is out of range: must be an integer from 0 to 10"},
+		{json.Number("1e400"), stub.ErrRange, "stub option maxRetries: 1e400 is out of range: must be an integer from 0 to 10"},
+		{json.Number("three"), stub.ErrType, `stub option maxRetries: "three" (not a number) is of the wrong type: must be a number, an integer from 0 to 10`},
+		{time.Duration(11), stub.ErrRange, "stub option maxRetries: 11 is out of range: must be an integer from 0 to 10"},
+	}
+	for _, tc := range refused {
+		_, err := stub.ParseOptions(map[string]any{"maxRetries": tc.v})
+		require.ErrorIs(t, err, tc.sentinel, "%#v", tc.v)
+		assert.EqualError(t, err, tc.want)
+	}
 }

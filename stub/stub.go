@@ -6,7 +6,8 @@
 // the Durable Objects runtime does (rules S1-S15 of dosim's design): only
 // when the failure is retryable and the request never reached the object or
 // the link broke so that arrival is unknown; with one request identity for
-// every attempt; after a full-jitter backoff drawn from the runtime's seed;
+// every attempt; after a full-jitter backoff drawn from the runtime's seed
+// (before retry n, uniform in [0, min(500ms·2^(n-1), 2s)]: MaxBackoff);
 // never past its deadline, and never cancelling the first attempt. The
 // object's host rejects an identity it has already seen unless the method is
 // marked object.Retryable, so an unmarked method never runs twice because of
@@ -21,7 +22,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/dosim/dosim/internal/backoff"
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
@@ -274,7 +274,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		case ctx.Err() != nil: // S14: no attempt starts after cancellation
 			return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 		}
-		sleep := backoff.Stub(k.Rand(), n) // S8
+		sleep := retryBackoff(k.Rand(), n) // S8
 		if k.Now()+sleep >= deadline {     // S9
 			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
 		}

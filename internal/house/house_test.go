@@ -470,12 +470,12 @@ func (e edge) String() string { return e.from + " -> " + e.to }
 var rank = map[string]int{
 	"transport": 0,
 
-	"internal/backoff": 10,
-	"internal/clone":   10,
-	"internal/house":   10,
-	"internal/sched":   10,
-	"internal/invoke":  11,
-	"internal/wire":    12,
+	"internal/clone":  10,
+	"internal/house":  10,
+	"internal/layout": 10,
+	"internal/sched":  10,
+	"internal/invoke": 11,
+	"internal/wire":   12,
 
 	"object":              20,
 	"stub":                30,
@@ -499,19 +499,18 @@ var allowedEdges = map[edge]bool{
 	{from: "internal/wire", to: "internal/sched"}: true,
 	{from: "internal/wire", to: "transport"}:      true,
 
-	{from: "object", to: "internal/backoff"}: true,
-	{from: "object", to: "internal/clone"}:   true,
-	{from: "object", to: "internal/wire"}:    true,
+	{from: "object", to: "internal/clone"}: true,
+	{from: "object", to: "internal/wire"}:  true,
 
-	{from: "stub", to: "internal/backoff"}: true,
-	{from: "stub", to: "internal/clone"}:   true,
-	{from: "stub", to: "internal/sched"}:   true,
-	{from: "stub", to: "internal/wire"}:    true,
-	{from: "stub", to: "object"}:           true,
-	{from: "stub", to: "transport"}:        true,
+	{from: "stub", to: "internal/clone"}: true,
+	{from: "stub", to: "internal/sched"}: true,
+	{from: "stub", to: "internal/wire"}:  true,
+	{from: "stub", to: "object"}:         true,
+	{from: "stub", to: "transport"}:      true,
 
 	{from: "runtime", to: "internal/clone"}:  true,
 	{from: "runtime", to: "internal/invoke"}: true,
+	{from: "runtime", to: "internal/layout"}: true,
 	{from: "runtime", to: "internal/sched"}:  true,
 	{from: "runtime", to: "internal/wire"}:   true,
 	{from: "runtime", to: "object"}:          true,
@@ -525,8 +524,9 @@ var allowedEdges = map[edge]bool{
 	{from: "verify", to: "stub"}:      true,
 	{from: "verify", to: "transport"}: true,
 
-	{from: "render", to: "runtime"}:   true,
-	{from: "render", to: "transport"}: true,
+	{from: "render", to: "internal/layout"}: true,
+	{from: "render", to: "runtime"}:         true,
+	{from: "render", to: "transport"}:       true,
 
 	{from: "examples", to: "object"}:    true,
 	{from: "examples", to: "runtime"}:   true,
