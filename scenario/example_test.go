@@ -73,10 +73,3 @@ func ExampleScenario_Run() {
 	fmt.Println(failed > 0, "some seeds break expectations written for fixed faults")
 	// Output: true some seeds break expectations written for fixed faults
 }
-
-// Amplify computes the worst case of rule S15.
-func ExampleAmplify() {
-	res, err := scenario.Amplify(scenario.AmplifyOptions{Outer: 3, MaxRetries: 4})
-	fmt.Println(res.Worst, err)
-	// Output: 15 <nil>
-}
