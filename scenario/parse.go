@@ -15,11 +15,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/dosim/dosim/examples"
-	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -47,8 +44,9 @@ var Outcomes = []string{
 	runtime.OutcomeNotReplayable, runtime.OutcomeCancelled,
 }
 
-// Load reads and parses the scenario file at path.
-func Load(path string) (*Scenario, error) {
+// Load reads and parses the scenario file at path. The classes its
+// namespaces may name are those the options register (WithClasses).
+func Load(path string, opts ...Option) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
@@ -58,14 +56,20 @@ func Load(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: reading %s: %w", path, err)
 	}
-	return Parse(path, data)
+	return Parse(path, data, opts...)
 }
 
 // Parse parses a scenario. name is the file name used in messages and as
-// the default scenario name. Every problem found is an *Error; the returned
-// error is then an Errors.
-func Parse(name string, data []byte) (*Scenario, error) {
-	p := &parser{file: name}
+// the default scenario name; the classes its namespaces may name are those
+// the options register (WithClasses). Every problem found is an *Error;
+// the returned error is then an Errors.
+func Parse(name string, data []byte, opts ...Option) (*Scenario, error) {
+	p := &parser{file: name, probed: map[string]classInfo{}}
+	for _, o := range opts {
+		if o != nil {
+			o.applyLoad(&p.cfg)
+		}
+	}
 	s := p.parse(data)
 	if p.more > 0 {
 		p.errs = append(p.errs, &Error{File: name, Line: p.moreLine, Field: "file",
@@ -85,8 +89,10 @@ func digest(data []byte) string {
 
 // parser walks the YAML node tree, checking every field.
 type parser struct {
-	file string
-	errs Errors
+	file   string
+	cfg    loadConfig           // the registered classes
+	probed map[string]classInfo // what each class named so far is
+	errs   Errors
 	// more counts the problems found past the first maxErrors, and
 	// moreLine is where the first of them is.
 	more, moreLine int
@@ -172,31 +178,13 @@ func (p *parser) parse(data []byte) *Scenario {
 	return p.s
 }
 
-// classInfo is what a class's probe instance says about it.
-type classInfo struct {
-	methods object.Methods
-	fetch   bool
-}
-
-// probeClasses builds one instance of each built-in class, with a bare
-// State, to learn its methods and whether it serves fetch.
-var probeClasses = sync.OnceValue(func() map[string]classInfo {
-	out := map[string]classInfo{}
-	for _, c := range examples.Classes() {
-		inst := c.New(new(object.State))
-		_, fetch := inst.(http.Handler)
-		out[c.Name] = classInfo{methods: inst.Methods(), fetch: fetch}
-	}
-	return out
-})
-
 func (p *parser) parseNamespaces(n *yaml.Node) {
 	if n == nil {
 		return
 	}
-	keys, vals := p.entries(n, "namespaces", "NAME: class (one of "+strings.Join(examples.ClassNames(), ", ")+")")
+	keys, vals := p.entries(n, "namespaces", "NAME: class ("+p.cfg.oneOf()+")")
 	if keys == nil && resolve(n).Kind == yaml.MappingNode {
-		p.errorf(n, "namespaces", nil, "is empty: define at least one, as NAME: class (one of %s)", strings.Join(examples.ClassNames(), ", "))
+		p.errorf(n, "namespaces", nil, "is empty: define at least one, as NAME: class (%s)", p.cfg.oneOf())
 	}
 	for i, k := range keys {
 		path := join("namespaces", k.Value)
@@ -205,14 +193,18 @@ func (p *parser) parseNamespaces(n *yaml.Node) {
 		if !ok {
 			continue
 		}
-		cls, ok := examples.LookupClass(cname)
+		ctor, ok := p.cfg.classes[cname]
 		if !ok {
-			p.errorf(vals[i], path, nil, "unknown class %q; the built-in classes are %s", cname, strings.Join(examples.ClassNames(), ", "))
+			p.errorf(vals[i], path, nil, "unknown class %q; %s", cname, p.cfg.registered())
+			continue
+		}
+		info := p.class(cname)
+		if info.err != nil {
+			p.errorf(vals[i], path, info.err, "class %q cannot be used: %v", cname, info.err)
 			continue
 		}
 		delete(p.brokenNS, k.Value)
-		info := probeClasses()[cls.Name]
-		ns := &Namespace{Name: k.Value, Class: cls, Line: k.Line, methods: info.methods, fetch: info.fetch}
+		ns := &Namespace{Name: k.Value, Class: NamedClass{Name: cname, New: ctor}, Line: k.Line, methods: info.methods, fetch: info.fetch}
 		p.namespaces[ns.Name] = ns
 		p.s.Namespaces = append(p.s.Namespaces, ns)
 	}
@@ -639,7 +631,7 @@ func (p *parser) parseCall(n *yaml.Node, path string) *Call {
 		}
 		if ok && c.Stub != nil && !c.Stub.Namespace.fetch {
 			p.errorf(fn, path+".fetch", nil, "class %s has no fetch handler (it is not an http.Handler); classes with one: %s",
-				c.Stub.Namespace.Class.Name, strings.Join(fetchClasses(), ", "))
+				c.Stub.Namespace.Class.Name, p.fetchClasses())
 			ok = false
 		}
 	}
@@ -663,16 +655,6 @@ func (p *parser) parseCall(n *yaml.Node, path string) *Call {
 	c.Index = len(p.s.calls)
 	p.s.calls = append(p.s.calls, c)
 	return c
-}
-
-func fetchClasses() []string {
-	var out []string
-	for _, c := range examples.Classes() {
-		if probeClasses()[c.Name].fetch {
-			out = append(out, c.Name)
-		}
-	}
-	return out
 }
 
 func (p *parser) parseArgs(n *yaml.Node, path string, c *Call) bool {

@@ -33,7 +33,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/stub"
@@ -81,11 +80,11 @@ type Explore struct {
 	Expect []Expectation
 }
 
-// Namespace is a namespace bound to a built-in class.
+// Namespace is a namespace bound to a registered class.
 type Namespace struct {
-	Name  string         // as the file names it
-	Class examples.Class // the built-in class it is bound to
-	Line  int            // where the file defines it
+	Name  string     // as the file names it
+	Class NamedClass // the class it is bound to
+	Line  int        // where the file defines it
 
 	methods object.Methods
 	fetch   bool

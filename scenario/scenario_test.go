@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"github.com/dosim/dosim/examples"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,9 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// builtIns registers dosim's built-in classes, as cmd/dosim does.
+var builtIns = scenario.WithBuiltInClasses(examples.Constructors())
+
 // scenarioFiles lists the scenarios shipped in testdata/scenarios.
 func scenarioFiles(t testing.TB) []string {
 	t.Helper()
@@ -27,7 +31,7 @@ func scenarioFiles(t testing.TB) []string {
 
 func load(t testing.TB, path string) *scenario.Scenario {
 	t.Helper()
-	sc, err := scenario.Load(path)
+	sc, err := scenario.Load(path, builtIns)
 	require.NoError(t, err)
 	return sc
 }
@@ -92,7 +96,7 @@ calls:
 expect:
   storage: [{stub: shop, key: apple, value: 2}, {stub: shop, key: pear, value: 0}]
   effects: {email: 1}
-`))
+`), builtIns)
 	require.NoError(t, err)
 	res, err := sc.Run()
 	require.NoError(t, err)
@@ -172,7 +176,7 @@ calls:
   - {stub: n, method: Get, outer: 3}
   - sleep: 10s
   - {stub: n, method: Get}
-`))
+`), builtIns)
 	require.NoError(t, err)
 	res, err := sc.Run()
 	require.NoError(t, err)
