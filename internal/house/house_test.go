@@ -539,7 +539,6 @@ var allowedEdges = map[edge]bool{
 	{from: "amplify", to: "stub"}:      true,
 	{from: "amplify", to: "transport"}: true,
 
-	{from: "scenario", to: "examples"}:       true,
 	{from: "scenario", to: "internal/clone"}: true,
 	{from: "scenario", to: "object"}:         true,
 	{from: "scenario", to: "render"}:         true,
