@@ -16,7 +16,7 @@ const counterFile = "namespaces: {C: counter}\nstubs: {c: {}}\ncalls: [{stub: c,
 
 // Issue 10 item 4: scenario no longer knows the built-in classes; without
 // WithClasses nothing is registered, and the message says how to register.
-func TestLoadWithoutClassesSaysHowToRegister(t *testing.T) {
+func TestU1_LoadWithoutClassesSaysHowToRegister(t *testing.T) {
 	_, err := scenario.Parse("c.yaml", []byte(counterFile))
 	require.Error(t, err)
 	assert.Equal(t, `c.yaml:1: namespaces.C: unknown class "counter"; no classes are registered (register classes with scenario.WithClasses)`, err.Error())
@@ -28,7 +28,7 @@ func TestLoadWithoutClassesSaysHowToRegister(t *testing.T) {
 // The built-in classes are one registry among others: registries merge, a
 // later one replacing a class of the same name, and the words of the
 // messages follow what was registered.
-func TestWithClassesMergesRegistries(t *testing.T) {
+func TestU1_WithClassesMergesRegistries(t *testing.T) {
 	mine := scenario.WithClasses(map[string]runtime.Constructor{"tally": examples.NewCounter})
 	sc, err := scenario.Parse("c.yaml", []byte(strings.Replace(counterFile, "counter", "tally", 1)), builtIns, mine)
 	require.NoError(t, err)
@@ -52,7 +52,7 @@ func TestWithClassesMergesRegistries(t *testing.T) {
 
 // Methods and arity are checked against a registered class's Go methods,
 // as for the built-in ones.
-func TestWithClassesChecksMethodsOfRegisteredClass(t *testing.T) {
+func TestU1_RegisteredClassMethodsCheckedAtLoad(t *testing.T) {
 	reg := scenario.WithClasses(map[string]runtime.Constructor{"stock": examples.NewInventory})
 	_, err := scenario.Parse("s.yaml", []byte("namespaces: {S: stock}\nstubs: {s: {}}\ncalls: [{stub: s, method: SetQuantity, args: [apple]}]\n"), reg)
 	assert.EqualError(t, err, "s.yaml:3: calls[0].args: SetQuantity(string, int) takes 2 argument(s), got 1")
@@ -60,7 +60,7 @@ func TestWithClassesChecksMethodsOfRegisteredClass(t *testing.T) {
 
 // A registered constructor that is nil, returns nil or panics is reported
 // at the namespace that names it, not a panic of Load.
-func TestWithClassesRefusesBrokenConstructor(t *testing.T) {
+func TestU1_BrokenConstructorIsAnErrorNotAPanic(t *testing.T) {
 	for name, ctor := range map[string]runtime.Constructor{
 		"its constructor is nil":       nil,
 		"its constructor returned nil": func(*object.State) object.Object { return nil },
@@ -76,7 +76,7 @@ func TestWithClassesRefusesBrokenConstructor(t *testing.T) {
 
 // scenario.Class (a RunOption) still swaps one namespace's constructor for
 // one run, on top of the class registered at load time.
-func TestClassRunOptionOverridesRegisteredClass(t *testing.T) {
+func TestU1_ClassRunOptionStillOverrides(t *testing.T) {
 	sc, err := scenario.Parse("c.yaml", []byte(counterFile), builtIns)
 	require.NoError(t, err)
 	used := false
