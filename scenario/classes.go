@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -16,17 +17,53 @@ import (
 // namespaces to.
 type Option interface{ applyLoad(*loadConfig) }
 
-type loadOptionFunc func(*loadConfig)
-
-func (f loadOptionFunc) applyLoad(c *loadConfig) { f(c) }
-
 // loadConfig is what the options of Load and Parse set.
 type loadConfig struct {
-	classes map[string]runtime.Constructor
-	// builtIn is true while every class registered came from
-	// WithBuiltInClasses: messages then call them "the built-in classes".
-	builtIn bool
+	// regs are the registries given, in order: a later one wins for a
+	// class name several have.
+	regs []*registry
 }
+
+// lookup returns the registry that has the class called name, or nil.
+func (c *loadConfig) lookup(name string) *registry {
+	for i := len(c.regs) - 1; i >= 0; i-- {
+		if _, ok := c.regs[i].classes[name]; ok {
+			return c.regs[i]
+		}
+	}
+	return nil
+}
+
+// builtIn reports whether every class registered came from
+// WithBuiltInClasses: messages then call them "the built-in classes".
+func (c *loadConfig) builtIn() bool {
+	for _, r := range c.regs {
+		if !r.builtIn {
+			return false
+		}
+	}
+	return true
+}
+
+// registry is the classes one WithClasses registers, and what probing
+// them found, kept for every parse that uses the option.
+type registry struct {
+	classes map[string]runtime.Constructor
+	names   []string // the class names, sorted
+	builtIn bool
+	probes  sync.Map // class name -> classInfo
+}
+
+// probe probes the class called name once per registry.
+func (r *registry) probe(name string) classInfo {
+	if v, ok := r.probes.Load(name); ok {
+		return v.(classInfo)
+	}
+	v, _ := r.probes.LoadOrStore(name, probe(r.classes[name]))
+	return v.(classInfo)
+}
+
+func (r *registry) applyLoad(c *loadConfig) { c.regs = append(c.regs, r) }
 
 // WithClasses registers classes a scenario may bind its namespaces to: a
 // constructor per class name, the name being how the file spells the
@@ -53,14 +90,7 @@ func WithBuiltInClasses(classes map[string]runtime.Constructor) Option {
 
 func register(classes map[string]runtime.Constructor, builtIn bool) Option {
 	classes = maps.Clone(classes)
-	return loadOptionFunc(func(c *loadConfig) {
-		if c.classes == nil {
-			c.classes = map[string]runtime.Constructor{}
-			c.builtIn = builtIn
-		}
-		c.builtIn = c.builtIn && builtIn
-		maps.Copy(c.classes, classes)
-	})
+	return &registry{classes: classes, names: slices.Sorted(maps.Keys(classes)), builtIn: builtIn}
 }
 
 // NamedClass is a registered class a namespace is bound to: its name, as
@@ -71,28 +101,44 @@ type NamedClass struct {
 }
 
 // classNames lists the registered class names, sorted.
-func (c *loadConfig) classNames() []string { return slices.Sorted(maps.Keys(c.classes)) }
+func (c *loadConfig) classNames() []string {
+	switch len(c.regs) {
+	case 0:
+		return nil
+	case 1:
+		return c.regs[0].names
+	}
+	set := map[string]bool{}
+	for _, r := range c.regs {
+		for _, n := range r.names {
+			set[n] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
 
 // registered says which classes may be named, for a message: "the
 // built-in classes are bucket, counter", or how to register some.
 func (c *loadConfig) registered() string {
-	if len(c.classes) == 0 {
+	names := c.classNames()
+	if len(names) == 0 {
 		return "no classes are registered (register classes with scenario.WithClasses)"
 	}
 	word := "registered"
-	if c.builtIn {
+	if c.builtIn() {
 		word = "built-in"
 	}
-	return fmt.Sprintf("the %s classes are %s", word, strings.Join(c.classNames(), ", "))
+	return fmt.Sprintf("the %s classes are %s", word, strings.Join(names, ", "))
 }
 
 // oneOf says which class names may be given: "one of bucket, counter",
 // or how to register some.
 func (c *loadConfig) oneOf() string {
-	if len(c.classes) == 0 {
+	names := c.classNames()
+	if len(names) == 0 {
 		return "none is registered: register classes with scenario.WithClasses"
 	}
-	return "one of " + strings.Join(c.classNames(), ", ")
+	return "one of " + strings.Join(names, ", ")
 }
 
 // classInfo is what a class's probe instance says about it.
@@ -122,15 +168,9 @@ func probe(ctor runtime.Constructor) (info classInfo) {
 	return classInfo{methods: inst.Methods(), fetch: fetch}
 }
 
-// class probes the registered class called name once per parse.
-func (p *parser) class(name string) classInfo {
-	if info, ok := p.probed[name]; ok {
-		return info
-	}
-	info := probe(p.cfg.classes[name])
-	p.probed[name] = info
-	return info
-}
+// class returns what the registered class called name is (probed once
+// per WithClasses option, however many files it loads).
+func (p *parser) class(name string) classInfo { return p.cfg.lookup(name).probe(name) }
 
 // fetchClasses lists the registered classes that serve fetch, sorted and
 // joined ("none" when none does).

@@ -64,7 +64,7 @@ func Load(path string, opts ...Option) (*Scenario, error) {
 // the options register (WithClasses). Every problem found is an *Error;
 // the returned error is then an Errors.
 func Parse(name string, data []byte, opts ...Option) (*Scenario, error) {
-	p := &parser{file: name, probed: map[string]classInfo{}}
+	p := &parser{file: name}
 	for _, o := range opts {
 		if o != nil {
 			o.applyLoad(&p.cfg)
@@ -89,10 +89,9 @@ func digest(data []byte) string {
 
 // parser walks the YAML node tree, checking every field.
 type parser struct {
-	file   string
-	cfg    loadConfig           // the registered classes
-	probed map[string]classInfo // what each class named so far is
-	errs   Errors
+	file string
+	cfg  loadConfig // the registered classes
+	errs Errors
 	// more counts the problems found past the first maxErrors, and
 	// moreLine is where the first of them is.
 	more, moreLine int
@@ -193,8 +192,8 @@ func (p *parser) parseNamespaces(n *yaml.Node) {
 		if !ok {
 			continue
 		}
-		ctor, ok := p.cfg.classes[cname]
-		if !ok {
+		reg := p.cfg.lookup(cname)
+		if reg == nil {
 			p.errorf(vals[i], path, nil, "unknown class %q; %s", cname, p.cfg.registered())
 			continue
 		}
@@ -204,7 +203,7 @@ func (p *parser) parseNamespaces(n *yaml.Node) {
 			continue
 		}
 		delete(p.brokenNS, k.Value)
-		ns := &Namespace{Name: k.Value, Class: NamedClass{Name: cname, New: ctor}, Line: k.Line, methods: info.methods, fetch: info.fetch}
+		ns := &Namespace{Name: k.Value, Class: NamedClass{Name: cname, New: reg.classes[cname]}, Line: k.Line, methods: info.methods, fetch: info.fetch}
 		p.namespaces[ns.Name] = ns
 		p.s.Namespaces = append(p.s.Namespaces, ns)
 	}

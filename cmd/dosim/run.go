@@ -10,11 +10,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// builtInClasses registers dosim's built-in classes (package examples)
+// for the scenario files the commands load.
+var builtInClasses = scenario.WithBuiltInClasses(examples.Constructors())
+
 // loadScenario loads a scenario file whose namespaces may name dosim's
-// built-in classes (package examples): run, explore and verify --scenario
-// all load through it.
+// built-in classes: run, explore and verify --scenario all load through it.
 func loadScenario(path string) (*scenario.Scenario, error) {
-	return scenario.Load(path, scenario.WithBuiltInClasses(examples.Constructors()))
+	return scenario.Load(path, builtInClasses)
 }
 
 func newRun() *cobra.Command {
