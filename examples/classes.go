@@ -77,3 +77,15 @@ func ClassNames() []string {
 	}
 	return out
 }
+
+// Constructors returns the built-in classes as a registry, a constructor
+// per class name: what dosim gives scenario.WithBuiltInClasses, and what
+// a program of yours can merge its own classes into. The map is new on
+// every call.
+func Constructors() map[string]runtime.Constructor {
+	out := make(map[string]runtime.Constructor, len(classes))
+	for _, c := range classes {
+		out[c.Name] = c.New
+	}
+	return out
+}

@@ -23,9 +23,12 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// builtIns registers dosim's built-in classes, as cmd/dosim does.
+var builtIns = scenario.WithBuiltInClasses(examples.Constructors())
+
 func load(t testing.TB, name string) *scenario.Scenario {
 	t.Helper()
-	sc, err := scenario.Load(filepath.Join("..", "testdata", "scenarios", name+".yaml"))
+	sc, err := scenario.Load(filepath.Join("..", "testdata", "scenarios", name+".yaml"), builtIns)
 	require.NoError(t, err)
 	return sc
 }
@@ -258,7 +261,7 @@ func TestExploreExpectations(t *testing.T) {
 	src, err := os.ReadFile("../testdata/scenarios/ambiguous-delivery.yaml")
 	require.NoError(t, err)
 	yaml := string(src) + "explore:\n  random: {lose-request: 0.5}\n  expect:\n    storage:\n      - {stub: shop, key: apple, value: 1}\n"
-	sc, err := scenario.Parse("explore-expect.yaml", []byte(yaml))
+	sc, err := scenario.Parse("explore-expect.yaml", []byte(yaml), builtIns)
 	require.NoError(t, err)
 	sum, err := explore.Run(sc, explore.Options{Seeds: 100})
 	require.NoError(t, err)

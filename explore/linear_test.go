@@ -38,7 +38,7 @@ func TestH2_ShippedScenariosExploreCleanWithoutFaults(t *testing.T) {
 			if why, ok := excluded[filepath.Base(f)]; ok {
 				t.Skip(why)
 			}
-			sc, err := scenario.Load(f)
+			sc, err := scenario.Load(f, builtIns)
 			require.NoError(t, err)
 			sum, err := explore.Run(sc, explore.Options{Seeds: 300, Rates: noFaults})
 			require.NoError(t, err)

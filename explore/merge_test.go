@@ -119,7 +119,7 @@ func TestH2_MergeRefusesShardsOfAnotherSweep(t *testing.T) {
 	// The same name, another file: one comment more.
 	src, err := os.ReadFile("../testdata/scenarios/ambiguous-delivery.yaml")
 	require.NoError(t, err)
-	other, err := scenario.Parse("ambiguous-delivery.yaml", append(src, "# edited\n"...))
+	other, err := scenario.Parse("ambiguous-delivery.yaml", append(src, "# edited\n"...), builtIns)
 	require.NoError(t, err)
 	require.Equal(t, a.Scenario, other.Name)
 	sum, err := explore.Run(other, explore.Options{Seeds: 60, Shard: explore.Shard{Index: 1, Count: 2}})

@@ -23,7 +23,7 @@ func manyCalls(t testing.TB, n int) *scenario.Scenario {
 	for i := range n {
 		fmt.Fprintf(&b, "  - {stub: shop, method: AddOne, args: [item-%d]}\n", i%50)
 	}
-	sc, err := scenario.Parse("many-calls.yaml", []byte(b.String()))
+	sc, err := scenario.Parse("many-calls.yaml", []byte(b.String()), builtIns)
 	require.NoError(t, err)
 	return sc
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
@@ -157,7 +158,7 @@ func TestHTMLTimelineInBrowser(t *testing.T) {
 	require.NotEmpty(t, files, "no shipped scenarios found")
 	var reports []render.Report
 	for _, f := range files {
-		sc, err := scenario.Load(f)
+		sc, err := scenario.Load(f, scenario.WithBuiltInClasses(examples.Constructors()))
 		require.NoError(t, err, f)
 		res, err := sc.Run()
 		require.NoError(t, err, f)

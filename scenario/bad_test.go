@@ -152,7 +152,7 @@ func TestBadInputMessages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := scenario.Parse("bad.yaml", []byte(tc.yaml))
+			sc, err := scenario.Parse("bad.yaml", []byte(tc.yaml), builtIns)
 			require.Error(t, err)
 			assert.Nil(t, sc, "nothing to run")
 			assert.Equal(t, strings.Join(tc.want, "\n"), err.Error())

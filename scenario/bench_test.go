@@ -11,7 +11,7 @@ import (
 // with a new seed and random faults, checking its expectations: the unit
 // of work of a fault explorer.
 func BenchmarkRunScenario(b *testing.B) {
-	sc, err := scenario.Load("../testdata/scenarios/ambiguous-delivery.yaml")
+	sc, err := scenario.Load("../testdata/scenarios/ambiguous-delivery.yaml", builtIns)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func BenchmarkParse(b *testing.B) {
 	data := []byte(head + "calls: [{stub: shop, method: AddOne, args: [apple], expect: {outcome: ok}}]\n")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := scenario.Parse("b.yaml", data); err != nil {
+		if _, err := scenario.Parse("b.yaml", data, builtIns); err != nil {
 			b.Fatal(err)
 		}
 	}

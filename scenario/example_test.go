@@ -3,13 +3,18 @@ package scenario_test
 import (
 	"fmt"
 
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 )
 
 // Parse checks a scenario before anything runs; Run runs it in a fresh
-// runtime and checks its expectations.
+// runtime and checks its expectations. The classes the file may name are
+// those registered with WithClasses: a constructor per class name (here one
+// of the examples; a class of your own registers the same way).
 func ExampleParse() {
+	classes := scenario.WithClasses(map[string]runtime.Constructor{"inventory": examples.NewInventory})
 	sc, err := scenario.Parse("lost-reply.yaml", []byte(`
 seed: 7
 namespaces: {INVENTORY: inventory}
@@ -21,7 +26,7 @@ calls:
     method: AddOne
     args: [apple]
     expect: {outcome: duplicate-rejected, executions: 1}
-`))
+`), classes)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -43,7 +48,7 @@ stubs:
   shop: {options: {maxRetries: 12}}
 calls:
   - {stub: shop, method: AddTwo}
-`))
+`), scenario.WithBuiltInClasses(examples.Constructors()))
 	fmt.Println(err)
 	// Output:
 	// bad.yaml:3: stubs.shop.options.maxRetries: 12 is out of range: must be an integer from 0 to 10
@@ -53,7 +58,8 @@ calls:
 // A fault explorer runs one parsed scenario many times, each with its own
 // seed and random faults added to the scenario's.
 func ExampleScenario_Run() {
-	sc, err := scenario.Load("../testdata/scenarios/ambiguous-delivery.yaml")
+	sc, err := scenario.Load("../testdata/scenarios/ambiguous-delivery.yaml",
+		scenario.WithBuiltInClasses(examples.Constructors()))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -74,9 +80,17 @@ func ExampleScenario_Run() {
 	// Output: true some seeds break expectations written for fixed faults
 }
 
-// Amplify computes the worst case of rule S15.
-func ExampleAmplify() {
-	res, err := scenario.Amplify(scenario.AmplifyOptions{Outer: 3, MaxRetries: 4})
-	fmt.Println(res.Worst, err)
-	// Output: 15 <nil>
+// Without WithClasses no class is registered, and a file that names one is
+// refused; an unknown class lists the registered ones.
+func ExampleWithClasses() {
+	file := []byte("namespaces: {W: wallet}\nstubs: {w: {}}\ncalls: [{stub: w, method: Get}]\n")
+	_, err := scenario.Parse("wallet.yaml", file)
+	fmt.Println(err)
+	_, err = scenario.Parse("wallet.yaml", file, scenario.WithClasses(map[string]runtime.Constructor{
+		"counter": examples.NewCounter, "ledger": examples.NewLedger,
+	}))
+	fmt.Println(err)
+	// Output:
+	// wallet.yaml:1: namespaces.W: unknown class "wallet"; no classes are registered (register classes with scenario.WithClasses)
+	// wallet.yaml:1: namespaces.W: unknown class "wallet"; the registered classes are counter, ledger
 }

@@ -31,7 +31,7 @@ func FuzzLoadScenario(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := scenario.Parse("fuzz.yaml", data)
+		sc, err := scenario.Parse("fuzz.yaml", data, builtIns)
 		if err != nil {
 			var es scenario.Errors
 			if !errors.As(err, &es) || len(es) == 0 {

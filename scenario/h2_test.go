@@ -28,7 +28,7 @@ func TestH2_SyntaxErrorPointsAtTheOffendingLine(t *testing.T) {
 		"in a second document": {head + "calls: [{stub: shop, method: Get, args: [a]}]\n---\na: b\n c: d\n",
 			"bad.yaml:8: yaml: mapping values are not allowed in this context (the file is not valid YAML)"},
 	} {
-		_, err := scenario.Parse("bad.yaml", []byte(c.yaml))
+		_, err := scenario.Parse("bad.yaml", []byte(c.yaml), builtIns)
 		require.Error(t, err, name)
 		assert.Equal(t, c.want, err.Error(), name)
 	}
@@ -41,7 +41,7 @@ func TestH2_ProblemCapSaysHowManyMore(t *testing.T) {
 	for i := range 25 {
 		fmt.Fprintf(&b, "  - {stub: shop, method: Nope%d}\n", i)
 	}
-	_, err := scenario.Parse("bad.yaml", []byte(b.String()))
+	_, err := scenario.Parse("bad.yaml", []byte(b.String()), builtIns)
 	var es scenario.Errors
 	require.True(t, errors.As(err, &es))
 	require.Len(t, es, 21)
@@ -63,18 +63,18 @@ func TestH2_ArgumentMustFitItsParameter(t *testing.T) {
 		"{a: 1}":               "a mapping is of the wrong type: want an integer",
 	} {
 		y := head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, " + arg + "]}\n"
-		_, err := scenario.Parse("bad.yaml", []byte(y))
+		_, err := scenario.Parse("bad.yaml", []byte(y), builtIns)
 		require.Error(t, err, arg)
 		assert.Equal(t, "bad.yaml:6: calls[0].args[1]: SetQuantity(string, int): argument 2: "+want, err.Error(), arg)
 	}
 	for _, arg := range []string{"9223372036854775807", "-9223372036854775808", "3.0", "0"} {
 		y := head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, " + arg + "]}\n"
-		_, err := scenario.Parse("ok.yaml", []byte(y))
+		_, err := scenario.Parse("ok.yaml", []byte(y), builtIns)
 		assert.NoError(t, err, arg)
 	}
 	// A struct parameter is described by its fields.
 	y := "namespaces: {O: outbox}\nstubs: {o: {}}\ncalls:\n  - {stub: o, method: Deliver, args: [[1]]}\n"
-	_, err := scenario.Parse("bad.yaml", []byte(y))
+	_, err := scenario.Parse("bad.yaml", []byte(y), builtIns)
 	require.Error(t, err)
 	assert.Equal(t, "bad.yaml:4: calls[0].args[0]: Deliver(examples.Webhook): argument 1: [1] (a list) is of the wrong type: want a mapping with URL, Body", err.Error())
 }
@@ -87,7 +87,7 @@ func TestH2_OptionOfTheWrongTypeInUserTerms(t *testing.T) {
 		"{a: 1}": "a mapping is of the wrong type: must be a number, an integer from 0 to 10",
 	} {
 		y := "namespaces:\n  INVENTORY: inventory\nstubs:\n  shop:\n    options: {maxRetries: " + v + "}\ncalls: [{stub: shop, method: Get, args: [a]}]\n"
-		_, err := scenario.Parse("bad.yaml", []byte(y))
+		_, err := scenario.Parse("bad.yaml", []byte(y), builtIns)
 		require.Error(t, err, v)
 		assert.Equal(t, "bad.yaml:5: stubs.shop.options.maxRetries: "+want, err.Error())
 		assert.ErrorIs(t, err, stub.ErrType)

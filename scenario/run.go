@@ -53,9 +53,11 @@ func AddFaults(f Faults) RunOption {
 	})
 }
 
-// Class runs the namespace called namespace with ctor instead of its
-// class's constructor: to try a variant of a class, such as one with a
-// planted bug, against the same scenario.
+// Class runs the namespace called namespace with ctor instead of the
+// constructor its class was registered with (WithClasses), for this run
+// only: to try a variant of a class, such as one with a planted bug,
+// against the same scenario. The file was checked against the registered
+// class, so the variant should have the same methods.
 func Class(namespace string, ctor runtime.Constructor) RunOption {
 	return runOptionFunc(func(c *runConfig) {
 		if c.classes == nil {

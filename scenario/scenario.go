@@ -1,28 +1,38 @@
 // Package scenario loads dosim scenarios, YAML files that describe a
 // simulation without Go code, and runs them.
 //
-// A scenario names a seed, namespaces bound to the built-in example classes
-// (package examples), stubs with their retry options, the calls to make (in
-// order, at a virtual time, or concurrently), a fault plan (rules matched per
-// attempt and random rates) and what to expect: each call's outcome,
-// attempts, executions and error flags, values left in storage, effects.
-// docs/scenarios.md documents every field.
+// A scenario names a seed, namespaces bound to classes, stubs with their
+// retry options, the calls to make (in order, at a virtual time, or
+// concurrently), a fault plan (rules matched per attempt and random rates)
+// and what to expect: each call's outcome, attempts, executions and error
+// flags, values left in storage, effects. docs/scenarios.md documents every
+// field.
+//
+// The classes a file may name are the ones the caller registers, a Go
+// constructor per class name (WithClasses): a class of your own, or dosim's
+// built-in ones (examples.Constructors), or both. Without any, no class is
+// registered.
 //
 // Load and Parse check everything they can before anything runs: malformed
 // YAML, unknown fields, unknown classes, methods or faults, arguments that do
-// not fit a method, options of the wrong type or out of range. Each problem
-// is an *Error that says FILE:LINE: field: what is wrong and what is allowed.
+// not fit a method's Go signature, options of the wrong type or out of
+// range. Each problem is an *Error that says FILE:LINE: field: what is wrong
+// and what is allowed.
 //
 // A parsed Scenario is immutable and cheap to run many times: Run makes a
 // fresh runtime, runs the calls, checks the expectations, closes the runtime
 // and returns a Result; a seed and extra faults can be given per run, as a
 // fault explorer needs.
 //
-//	sc, err := scenario.Load("testdata/scenarios/ambiguous-delivery.yaml")
+//	sc, err := scenario.Load("testdata/wallet.yaml",
+//		scenario.WithClasses(map[string]runtime.Constructor{"wallet": wallet.New}))
 //	if err != nil { ... }            // an *Error per problem, joined
 //	res, err := sc.Run(scenario.Seed(42))
 //	if err != nil { ... }            // the simulation itself failed (deadlock, panic)
 //	for _, f := range res.Failures { fmt.Println(f) }
+//
+// The amplification of retries by an application's own loop (rule S15) is
+// package amplify.
 package scenario
 
 import (
@@ -33,7 +43,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/stub"
@@ -81,11 +90,11 @@ type Explore struct {
 	Expect []Expectation
 }
 
-// Namespace is a namespace bound to a built-in class.
+// Namespace is a namespace bound to a registered class.
 type Namespace struct {
-	Name  string         // as the file names it
-	Class examples.Class // the built-in class it is bound to
-	Line  int            // where the file defines it
+	Name  string     // as the file names it
+	Class NamedClass // the class it is bound to
+	Line  int        // where the file defines it
 
 	methods object.Methods
 	fetch   bool

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"github.com/dosim/dosim/examples"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,9 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// builtIns registers dosim's built-in classes, as cmd/dosim does.
+var builtIns = scenario.WithBuiltInClasses(examples.Constructors())
+
 // scenarioFiles lists the scenarios shipped in testdata/scenarios.
 func scenarioFiles(t testing.TB) []string {
 	t.Helper()
@@ -27,7 +31,7 @@ func scenarioFiles(t testing.TB) []string {
 
 func load(t testing.TB, path string) *scenario.Scenario {
 	t.Helper()
-	sc, err := scenario.Load(path)
+	sc, err := scenario.Load(path, builtIns)
 	require.NoError(t, err)
 	return sc
 }
@@ -92,7 +96,7 @@ calls:
 expect:
   storage: [{stub: shop, key: apple, value: 2}, {stub: shop, key: pear, value: 0}]
   effects: {email: 1}
-`))
+`), builtIns)
 	require.NoError(t, err)
 	res, err := sc.Run()
 	require.NoError(t, err)
@@ -172,7 +176,7 @@ calls:
   - {stub: n, method: Get, outer: 3}
   - sleep: 10s
   - {stub: n, method: Get}
-`))
+`), builtIns)
 	require.NoError(t, err)
 	res, err := sc.Run()
 	require.NoError(t, err)
@@ -190,55 +194,4 @@ calls:
 	assert.Equal(t, int64(12500), ms(5), "sleep: 10s")
 	assert.Equal(t, []string{"Increment()", "Reset()", "Increment()", "Increment()", "Get() [outer 1/3]", "Get()"}, res.Labels())
 	assert.Equal(t, "calls[1].concurrent[1]", sc.Calls()[2].Path)
-}
-
-func TestAmplifyWorstCaseS15(t *testing.T) {
-	res, err := scenario.Amplify(scenario.AmplifyOptions{Outer: 3, MaxRetries: 4})
-	require.NoError(t, err)
-	assert.Equal(t, 15, res.Worst)
-	assert.False(t, res.Simulated)
-
-	// Every reply lost: a marked method runs on every delivery, 3 × 5 times.
-	res, err = scenario.Amplify(scenario.AmplifyOptions{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Seed: 1})
-	require.NoError(t, err)
-	assert.Equal(t, scenario.Distribution{P50: 15, P99: 15, Max: 15, Mean: 15, Counts: map[int64]int{15: 20}}, res.Executions)
-	assert.Equal(t, int64(3), res.Calls.Max)
-	assert.Equal(t, 20, res.Failed)
-	// An unmarked one runs once per outer attempt: duplicates are refused.
-	res, err = scenario.Amplify(scenario.AmplifyOptions{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Method: "AddOne"})
-	require.NoError(t, err)
-	assert.Equal(t, int64(3), res.Executions.Max)
-	assert.Equal(t, int64(15), res.Deliveries.Max)
-}
-
-func TestAmplifyIsSeeded(t *testing.T) {
-	opts := scenario.AmplifyOptions{Outer: 3, MaxRetries: 4, Fault: transport.LoseWhileRunning, Rate: 0.4, Trials: 300, Seed: 7}
-	done := 0
-	opts.Progress = func(n, total int) { done = n; assert.Equal(t, 300, total) }
-	a, err := scenario.Amplify(opts)
-	require.NoError(t, err)
-	assert.Equal(t, 300, done)
-	opts.Progress = nil
-	b, err := scenario.Amplify(opts)
-	require.NoError(t, err)
-	a.Options.Progress = nil
-	assert.Equal(t, a, b)
-	assert.Equal(t, int64(1), a.Executions.P50, "most operations run once")
-	assert.Greater(t, a.Executions.Max, int64(1), "some run again")
-	assert.LessOrEqual(t, a.Executions.Max, int64(15))
-	assert.Greater(t, a.OperationLatency.P99, a.OperationLatency.P50)
-}
-
-func TestAmplifyRejectsBadOptions(t *testing.T) {
-	for _, o := range []scenario.AmplifyOptions{
-		{Outer: 0, MaxRetries: 4},
-		{Outer: 3, MaxRetries: 11},
-		{Outer: 3, MaxRetries: 4, TimeoutMs: 100},
-		{Outer: 3, MaxRetries: 4, Method: "Get"},
-		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 2, Trials: 1},
-		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 0.5, Trials: 0},
-	} {
-		_, err := scenario.Amplify(o)
-		assert.Error(t, err, "%+v", o)
-	}
 }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/amplify"
 	"github.com/dosim/dosim/render"
-	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/spf13/cobra"
@@ -45,15 +45,15 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("outer") {
-				return usageErrorf("amplify: --outer is required: the number of attempts of the application's own loop (1 to %d)", scenario.MaxOuter)
+				return usageErrorf("amplify: --outer is required: the number of attempts of the application's own loop (1 to %d)", amplify.MaxOuter)
 			}
-			if outer < 1 || outer > scenario.MaxOuter {
-				return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", outer, scenario.MaxOuter)
+			if outer < 1 || outer > amplify.MaxOuter {
+				return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", outer, amplify.MaxOuter)
 			}
 			if _, err := stub.ParseOptions(map[string]any{"maxRetries": maxRetries, "timeoutMs": timeoutMs}); err != nil {
 				return usageErrorf("amplify: %v", err)
 			}
-			opts := scenario.AmplifyOptions{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
+			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
 			if fault != "" || cmd.Flags().Changed("rate") {
 				if fault == "" || !cmd.Flags().Changed("rate") {
 					return usageErrorf("amplify: --fault and --rate go together: name the fault and its probability per attempt")
@@ -82,7 +82,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 				bar = newProgress(cmd.ErrOrStderr(), "amplify", "trials", trials)
 				opts.Progress = func(done, _ int) { bar.update(done, -1) }
 			}
-			res, err := scenario.Amplify(opts)
+			res, err := amplify.Run(opts)
 			bar.done()
 			if err != nil {
 				return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
@@ -103,7 +103,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 	return cmd
 }
 
-func writeAmplify(w io.Writer, r *scenario.AmplifyResult) {
+func writeAmplify(w io.Writer, r *amplify.Result) {
 	o := r.Options
 	fmt.Fprintf(w, "Worst case (rule S15): %d outer attempts × (%d retries + 1) = %d attempts can reach the object for one operation.\n",
 		o.Outer, o.MaxRetries, r.Worst)
@@ -119,14 +119,14 @@ func writeAmplify(w io.Writer, r *scenario.AmplifyResult) {
 	fmt.Fprintf(w, "each an application loop of up to %d calls of INVENTORY.%s (%s),\n", o.Outer, o.Method, marked)
 	fmt.Fprintf(w, "through a stub with maxRetries %d and timeoutMs %d. Times are virtual.\n\n", o.MaxRetries, o.TimeoutMs)
 	fmt.Fprintf(w, "per operation         p50    p99    max   mean\n")
-	row := func(name string, d scenario.Distribution) {
+	row := func(name string, d amplify.Distribution) {
 		fmt.Fprintf(w, "  %-18s %5d  %5d  %5d  %5.2f\n", name, d.P50, d.P99, d.Max, d.Mean)
 	}
 	row("stub calls", r.Calls)
 	row("attempts", r.Attempts)
 	row("reached the object", r.Deliveries)
 	row("executions", r.Executions)
-	lat := func(name string, d scenario.Distribution) {
+	lat := func(name string, d amplify.Distribution) {
 		fmt.Fprintf(w, "  %-18s p50 %s, p99 %s, max %s\n", name,
 			render.Ms(time.Duration(d.P50)), render.Ms(time.Duration(d.P99)), render.Ms(time.Duration(d.Max)))
 	}

@@ -76,7 +76,7 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
   dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := scenario.Load(args[0])
+			sc, err := loadScenario(args[0])
 			if err != nil {
 				return &codeError{code: exitUsage, msg: err.Error()}
 			}

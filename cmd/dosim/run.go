@@ -4,10 +4,21 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/spf13/cobra"
 )
+
+// builtInClasses registers dosim's built-in classes (package examples)
+// for the scenario files the commands load.
+var builtInClasses = scenario.WithBuiltInClasses(examples.Constructors())
+
+// loadScenario loads a scenario file whose namespaces may name dosim's
+// built-in classes: run, explore and verify --scenario all load through it.
+func loadScenario(path string) (*scenario.Scenario, error) {
+	return scenario.Load(path, builtInClasses)
+}
 
 func newRun() *cobra.Command {
 	var (
@@ -46,7 +57,7 @@ what happened and exits 1.` + runExitCodesHelp,
 				errs []error
 			)
 			for _, f := range files {
-				sc, err := scenario.Load(f)
+				sc, err := loadScenario(f)
 				if err != nil {
 					errs = append(errs, err)
 					continue

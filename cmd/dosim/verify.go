@@ -47,7 +47,7 @@ names no method of a class being verified is an error (exit 2).` + verifyExitCod
 			var sc *scenario.Scenario
 			if scenFile != "" {
 				var err error
-				if sc, err = scenario.Load(scenFile); err != nil {
+				if sc, err = loadScenario(scenFile); err != nil {
 					return &codeError{code: exitUsage, msg: err.Error()}
 				}
 			}

@@ -484,6 +484,7 @@ var rank = map[string]int{
 	"verify":              50,
 	"render":              60,
 	"examples":            65,
+	"amplify":             68,
 	"scenario":            70,
 	"explore":             80,
 	"cmd/dosim":           100,
@@ -533,7 +534,11 @@ var allowedEdges = map[edge]bool{
 	{from: "examples", to: "stub"}:      true,
 	{from: "examples", to: "transport"}: true,
 
-	{from: "scenario", to: "examples"}:       true,
+	{from: "amplify", to: "examples"}:  true,
+	{from: "amplify", to: "runtime"}:   true,
+	{from: "amplify", to: "stub"}:      true,
+	{from: "amplify", to: "transport"}: true,
+
 	{from: "scenario", to: "internal/clone"}: true,
 	{from: "scenario", to: "object"}:         true,
 	{from: "scenario", to: "render"}:         true,
@@ -548,6 +553,7 @@ var allowedEdges = map[edge]bool{
 	{from: "explore", to: "stub"}:      true,
 	{from: "explore", to: "transport"}: true,
 
+	{from: "cmd/dosim", to: "amplify"}:   true,
 	{from: "cmd/dosim", to: "examples"}:  true,
 	{from: "cmd/dosim", to: "explore"}:   true,
 	{from: "cmd/dosim", to: "object"}:    true,

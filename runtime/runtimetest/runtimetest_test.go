@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -113,7 +114,7 @@ func TestReportWritesArtifacts(t *testing.T) {
 
 func TestExploreReportsAFailingSeed(t *testing.T) {
 	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
-	sc, err := scenario.Load("../../testdata/scenarios/mailer-vs-ledger.yaml")
+	sc, err := scenario.Load("../../testdata/scenarios/mailer-vs-ledger.yaml", scenario.WithBuiltInClasses(examples.Constructors()))
 	require.NoError(t, err)
 	ft := &fakeT{TB: t}
 	sum := runtimetest.Explore(ft, sc, explore.Options{Seeds: 100})
@@ -126,7 +127,7 @@ func TestExploreReportsAFailingSeed(t *testing.T) {
 	assert.Contains(t, msg, "replay: dosim explore ../../testdata/scenarios/mailer-vs-ledger.yaml --replay 2")
 	assert.Contains(t, msg, "artifacts in ")
 
-	clean, err := scenario.Load("../../testdata/scenarios/ambiguous-delivery.yaml")
+	clean, err := scenario.Load("../../testdata/scenarios/ambiguous-delivery.yaml", scenario.WithBuiltInClasses(examples.Constructors()))
 	require.NoError(t, err)
 	ft = &fakeT{TB: t}
 	assert.True(t, runtimetest.Explore(ft, clean, explore.Options{Seeds: 200}).Clean())

@@ -1,7 +1,19 @@
-package scenario
+// Package amplify works out how retries multiply with an application's own
+// loop (rule S15): an operation tried Outer times by the application, each
+// try a call through a stub that itself retries MaxRetries times, can reach
+// the object up to Outer × (MaxRetries+1) times (Worst). Run also simulates
+// such operations under a random fault, each in its own seeded runtime, and
+// summarises how often the object was reached and how long operations took.
+// It is what dosim amplify prints.
+//
+//	res, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4,
+//		Fault: transport.LoseResponse, Rate: 0.3, Trials: 1000, Seed: 1})
+//	fmt.Println(res.Worst, res.Executions.P99)
+package amplify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -13,10 +25,33 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// AmplifyOptions describes the application loop Amplify measures: Outer
+// MaxOuter is the largest application loop Run simulates.
+const MaxOuter = 100
+
+// ErrRun is wrapped by the error Run returns when a simulated trial itself
+// failed (a deadlock, a panic): a bug, not a result.
+var ErrRun = errors.New("the simulation failed")
+
+// Worst returns the most times an object can be reached when an
+// application loop makes outer attempts of a call through a stub allowing
+// maxRetries retries (rule S15): every outer attempt may itself be tried
+// maxRetries+1 times. Three outer attempts around a default stub reach the
+// object up to 15 times. An outer below 1, or a maxRetries the stub does
+// not accept, is an error wrapping stub.ErrRange.
+func Worst(outer, maxRetries int) (int, error) {
+	if outer < 1 {
+		return 0, fmt.Errorf("amplification: outer attempts is %d: %w: must be >= 1", outer, stub.ErrRange)
+	}
+	if maxRetries < stub.MinMaxRetries || maxRetries > stub.MaxMaxRetries {
+		return 0, fmt.Errorf("amplification: maxRetries is %d: %w: must be an integer from %d to %d", maxRetries, stub.ErrRange, stub.MinMaxRetries, stub.MaxMaxRetries)
+	}
+	return outer * (maxRetries + 1), nil
+}
+
+// Options describes the application loop Run measures: Outer
 // attempts of an operation, each a call through a stub that itself retries
 // (rule S15), under a random fault at Rate on every attempt.
-type AmplifyOptions struct {
+type Options struct {
 	// Outer is the number of attempts of the application's own loop (>= 1).
 	Outer int
 	// MaxRetries is the stub's retry limit, 0 to 10 (stub.DefaultMaxRetries
@@ -24,7 +59,7 @@ type AmplifyOptions struct {
 	// default, 10000).
 	MaxRetries, TimeoutMs int
 	// Fault is drawn at Rate for every attempt; with Rate 0 or Fault None
-	// Amplify computes only the worst case.
+	// Run computes only the worst case.
 	Fault transport.Fault
 	Rate  float64 // the probability of Fault per attempt
 	// Trials is the number of simulated operations, each in its own runtime
@@ -48,12 +83,12 @@ type Distribution struct {
 	Counts map[int64]int
 }
 
-// AmplifyResult is the worst case and, with a fault rate, the simulated
+// Result is the worst case and, with a fault rate, the simulated
 // distributions.
-type AmplifyResult struct {
-	Options AmplifyOptions // as given, defaults filled in
+type Result struct {
+	Options Options // as given, defaults filled in
 	// Worst is the most attempts that can reach the object for one
-	// operation: Outer × (MaxRetries+1) (stub.Amplification).
+	// operation: Outer × (MaxRetries+1) (see Worst).
 	Worst int
 	// Simulated is false when no fault rate was given.
 	Simulated bool
@@ -69,17 +104,18 @@ type AmplifyResult struct {
 	Failed int
 }
 
-// Amplify computes the worst case of rule S15 and, when a fault rate is
+// Run computes the worst case of rule S15 and, when a fault rate is
 // given, simulates Trials operations to measure how often the object is
-// reached and how long operations take.
-func Amplify(opts AmplifyOptions) (*AmplifyResult, error) {
+// reached and how long operations take. Trial i runs with seed Seed+i, so
+// the same options give the same result.
+func Run(opts Options) (*Result, error) {
 	if opts.TimeoutMs == 0 {
 		opts.TimeoutMs = stub.DefaultTimeoutMs
 	}
 	if opts.Method == "" {
 		opts.Method = "SetQuantity"
 	}
-	worst, err := stub.Amplification(opts.Outer, opts.MaxRetries)
+	worst, err := Worst(opts.Outer, opts.MaxRetries)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +135,7 @@ func Amplify(opts AmplifyOptions) (*AmplifyResult, error) {
 	default:
 		return nil, fmt.Errorf("amplify: method %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", opts.Method)
 	}
-	res := &AmplifyResult{Options: opts, Worst: worst}
+	res := &Result{Options: opts, Worst: worst}
 	if opts.Rate == 0 || opts.Fault == transport.None {
 		return res, nil
 	}
@@ -142,7 +178,7 @@ type trial struct {
 	ok                                      bool
 }
 
-func amplifyTrial(opts AmplifyOptions, plan *transport.FaultPlan, stubOpts []stub.Option, args []any, seed uint64) (trial, error) {
+func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Option, args []any, seed uint64) (trial, error) {
 	var t trial
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
 	defer rt.Close()

@@ -1,0 +1,84 @@
+package amplify_test
+
+import (
+	"testing"
+
+	"github.com/dosim/dosim/amplify"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestWorstS15 is the arithmetic of rule S15 (was stub.Amplification): k
+// attempts around a default stub can reach the object 5k times.
+func TestWorstS15(t *testing.T) {
+	worst, err := amplify.Worst(3, stub.DefaultMaxRetries)
+	require.NoError(t, err)
+	assert.Equal(t, 15, worst)
+	worst, err = amplify.Worst(1, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, worst, "no retries, no loop: once")
+	_, err = amplify.Worst(0, 4)
+	assert.ErrorIs(t, err, stub.ErrRange)
+	_, err = amplify.Worst(3, 11)
+	assert.ErrorIs(t, err, stub.ErrRange)
+	assert.ErrorContains(t, err, "maxRetries is 11")
+	_, err = amplify.Worst(3, -1)
+	assert.ErrorIs(t, err, stub.ErrRange)
+}
+
+func TestAmplifyWorstCaseS15(t *testing.T) {
+	res, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4})
+	require.NoError(t, err)
+	assert.Equal(t, 15, res.Worst)
+	assert.False(t, res.Simulated)
+
+	// Every reply lost: a marked method runs on every delivery, 3 × 5 times.
+	res, err = amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Seed: 1})
+	require.NoError(t, err)
+	assert.Equal(t, amplify.Distribution{P50: 15, P99: 15, Max: 15, Mean: 15, Counts: map[int64]int{15: 20}}, res.Executions)
+	assert.Equal(t, int64(3), res.Calls.Max)
+	assert.Equal(t, 20, res.Failed)
+	// An unmarked one runs once per outer attempt: duplicates are refused.
+	res, err = amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Method: "AddOne"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), res.Executions.Max)
+	assert.Equal(t, int64(15), res.Deliveries.Max)
+}
+
+func TestAmplifyIsSeeded(t *testing.T) {
+	opts := amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseWhileRunning, Rate: 0.4, Trials: 300, Seed: 7}
+	done := 0
+	opts.Progress = func(n, total int) { done = n; assert.Equal(t, 300, total) }
+	a, err := amplify.Run(opts)
+	require.NoError(t, err)
+	assert.Equal(t, 300, done)
+	opts.Progress = nil
+	b, err := amplify.Run(opts)
+	require.NoError(t, err)
+	a.Options.Progress = nil
+	assert.Equal(t, a, b)
+	assert.Equal(t, int64(1), a.Executions.P50, "most operations run once")
+	assert.Greater(t, a.Executions.Max, int64(1), "some run again")
+	assert.LessOrEqual(t, a.Executions.Max, int64(15))
+	assert.Greater(t, a.OperationLatency.P99, a.OperationLatency.P50)
+}
+
+func TestAmplifyRejectsBadOptions(t *testing.T) {
+	for _, o := range []amplify.Options{
+		{Outer: 0, MaxRetries: 4},
+		{Outer: amplify.MaxOuter + 1, MaxRetries: 4},
+		{Outer: 3, MaxRetries: 11},
+		{Outer: 3, MaxRetries: 4, TimeoutMs: 100},
+		{Outer: 3, MaxRetries: 4, Method: "Get"},
+		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 2, Trials: 1},
+		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 0.5, Trials: 0},
+	} {
+		_, err := amplify.Run(o)
+		assert.Error(t, err, "%+v", o)
+	}
+}
