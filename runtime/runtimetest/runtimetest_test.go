@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/runtime/runtimetest"
-	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/verify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,23 +48,6 @@ func (f *fakeT) Logf(format string, args ...any) {
 	f.logs = append(f.logs, fmt.Sprintf(format, args...))
 }
 func (f *fakeT) Failed() bool { return f.failed }
-
-func TestVerifyIdempotentFlagsTheMailer(t *testing.T) {
-	rt := runtimetest.New(t)
-	ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })
-	ft := &fakeT{TB: t}
-	rep := runtimetest.VerifyIdempotent(ft, ns, "Send", "ada")
-	assert.Equal(t, verify.VerdictDanger, rep.Verdict)
-	require.Len(t, ft.errors, 1)
-	assert.Contains(t, ft.errors[0], "MAILER.Send is marked Retryable but is not idempotent")
-	assert.Contains(t, ft.errors[0], "effects: once 1 [email hello ada], twice 2")
-
-	ft = &fakeT{TB: t}
-	rep = runtimetest.VerifyIdempotent(ft, ns, "Status")
-	assert.Equal(t, verify.VerdictCouldBeMarked, rep.Verdict)
-	assert.False(t, ft.failed)
-	assert.Contains(t, strings.Join(ft.logs, "\n"), "MAILER.Status is idempotent and not marked")
-}
 
 func TestSeedFromEnvironment(t *testing.T) {
 	t.Setenv("DOSIM_SEED", "42")
@@ -111,28 +92,6 @@ func TestReportWritesArtifacts(t *testing.T) {
 	assert.Contains(t, string(js), `"Kind": "email"`)
 }
 
-func TestExploreReportsAFailingSeed(t *testing.T) {
-	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
-	sc, err := scenario.Load("../../testdata/scenarios/mailer-vs-ledger.yaml")
-	require.NoError(t, err)
-	ft := &fakeT{TB: t}
-	sum := runtimetest.Explore(ft, sc, explore.Options{Seeds: 100})
-	require.False(t, sum.Clean())
-	require.Len(t, ft.errors, 1)
-	msg := ft.errors[0]
-	assert.Contains(t, msg, "mailer-vs-ledger: ")
-	assert.Contains(t, msg, "linearizability MAIL/newsletter")
-	assert.Contains(t, msg, "shrunk to 1 fault(s):\nfaults:\n  rules:\n    - {call: 1, method: Send, attempt: 1")
-	assert.Contains(t, msg, "replay: dosim explore ../../testdata/scenarios/mailer-vs-ledger.yaml --replay 2")
-	assert.Contains(t, msg, "artifacts in ")
-
-	clean, err := scenario.Load("../../testdata/scenarios/ambiguous-delivery.yaml")
-	require.NoError(t, err)
-	ft = &fakeT{TB: t}
-	assert.True(t, runtimetest.Explore(ft, clean, explore.Options{Seeds: 200}).Clean())
-	assert.Empty(t, ft.errors)
-}
-
 // shop is the README's example class.
 type shop struct{ st *object.State }
 
@@ -155,11 +114,11 @@ func (s *shop) Methods() object.Methods {
 func TestShopMarks(t *testing.T) {
 	rt := runtimetest.New(t) // seed from -dosim.seed or DOSIM_SEED, logs via t, leak checks
 	ns := rt.Namespace("SHOP", NewShop)
-	runtimetest.VerifyIdempotent(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
-	runtimetest.VerifyIdempotent(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
+	verify.Test(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
+	verify.Test(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
 
 	ft := &fakeT{TB: t}
-	runtimetest.VerifyIdempotent(ft, ns, "SendOffer", "ada")
+	verify.Test(ft, ns, "SendOffer", "ada")
 	require.Len(t, ft.errors, 1)
 	assert.Equal(t, "SHOP.SendOffer is marked Retryable but is not idempotent: a retry after a lost reply changes the outcome.\n"+
 		"Once vs twice:\neffects: once 1 [email offer to ada], twice 2 [email offer to ada; email offer to ada]\n", ft.errors[0])
