@@ -2,6 +2,7 @@ package runtimetest_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -162,4 +163,21 @@ func TestH2_ArtifactsOutliveTheTest(t *testing.T) {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(wd, "rel"), runtimetest.ArtifactsRoot(), "relative to the package's folder")
+}
+
+// The flags this package registers are read by name (internal/testrun), so
+// that explore.Test and verify.Test honour them without importing it: a
+// flag wins over the environment.
+func TestFlagsWinOverTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DOSIM_SEED", "42")
+	t.Setenv("DOSIM_ARTIFACTS", "elsewhere")
+	require.NoError(t, flag.Set("dosim.seed", "5"))
+	require.NoError(t, flag.Set("dosim.artifacts", dir))
+	t.Cleanup(func() {
+		_ = flag.Set("dosim.seed", "")
+		_ = flag.Set("dosim.artifacts", "")
+	})
+	assert.Equal(t, uint64(5), runtimetest.Seed(t))
+	assert.Equal(t, dir, runtimetest.ArtifactsRoot())
 }
