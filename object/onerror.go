@@ -1,6 +1,8 @@
 package object
 
 import (
+	"github.com/dosim/dosim/internal/wire"
+
 	"context"
 	"fmt"
 )
@@ -39,7 +41,7 @@ func (s *State) onError(ctx context.Context, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.event(EventTaskError, fmt.Sprintf("OnError panicked: %v", p))
+			s.event(wire.Event{Kind: EventTaskError, Panic: fmt.Sprint(p)})
 		}
 	}()
 	h.OnError(ctx, err)

@@ -3,7 +3,6 @@ package object
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/dosim/dosim/internal/wire"
@@ -42,7 +41,7 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, bool) 
 		key := taskKey(lane, e.seq)
 		if found, err := s.storage.Get(ctx, key, &rec); err != nil || !found {
 			if err != nil {
-				s.event(EventTaskError, fmt.Sprintf("key=%s err=%q", key, err))
+				s.event(wire.Event{Kind: EventTaskError, Key: key, Err: err.Error()})
 			}
 			continue
 		}
@@ -63,7 +62,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 	p, err := resolve(s.classDefaults(), rec.Retry.options())
 	var r *retrier
 	if err == nil {
-		r, err = s.newRetrier(p, rec.label()+" ")
+		r, err = s.newRetrier(p, rec)
 	}
 	if err != nil { // the class's defaults changed since the task was made
 		s.finish(ctx, rec, 0, err)
@@ -73,7 +72,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 		if !s.stored(rec) {
 			return errTaskGone
 		}
-		s.event(EventTaskRun, fmt.Sprintf("%s attempt=%d", rec.label(), n))
+		s.event(rec.event(EventTaskRun, wire.Event{Attempt: n}))
 		return s.host.Invoke(ctx, rec.Callback, rec.Payload)
 	}
 	if !rec.Independent {
@@ -108,11 +107,11 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 // dead-lettered if the task asked for it, and given to OnError.
 func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err error) {
 	if errors.Is(err, errTaskGone) {
-		s.event(EventTaskDone, rec.label()+" cancelled")
+		s.event(rec.event(EventTaskDone, wire.Event{Note: "cancelled"}))
 		return
 	}
 	if err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s attempts=%d err=%q", rec.label(), attempts, err))
+		s.event(rec.event(EventTaskError, wire.Event{Attempts: attempts, Err: err.Error()}))
 		if rec.DeadLetter {
 			s.deadLetter(ctx, rec, attempts, err)
 		}
@@ -128,7 +127,7 @@ func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err e
 func (s *State) advance(ctx context.Context, rec *taskRecord) {
 	key := rec.key()
 	if !s.stored(rec) {
-		s.event(EventTaskDone, rec.label()+" cancelled")
+		s.event(rec.event(EventTaskDone, wire.Event{Note: "cancelled"}))
 		return
 	}
 	var next time.Time
@@ -144,21 +143,21 @@ func (s *State) advance(ctx context.Context, rec *taskRecord) {
 		_, err = s.storage.Get(ctx, key, &stored)
 	}
 	if err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
+		s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
 	}
 	if next.IsZero() || err != nil {
 		if _, err := s.storage.Delete(ctx, key); err != nil {
-			s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
+			s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
 		}
 		s.index(ctx).remove(rec.lane(), rec.Seq)
-		s.event(EventTaskDone, rec.label()+" removed")
+		s.event(rec.event(EventTaskDone, wire.Event{Note: "removed"}))
 		return
 	}
 	stored.Due, stored.Attempts = next, 0
 	if err := s.storage.Put(ctx, key, stored); err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
+		s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
 		return
 	}
 	s.index(ctx).add(&stored)
-	s.event(EventTaskDone, fmt.Sprintf("%s next=%s", rec.label(), next.Format(time.RFC3339Nano)))
+	s.event(rec.event(EventTaskDone, wire.Event{Next: next}))
 }
