@@ -90,7 +90,7 @@ func ExampleTest() {
 	defer rt.Close()
 	ns := rt.Namespace("SHOP", func(st *object.State) object.Object { return &shop{st: st} })
 
-	t := printT{} // in a test: the *testing.T
+	t := printT{}                          // in a test: the *testing.T
 	verify.Test(t, ns, "SetPrice", 12)     // marked and idempotent: silent
 	verify.Test(t, ns, "Price")            // unmarked and idempotent: logged
 	verify.Test(t, ns, "SendOffer", "ada") // marked, sends twice: fails the test
