@@ -314,7 +314,7 @@ func RetryValue[T any](ctx context.Context, fn func(ctx context.Context, attempt
 	if err != nil {
 		return zero, err
 	}
-	r, err := st.newRetrier(p, "")
+	r, err := st.newRetrier(p, nil)
 	if err != nil {
 		return zero, err
 	}
@@ -333,14 +333,14 @@ func RetryValue[T any](ctx context.Context, fn func(ctx context.Context, attempt
 
 // retrier runs the attempts of one retry policy, for Retry and for tasks.
 type retrier struct {
-	s     *State
-	p     retryPolicy
-	br    *breaker
-	label string // prefix of the trace events' detail, e.g. "task=q1 "
+	s    *State
+	p    retryPolicy
+	br   *breaker
+	task *taskRecord // the task whose attempts these are; nil for Retry
 }
 
-func (s *State) newRetrier(p retryPolicy, label string) (*retrier, error) {
-	r := &retrier{s: s, p: p, label: label}
+func (s *State) newRetrier(p retryPolicy, task *taskRecord) (*retrier, error) {
+	r := &retrier{s: s, p: p, task: task}
 	if p.breaker != nil {
 		br, err := s.breakerFor(*p.breaker)
 		if err != nil {
@@ -363,14 +363,14 @@ func (r *retrier) step(ctx context.Context, attempt int, fn func(ctx context.Con
 	case err == nil, errors.Is(err, errTaskGone):
 		return false, 0, err
 	case attempt >= r.p.attempts:
-		r.s.event(EventRetryGaveUp, fmt.Sprintf("%sattempt=%d reason=attempts-used-up err=%q", r.label, attempt, err))
+		r.s.event(r.event(EventRetryGaveUp, wire.Event{Attempt: attempt, Reason: "attempts-used-up", Err: err.Error()}))
 		return false, 0, err
 	case r.p.should != nil && !r.p.should(err, attempt+1):
-		r.s.event(EventRetryGaveUp, fmt.Sprintf("%sattempt=%d reason=should-retry-false err=%q", r.label, attempt, err))
+		r.s.event(r.event(EventRetryGaveUp, wire.Event{Attempt: attempt, Reason: "should-retry-false", Err: err.Error()}))
 		return false, 0, err
 	}
 	delay = retryDelay(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
-	r.s.event(EventRetry, fmt.Sprintf("%sattempt=%d delay=%v err=%q", r.label, attempt, delay, err))
+	r.s.event(r.event(EventRetry, wire.Event{Attempt: attempt, Delay: delay, Err: err.Error()}))
 	return true, delay, err
 }
 
@@ -416,4 +416,13 @@ func (r *retrier) loop(ctx context.Context, fn func(ctx context.Context, attempt
 			return attempt, fmt.Errorf("object.Retry: waiting before attempt %d: %w (last error: %w)", attempt+1, serr, err)
 		}
 	}
+}
+
+// event is e of kind, about the retrier's task if it has one.
+func (r *retrier) event(kind string, e wire.Event) wire.Event {
+	if r.task != nil {
+		return r.task.event(kind, e)
+	}
+	e.Kind = kind
+	return e
 }

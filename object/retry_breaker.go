@@ -1,6 +1,8 @@
 package object
 
 import (
+	"github.com/dosim/dosim/internal/wire"
+
 	"errors"
 	"fmt"
 	"time"
@@ -110,7 +112,7 @@ func (s *State) Breaker(name string) (BreakerState, bool) {
 
 func (b *breaker) move(s *State, to BreakerState) {
 	b.state = to
-	s.event(EventBreaker, fmt.Sprintf("name=%s state=%s", b.opts.Name, to))
+	s.event(wire.Event{Kind: EventBreaker, Name: b.opts.Name, State: fmt.Sprint(to)})
 }
 
 // allow asks whether an attempt may go; nil breakers allow everything.
@@ -137,7 +139,7 @@ func (b *breaker) allow(s *State) error {
 }
 
 func (b *breaker) refuse(s *State, why string) error {
-	s.event(EventBreakerRefused, fmt.Sprintf("name=%s %s", b.opts.Name, why))
+	s.event(wire.Event{Kind: EventBreakerRefused, Name: b.opts.Name, Note: why})
 	return fmt.Errorf("%w: breaker %q is %s", ErrCircuitOpen, b.opts.Name, why)
 }
 

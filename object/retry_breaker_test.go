@@ -76,7 +76,7 @@ func TestBreakerA7(t *testing.T) {
 	var moves []string
 	for _, e := range w.rt.Events() {
 		if e.Kind == object.EventBreaker {
-			moves = append(moves, e.Detail)
+			moves = append(moves, e.Text())
 		}
 	}
 	assert.Equal(t, []string{

@@ -1,8 +1,11 @@
 package object
 
+import "github.com/dosim/dosim/internal/wire"
+
 // Kinds of the trace events the runtime records for alarms, retries and
-// tasks (see runtime.Event). The detail of each is a line of key=value
-// pairs, with errors quoted.
+// tasks (see runtime.Event). Each kind sets the event's fields it names;
+// runtime.Event.Text writes them as a line of key=value pairs, with errors
+// quoted.
 const (
 	// EventAlarm: the alarm is delivered ("retry=0").
 	EventAlarm = "alarm"
@@ -34,4 +37,4 @@ const (
 )
 
 // event records a trace event attributed to the object.
-func (s *State) event(kind, detail string) { s.host.Event(kind, detail) }
+func (s *State) event(e wire.Event) { s.host.Event(e) }

@@ -48,7 +48,7 @@ func ExampleRetry() {
 	})
 	fmt.Println(err)
 	for _, e := range rt.Events() {
-		fmt.Println(e.At, e.Kind, e.Detail)
+		fmt.Println(e.At, e.Kind, e.Text())
 	}
 	// Output:
 	// charged 1250 cents on attempt 3

@@ -161,7 +161,7 @@ func (w *world) events(kind string) []string {
 	var out []string
 	for _, e := range w.rt.Events() {
 		if e.Kind == kind {
-			out = append(out, fmt.Sprintf("%s@%v", e.Detail, e.At))
+			out = append(out, fmt.Sprintf("%s@%v", e.Text(), e.At))
 		}
 	}
 	return out

@@ -141,11 +141,10 @@ func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
 
 func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
 
-func (r *taskRecord) label() string { return taskLabel(r.id(), r.Kind, r.Callback) }
-
-// taskLabel names a task in the detail of trace events.
-func taskLabel(id string, kind TaskKind, callback string) string {
-	return fmt.Sprintf("task=%s kind=%s callback=%s", id, kind, callback)
+// event is e of kind, about the task.
+func (r *taskRecord) event(kind string, e wire.Event) wire.Event {
+	e.Kind, e.Task, e.TaskKind, e.Callback = kind, r.id(), string(r.Kind), r.Callback
+	return e
 }
 
 func (r *taskRecord) task() Task {
@@ -431,7 +430,7 @@ func (s *State) index(ctx context.Context) *taskIndex {
 	for _, prefix := range []string{scheduleKeys, queueKeys} {
 		recs, err := s.records(ctx, prefix)
 		if err != nil {
-			s.event(EventTaskError, fmt.Sprintf("index err=%q", err))
+			s.event(wire.Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
 			continue
 		}
 		for i := range recs {

@@ -1,6 +1,8 @@
 package object
 
 import (
+	"github.com/dosim/dosim/internal/wire"
+
 	"context"
 	"fmt"
 	"time"
@@ -39,10 +41,10 @@ func (s *State) deadLetter(ctx context.Context, rec *taskRecord, attempts int, c
 		err = s.storage.Put(ctx, deadKey(seq), d)
 	}
 	if err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s dead-letter err=%q", rec.label(), err))
+		s.event(rec.event(EventTaskError, wire.Event{Note: "dead-letter", Err: err.Error()}))
 		return
 	}
-	s.event(EventDeadLetter, fmt.Sprintf("%s dead=d%d", rec.label(), seq))
+	s.event(rec.event(EventDeadLetter, wire.Event{Dead: fmt.Sprintf("d%d", seq)}))
 }
 
 // ListDeadLetters returns the object's dead letters, oldest first.
@@ -84,7 +86,7 @@ func (s *State) Redrive(ctx context.Context, id string) (Task, error) {
 	if _, err := s.storage.Delete(ctx, key); err != nil {
 		return t, fmt.Errorf("%s(%q): %w", op, id, err)
 	}
-	s.event(EventRedrive, fmt.Sprintf("dead=%s %s", id, taskLabel(t.ID, t.Kind, t.Callback)))
+	s.event(wire.Event{Kind: EventRedrive, Dead: id, Task: t.ID, TaskKind: string(t.Kind), Callback: t.Callback})
 	return t, nil
 }
 

@@ -3,34 +3,10 @@ package object
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/dosim/dosim/internal/wire"
 )
-
-// ErrorHandler is implemented by objects that want the errors of their
-// scheduled and queued tasks (rule A6): after a run's last failed attempt,
-// OnError receives a *TaskError, in the same turn. A panic in OnError is
-// recorded in the trace and otherwise ignored.
-type ErrorHandler interface {
-	OnError(ctx context.Context, err error)
-}
-
-// TaskError is the error OnError receives when a task's attempts ran out.
-type TaskError struct {
-	Task     Task  // the task as it ran
-	Attempts int   // attempts made in the run
-	Err      error // the last attempt's error
-}
-
-// Error names the task, its attempts and the last error.
-func (e *TaskError) Error() string {
-	return fmt.Sprintf("task %s (%s %s): %d attempt(s) failed, the last with: %v", e.Task.ID, e.Task.Kind, e.Task.Callback, e.Attempts, e.Err)
-}
-
-// Unwrap returns the last attempt's error.
-func (e *TaskError) Unwrap() error { return e.Err }
 
 func init() {
 	wire.RunLane = func(ctx context.Context, state any, lane wire.Lane) { state.(*State).runLane(ctx, lane) }
@@ -65,7 +41,7 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, bool) 
 		key := taskKey(lane, e.seq)
 		if found, err := s.storage.Get(ctx, key, &rec); err != nil || !found {
 			if err != nil {
-				s.event(EventTaskError, fmt.Sprintf("key=%s err=%q", key, err))
+				s.event(wire.Event{Kind: EventTaskError, Key: key, Err: err.Error()})
 			}
 			continue
 		}
@@ -86,7 +62,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 	p, err := resolve(s.classDefaults(), rec.Retry.options())
 	var r *retrier
 	if err == nil {
-		r, err = s.newRetrier(p, rec.label()+" ")
+		r, err = s.newRetrier(p, rec)
 	}
 	if err != nil { // the class's defaults changed since the task was made
 		s.finish(ctx, rec, 0, err)
@@ -96,7 +72,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 		if !s.stored(rec) {
 			return errTaskGone
 		}
-		s.event(EventTaskRun, fmt.Sprintf("%s attempt=%d", rec.label(), n))
+		s.event(rec.event(EventTaskRun, wire.Event{Attempt: n}))
 		return s.host.Invoke(ctx, rec.Callback, rec.Payload)
 	}
 	if !rec.Independent {
@@ -131,11 +107,11 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 // dead-lettered if the task asked for it, and given to OnError.
 func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err error) {
 	if errors.Is(err, errTaskGone) {
-		s.event(EventTaskDone, rec.label()+" cancelled")
+		s.event(rec.event(EventTaskDone, wire.Event{Note: "cancelled"}))
 		return
 	}
 	if err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s attempts=%d err=%q", rec.label(), attempts, err))
+		s.event(rec.event(EventTaskError, wire.Event{Attempts: attempts, Err: err.Error()}))
 		if rec.DeadLetter {
 			s.deadLetter(ctx, rec, attempts, err)
 		}
@@ -151,7 +127,7 @@ func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err e
 func (s *State) advance(ctx context.Context, rec *taskRecord) {
 	key := rec.key()
 	if !s.stored(rec) {
-		s.event(EventTaskDone, rec.label()+" cancelled")
+		s.event(rec.event(EventTaskDone, wire.Event{Note: "cancelled"}))
 		return
 	}
 	var next time.Time
@@ -167,36 +143,21 @@ func (s *State) advance(ctx context.Context, rec *taskRecord) {
 		_, err = s.storage.Get(ctx, key, &stored)
 	}
 	if err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
+		s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
 	}
 	if next.IsZero() || err != nil {
 		if _, err := s.storage.Delete(ctx, key); err != nil {
-			s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
+			s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
 		}
 		s.index(ctx).remove(rec.lane(), rec.Seq)
-		s.event(EventTaskDone, rec.label()+" removed")
+		s.event(rec.event(EventTaskDone, wire.Event{Note: "removed"}))
 		return
 	}
 	stored.Due, stored.Attempts = next, 0
 	if err := s.storage.Put(ctx, key, stored); err != nil {
-		s.event(EventTaskError, fmt.Sprintf("%s err=%q", rec.label(), err))
+		s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
 		return
 	}
 	s.index(ctx).add(&stored)
-	s.event(EventTaskDone, fmt.Sprintf("%s next=%s", rec.label(), next.Format(time.RFC3339Nano)))
-}
-
-// onError hands a task's error to the object's OnError, if it has one.
-func (s *State) onError(ctx context.Context, err error) {
-	inst, ierr := s.host.Instance()
-	h, ok := inst.(ErrorHandler)
-	if ierr != nil || !ok {
-		return
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			s.event(EventTaskError, fmt.Sprintf("OnError panicked: %v", p))
-		}
-	}()
-	h.OnError(ctx, err)
+	s.event(rec.event(EventTaskDone, wire.Event{Next: next}))
 }

@@ -108,7 +108,7 @@ func ToJSON(r Report) JSONReport {
 			Payload: e.Payload, RequestID: e.RequestID, Attempt: e.Attempt}
 	}
 	for _, e := range r.Events {
-		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind, Detail: e.Detail})
+		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind, Detail: e.Text()})
 	}
 	for i, o := range r.Storage {
 		data := o.Data

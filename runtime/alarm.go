@@ -124,7 +124,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		}
 		// The tasks stay in storage; try again later, in the background so
 		// that a constructor that keeps failing cannot keep Run going.
-		h.event(object.EventTaskError, fmt.Sprintf("lane=%s retry-in=%v err=%q", laneNames[l], object.AlarmRetryBase, err))
+		h.event(wire.Event{Kind: object.EventTaskError, Lane: laneNames[l], Delay: object.AlarmRetryBase, Err: err.Error()})
 		h.lane(l).due = h.ns.r.k.Now() + object.AlarmRetryBase
 		h.lane(l).stalled = true
 		return
@@ -151,7 +151,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	retry, due := a.retry, a.at
 	*a = alarmState{}
 	h.lane(wire.LaneAlarm).has = false
-	h.event(object.EventAlarm, fmt.Sprintf("retry=%d", retry))
+	h.event(wire.Event{Kind: object.EventAlarm, Retry: retry})
 	err := setupErr
 	if err == nil {
 		if al, ok := h.inst.(object.Alarmer); ok {
@@ -166,13 +166,13 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if retry >= object.AlarmMaxRetries {
 		*a = alarmState{}
 		h.lane(wire.LaneAlarm).has = false
-		h.event(object.EventAlarmGaveUp, fmt.Sprintf("retry=%d err=%q", retry, err))
+		h.event(wire.Event{Kind: object.EventAlarmGaveUp, Retry: retry, Err: err.Error()})
 		return
 	}
 	d := object.AlarmRetryBase << retry
 	*a = alarmState{set: true, at: now + d, retry: retry + 1}
 	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
-	h.event(object.EventAlarmRetry, fmt.Sprintf("retry=%d in=%v err=%q", retry+1, d, err))
+	h.event(wire.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
 }
 
 // callAlarm runs the handler; a panic is returned as an error.

@@ -10,7 +10,7 @@
 // retry changes the outcome. An unmarked method whose worlds agree could be
 // marked.
 //
-// Package runtimetest wraps it for go test (VerifyIdempotent).
+// Test wraps it for go test, beside it as httptest is beside net/http.
 package verify
 
 import (

@@ -41,8 +41,9 @@ type Host interface {
 	// TasksDue tells the host when the earliest task of lane falls due
 	// (ok false: the lane is empty), so that it can set its timer.
 	TasksDue(lane Lane, at time.Time, ok bool)
-	// Event appends an event to the runtime's trace, attributed to the object.
-	Event(kind, detail string)
+	// Event appends an event to the runtime's trace, attributed to the
+	// object.
+	Event(e Event)
 	// Shared returns the runtime-wide value stored under key, storing mk()
 	// there first if there is none and mk is not nil.
 	Shared(key string, mk func() any) any
@@ -96,3 +97,27 @@ var (
 	// object's tasks, as an object reset does; storage is the truth.
 	ResetState func(state any)
 )
+
+// Event is what object code tells the host about an event of the trace:
+// its kind (one of the object.Event* constants) and typed fields, each set
+// only by the kinds it belongs to. runtime.Event carries the same fields,
+// with its time and object, and writes them as text.
+type Event struct {
+	Kind string
+	// The task the event is about (all three set, or none).
+	Task, TaskKind, Callback string
+	Lane                     string        // a task lane whose object could not be built
+	Key                      string        // a storage key that could not be read
+	Name                     string        // a circuit breaker's name
+	State                    string        // a circuit breaker's new state
+	Note                     string        // one word: cancelled, removed, dead-letter, index, or why a breaker refused
+	Dead                     string        // a dead letter's id
+	Attempt                  int           // the attempt, from 1
+	Attempts                 int           // attempts made in a task's run
+	Retry                    int           // an alarm's retry count
+	Reason                   string        // why a retry gave up
+	Delay                    time.Duration // until the next try
+	Next                     time.Time     // when a repeating task runs next
+	Err                      string        // the error
+	Panic                    string        // what OnError panicked with
+}

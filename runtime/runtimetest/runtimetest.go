@@ -5,13 +5,17 @@
 //		rt := runtimetest.New(t)
 //		ns := rt.Namespace("SHOP", NewShop)
 //		runtimetest.Run(t, rt, func(ctx context.Context) error { ... })
-//		runtimetest.VerifyIdempotent(t, ns, "SetPrice", 12)
+//		verify.Test(t, ns, "SetPrice", 12)
 //	}
 //
 // New gives a runtime that logs through the test, checks that no goroutine
 // outlives it, takes its seed from -dosim.seed or DOSIM_SEED (else 1), and,
 // when the test fails, prints the seed with the command that replays it and
 // writes an artifact folder: the JSON call history and the HTML timeline.
+//
+// The heavier helpers sit beside what they test: explore.Test sweeps a
+// scenario's fault space, verify.Test checks that a method marked
+// object.Retryable is idempotent. This package links neither, nor YAML.
 //
 // # Flags and environment
 //
@@ -30,45 +34,40 @@
 package runtimetest
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/internal/testrun"
 	"github.com/dosim/dosim/runtime"
 	"go.uber.org/goleak"
 	"go.uber.org/zap/zaptest"
 )
 
 var (
-	seedFlag      = flag.String("dosim.seed", "", "seed of runtimes made by runtimetest.New (default: $DOSIM_SEED, else 1)")
-	artifactsFlag = flag.String("dosim.artifacts", "", "folder for failure artifacts, kept after the test (default: $DOSIM_ARTIFACTS, else dosim-artifacts/PACKAGE in the system's temporary folder)")
+	_ = flag.String(testrun.SeedFlag, "", "seed of runtimes made by runtimetest.New (default: $DOSIM_SEED, else 1)")
+	_ = flag.String(testrun.ArtifactsFlag, "", "folder for failure artifacts, kept after the test (default: $DOSIM_ARTIFACTS, else dosim-artifacts/PACKAGE in the system's temporary folder)")
 )
 
 // DefaultSeed is the seed used when neither -dosim.seed nor DOSIM_SEED is set.
-const DefaultSeed uint64 = 1
+const DefaultSeed uint64 = testrun.DefaultSeed
 
 // Seed returns the seed runtimes made by New use: -dosim.seed, else the
 // DOSIM_SEED environment variable, else DefaultSeed. A malformed value
 // fails the test, naming where it came from.
 func Seed(t testing.TB) uint64 {
 	t.Helper()
-	for _, src := range []struct{ name, v string }{{"-dosim.seed", *seedFlag}, {"DOSIM_SEED", os.Getenv("DOSIM_SEED")}} {
-		if src.v == "" {
-			continue
-		}
-		n, err := strconv.ParseUint(src.v, 10, 64)
-		if err != nil {
-			t.Fatalf("runtimetest: %s=%q: want an unsigned integer seed", src.name, src.v)
-		}
-		return n
+	n, err := testrun.Seed()
+	if err != nil {
+		t.Fatalf("runtimetest: %v", err)
 	}
-	return DefaultSeed
+	return n
 }
 
 // New returns a runtime for t: seeded by Seed, logging through the test,
@@ -92,6 +91,15 @@ func New(t testing.TB, opts ...runtime.Option) *runtime.Runtime {
 		}
 	})
 	return rt
+}
+
+// Run runs fn in rt and fails t if it returns an error, a deadlock or a
+// panic, naming the seed.
+func Run(t testing.TB, rt *runtime.Runtime, fn func(ctx context.Context) error) {
+	t.Helper()
+	if err := rt.Run(fn); err != nil {
+		t.Fatalf("dosim: seed %d: %v", rt.Seed(), err)
+	}
 }
 
 // Report prints rt's seed, the command that replays the test, and writes
@@ -125,30 +133,7 @@ func ReplayCommand(t testing.TB, seed uint64) string {
 // os.TempDir (PACKAGE is the base name of the package's folder). It is
 // absolute, so that a printed path opens from anywhere. Nothing removes it
 // when the test ends.
-func ArtifactsRoot() string {
-	base := *artifactsFlag
-	if base == "" {
-		base = os.Getenv("DOSIM_ARTIFACTS")
-	}
-	if base == "" {
-		pkg := "test"
-		if wd, err := os.Getwd(); err == nil {
-			pkg = filepath.Base(wd)
-		}
-		base = filepath.Join(os.TempDir(), "dosim-artifacts", pkg)
-	}
-	if abs, err := filepath.Abs(base); err == nil {
-		base = abs
-	}
-	return base
-}
-
-// artifactsDir is where WriteArtifacts writes for t.
-func artifactsDir(t testing.TB, seed uint64) (string, error) {
-	safe := strings.NewReplacer("/", "_", " ", "_", string(filepath.Separator), "_").Replace(t.Name())
-	dir := filepath.Join(ArtifactsRoot(), fmt.Sprintf("%s-seed-%d", safe, seed))
-	return dir, os.MkdirAll(dir, 0o755)
-}
+func ArtifactsRoot() string { return testrun.ArtifactsRoot() }
 
 // history is the JSON artifact: the seed, every call and every effect.
 type history struct {
@@ -162,7 +147,7 @@ type history struct {
 // (timeline.html, trace.txt) to a folder for t under ArtifactsRoot and
 // returns its path. The folder outlives the test.
 func WriteArtifacts(t testing.TB, rt *runtime.Runtime) (string, error) {
-	dir, err := artifactsDir(t, rt.Seed())
+	dir, err := testrun.ArtifactsDir(t.Name(), rt.Seed())
 	if err != nil {
 		return "", err
 	}

@@ -2,18 +2,16 @@ package runtimetest_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/dosim/dosim/examples"
-	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/runtime/runtimetest"
-	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/verify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,23 +49,6 @@ func (f *fakeT) Logf(format string, args ...any) {
 	f.logs = append(f.logs, fmt.Sprintf(format, args...))
 }
 func (f *fakeT) Failed() bool { return f.failed }
-
-func TestVerifyIdempotentFlagsTheMailer(t *testing.T) {
-	rt := runtimetest.New(t)
-	ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })
-	ft := &fakeT{TB: t}
-	rep := runtimetest.VerifyIdempotent(ft, ns, "Send", "ada")
-	assert.Equal(t, verify.VerdictDanger, rep.Verdict)
-	require.Len(t, ft.errors, 1)
-	assert.Contains(t, ft.errors[0], "MAILER.Send is marked Retryable but is not idempotent")
-	assert.Contains(t, ft.errors[0], "effects: once 1 [email hello ada], twice 2")
-
-	ft = &fakeT{TB: t}
-	rep = runtimetest.VerifyIdempotent(ft, ns, "Status")
-	assert.Equal(t, verify.VerdictCouldBeMarked, rep.Verdict)
-	assert.False(t, ft.failed)
-	assert.Contains(t, strings.Join(ft.logs, "\n"), "MAILER.Status is idempotent and not marked")
-}
 
 func TestSeedFromEnvironment(t *testing.T) {
 	t.Setenv("DOSIM_SEED", "42")
@@ -112,28 +93,6 @@ func TestReportWritesArtifacts(t *testing.T) {
 	assert.Contains(t, string(js), `"Kind": "email"`)
 }
 
-func TestExploreReportsAFailingSeed(t *testing.T) {
-	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
-	sc, err := scenario.Load("../../testdata/scenarios/mailer-vs-ledger.yaml", scenario.WithBuiltInClasses(examples.Constructors()))
-	require.NoError(t, err)
-	ft := &fakeT{TB: t}
-	sum := runtimetest.Explore(ft, sc, explore.Options{Seeds: 100})
-	require.False(t, sum.Clean())
-	require.Len(t, ft.errors, 1)
-	msg := ft.errors[0]
-	assert.Contains(t, msg, "mailer-vs-ledger: ")
-	assert.Contains(t, msg, "linearizability MAIL/newsletter")
-	assert.Contains(t, msg, "shrunk to 1 fault(s):\nfaults:\n  rules:\n    - {call: 1, method: Send, attempt: 1")
-	assert.Contains(t, msg, "replay: dosim explore ../../testdata/scenarios/mailer-vs-ledger.yaml --replay 2")
-	assert.Contains(t, msg, "artifacts in ")
-
-	clean, err := scenario.Load("../../testdata/scenarios/ambiguous-delivery.yaml", scenario.WithBuiltInClasses(examples.Constructors()))
-	require.NoError(t, err)
-	ft = &fakeT{TB: t}
-	assert.True(t, runtimetest.Explore(ft, clean, explore.Options{Seeds: 200}).Clean())
-	assert.Empty(t, ft.errors)
-}
-
 // shop is the README's example class.
 type shop struct{ st *object.State }
 
@@ -156,11 +115,11 @@ func (s *shop) Methods() object.Methods {
 func TestShopMarks(t *testing.T) {
 	rt := runtimetest.New(t) // seed from -dosim.seed or DOSIM_SEED, logs via t, leak checks
 	ns := rt.Namespace("SHOP", NewShop)
-	runtimetest.VerifyIdempotent(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
-	runtimetest.VerifyIdempotent(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
+	verify.Test(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
+	verify.Test(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
 
 	ft := &fakeT{TB: t}
-	runtimetest.VerifyIdempotent(ft, ns, "SendOffer", "ada")
+	verify.Test(ft, ns, "SendOffer", "ada")
 	require.Len(t, ft.errors, 1)
 	assert.Equal(t, "SHOP.SendOffer is marked Retryable but is not idempotent: a retry after a lost reply changes the outcome.\n"+
 		"Once vs twice:\neffects: once 1 [email offer to ada], twice 2 [email offer to ada; email offer to ada]\n", ft.errors[0])
@@ -204,4 +163,21 @@ func TestH2_ArtifactsOutliveTheTest(t *testing.T) {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(wd, "rel"), runtimetest.ArtifactsRoot(), "relative to the package's folder")
+}
+
+// The flags this package registers are read by name (internal/testrun), so
+// that explore.Test and verify.Test honour them without importing it: a
+// flag wins over the environment.
+func TestFlagsWinOverTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DOSIM_SEED", "42")
+	t.Setenv("DOSIM_ARTIFACTS", "elsewhere")
+	require.NoError(t, flag.Set("dosim.seed", "5"))
+	require.NoError(t, flag.Set("dosim.artifacts", dir))
+	t.Cleanup(func() {
+		_ = flag.Set("dosim.seed", "")
+		_ = flag.Set("dosim.artifacts", "")
+	})
+	assert.Equal(t, uint64(5), runtimetest.Seed(t))
+	assert.Equal(t, dir, runtimetest.ArtifactsRoot())
 }

@@ -9,26 +9,9 @@ import (
 	"github.com/dosim/dosim/internal/wire"
 )
 
-// Event is one entry of the runtime's typed event log: what alarms,
-// object.Retry, scheduled and queued tasks and circuit breakers did. Kind
-// is one of the object.Event* constants; Detail is a line of key=value
-// pairs. Events are part of Trace, so the same seed gives the same events
-// (rule D1).
-type Event struct {
-	At        time.Duration // virtual time since the runtime started
-	Namespace string
-	Object    string // the object's name, or its hex id
-	Kind      string
-	Detail    string
-}
-
-// Events returns every event recorded so far, in order.
-func (r *Runtime) Events() []Event { return append([]Event(nil), r.events...) }
-
-func (h *host) event(kind, detail string) {
-	r := h.ns.r
-	r.events = append(r.events, Event{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Detail: detail})
-}
+// This file is the object host adapter: hostView is what package object
+// sees of the host running an object (wire.Host), for alarms, scheduled
+// and queued tasks, retries and shared values.
 
 // TurnState gives object code running in a request's turn its State.
 func (ti *turnInfo) TurnState() any { return ti.h.state }
@@ -109,9 +92,6 @@ func (v hostView) TasksDue(l wire.Lane, at time.Time, ok bool) {
 	h := v.h
 	h.setLane(l, at.Sub(h.ns.r.start), ok)
 }
-
-// Event records a trace event of the object.
-func (v hostView) Event(kind, detail string) { v.h.event(kind, detail) }
 
 // Shared is the runtime-wide registry of object code's shared values.
 func (v hostView) Shared(key string, mk func() any) any {

@@ -1,0 +1,42 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/dosim/dosim/internal/testrun"
+	"github.com/dosim/dosim/runtime"
+)
+
+// Test runs Idempotent from go test, as httptest serves from beside
+// net/http: it checks that running method with args twice for one request
+// (a duplicate delivery, as a retry after a lost reply brings it) leaves
+// the same world as running it once: the same result, storage and side
+// effects, from the storage the object named "verify" of ns holds now
+// (usually empty). A method marked object.Retryable that is not idempotent
+// fails t with the difference; an unmarked method that is idempotent is
+// logged as a candidate for the mark. Both runs use the seed of
+// -dosim.seed (registered by package runtimetest), else DOSIM_SEED, else 1.
+// It returns the report.
+func Test(t testing.TB, ns *runtime.Namespace, method string, args ...any) Report {
+	t.Helper()
+	seed, err := testrun.Seed()
+	if err != nil {
+		t.Fatalf("verify.Test: %v", err)
+		return Report{}
+	}
+	snap := ns.Storage(ns.IDFromName("verify")).Snapshot()
+	rep, err := Idempotent(ns, method, args, Options{Seed: seed, Snapshot: snap})
+	if err != nil {
+		t.Fatalf("verify.Test: %v", err)
+		return rep
+	}
+	switch rep.Verdict {
+	case VerdictDanger:
+		t.Errorf("%s.%s is marked Retryable but is not idempotent: a retry after a lost reply changes the outcome.\nOnce vs twice:\n%s", rep.Class, rep.Method, rep.Diff)
+	case VerdictCouldBeMarked:
+		t.Logf("%s.%s is idempotent and not marked: it could be marked object.Retryable", rep.Class, rep.Method)
+	case VerdictInconclusive:
+		t.Errorf("%s.%s: inconclusive: %s", rep.Class, rep.Method, rep.Diff)
+	}
+	return rep
+}
