@@ -68,8 +68,15 @@ type Options struct {
 	Seed   uint64 // the first trial's seed
 	// Method is the inventory method the loop calls: "SetQuantity" (marked
 	// Retryable, the default: every delivery runs it) or "AddOne" (not
-	// marked: a duplicate is refused).
+	// marked: a duplicate is refused). With Class set, it is a method of
+	// that class, and required.
 	Method string
+	// Class, when set, is the class whose Method the loop calls instead of
+	// the built-in inventory, with Args as its arguments, in a namespace
+	// called Namespace (default "OBJECT").
+	Class     runtime.Constructor
+	Args      []any
+	Namespace string
 	// Progress, if set, is called after each trial.
 	Progress func(done, total int)
 }
@@ -112,7 +119,7 @@ func Run(opts Options) (*Result, error) {
 	if opts.TimeoutMs == 0 {
 		opts.TimeoutMs = stub.DefaultTimeoutMs
 	}
-	if opts.Method == "" {
+	if opts.Method == "" && opts.Class == nil {
 		opts.Method = "SetQuantity"
 	}
 	worst, err := Worst(opts.Outer, opts.MaxRetries)
@@ -127,10 +134,18 @@ func Run(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("amplify: %w", err)
 	}
 	var args []any
-	switch opts.Method {
-	case "SetQuantity":
+	switch {
+	case opts.Class != nil:
+		if opts.Method == "" {
+			return nil, errors.New("amplify: Method is empty: name the method of Class the loop calls")
+		}
+		if opts.Namespace == "" {
+			opts.Namespace = "OBJECT"
+		}
+		args = opts.Args
+	case opts.Method == "SetQuantity":
 		args = []any{"apple", 1}
-	case "AddOne":
+	case opts.Method == "AddOne":
 		args = []any{"apple"}
 	default:
 		return nil, fmt.Errorf("amplify: method %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", opts.Method)
@@ -182,7 +197,12 @@ func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Optio
 	var t trial
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
 	defer rt.Close()
-	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	var ns *runtime.Namespace
+	if opts.Class != nil {
+		ns = rt.Namespace(opts.Namespace, opts.Class)
+	} else {
+		ns = rt.Namespace("INVENTORY", examples.NewInventory)
+	}
 	s, err := ns.GetByName("shop", stubOpts...)
 	if err != nil {
 		return t, fmt.Errorf("amplify: %w", err)

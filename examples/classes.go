@@ -3,6 +3,7 @@ package examples
 import (
 	"sort"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 )
 
@@ -21,40 +22,66 @@ type Class struct {
 }
 
 // Sample is an example call of a method: its arguments, and the storage
-// the object starts from.
-type Sample struct {
-	Args    []any
-	Storage map[string]any
-}
+// the object starts from. Every built-in class also gives its samples as
+// an object.Sampler, the way a class of yours can.
+type Sample = object.Sample
+
+// The built-in classes' samples: what dosim verify tries.
+var (
+	bucketSamples    = map[string]Sample{"Size": {}}
+	counterSamples   = map[string]Sample{"Increment": {}, "Get": {}, "Reset": {}}
+	inventorySamples = map[string]Sample{
+		"SetQuantity": {Args: []any{"apple", 3}},
+		"AddOne":      {Args: []any{"apple"}, Storage: map[string]any{"apple": 2}},
+		"Get":         {Args: []any{"apple"}, Storage: map[string]any{"apple": 2}},
+	}
+	ledgerSamples = map[string]Sample{
+		"Deposit":  {Args: []any{"alice", 100}},
+		"Transfer": {Args: []any{"order-42", "alice", "bob", 30}, Storage: map[string]any{"balance/alice": 100}},
+		"Balance":  {Args: []any{"alice"}, Storage: map[string]any{"balance/alice": 100}},
+	}
+	mailerSamples = map[string]Sample{
+		"Send": {Args: []any{"ada@example.com", "Your order has shipped"}},
+		"Sent": {},
+	}
+	outboxSamples = map[string]Sample{
+		"Post":      {Args: []any{"https://example.com/hook", "hello"}},
+		"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
+		"Delivered": {},
+	}
+)
+
+// VerifySamples returns the bucket's sample calls (object.Sampler).
+func (*Bucket) VerifySamples() map[string]Sample { return bucketSamples }
+
+// VerifySamples returns the counter's sample calls (object.Sampler).
+func (*Counter) VerifySamples() map[string]Sample { return counterSamples }
+
+// VerifySamples returns the inventory's sample calls (object.Sampler).
+func (*Inventory) VerifySamples() map[string]Sample { return inventorySamples }
+
+// VerifySamples returns the ledger's sample calls (object.Sampler).
+func (*Ledger) VerifySamples() map[string]Sample { return ledgerSamples }
+
+// VerifySamples returns the mailer's sample calls (object.Sampler).
+func (*Mailer) VerifySamples() map[string]Sample { return mailerSamples }
+
+// VerifySamples returns the outbox's sample calls (object.Sampler).
+func (*Outbox) VerifySamples() map[string]Sample { return outboxSamples }
 
 var classes = []Class{
 	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
-		Samples: map[string]Sample{"Size": {}}},
+		Samples: bucketSamples},
 	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter,
-		Samples: map[string]Sample{"Increment": {}, "Get": {}, "Reset": {}}},
+		Samples: counterSamples},
 	{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory,
-		Samples: map[string]Sample{
-			"SetQuantity": {Args: []any{"apple", 3}},
-			"AddOne":      {Args: []any{"apple"}, Storage: map[string]any{"apple": 2}},
-			"Get":         {Args: []any{"apple"}, Storage: map[string]any{"apple": 2}},
-		}},
+		Samples: inventorySamples},
 	{Name: "ledger", Doc: "Transfer made safe to retry by an idempotency key (the fix), Deposit (not marked), Balance", New: NewLedger,
-		Samples: map[string]Sample{
-			"Deposit":  {Args: []any{"alice", 100}},
-			"Transfer": {Args: []any{"order-42", "alice", "bob", 30}, Storage: map[string]any{"balance/alice": 100}},
-			"Balance":  {Args: []any{"alice"}, Storage: map[string]any{"balance/alice": 100}},
-		}},
+		Samples: ledgerSamples},
 	{Name: "mailer", Doc: "Send marked Retryable although each run sends another email (the classic mistake)", New: NewMailer,
-		Samples: map[string]Sample{
-			"Send": {Args: []any{"ada@example.com", "Your order has shipped"}},
-			"Sent": {},
-		}},
+		Samples: mailerSamples},
 	{Name: "outbox", Doc: "Post queues a webhook; the queue retries Deliver with backoff and dead-letters what fails (rule A6)", New: NewOutbox,
-		Samples: map[string]Sample{
-			"Post":      {Args: []any{"https://example.com/hook", "hello"}},
-			"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
-			"Delivered": {},
-		}},
+		Samples: outboxSamples},
 }
 
 // Classes returns the built-in classes, sorted by name.

@@ -491,6 +491,7 @@ var rank = map[string]int{
 	"amplify":             68,
 	"scenario":            70,
 	"explore":             80,
+	"cli":                 90,
 	"cmd/dosim":           100,
 }
 
@@ -561,16 +562,18 @@ var allowedEdges = map[edge]bool{
 	{from: "explore", to: "stub"}:             true,
 	{from: "explore", to: "transport"}:        true,
 
-	{from: "cmd/dosim", to: "amplify"}:   true,
-	{from: "cmd/dosim", to: "examples"}:  true,
-	{from: "cmd/dosim", to: "explore"}:   true,
-	{from: "cmd/dosim", to: "object"}:    true,
-	{from: "cmd/dosim", to: "render"}:    true,
-	{from: "cmd/dosim", to: "runtime"}:   true,
-	{from: "cmd/dosim", to: "scenario"}:  true,
-	{from: "cmd/dosim", to: "stub"}:      true,
-	{from: "cmd/dosim", to: "transport"}: true,
-	{from: "cmd/dosim", to: "verify"}:    true,
+	{from: "cli", to: "amplify"}:   true,
+	{from: "cli", to: "examples"}:  true,
+	{from: "cli", to: "explore"}:   true,
+	{from: "cli", to: "object"}:    true,
+	{from: "cli", to: "render"}:    true,
+	{from: "cli", to: "runtime"}:   true,
+	{from: "cli", to: "scenario"}:  true,
+	{from: "cli", to: "stub"}:      true,
+	{from: "cli", to: "transport"}: true,
+	{from: "cli", to: "verify"}:    true,
+
+	{from: "cmd/dosim", to: "cli"}: true,
 }
 
 // knownUpward is every import that points up today: none since issue 10

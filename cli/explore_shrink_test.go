@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 )
 
 const (
-	outbox      = "../../testdata/scenarios/outbox-queue.yaml"
-	setQuantity = "../../testdata/scenarios/setquantity-overwrites-addone.yaml"
+	outbox      = "../testdata/scenarios/outbox-queue.yaml"
+	setQuantity = "../testdata/scenarios/setquantity-overwrites-addone.yaml"
 	allRates    = "fail-after-delivery=0.04,lose-request=0.04,lose-response=0.04,lose-while-running=0.04,not-delivered=0.04,overloaded=0.04"
 )
 
@@ -77,7 +77,7 @@ func TestH2_ExploreSummarySaysHowShrinkingEnded(t *testing.T) {
 		sum := &explore.Summary{Scenario: "s", File: "s.yaml", First: 1, Seeds: 10, Ran: 10, Failed: 1, Total: 1,
 			Violations: []explore.Violation{{Seed: 9, Kind: explore.KindLinearizability, Message: "m"}}, FirstFailing: &f}
 		var b bytes.Buffer
-		writeSummary(&b, sum, false)
+		(&app{name: "dosim"}).writeSummary(&b, sum, false)
 		assert.Contains(t, b.String(), "first failing seed 9: "+tc.want+"\n")
 	}
 }

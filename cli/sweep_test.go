@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -151,7 +151,7 @@ func TestH2_ExploreChecksOutputPathsBeforeSweeping(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	mailer := "../../testdata/scenarios/mailer-vs-ledger.yaml"
+	mailer := "../testdata/scenarios/mailer-vs-ledger.yaml"
 	code, out, errOut := runCLI(t, "explore", mailer, "--seeds", "200", "--artifacts", file)
 	assert.Equal(t, exitUsage, code, errOut)
 	assert.Contains(t, errOut, "--artifacts: "+file+" is a file: want a folder")
@@ -293,7 +293,7 @@ func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a watchdog, not a measure
 	defer cancel()
 	bin := filepath.Join(t.TempDir(), "dosim")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/dosim")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const ambiguous = "../../testdata/scenarios/ambiguous-delivery.yaml"
+const ambiguous = "../testdata/scenarios/ambiguous-delivery.yaml"
 
 func TestExploreClean(t *testing.T) {
 	code, out, errOut := runCLI(t, "explore", ambiguous, "--seeds", "500")
@@ -20,22 +20,22 @@ func TestExploreClean(t *testing.T) {
 
 func TestExploreFindsTheMailerAndReplays(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, "explore", "../../testdata/scenarios/mailer-vs-ledger.yaml", "--seeds", "200", "--artifacts", dir)
+	code, out, errOut := runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--seeds", "200", "--artifacts", dir)
 	require.Equal(t, exitExpect, code, errOut)
 	assert.Contains(t, out, "linearizability MAIL/newsletter")
 	assert.Contains(t, out, "first failing seed 2: 2 fault(s) drawn, shrunk to 1:")
 	assert.Contains(t, out, "- {call: 1, method: Send, attempt: 1, fault: lose-while-running}")
-	assert.Contains(t, out, "replay: dosim explore ../../testdata/scenarios/mailer-vs-ledger.yaml --replay 2 --rates ")
+	assert.Contains(t, out, "replay: dosim explore ../testdata/scenarios/mailer-vs-ledger.yaml --replay 2 --rates ")
 	for _, f := range []string{"timeline.html", "linearizability-MAIL-newsletter.html", "faults.yaml", "replay.txt", "violations.txt"} {
 		_, err := os.Stat(filepath.Join(dir, f))
 		assert.NoError(t, err, f)
 	}
 
-	code, out, _ = runCLI(t, "explore", "../../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "2")
+	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "2")
 	assert.Equal(t, exitExpect, code)
 	assert.Contains(t, out, "lose-while-running")
 	assert.Contains(t, out, "seed 2 violates:")
-	code, out, _ = runCLI(t, "explore", "../../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "1")
+	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "1")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "seed 1: no violation")
 }
@@ -112,7 +112,7 @@ func TestVerify(t *testing.T) {
 	assert.Contains(t, out, `SetQuantity  ["pear",7]`)
 	assert.Contains(t, out, "inventory.AddOne, once vs twice:")
 
-	code, out, _ = runCLI(t, "verify", "mailer", "--scenario", "../../testdata/scenarios/mailer-vs-ledger.yaml")
+	code, out, _ = runCLI(t, "verify", "mailer", "--scenario", "../testdata/scenarios/mailer-vs-ledger.yaml")
 	assert.Equal(t, exitExpect, code)
 	assert.Contains(t, out, `"Your order has shipped"`)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -35,11 +35,11 @@ var (
 	rootExitCodesHelp    = exitCodes("run: an expectation failed; explore: a violation was found;\n     verify: a method marked Retryable is not idempotent")
 )
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
+func (a *app) newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "dosim",
+		Use:   a.name,
 		Short: "A deterministic simulator of Durable-Object-style actors",
-		Long: `dosim runs Durable-Object-style objects in virtual time from one seed: calls,
+		Long: a.name + ` runs Durable-Object-style objects in virtual time from one seed: calls,
 retries, lost requests and lost replies, so that a failing seed replays exactly.` + rootExitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -57,26 +57,30 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRun(), newExplore(), newVerify(), newAmplify(), newDemo(), newVersion())
+	root.AddCommand(a.newRun(), a.newExplore(), a.newVerify(), a.newAmplify(), a.newVersion())
+	if a.hasBuiltIns() {
+		root.AddCommand(a.newDemo())
+	}
 	return root
 }
 
-func newVersion() *cobra.Command {
+func (a *app) newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print dosim's version",
-		Long: `Print dosim's version: the module version the go command stamped (v1.2.3 after
-go install github.com/dosim/dosim/cmd/dosim@v1.2.3), and the git commit when
-built from a checkout ("modified" when it had uncommitted changes).` + noOneExitCodesHelp,
+		Short: "Print " + a.name + "'s version",
+		Long: `Print ` + a.name + `'s version: the main module's version as the go command stamped
+it (v1.2.3 after go install github.com/dosim/dosim/cmd/dosim@v1.2.3), and the
+git commit when built from a checkout ("modified" when it had uncommitted
+changes).` + noOneExitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(cmd.OutOrStdout(), "dosim", buildVersion())
+			fmt.Fprintln(cmd.OutOrStdout(), a.name, buildVersion())
 			return nil
 		},
 	}
 }
 
-func newDemo() *cobra.Command {
+func (a *app) newDemo() *cobra.Command {
 	var (
 		seed          uint64
 		format, color string
@@ -106,7 +110,7 @@ reply to the "apple" shop lost. The timeline shows each call and attempt;
 				return err
 			})
 			if err != nil {
-				return &codeError{code: exitInternal, msg: fmt.Sprintf("dosim demo (seed %d): %v", seed, err)}
+				return &codeError{code: exitInternal, msg: fmt.Sprintf("%s demo (seed %d): %v", a.name, seed, err)}
 			}
 			shops := make([]string, 0, len(stock))
 			for s := range stock {

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -18,10 +19,10 @@ import (
 // progress: a bar on a terminal, else a line every progressEvery.
 const progressMin = 2000
 
-func newAmplify() *cobra.Command {
+func (a *app) newAmplify() *cobra.Command {
 	var (
 		outer, maxRetries, timeoutMs, trials int
-		fault, method                        string
+		fault, method, class, argsFlag       string
 		rate                                 float64
 		seed                                 uint64
 	)
@@ -34,14 +35,15 @@ the object up to K × (N+1) times (rule S15).
 
 With --fault and --rate, also simulate M operations, each in its own runtime
 with its own seed (--seed, --seed+1, ...): every attempt meets the fault with
-probability P. The loop calls INVENTORY.SetQuantity (marked Retryable, so
-every delivery runs it) or, with --method AddOne, an unmarked method whose
-duplicates are refused. It prints the distribution of attempts, deliveries
+probability P. The loop calls METHOD of --class CLASS (in namespace CLASS in
+capitals) with --args, else with the class's sample arguments (object.Sampler);
+` + a.amplifyDefault() + ` It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
 (p50, p99, max). When M is at least ` + fmt.Sprint(progressMin) + `, progress goes to stderr: a bar
 on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + noOneExitCodesHelp,
-		Example: `  dosim amplify --outer 3
-  dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`,
+		Example: a.example(`  dosim amplify --outer 3
+  dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`, `  dosim amplify --outer 3
+  dosim amplify --outer 3 --class CLASS --method METHOD --args '["a string", 7]' --fault lose-response --rate 0.3`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("outer") {
@@ -74,8 +76,17 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 				}
 				opts.Fault, opts.Rate = f, rate
 			}
-			if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
-				return usageErrorf("amplify: --method: %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", method)
+			target := "INVENTORY." + method
+			marked := method != "AddOne"
+			if class == "" && a.builtIns["inventory"] && argsFlag == "" {
+				if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
+					return usageErrorf("amplify: --method: %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", method)
+				}
+			} else if opts.Rate > 0 || class != "" || argsFlag != "" {
+				var err error
+				if target, marked, err = a.amplifyClass(&opts, class, cmd.Flags().Changed("method"), argsFlag); err != nil {
+					return err
+				}
 			}
 			var bar *progress
 			if opts.Rate > 0 && trials >= progressMin {
@@ -85,9 +96,9 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 			res, err := amplify.Run(opts)
 			bar.done()
 			if err != nil {
-				return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
+				return internalError("", err)
 			}
-			writeAmplify(cmd.OutOrStdout(), res)
+			writeAmplify(cmd.OutOrStdout(), res, target, marked)
 			return nil
 		},
 	}
@@ -99,11 +110,67 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 	f.Float64Var(&rate, "rate", 0, "the probability of the fault per attempt")
 	f.IntVar(&trials, "trials", 1000, "simulated operations")
 	f.Uint64Var(&seed, "seed", 1, "the first trial's seed; trial i uses seed+i")
-	f.StringVar(&method, "method", "SetQuantity", "the method the loop calls: SetQuantity (marked Retryable) or AddOne (not marked)")
+	f.StringVar(&class, "class", "", "the class whose method the loop calls"+a.ifInventory(" (default: the built-in inventory)", " (required with --fault)"))
+	f.StringVar(&method, "method", a.ifInventory("SetQuantity", ""), "the method the loop calls"+a.ifInventory(": for the inventory, SetQuantity (marked Retryable) or AddOne (not marked)", " (required with --class)"))
+	f.StringVar(&argsFlag, "args", "", "the method's arguments, as a JSON array such as '[\"tx-1\", 50]' (default: the class's sample for the method, object.Sampler)")
 	return cmd
 }
 
-func writeAmplify(w io.Writer, r *amplify.Result) {
+// ifInventory is builtIn when the built-in inventory is amplify's default
+// class, else other.
+func (a *app) ifInventory(builtIn, other string) string {
+	if a.builtIns["inventory"] {
+		return builtIn
+	}
+	return other
+}
+
+// amplifyDefault says what amplify calls without --class.
+func (a *app) amplifyDefault() string {
+	return a.ifInventory(`without --class, INVENTORY.SetQuantity (marked Retryable, so every delivery
+runs it) or, with --method AddOne, an unmarked method whose duplicates are
+refused.`, `--class and --method are required to simulate.`)
+}
+
+// amplifyClass sets opts to call a registered class's method, and returns
+// the target as printed ("WALLET.Deposit") and whether it is marked.
+func (a *app) amplifyClass(opts *amplify.Options, class string, methodGiven bool, argsFlag string) (string, bool, error) {
+	if class == "" {
+		if a.builtIns["inventory"] {
+			class = "inventory"
+		} else {
+			return "", false, usageErrorf("amplify: --class is required to simulate: name the class whose method the loop calls; %s", a.registered())
+		}
+	}
+	c, err := a.lookupClass(class)
+	if err != nil {
+		return "", false, err
+	}
+	if !methodGiven && !(class == "inventory" && a.builtIns["inventory"]) {
+		return "", false, usageErrorf("amplify: --method is required with --class %s: one of %s", class, strings.Join(c.methodNames(), ", "))
+	}
+	m, ok := c.methods[opts.Method]
+	if !ok {
+		return "", false, usageErrorf("amplify: --method: class %s has no method %q; it has %s", class, opts.Method, strings.Join(c.methodNames(), ", "))
+	}
+	sample, ok := c.samples[opts.Method]
+	if argsFlag != "" {
+		if err := json.Unmarshal([]byte(argsFlag), &sample.Args); err != nil {
+			return "", false, usageErrorf("amplify: --args: %q is not a JSON array: %v", argsFlag, err)
+		}
+		ok = true
+	}
+	if n := c.arity(opts.Method); !ok && n != 0 {
+		return "", false, usageErrorf("amplify: %s.%s takes %s and none were given: pass --args '[...]', or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
+			class, opts.Method, plural(n, "argument"), opts.Method)
+	}
+	opts.Class, opts.Args, opts.Namespace = c.new, sample.Args, strings.ToUpper(class)
+	return opts.Namespace + "." + opts.Method, m.IsRetryable(), nil
+}
+
+// writeAmplify prints the result of a loop calling target (such as
+// INVENTORY.SetQuantity), marked Retryable or not.
+func writeAmplify(w io.Writer, r *amplify.Result, target string, isMarked bool) {
 	o := r.Options
 	fmt.Fprintf(w, "Worst case (rule S15): %d outer attempts × (%d retries + 1) = %d attempts can reach the object for one operation.\n",
 		o.Outer, o.MaxRetries, r.Worst)
@@ -112,11 +179,11 @@ func writeAmplify(w io.Writer, r *amplify.Result) {
 		return
 	}
 	marked := "marked Retryable: every delivery runs it"
-	if o.Method == "AddOne" {
+	if !isMarked {
 		marked = "not marked: a duplicate delivery is refused"
 	}
 	fmt.Fprintf(w, "\nSimulated %d operations (seeds %d to %d): %s at rate %g on every attempt;\n", o.Trials, o.Seed, o.Seed+uint64(o.Trials)-1, o.Fault, o.Rate)
-	fmt.Fprintf(w, "each an application loop of up to %d calls of INVENTORY.%s (%s),\n", o.Outer, o.Method, marked)
+	fmt.Fprintf(w, "each an application loop of up to %d calls of %s (%s),\n", o.Outer, target, marked)
 	fmt.Fprintf(w, "through a stub with maxRetries %d and timeoutMs %d. Times are virtual.\n\n", o.MaxRetries, o.TimeoutMs)
 	fmt.Fprintf(w, "per operation         p50    p99    max   mean\n")
 	row := func(name string, d amplify.Distribution) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -89,5 +89,16 @@ func writeReports(w io.Writer, format string, color bool, reports []render.Repor
 
 // usageErrorf is a usage or input error: exit code 2.
 func usageErrorf(format string, args ...any) error {
-	return &codeError{code: exitUsage, msg: "dosim: " + fmt.Sprintf(format, args...)}
+	return &codeError{code: exitUsage, msg: fmt.Sprintf(format, args...), named: true}
+}
+
+// example is a command's help examples: builtIn (spelt with "dosim ")
+// when dosim's own classes are registered, else generic, with the
+// program's name either way.
+func (a *app) example(builtIn, generic string) string {
+	ex := generic
+	if a.hasBuiltIns() {
+		ex = builtIn
+	}
+	return strings.ReplaceAll(ex, "dosim ", a.name+" ")
 }

@@ -1,8 +1,10 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 var repoRoot string
 
 func TestMain(m *testing.M) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err := filepath.Abs(filepath.Join(".."))
 	if err != nil {
 		panic(err)
 	}
@@ -36,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./cmd/dosim -update to create it")
+	require.NoError(t, err, "run go test ./cli -update to create it")
 	assert.Equal(t, string(want), string(got))
 }
 
@@ -45,6 +47,16 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// run is the command line of cmd/dosim, writing to stdout and stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	return Main(args, WithBuiltInClasses(), WithOutput(stdout, stderr))
+}
+
+// runContext is run under ctx, which a test cancels as a signal would.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return Main(args, WithBuiltInClasses(), WithOutput(stdout, stderr), WithContext(ctx))
 }
 
 // inRoot makes the test run from the repository's root, so that file names

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // progress: a bar on a terminal, else a line every progressEvery.
 const exploreProgressMin = 2000
 
-func newExplore() *cobra.Command {
+func (a *app) newExplore() *cobra.Command {
 	var (
 		seeds, workers, maxAmbiguous int
 		first, replay                uint64
@@ -54,7 +54,7 @@ porcupine's visualisation of the history and the shrunk faults.
 
 --shard I/N runs every N-th seed starting at the I-th, so that N machines (a CI
 matrix, a Kubernetes indexed job) can share one sweep; each writes --json and
-"dosim explore merge" combines them.
+"` + a.name + ` explore merge" combines them.
 
 Rates come from --rates, else the scenario's explore.random, else 0.04 for every
 fault.
@@ -67,16 +67,20 @@ seeds per second, violations so far).
 
 SIGINT or SIGTERM stops the sweep: the seeds that ran are summarised and marked
 INTERRUPTED, --json is written with "complete": false (merge refuses it unless
---allow-incomplete), and dosim exits 130 (143 for SIGTERM). A second signal
+--allow-incomplete), and ` + a.name + ` exits 130 (143 for SIGTERM). A second signal
 ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
-		Example: `  dosim explore testdata/scenarios/ambiguous-delivery.yaml --seeds 10000
+		Example: a.example(`  dosim explore testdata/scenarios/ambiguous-delivery.yaml --seeds 10000
   dosim explore testdata/scenarios/ledger-transfers.yaml --seeds 100000 --workers 2
   dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
   dosim explore merge shard-*.json
-  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`,
+  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`, `  dosim explore FILE --seeds 10000
+  dosim explore FILE --seeds 100000 --workers 2
+  dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
+  dosim explore merge shard-*.json
+  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`),
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := loadScenario(args[0])
+			sc, err := a.loadScenario(args[0])
 			if err != nil {
 				return &codeError{code: exitUsage, msg: err.Error()}
 			}
@@ -142,7 +146,7 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 					js.Close()
 					os.Remove(jsonOut)
 				}
-				return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
+				return internalError("", err)
 			}
 			if jsonOut == "-" {
 				if err := sum.WriteJSON(out); err != nil {
@@ -154,16 +158,16 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 				}
 			}
 			if jsonOut != "-" {
-				writeSummary(out, sum, false)
+				a.writeSummary(out, sum, false)
 			}
 			if !sum.Complete {
-				return &codeError{code: interruptCode(ctx), msg: fmt.Sprintf(
-					"dosim: interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
+				return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
+					"interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
 			}
 			if sum.FirstFailing != nil && arts != "" {
 				files, err := e.WriteArtifacts(arts, sum.FirstFailing)
 				if err != nil {
-					return &codeError{code: exitInternal, msg: "dosim: writing artifacts: " + err.Error()}
+					return internalError("writing artifacts: ", err)
 				}
 				fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
 			}
@@ -186,7 +190,7 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 	f.StringVar(&jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
 	f.StringVar(&arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
 	f.Uint64Var(&replay, "replay", 0, "run only this seed and show its timeline and violations")
-	cmd.AddCommand(newExploreMerge())
+	cmd.AddCommand(a.newExploreMerge())
 	return cmd
 }
 
@@ -268,10 +272,10 @@ func writeJSON(path string, stdout io.Writer, sum *explore.Summary) error {
 func writeJSONFile(f *os.File, sum *explore.Summary) error {
 	if err := sum.WriteJSON(f); err != nil {
 		f.Close()
-		return &codeError{code: exitInternal, msg: "dosim: --json: " + err.Error()}
+		return internalError("--json: ", err)
 	}
 	if err := f.Close(); err != nil {
-		return &codeError{code: exitInternal, msg: "dosim: --json: " + err.Error()}
+		return internalError("--json: ", err)
 	}
 	return nil
 }
@@ -339,7 +343,7 @@ func interruptCode(ctx context.Context) int {
 // writeSummary prints a sweep's report for a person; merged reports name
 // missing shards. It says "clean" only when every seed of the sweep was
 // checked and none failed.
-func writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
+func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	fmt.Fprintf(w, "explore %s (%s)\n", sum.Scenario, sum.File)
 	shards := ""
 	if len(sum.Shards) == 1 && sum.Shards[0].Count > 1 {
@@ -405,10 +409,10 @@ func writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 				fmt.Fprintf(w, "  %s\n", line)
 			}
 		}
-		fmt.Fprintf(w, "replay: %s\n", sum.ReplayCommand(f.Seed))
+		fmt.Fprintf(w, "replay: %s\n", a.replayCommand(sum, f.Seed))
 	} else if len(sum.Violations) > 0 {
 		seed := sum.Violations[0].Seed
-		fmt.Fprintf(w, "\nfirst failing seed found %d (not shrunk: the sweep is incomplete)\nreplay: %s\n", seed, sum.ReplayCommand(seed))
+		fmt.Fprintf(w, "\nfirst failing seed found %d (not shrunk: the sweep is incomplete)\nreplay: %s\n", seed, a.replayCommand(sum, seed))
 	}
 }
 
@@ -437,7 +441,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 	}
 	r, err := e.Replay(seed)
 	if err != nil {
-		return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
+		return internalError("", err)
 	}
 	if r.Result != nil {
 		rep := r.Result.Report()
@@ -459,18 +463,18 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 		f, err := e.Failing(seed)
 		shrinking.done()
 		if err != nil {
-			return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
+			return internalError("", err)
 		}
 		files, err := e.WriteArtifacts(filepath.Clean(arts), f)
 		if err != nil {
-			return &codeError{code: exitInternal, msg: "dosim: writing artifacts: " + err.Error()}
+			return internalError("writing artifacts: ", err)
 		}
 		fmt.Fprintf(w, "artifacts: %s\n", strings.Join(files, ", "))
 	}
 	return &codeError{code: exitExpect}
 }
 
-func newExploreMerge() *cobra.Command {
+func (a *app) newExploreMerge() *cobra.Command {
 	var (
 		jsonOut                  string
 		partial, allowIncomplete bool
@@ -511,7 +515,7 @@ violation.` + mergeExitCodesHelp,
 				}
 			}
 			if jsonOut != "-" {
-				writeSummary(out, sum, true)
+				a.writeSummary(out, sum, true)
 			}
 			if sum.Total > 0 {
 				return &codeError{code: exitExpect}
@@ -546,5 +550,15 @@ violation.` + mergeExitCodesHelp,
 	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "accept missing or interrupted shards: the report says incomplete, never clean")
 	cmd.Flags().BoolVar(&partial, "partial", false, "the old name of --allow-incomplete")
 	_ = cmd.Flags().MarkDeprecated("partial", "use --allow-incomplete")
+	return cmd
+}
+
+// replayCommand is the command that replays seed of the sweep, spelt with
+// the program's name.
+func (a *app) replayCommand(sum *explore.Summary, seed uint64) string {
+	cmd := sum.ReplayCommand(seed)
+	if rest, ok := strings.CutPrefix(cmd, "dosim "); ok {
+		return a.name + " " + rest
+	}
 	return cmd
 }

@@ -1,26 +1,15 @@
-package main
+package cli
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/spf13/cobra"
 )
 
-// builtInClasses registers dosim's built-in classes (package examples)
-// for the scenario files the commands load.
-var builtInClasses = scenario.WithBuiltInClasses(examples.Constructors())
-
-// loadScenario loads a scenario file whose namespaces may name dosim's
-// built-in classes: run, explore and verify --scenario all load through it.
-func loadScenario(path string) (*scenario.Scenario, error) {
-	return scenario.Load(path, builtInClasses)
-}
-
-func newRun() *cobra.Command {
+func (a *app) newRun() *cobra.Command {
 	var (
 		format, color string
 		seed          uint64
@@ -40,9 +29,11 @@ class, method or fault, or an option of the wrong type or out of range is
 reported as FILE:LINE: field: what is wrong and what is allowed, and exits 2.
 A scenario whose expectations are not all met prints what was expected beside
 what happened and exits 1.` + runExitCodesHelp,
-		Example: `  dosim run testdata/scenarios/ambiguous-delivery.yaml
+		Example: a.example(`  dosim run testdata/scenarios/ambiguous-delivery.yaml
   dosim run --format html testdata/scenarios/*.yaml > timeline.html
-  dosim run --seed 42 --format json testdata/scenarios/overloaded.yaml`,
+  dosim run --seed 42 --format json testdata/scenarios/overloaded.yaml`, `  dosim run FILE
+  dosim run --format html FILE... > timeline.html
+  dosim run --seed 42 --format json FILE`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if err := checkFormat(format); err != nil {
@@ -57,7 +48,7 @@ what happened and exits 1.` + runExitCodesHelp,
 				errs []error
 			)
 			for _, f := range files {
-				sc, err := loadScenario(f)
+				sc, err := a.loadScenario(f)
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -76,7 +67,7 @@ what happened and exits 1.` + runExitCodesHelp,
 			for _, sc := range scs {
 				res, err := sc.Run(opts...)
 				if err != nil {
-					return &codeError{code: exitInternal, msg: "dosim: " + err.Error()}
+					return internalError("", err)
 				}
 				reports = append(reports, res.Report())
 				if !res.Passed() {
@@ -95,7 +86,7 @@ what happened and exits 1.` + runExitCodesHelp,
 				if len(r.Failures) == 0 {
 					continue
 				}
-				fmt.Fprintf(stderr, "dosim: %s (seed %d): %d of %d expectations not met\n", render.Escape(r.File), r.Seed, len(r.Failures), r.Expectations)
+				fmt.Fprintf(stderr, "%s: %s (seed %d): %d of %d expectations not met\n", a.name, render.Escape(r.File), r.Seed, len(r.Failures), r.Expectations)
 				if format != "text" { // the text timeline already lists them
 					for _, f := range r.Failures {
 						fmt.Fprintf(stderr, "  %s\n", render.Escape(f.String()))

@@ -1,0 +1,321 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/verify"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newVerify() *cobra.Command {
+	var (
+		argFlags []string
+		scenFile string
+		showDiff bool
+	)
+	cmd := &cobra.Command{
+		Use:   "verify [CLASS...]",
+		Short: "Check that methods marked Retryable are safe to run twice",
+		Long: `For every method of the classes named (by default those of the
+--scenario file's namespaces, else all of them; each class once), run it
+once and, separately, twice for one request (a lost reply, then the duplicate
+delivery a retry brings), from the same storage, and compare the result, the
+storage and the side effects. The verdicts:
+
+  ok                                 the mark (or its absence) is right
+  DANGER: marked but not idempotent  a retry changes the outcome: unmark it, or fix it
+  could be marked                    running it twice is the same as once
+
+Arguments come from --args METHOD=JSON-ARRAY, else from the first call of the
+method in --scenario FILE, else from the class's own samples (a class gives
+them by implementing object.Sampler). A method with parameters that gets no
+arguments from any of these, or an --args that names no method of a class
+being verified, is an error (exit 2).` + verifyExitCodesHelp,
+		Example: a.example(`  dosim verify
+  dosim verify mailer ledger
+  dosim verify inventory --args 'SetQuantity=["pear", 7]'
+  dosim verify --scenario testdata/scenarios/mailer-vs-ledger.yaml`, `  dosim verify
+  dosim verify CLASS...
+  dosim verify CLASS --args 'METHOD=["a string", 7]'
+  dosim verify --scenario FILE`),
+		RunE: func(cmd *cobra.Command, names []string) error {
+			var sc *scenario.Scenario
+			if scenFile != "" {
+				var err error
+				if sc, err = a.loadScenario(scenFile); err != nil {
+					return &codeError{code: exitUsage, msg: err.Error()}
+				}
+			}
+			classes, err := a.pickClasses(names, sc)
+			if err != nil {
+				return err
+			}
+			given, err := parseArgFlags(argFlags)
+			if err != nil {
+				return err
+			}
+			if err := a.checkArgFlags(given, classes); err != nil {
+				return err
+			}
+			var fromScenario map[string][]any
+			if sc != nil {
+				fromScenario = map[string][]any{}
+				for _, c := range sc.Calls() {
+					k := c.Stub.Namespace.Class.Name + "." + c.Method
+					if _, seen := fromScenario[k]; !seen && c.Fetch == nil {
+						fromScenario[k] = c.Args
+					}
+				}
+			}
+			// Pick every method's arguments before anything runs: a method
+			// with none is an error, and nothing is printed.
+			type check struct {
+				class  verifyClass
+				method string
+				sample object.Sample
+			}
+			var checks []check
+			for _, c := range classes {
+				for _, m := range c.methodNames() {
+					sample, ok := c.samples[m]
+					if a, found := fromScenario[c.name+"."+m]; found {
+						sample.Args, ok = a, true
+					}
+					if a, found := given[c.name+"."+m]; found {
+						sample.Args, ok = a, true
+					} else if a, found := given[m]; found {
+						sample.Args, ok = a, true
+					}
+					if n := c.arity(m); !ok && n != 0 {
+						return usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
+							c.name, m, plural(n, "argument"), m, c.name, m, m)
+					}
+					checks = append(checks, check{c, m, sample})
+				}
+			}
+			out := cmd.OutOrStdout()
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "CLASS\tMETHOD\tARGS\tMARKED\tIDEMPOTENT\tVERDICT")
+			danger := 0
+			var diffs []string
+			namespaces := map[string]*runtime.Namespace{}
+			for _, c := range classes {
+				rt := runtime.New()
+				defer rt.Close()
+				namespaces[c.name] = rt.Namespace(c.name, c.new)
+			}
+			for _, ch := range checks {
+				c, m, sample := ch.class, ch.method, ch.sample
+				ns := namespaces[c.name]
+				rep, err := verify.Idempotent(ns, m, sample.Args, verify.Options{Snapshot: sample.Storage})
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				args := render.Value(sample.Args)
+				if sample.Args == nil {
+					args = "[]"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.name, m, args, yesNo(rep.Marked), yesNo(rep.Idempotent), rep.Verdict)
+				if rep.Verdict == verify.VerdictDanger {
+					danger++
+				}
+				if rep.Diff != "" && (showDiff || rep.Verdict == verify.VerdictDanger) {
+					lines := strings.Split(strings.TrimRight(rep.Diff, "\n"), "\n")
+					for i, l := range lines {
+						lines[i] = render.Escape(l)
+					}
+					diffs = append(diffs, fmt.Sprintf("%s.%s, once vs twice:\n  %s", c.name, m, strings.Join(lines, "\n  ")))
+				}
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, d := range diffs {
+				fmt.Fprintf(out, "\n%s\n", d)
+			}
+			if danger > 0 {
+				return &codeError{code: exitExpect}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&argFlags, "args", nil, "arguments of a method, as METHOD=JSON-ARRAY or CLASS.METHOD=JSON-ARRAY (repeatable)")
+	cmd.Flags().StringVar(&scenFile, "scenario", "", "take arguments from the calls of this scenario")
+	cmd.Flags().BoolVar(&showDiff, "diff", false, "show how twice differed from once for every method, not only the dangerous ones")
+	return cmd
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// verifyClass is a registered class verify checks: its name, its
+// constructor, and what an instance built with a bare State says about
+// it.
+type verifyClass struct {
+	name    string
+	new     runtime.Constructor
+	methods object.Methods
+	samples map[string]object.Sample // from object.Sampler; nil without
+}
+
+// methodNames lists the class's methods, sorted.
+func (c verifyClass) methodNames() []string { return slices.Sorted(maps.Keys(c.methods)) }
+
+// arity is the number of arguments method m takes after its context: -1
+// when it is variadic or not a function.
+func (c verifyClass) arity(m string) int {
+	t := reflect.TypeOf(c.methods[m].Fn())
+	if t == nil || t.Kind() != reflect.Func || t.IsVariadic() {
+		return -1
+	}
+	return max(t.NumIn()-1, 0)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// lookupClass probes the registered class called name: its methods and
+// samples. A constructor that panics, returns nil or is nil is a usage
+// error naming the class (exit 2), not a crash.
+func (a *app) lookupClass(name string) (c verifyClass, err error) {
+	ctor, ok := a.classes[name]
+	if !ok {
+		return c, usageErrorf("unknown class %q; %s", name, a.registered())
+	}
+	if ctor == nil {
+		return c, usageErrorf("class %s: its constructor is nil", name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = usageErrorf("class %s: its constructor, given a bare object.State, panicked: %v", name, r)
+		}
+	}()
+	inst := ctor(new(object.State))
+	if inst == nil {
+		return c, usageErrorf("class %s: its constructor returned nil", name)
+	}
+	c = verifyClass{name: name, new: ctor, methods: inst.Methods()}
+	if s, ok := inst.(object.Sampler); ok {
+		c.samples = s.VerifySamples()
+	}
+	return c, nil
+}
+
+// registered says which classes are registered, for a message: "the
+// built-in classes are bucket, counter", "the registered classes are
+// wallet", or that none is.
+func (a *app) registered() string {
+	names := a.classNames()
+	if len(names) == 0 {
+		return "no classes are registered (a program registers them with cli.WithClasses)"
+	}
+	word := "registered"
+	if len(a.builtIns) == len(names) {
+		word = "built-in"
+	}
+	return fmt.Sprintf("the %s classes are %s", word, strings.Join(names, ", "))
+}
+
+// pickClasses returns the classes named, each once, in the order first
+// named; with none named, the classes of the scenario's namespaces when
+// there is one, else every registered class.
+func (a *app) pickClasses(names []string, sc *scenario.Scenario) ([]verifyClass, error) {
+	if len(names) == 0 && sc != nil {
+		for _, ns := range sc.Namespaces {
+			names = append(names, ns.Class.Name)
+		}
+	}
+	if len(names) == 0 {
+		names = a.classNames()
+		if len(names) == 0 {
+			return nil, usageErrorf("verify: %s", a.registered())
+		}
+	}
+	var out []verifyClass
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		c, err := a.lookupClass(n)
+		if err != nil {
+			return nil, err
+		}
+		seen[n] = true
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// checkArgFlags checks that every --args names a method of a class being
+// verified (METHOD: of at least one; CLASS.METHOD: of that class), so that
+// none is silently ignored.
+func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error {
+	methods := map[string][]string{}
+	var verified []string
+	for _, c := range classes {
+		methods[c.name] = c.methodNames()
+		verified = append(verified, fmt.Sprintf("%s (%s)", c.name, strings.Join(methods[c.name], ", ")))
+	}
+	for _, k := range slices.Sorted(maps.Keys(given)) {
+		cname, m, qualified := strings.Cut(k, ".")
+		if !qualified {
+			m = k
+			found := false
+			for _, ms := range methods {
+				found = found || slices.Contains(ms, m)
+			}
+			if !found {
+				return usageErrorf("--args %s: no class verified has a method %q; verified are %s", k, m, strings.Join(verified, "; "))
+			}
+			continue
+		}
+		if _, ok := a.classes[cname]; !ok {
+			return usageErrorf("--args %s: unknown class %q; %s", k, cname, a.registered())
+		}
+		ms, selected := methods[cname]
+		if !selected {
+			return usageErrorf("--args %s: class %s is not being verified (verified are %s); name it: %s verify %s",
+				k, cname, strings.Join(slices.Sorted(maps.Keys(methods)), ", "), a.name, cname)
+		}
+		if !slices.Contains(ms, m) {
+			return usageErrorf("--args %s: class %s has no method %q; it has %s", k, cname, m, strings.Join(ms, ", "))
+		}
+	}
+	return nil
+}
+
+// parseArgFlags reads --args METHOD=JSON-ARRAY values.
+func parseArgFlags(flags []string) (map[string][]any, error) {
+	out := map[string][]any{}
+	for _, f := range flags {
+		name, raw, ok := strings.Cut(f, "=")
+		if !ok || name == "" {
+			return nil, usageErrorf("--args %q: want METHOD=JSON-ARRAY, such as 'SetQuantity=[\"apple\", 3]'", f)
+		}
+		var args []any
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			return nil, usageErrorf("--args %s: %q is not a JSON array: %v", name, raw, err)
+		}
+		out[name] = args
+	}
+	return out, nil
+}
