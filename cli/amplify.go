@@ -27,7 +27,7 @@ func (a *app) newAmplify() *cobra.Command {
 		seed                                 uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "amplify --outer K [--max-retries N] [--timeout-ms T] [--fault F --rate P --trials M]",
+		Use:   "amplify --outer K [--max-retries N] [--timeout-ms T] [--fault F --rate P --trials M] [--class C --method M --args JSON]",
 		Short: "Show how retries multiply with an application's own loop (rule S15)",
 		Long: `Show how retries multiply: an application loop that makes K outer attempts of
 an operation, each a call through a stub that itself retries N times, can reach
@@ -36,7 +36,7 @@ the object up to K × (N+1) times (rule S15).
 With --fault and --rate, also simulate M operations, each in its own runtime
 with its own seed (--seed, --seed+1, ...): every attempt meets the fault with
 probability P. The loop calls METHOD of --class CLASS (in namespace CLASS in
-capitals) with --args, else with the class's sample arguments (object.Sampler);
+capitals) with --args, else with the class's sample arguments (object.Sampler).
 ` + a.amplifyDefault() + ` It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
 (p50, p99, max). When M is at least ` + fmt.Sprint(progressMin) + `, progress goes to stderr: a bar
@@ -127,7 +127,7 @@ func (a *app) ifInventory(builtIn, other string) string {
 
 // amplifyDefault says what amplify calls without --class.
 func (a *app) amplifyDefault() string {
-	return a.ifInventory(`without --class, INVENTORY.SetQuantity (marked Retryable, so every delivery
+	return a.ifInventory(`Without --class, INVENTORY.SetQuantity (marked Retryable, so every delivery
 runs it) or, with --method AddOne, an unmarked method whose duplicates are
 refused.`, `--class and --method are required to simulate.`)
 }

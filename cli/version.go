@@ -6,7 +6,8 @@ import (
 )
 
 // version overrides what the build says about itself when set at build
-// time with -ldflags "-X main.version=...".
+// time with -ldflags "-X github.com/dosim/dosim/cli.version=..." (it was
+// main.version when the command line lived in cmd/dosim).
 var version = ""
 
 // versionText says which dosim this is: the -ldflags version when set, else

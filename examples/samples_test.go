@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/verify"
 	"github.com/stretchr/testify/assert"
@@ -39,5 +40,15 @@ func TestSamplesAndVerdicts(t *testing.T) {
 			}
 		}
 		require.NoError(t, rt.Close())
+	}
+}
+
+// Every built-in class gives its samples the way a class of yours does,
+// as an object.Sampler, and they are the Class's Samples.
+func TestBuiltInsAreSamplers(t *testing.T) {
+	for _, c := range examples.Classes() {
+		s, ok := c.New(new(object.State)).(object.Sampler)
+		require.True(t, ok, "%s is not an object.Sampler", c.Name)
+		assert.Equal(t, c.Samples, s.VerifySamples(), c.Name)
 	}
 }
