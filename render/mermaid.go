@@ -87,7 +87,7 @@ func mermaidEvents(r Report) []mermaidEvent {
 			}
 			add(a.End, obj, "$O-->>C: "+reply)
 		}
-		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome)))
+		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome.String())))
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if evs[i].at != evs[j].at {

@@ -39,7 +39,7 @@ func WriteTable(w io.Writer, calls []CallRecord) error {
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALL\tOBJECT\tMETHOD\tATTEMPT\tSTART\tEND\tLINK\tOBJECT DID\tRESULT")
 	for i, c := range calls {
-		result := c.Outcome
+		result := c.Outcome.String()
 		if c.Err != "" {
 			result += ": " + c.Err
 		}
