@@ -493,6 +493,7 @@ var rank = map[string]int{
 	"internal/layout":  10,
 	"internal/sched":   10,
 	"internal/testrun": 10,
+	"internal/untyped": 10,
 	"internal/invoke":  11,
 	"internal/wire":    12,
 
