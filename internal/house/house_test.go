@@ -504,6 +504,7 @@ var rank = map[string]int{
 	"render":              60,
 	"runtime/runtimetest": 62,
 	"examples":            65,
+	"examples/wallet":     66,
 	"amplify":             68,
 	"scenario":            70,
 	"explore":             80,
@@ -552,10 +553,11 @@ var allowedEdges = map[edge]bool{
 	{from: "render", to: "runtime"}:         true,
 	{from: "render", to: "transport"}:       true,
 
-	{from: "examples", to: "object"}:    true,
-	{from: "examples", to: "runtime"}:   true,
-	{from: "examples", to: "stub"}:      true,
-	{from: "examples", to: "transport"}: true,
+	{from: "examples", to: "object"}:        true,
+	{from: "examples/wallet", to: "object"}: true,
+	{from: "examples", to: "runtime"}:       true,
+	{from: "examples", to: "stub"}:          true,
+	{from: "examples", to: "transport"}:     true,
 
 	{from: "amplify", to: "examples"}:  true,
 	{from: "amplify", to: "runtime"}:   true,
