@@ -42,7 +42,6 @@ func init() {
 	wire.NewState = func(id any, storage any, host wire.Host) any {
 		return &State{id: id.(ID), storage: storage.(*Storage), host: host}
 	}
-	wire.NewStorage = func() any { return NewStorage() }
 }
 
 // Bytes returns the id's 32 bytes.

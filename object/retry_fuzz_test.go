@@ -1,7 +1,6 @@
 package object
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -9,67 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// untyped builds the map a fuzz input stands for: the JSON object js
-// (decoded with or without json.Number), and then, unless kind picks
-// none, key set to a value of the Go type kind picks, made from n, x or s.
-// (stub's FuzzParseOptions builds its maps the same way.)
-func untyped(js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) map[string]any {
-	m := map[string]any{}
-	d := json.NewDecoder(bytes.NewReader(js))
-	if useNumber {
-		d.UseNumber()
-	}
-	if d.Decode(&m) != nil || m == nil {
-		m = map[string]any{}
-	}
-	var v any
-	switch kind % 20 {
-	case 0:
-		return m
-	case 1:
-		v = int(n)
-	case 2:
-		v = int8(n)
-	case 3:
-		v = int16(n)
-	case 4:
-		v = int32(n)
-	case 5:
-		v = n
-	case 6:
-		v = uint(n)
-	case 7:
-		v = uint8(n)
-	case 8:
-		v = uint16(n)
-	case 9:
-		v = uint32(n)
-	case 10:
-		v = uint64(n)
-	case 11:
-		v = float32(x)
-	case 12:
-		v = x
-	case 13:
-		v = json.Number(s)
-	case 14:
-		v = s
-	case 15:
-		v = n%2 == 0
-	case 16:
-		v = nil
-	case 17:
-		v = map[string]any{s: x}
-	case 18:
-		v = []any{x, s}
-	case 19:
-		v = time.Duration(n) // a named integer type
-	}
-	m[key] = v
-	return m
-}
+	"github.com/dosim/dosim/internal/untyped"
+)
 
 // addSeeds adds the nasty cases to a corpus of untyped maps: keys[0] gets
 // every kind of value, the other keys the numbers.
@@ -139,7 +80,7 @@ func anyNumber(v any) (float64, bool) {
 func FuzzParseRetryOptions(f *testing.F) {
 	addSeeds(f, "maxAttempts", "baseDelayMs", "maxDelayMs")
 	f.Fuzz(func(t *testing.T, js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) {
-		m := untyped(js, useNumber, key, kind, n, x, s)
+		m := untyped.Map(js, useNumber, key, kind, n, x, s)
 		valid := true
 		for k, v := range m {
 			num, isNum := anyNumber(v)

@@ -300,7 +300,7 @@ func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Durati
 	mid := top + 26
 	full := fmt.Sprintf("#%d %s", i+1, r.label(i))
 	fmt.Fprintf(w, `<g><title>%s</title><text x="22" y="%.1f" font-size="12.5" fill="#1f2937">%s</text></g>`+"\n",
-		esc(full+": "+c.Outcome), mid+4, esc(truncate(full, labelChars)))
+		esc(full+": "+c.Outcome.String()), mid+4, esc(truncate(full, labelChars)))
 	fmt.Fprintf(w, `<line x1="0" y1="%.1f" x2="100%%" y2="%.1f" stroke="%s"/>`+"\n", top+svgRowH, top+svgRowH, colGrid)
 	// The call: a line from its start to its end, with a cap at each end.
 	xs, xe := px(c.Start), px(c.End)
@@ -385,7 +385,7 @@ func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Durati
 	}
 	cls := outcomeClass(c.Outcome)
 	color := map[string]string{"good": "#15803d", "warn": "#b45309", "bad": "#b91c1c", "none": "#6b7280"}[cls]
-	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="12.5" font-weight="600" fill="%s">%s</text>`+"\n", rightmost+8, mid+4, color, esc(c.Outcome))
+	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="12.5" font-weight="600" fill="%s">%s</text>`+"\n", rightmost+8, mid+4, color, esc(c.Outcome.String()))
 }
 
 func writeCallTable(w io.Writer, r Report) {
@@ -427,7 +427,7 @@ func writeCallTable(w io.Writer, r Report) {
 			}
 			outcome := ""
 			if j == len(c.Attempts)-1 {
-				outcome = fmt.Sprintf("<span class=\"%s\">%s</span>", outcomeClass(c.Outcome), esc(c.Outcome))
+				outcome = fmt.Sprintf("<span class=\"%s\">%s</span>", outcomeClass(c.Outcome), esc(c.Outcome.String()))
 			}
 			fmt.Fprintf(w, "<td class=\"num\">%d</td><td class=\"%s\">%s</td><td class=\"%s\">%s</td><td>%s</td></tr>\n",
 				a.N, linkCls, esc(a.LinkText()), didCls, esc(did), outcome)

@@ -95,7 +95,7 @@ func ToJSON(r Report) JSONReport {
 		jc := JSONCall{
 			N: i + 1, RequestID: c.RequestID, Namespace: c.Namespace, Object: c.Object, Method: c.Method,
 			Call: r.label(i), StartMs: msFloat(c.Start), EndMs: msFloat(c.End), Subrequests: c.Subrequests,
-			Outcome: c.Outcome, Error: c.Err, Attempts: make([]JSONAttempt, len(c.Attempts)),
+			Outcome: c.Outcome.String(), Error: c.Err, Attempts: make([]JSONAttempt, len(c.Attempts)),
 		}
 		for j, a := range c.Attempts {
 			jc.Attempts[j] = JSONAttempt{N: a.N, StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),

@@ -52,8 +52,7 @@ func mermaidEvents(r Report) []mermaidEvent {
 		obj := c.Namespace + "/" + c.Object
 		for _, a := range c.Attempts {
 			what := fmt.Sprintf("call %d %s, try %d at %s", i+1, r.label(i), a.N, Ms(a.Start))
-			switch a.Fault {
-			case transport.NotDelivered, transport.LoseRequest, transport.Overloaded:
+			if !a.Fault.Reaches() { // the fault struck before the object
 				add(a.Start, obj, fmt.Sprintf("C-x$O: %s (%s)", mermaidText(what), a.Fault))
 				continue
 			}
@@ -74,11 +73,11 @@ func mermaidEvents(r Report) []mermaidEvent {
 			switch {
 			case a.Cancelled:
 				continue
-			case a.Fault == transport.LoseResponse || a.Fault == transport.LoseWhileRunning:
-				add(a.End, obj, fmt.Sprintf("$O--xC: reply lost (%s)", a.Fault))
-				continue
-			case a.Fault == transport.FailAfterDelivery:
+			case a.Fault.Resets():
 				add(a.End, obj, fmt.Sprintf("$O--xC: object reset (%s)", a.Fault))
+				continue
+			case a.Fault.Stage() >= transport.WhileRunning: // the fault replaced the reply
+				add(a.End, obj, fmt.Sprintf("$O--xC: reply lost (%s)", a.Fault))
 				continue
 			case a.Rejected:
 				reply = "duplicate rejected"
@@ -87,7 +86,7 @@ func mermaidEvents(r Report) []mermaidEvent {
 			}
 			add(a.End, obj, "$O-->>C: "+reply)
 		}
-		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome)))
+		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome.String())))
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if evs[i].at != evs[j].at {

@@ -162,13 +162,13 @@ func (r *Report) callOfRequest() map[string]int {
 
 // outcomeClass sorts outcomes into good, warn (the call failed but nothing
 // was done twice) and bad.
-func outcomeClass(outcome string) string {
+func outcomeClass(outcome runtime.Outcome) string {
 	switch outcome {
 	case runtime.OutcomeOK, runtime.OutcomeRecovered:
 		return "good"
 	case runtime.OutcomeDuplicateRejected:
 		return "warn"
-	case "":
+	case runtime.OutcomePending:
 		return "none"
 	}
 	return "bad"

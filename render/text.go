@@ -146,7 +146,7 @@ func didCell(a runtime.AttemptRecord, kinds []string) cell {
 	return cell{text, color}
 }
 
-func outcomeCell(outcome string) cell {
+func outcomeCell(outcome runtime.Outcome) cell {
 	color := ""
 	switch outcomeClass(outcome) {
 	case "good":
@@ -156,7 +156,7 @@ func outcomeCell(outcome string) cell {
 	case "bad":
 		color = ansiRed
 	}
-	return cell{outcome, color}
+	return cell{outcome.String(), color}
 }
 
 // writeTable escapes every cell's text (see Escape) and aligns the rows

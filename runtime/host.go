@@ -198,56 +198,11 @@ func (h *host) lookup(f *wire.Flight) (compiled, error) {
 	return find(h.ns.name, h.methods, f.Req.Method)
 }
 
-// objectID is the id's hex form when it has a name (rules may name either),
-// computed only when a fault plan asks.
-func (h *host) objectID() string {
-	if h.id.Name() == "" {
-		return h.target.Object
-	}
-	return h.id.String()
-}
-
-// send is where an attempt enters the simulated link.
-func (r *Runtime) send(f *wire.Flight) {
-	h := f.Target.Host.(*host)
-	if r.faults == nil {
-		f.Call.InFlight++
-		h.arrive(f)
-		return
-	}
-	fault, delay := r.faults.Decide(transport.Attempt{
-		Namespace: f.Target.Namespace,
-		Object:    f.Target.Object,
-		ObjectID:  h.objectID(),
-		Method:    f.Req.Method,
-		N:         f.N,
-		Call:      f.Call.Seq,
-	}, r.rng)
-	f.Fault = fault
-	f.Rec.Fault = fault
-	f.Call.InFlight++
-	if delay > 0 {
-		r.k.After(delay, true, func() { h.arrive(f) })
-		return
-	}
-	h.arrive(f)
-}
-
-// arrive is the moment the link delivers (or drops) an attempt.
-func (h *host) arrive(f *wire.Flight) {
+// receive is the object's side of an arrival (see arrive): the host
+// records the delivery, remembers the request identity (rule S6) and
+// starts the turn.
+func (h *host) receive(f *wire.Flight) {
 	r := h.ns.r
-	f.Call.InFlight--
-	if f.Lost { // S9: a cancelled retry that had not reached the object never arrives
-		if f.Call.Finished && f.Call.InFlight == 0 {
-			h.forget(f.Req.ID)
-		}
-		return
-	}
-	switch f.Fault {
-	case transport.NotDelivered, transport.LoseRequest, transport.Overloaded:
-		h.complete(f, wire.FailLink, nil, nil, nil)
-		return
-	}
 	f.Rec.Delivered = true
 	dup := h.remember(f.Req.ID)
 	if f.Call.Finished && f.Call.InFlight == 0 {
@@ -264,7 +219,7 @@ func (h *host) arrive(f *wire.Flight) {
 	// It is the same schedule as a turn task picked first, without the two
 	// switches; the caller's own gate is yielded meanwhile, as its wait
 	// for the reply would.
-	if cur := r.k.Current(); cur != nil && f.Fault != transport.LoseWhileRunning && h.gate.Free() {
+	if cur := r.k.Current(); cur != nil && f.Fault.Stage() != transport.WhileRunning && h.gate.Free() {
 		cur.Yielding(true, func() {
 			saved, savedData := cur.Gate, cur.Data
 			ti.ctx.Begin(cur)
@@ -341,9 +296,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 			return
 		}
 	}
-	if f.Fault == transport.LoseWhileRunning {
-		h.complete(f, wire.FailLink, nil, nil, nil) // the link breaks as the method starts
-	}
+	h.starting(f)
 	f.Rec.Executed = true
 	var result any
 	if direct {
@@ -408,9 +361,7 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 	if req.Body == nil {
 		req.Body = http.NoBody
 	}
-	if f.Fault == transport.LoseWhileRunning {
-		h.complete(f, wire.FailLink, nil, nil, nil)
-	}
+	h.starting(f)
 	f.Rec.Executed = true
 	rec := httptest.NewRecorder()
 	err := func() (err error) {
@@ -445,31 +396,4 @@ func (h *host) copyResult(v any) (any, error) {
 		return nil, err
 	}
 	return cp, nil
-}
-
-// respond sends the turn's outcome back through the link, which may lose it.
-func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
-	switch f.Fault {
-	case transport.LoseWhileRunning, transport.LoseResponse:
-		// The caller learns only of the broken link (if it has not already).
-		h.complete(f, wire.FailLink, nil, nil, nil)
-		return
-	case transport.FailAfterDelivery:
-		h.reset()
-		h.complete(f, wire.FailReset, nil, nil, nil)
-		return
-	}
-	h.complete(f, kind, v, resp, err)
-}
-
-// complete tells the caller an attempt's fate.
-func (h *host) complete(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
-	if f.Done.Fired() {
-		return
-	}
-	if kind == wire.FailSetup && err != nil && !errors.Is(err, ErrSetup) {
-		err = fmt.Errorf("%w: %w", ErrSetup, err)
-	}
-	f.Kind, f.Value, f.Resp, f.Err = kind, v, resp, err
-	f.Done.Fire(h.ns.r.k)
 }

@@ -11,17 +11,31 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// Outcomes of a call, as CallRecord.Outcome spells them (rule D2).
+// Outcome is how a call ended (rule D2): one of the constants below, or
+// OutcomePending ("") for a call still in flight. It is transport.Outcome,
+// defined once there: String gives its name ("attempts-exhausted"), and it
+// marshals to and from text by that name.
+type Outcome = transport.Outcome
+
+// Outcomes of a call, as CallRecord.Outcome holds them (rule D2).
 const (
-	OutcomeOK                = wire.OutcomeOK                // the first attempt succeeded
-	OutcomeRecovered         = wire.OutcomeRecovered         // a retry succeeded
-	OutcomeDuplicateRejected = wire.OutcomeDuplicateRejected // a retry was refused as a duplicate
-	OutcomeAttemptsExhausted = wire.OutcomeAttemptsExhausted // every allowed attempt failed
-	OutcomeTimeout           = wire.OutcomeTimeout           // the deadline stopped the retries
-	OutcomeNotRetryable      = wire.OutcomeNotRetryable      // an attempt failed in a way never retried
-	OutcomeNotReplayable     = wire.OutcomeNotReplayable     // the request could not be sent again
-	OutcomeCancelled         = wire.OutcomeCancelled         // the caller's context was cancelled
+	OutcomePending           = transport.OutcomePending           // the call has not ended ("")
+	OutcomeOK                = transport.OutcomeOK                // the first attempt succeeded
+	OutcomeRecovered         = transport.OutcomeRecovered         // a retry succeeded
+	OutcomeDuplicateRejected = transport.OutcomeDuplicateRejected // a retry was refused as a duplicate
+	OutcomeAttemptsExhausted = transport.OutcomeAttemptsExhausted // every allowed attempt failed
+	OutcomeTimeout           = transport.OutcomeTimeout           // the deadline stopped the retries
+	OutcomeNotRetryable      = transport.OutcomeNotRetryable      // an attempt failed in a way never retried
+	OutcomeNotReplayable     = transport.OutcomeNotReplayable     // the request could not be sent again
+	OutcomeCancelled         = transport.OutcomeCancelled         // the caller's context was cancelled
 )
+
+// Outcomes lists every outcome of an ended call, in the order above.
+func Outcomes() []Outcome { return transport.Outcomes() }
+
+// ParseOutcome reads an outcome's name ("timeout"); the error wraps
+// transport.ErrUnknownOutcome and lists the allowed names.
+func ParseOutcome(s string) (Outcome, error) { return transport.ParseOutcome(s) }
 
 // CallRecord is what happened to one call (rule D2). Times are virtual
 // time since the runtime started.
@@ -33,7 +47,7 @@ type CallRecord struct {
 	Start       time.Duration
 	End         time.Duration
 	Subrequests int // always 1: retries are not subrequests (S13)
-	Outcome     string
+	Outcome     Outcome
 	Err         string // the error the caller got, "" on success
 	Attempts    []AttemptRecord
 	// Began and Ended are logical timestamps: the order in which calls
@@ -71,23 +85,9 @@ func (c CallRecord) Executions() int {
 // LinkText says what the link did to the attempt: "delivered", "in
 // flight" (not arrived yet), "cancelled in flight" (a retry the caller
 // gave up on before it arrived, which never arrives, rule S9), or the
-// fault's name, with ", cancelled" when the caller stopped waiting.
-func (a AttemptRecord) LinkText() string {
-	s := a.Fault.String()
-	if a.Fault == transport.None {
-		s = "delivered"
-		if !a.Delivered {
-			if a.Cancelled {
-				return "cancelled in flight"
-			}
-			s = "in flight"
-		}
-	}
-	if a.Cancelled {
-		s += ", cancelled"
-	}
-	return s
-}
+// fault's name, with ", cancelled" when the caller stopped waiting. The
+// words are the link's: see transport.Fault.LinkText.
+func (a AttemptRecord) LinkText() string { return a.Fault.LinkText(a.Delivered, a.Cancelled) }
 
 // DidText says what the object did with the attempt.
 func (a AttemptRecord) DidText() string {
@@ -114,7 +114,7 @@ func (c CallRecord) Rejections() int {
 }
 
 // Calls returns the record of every call made so far, in the order they
-// started. A call still in flight has an empty Outcome.
+// started. A call still in flight has Outcome OutcomePending.
 func (r *Runtime) Calls() []CallRecord {
 	out := make([]CallRecord, len(r.calls))
 	for i, c := range r.calls {

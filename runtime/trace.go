@@ -46,7 +46,7 @@ func WriteTable(w io.Writer, calls []CallRecord) error {
 	}
 	rows := []layout.Row{{Cells: text("CALL", "OBJECT", "METHOD", "ATTEMPT", "START", "END", "LINK", "OBJECT DID", "RESULT")}}
 	for i, c := range calls {
-		result := c.Outcome
+		result := c.Outcome.String()
 		if c.Err != "" {
 			result += ": " + c.Err
 		}

@@ -355,7 +355,7 @@ func (r *Result) checkCall(e *Expectation, out *CallResult, describe bool) (want
 	case ExpectOutcome:
 		o := "(no call made)"
 		if len(recs) > 0 {
-			o = r.Calls[recs[len(recs)-1]].Outcome
+			o = r.Calls[recs[len(recs)-1]].Outcome.String()
 		}
 		return e.Want.(string), o, o == e.Want.(string)
 	case ExpectCalls:

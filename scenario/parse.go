@@ -38,12 +38,15 @@ const (
 	maxErrors = 20
 )
 
-// Outcomes lists the call outcomes an expectation may name (rule D2).
-var Outcomes = []string{
-	runtime.OutcomeOK, runtime.OutcomeRecovered, runtime.OutcomeDuplicateRejected,
-	runtime.OutcomeAttemptsExhausted, runtime.OutcomeTimeout, runtime.OutcomeNotRetryable,
-	runtime.OutcomeNotReplayable, runtime.OutcomeCancelled,
-}
+// Outcomes lists the names of the call outcomes an expectation may name
+// (rule D2), as runtime.Outcomes defines them.
+var Outcomes = func() []string {
+	var names []string
+	for _, o := range runtime.Outcomes() {
+		names = append(names, o.String())
+	}
+	return names
+}()
 
 // Load reads and parses the scenario file at path. The classes its
 // namespaces may name are those the options register (WithClasses).

@@ -128,7 +128,7 @@ func TestRunWithOtherFaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, clean.Faults.Plan())
 	for _, c := range clean.Calls {
-		assert.Equal(t, "ok", c.Outcome, "without faults every call succeeds at once")
+		assert.Equal(t, transport.OutcomeOK, c.Outcome, "without faults every call succeeds at once")
 	}
 	assert.False(t, clean.Passed(), "the scenario's expectations assume its faults")
 

@@ -75,25 +75,6 @@ func (e *Error) Error() string {
 // link fault.
 func (e *Error) Unwrap() error { return e.cause }
 
-// linkMessage says what a link fault did, for a person.
-func linkMessage(f transport.Fault) string {
-	switch f {
-	case transport.NotDelivered:
-		return "not delivered (not-delivered): the object was restarting or moving; the request never reached it"
-	case transport.LoseRequest:
-		return "connection lost (lose-request): the caller cannot tell whether the request reached the object (it did not)"
-	case transport.LoseWhileRunning:
-		return "connection lost while the method ran (lose-while-running): the caller cannot tell whether it ran (it runs to its end)"
-	case transport.LoseResponse:
-		return "reply lost (lose-response): the caller cannot tell whether the method ran (it did)"
-	case transport.Overloaded:
-		return "object overloaded (overloaded): the request was refused"
-	case transport.FailAfterDelivery:
-		return "object reset after delivery (fail-after-delivery): its in-memory state was lost"
-	}
-	return "failed (" + f.String() + ")"
-}
-
 // remoteError is an object's error after it crossed the boundary: its text only.
 type remoteError struct{ msg string }
 
@@ -112,12 +93,10 @@ func newError(f *wire.Flight) *Error {
 		Method:    f.Req.Method,
 	}
 	switch f.Kind {
-	case wire.FailLink:
-		e.Msg = linkMessage(f.Fault)
+	case wire.FailLink, wire.FailReset: // what the fault means is the link's (package transport)
+		e.Msg = f.Fault.Message()
 		e.Retryable = f.Fault.Retryable()
 		e.Overloaded = f.Fault == transport.Overloaded
-	case wire.FailReset:
-		e.Msg = linkMessage(transport.FailAfterDelivery)
 	case wire.FailRemote:
 		e.Remote = true
 		msg := "<nil>"

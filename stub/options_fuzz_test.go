@@ -1,7 +1,6 @@
 package stub
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -10,68 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// untyped builds the map a fuzz input stands for: the JSON object js
-// (decoded with or without json.Number), and then, unless kind picks
-// none, key set to a value of the Go type kind picks, made from n, x or s.
-// So the maps hold what JSON and YAML decoders make, and every Go number
-// type besides.
-func untyped(js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) map[string]any {
-	m := map[string]any{}
-	d := json.NewDecoder(bytes.NewReader(js))
-	if useNumber {
-		d.UseNumber()
-	}
-	if d.Decode(&m) != nil || m == nil {
-		m = map[string]any{}
-	}
-	var v any
-	switch kind % 20 {
-	case 0:
-		return m
-	case 1:
-		v = int(n)
-	case 2:
-		v = int8(n)
-	case 3:
-		v = int16(n)
-	case 4:
-		v = int32(n)
-	case 5:
-		v = n
-	case 6:
-		v = uint(n)
-	case 7:
-		v = uint8(n)
-	case 8:
-		v = uint16(n)
-	case 9:
-		v = uint32(n)
-	case 10:
-		v = uint64(n)
-	case 11:
-		v = float32(x)
-	case 12:
-		v = x
-	case 13:
-		v = json.Number(s)
-	case 14:
-		v = s
-	case 15:
-		v = n%2 == 0
-	case 16:
-		v = nil
-	case 17:
-		v = map[string]any{s: x}
-	case 18:
-		v = []any{x, s}
-	case 19:
-		v = time.Duration(n) // a named integer type
-	}
-	m[key] = v
-	return m
-}
+	"github.com/dosim/dosim/internal/untyped"
+)
 
 // addSeeds adds the nasty cases to a fuzz corpus of untyped maps.
 func addSeeds(f *testing.F, keys ...string) {
@@ -145,7 +85,7 @@ func FuzzParseOptions(f *testing.F) {
 	addSeeds(f, "maxRetries", "timeoutMs")
 	limits := map[string][2]int{"maxRetries": {MinMaxRetries, MaxMaxRetries}, "timeoutMs": {MinTimeoutMs, MaxTimeoutMs}}
 	f.Fuzz(func(t *testing.T, js []byte, useNumber bool, key string, kind uint8, n int64, x float64, s string) {
-		m := untyped(js, useNumber, key, kind, n, x, s)
+		m := untyped.Map(js, useNumber, key, kind, n, x, s)
 		valid := true
 		for k, v := range m {
 			lim, known := limits[k]

@@ -74,7 +74,7 @@ func TestParseOptionsS2(t *testing.T) {
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error { _, _ = s.Call(ctx, "Add"); return nil }))
 	c := w.rt.Calls()[0]
 	assert.LessOrEqual(t, len(c.Attempts), 3)
-	assert.Contains(t, []string{runtime.OutcomeAttemptsExhausted, runtime.OutcomeTimeout}, c.Outcome)
+	assert.Contains(t, []runtime.Outcome{runtime.OutcomeAttemptsExhausted, runtime.OutcomeTimeout}, c.Outcome)
 }
 
 // S2: stub.ParseOptions reads numbers as object.ParseRetryOptions does

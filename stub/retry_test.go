@@ -37,7 +37,7 @@ func every(method string, n int, f transport.Fault) []transport.Rule {
 // the error the caller sees.
 type want struct {
 	attempts, executions, rejected int
-	outcome                        string
+	outcome                        runtime.Outcome
 	errAttempt                     int // the attempt whose error the caller gets; 0: no error
 	fault                          transport.Fault
 	retryable, overloaded, remote  bool

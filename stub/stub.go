@@ -26,6 +26,7 @@ import (
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/transport"
 )
 
 // Stub is a reference to one object, through which calls travel.
@@ -156,7 +157,8 @@ type callState struct {
 	pipelined bool // a call was pipelined on its result: stop retrying (S12)
 }
 
-// do runs one call: the retry loop of rules S3-S14.
+// do runs one call: the retry loop of rules S3-S14. It sends attempts,
+// keeps their records, and asks decide what to do after each.
 func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Request, cs *callState) (any, *http.Response, error) {
 	if ctx == nil {
 		return nil, nil, ErrNotInTask
@@ -207,7 +209,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	deadline := rec.Start + s.cfg.timeout
 	var first *Error
 	if ctx.Err() != nil { // S14: no attempt starts after cancellation
-		return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))
+		return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))
 	}
 	for n := 1; ; n++ {
 		a, f := &fr.rec.att, &fr.flight
@@ -222,7 +224,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			if n > 1 && hreq.GetBody != nil {
 				body, err := hreq.GetBody()
 				if err != nil {
-					return fr.finish(wire.OutcomeNotReplayable, nil, nil, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err))
+					return fr.finish(transport.OutcomeNotReplayable, nil, nil, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err))
 				}
 				f.Body = body
 			}
@@ -235,59 +237,67 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		if n > 1 {
 			waitCtx, timeout = ctx, max(deadline-k.Now(), 0)
 		}
-		if !f.Done.Wait(waitCtx, cur, "waiting for a reply", timeout, true) {
-			if k.Closed() {
-				return nil, nil, sched.ErrClosed
-			}
+		done := f.Done.Wait(waitCtx, cur, "waiting for a reply", timeout, true)
+		if !done && k.Closed() {
+			return nil, nil, sched.ErrClosed
+		}
+		var e *Error
+		switch {
+		case !done:
 			f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
 			a.Cancelled = true
 			a.Extend(k.Now())
-			if ctx.Err() != nil {
-				a.Err = ctx.Err()
-				return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
-			}
 			a.Err = errDeadline
-			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
-		}
-		a.Extend(k.Now())
-		if f.Kind == wire.FailNone {
-			outcome := wire.OutcomeOK
-			if n > 1 {
-				outcome = wire.OutcomeRecovered
+			if err := ctx.Err(); err != nil {
+				a.Err = err
 			}
-			return fr.finish(outcome, f.Value, f.Resp, nil)
+		case f.Kind != wire.FailNone:
+			a.Extend(k.Now())
+			e = newError(f)
+			a.Err = snapshot(e)
+			if n == 1 {
+				first = e
+			}
+		default:
+			a.Extend(k.Now())
 		}
-		e := newError(f)
-		a.Err = snapshot(e)
-		if n == 1 {
-			first = e
+		end := ended{n: n, stopped: !done, kind: f.Kind, replayable: replayable, maxRetries: s.cfg.maxRetries,
+			now: k.Now(), deadline: deadline}
+		if !done || e != nil {
+			end.retryable = e != nil && e.Retryable
+			end.pipelined = cs != nil && cs.pipelined
+			end.cancelled = ctx.Err() != nil
 		}
-		switch {
-		case f.Kind == wire.FailRejected: // S6: the call fails with its first error
-			return fr.finish(wire.OutcomeDuplicateRejected, nil, nil, first)
-		case !e.Retryable: // S4, S10: a later non-retryable error wins
-			return fr.finish(wire.OutcomeNotRetryable, nil, nil, e)
-		case !replayable || (cs != nil && cs.pipelined): // S11, S12
-			return fr.finish(wire.OutcomeNotReplayable, nil, nil, first)
-		case n > s.cfg.maxRetries:
-			return fr.finish(wire.OutcomeAttemptsExhausted, nil, nil, first)
-		case ctx.Err() != nil: // S14: no attempt starts after cancellation
-			return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
+		v := decide(end, k.Rand())
+		if !v.retry {
+			if v.blame == blameNone {
+				return fr.finish(v.outcome, f.Value, f.Resp, nil)
+			}
+			return fr.finish(v.outcome, nil, nil, s.blamed(ctx, v.blame, method, first, e, n))
 		}
-		sleep := retryBackoff(k.Rand(), n) // S8
-		if k.Now()+sleep >= deadline {     // S9
-			return fr.finish(wire.OutcomeTimeout, nil, nil, first)
-		}
-		if err := cur.Sleep(ctx, sleep, true); err != nil {
+		if err := cur.Sleep(ctx, v.sleep, true); err != nil {
 			if k.Closed() {
 				return nil, nil, sched.ErrClosed
 			}
-			return fr.finish(wire.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
+			return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 		}
 		if cs != nil && cs.pipelined { // S12: pipelined during the backoff
-			return fr.finish(wire.OutcomeNotReplayable, nil, nil, first)
+			return fr.finish(transport.OutcomeNotReplayable, nil, nil, first)
 		}
 	}
+}
+
+// blamed returns the error a call that ends returns, as decide blamed it:
+// the first attempt's error, the last one's, or the caller's
+// cancellation after n attempts.
+func (s *Stub) blamed(ctx context.Context, b blame, method string, first, last *Error, n int) error {
+	switch b {
+	case blameLast:
+		return last
+	case blameCancelled:
+		return s.cancelled(ctx, method, first, n)
+	}
+	return first
 }
 
 // record is what the runtime keeps of a call, in one allocation: the call
@@ -309,7 +319,7 @@ type frame struct {
 }
 
 // finish closes the call's record and returns the call's result.
-func (fr *frame) finish(outcome string, v any, resp *http.Response, err error) (any, *http.Response, error) {
+func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, err error) (any, *http.Response, error) {
 	rec := &fr.rec.call
 	rec.End = fr.k.Now()
 	rec.Outcome = outcome
@@ -351,7 +361,7 @@ func (s *Stub) abandon(method string, err error) error {
 	rec := &wire.Call{Target: s.target, ID: s.conn.NewRequestID(), Method: method, Subrequests: 1}
 	s.conn.Begin(rec)
 	rec.End = rec.Start
-	rec.Outcome = wire.OutcomeCancelled
+	rec.Outcome = transport.OutcomeCancelled
 	rec.Err = err
 	rec.Finished = true
 	s.conn.End(rec)

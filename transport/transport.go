@@ -1,7 +1,14 @@
-// Package transport decides how each attempt of a call travels between a
-// stub and an object: whether the simulated link delivers it, loses it on
-// the way, loses it while the object runs, loses the reply, or fails in
-// another way, and how much virtual latency it adds.
+// Package transport is the simulated link between a stub and an object. It
+// decides how each attempt of a call travels (whether the link delivers
+// it, loses it on the way, loses it while the object runs, loses the
+// reply, or fails in another way, and how much virtual latency it adds),
+// says for each fault what it means (the stage at which it strikes,
+// whether the caller can tell, whether it is retryable, and the words for
+// it), and names how a call over the link ends (Outcome).
+//
+// The runtime carries attempts over the link and keeps the object's side
+// (input gate, construction, duplicate table, turn); the stub decides
+// retries from what this package says about a fault.
 //
 // A fault plan is a list of rules matched per attempt (the first matching
 // rule wins, zero fields match anything), optionally composed with random
@@ -22,104 +29,6 @@ import (
 	"strings"
 	"time"
 )
-
-// Fault is what the simulated link does to one attempt.
-type Fault uint8
-
-// The faults, by the stage at which the link fails.
-const (
-	// None delivers the request and its reply.
-	None Fault = iota
-	// NotDelivered: the request never reached the object (restarting or
-	// moving), and the caller can tell. Retryable.
-	NotDelivered
-	// LoseRequest: the request was lost before the object; the caller cannot
-	// tell whether it arrived. Retryable.
-	LoseRequest
-	// LoseWhileRunning: the request reached the object and the link broke
-	// while the method ran; the method runs to its end. Retryable.
-	LoseWhileRunning
-	// LoseResponse: the method finished and its reply was lost. Retryable.
-	LoseResponse
-	// Overloaded: the object refused the request as overloaded. Never retried.
-	Overloaded
-	// FailAfterDelivery: the request reached the object, which was then
-	// reset (in-memory fields lost, storage kept); the caller is told. Never
-	// retried.
-	FailAfterDelivery
-
-	numFaults
-)
-
-var faultNames = [...]string{
-	None:              "none",
-	NotDelivered:      "not-delivered",
-	LoseRequest:       "lose-request",
-	LoseWhileRunning:  "lose-while-running",
-	LoseResponse:      "lose-response",
-	Overloaded:        "overloaded",
-	FailAfterDelivery: "fail-after-delivery",
-}
-
-// Faults lists every fault but None, in declaration order.
-func Faults() []Fault {
-	out := make([]Fault, 0, numFaults-1)
-	for f := NotDelivered; f < numFaults; f++ {
-		out = append(out, f)
-	}
-	return out
-}
-
-// String returns the fault's name as scenarios spell it (lose-response).
-func (f Fault) String() string {
-	if int(f) < len(faultNames) {
-		return faultNames[f]
-	}
-	return fmt.Sprintf("fault(%d)", uint8(f))
-}
-
-// ErrUnknownFault is wrapped by ParseFault's error.
-var ErrUnknownFault = errors.New("unknown fault")
-
-// ParseFault reads a fault name as String writes it.
-func ParseFault(s string) (Fault, error) {
-	for i, n := range faultNames {
-		if s == n {
-			return Fault(i), nil
-		}
-	}
-	return None, fmt.Errorf("%w %q: allowed are %s", ErrUnknownFault, s, strings.Join(faultNames[:], ", "))
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (f Fault) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (f *Fault) UnmarshalText(b []byte) error {
-	v, err := ParseFault(string(b))
-	if err != nil {
-		return err
-	}
-	*f = v
-	return nil
-}
-
-// Reaches reports whether an attempt with this fault reaches the object.
-func (f Fault) Reaches() bool {
-	switch f {
-	case None, LoseWhileRunning, LoseResponse, FailAfterDelivery:
-		return true
-	}
-	return false
-}
-
-// Ambiguous reports whether the caller cannot tell if the request arrived.
-func (f Fault) Ambiguous() bool {
-	return f == LoseRequest || f == LoseWhileRunning || f == LoseResponse
-}
-
-// Retryable reports whether the error the fault causes is marked retryable.
-func (f Fault) Retryable() bool { return f == NotDelivered || f.Ambiguous() }
 
 // Attempt describes one attempt, as rules match it.
 type Attempt struct {

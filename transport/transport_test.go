@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -26,24 +27,88 @@ func TestFaultNamesRoundTrip(t *testing.T) {
 }
 
 // The fault table of the design: where the link fails decides whether the
-// request reached the object and whether the failure is retryable.
+// request reached the object, whether the caller can tell, whether the
+// failure is retryable (rules S3, S4), and what the caller reads.
 func TestFaultTable(t *testing.T) {
 	tests := []struct {
 		f                             transport.Fault
+		stage                         transport.Stage
 		reaches, ambiguous, retryable bool
+		resets                        bool
+		message                       string
 	}{
-		{transport.NotDelivered, false, false, true},
-		{transport.LoseRequest, false, true, true},
-		{transport.LoseWhileRunning, true, true, true},
-		{transport.LoseResponse, true, true, true},
-		{transport.Overloaded, false, false, false},
-		{transport.FailAfterDelivery, true, false, false},
+		{transport.None, transport.Nowhere, true, false, false, false, "failed (none)"},
+		{transport.NotDelivered, transport.BeforeObject, false, false, true, false, "not delivered (not-delivered): the object was restarting or moving; the request never reached it"},
+		{transport.LoseRequest, transport.BeforeObject, false, true, true, false, "connection lost (lose-request): the caller cannot tell whether the request reached the object (it did not)"},
+		{transport.LoseWhileRunning, transport.WhileRunning, true, true, true, false, "connection lost while the method ran (lose-while-running): the caller cannot tell whether it ran (it runs to its end)"},
+		{transport.LoseResponse, transport.AtReply, true, true, true, false, "reply lost (lose-response): the caller cannot tell whether the method ran (it did)"},
+		{transport.Overloaded, transport.BeforeObject, false, false, false, false, "object overloaded (overloaded): the request was refused"},
+		{transport.FailAfterDelivery, transport.AtReply, true, false, false, true, "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
 	}
+	require.Len(t, tests, len(transport.Faults())+1, "every fault has a row")
 	for _, tc := range tests {
+		assert.Equal(t, tc.stage, tc.f.Stage(), "%v stage", tc.f)
 		assert.Equal(t, tc.reaches, tc.f.Reaches(), "%v reaches", tc.f)
 		assert.Equal(t, tc.ambiguous, tc.f.Ambiguous(), "%v ambiguous", tc.f)
 		assert.Equal(t, tc.retryable, tc.f.Retryable(), "%v retryable", tc.f)
+		assert.Equal(t, tc.resets, tc.f.Resets(), "%v resets", tc.f)
+		assert.Equal(t, tc.message, tc.f.Message(), "%v message", tc.f)
 	}
+	assert.Equal(t, "failed (fault(9))", transport.Fault(9).Message())
+	assert.Equal(t, transport.Nowhere, transport.Fault(9).Stage(), "a fault outside the table is no fault")
+}
+
+// What a record says the link did to an attempt (rule D2).
+func TestFaultLinkText(t *testing.T) {
+	tests := []struct {
+		f                    transport.Fault
+		delivered, cancelled bool
+		want                 string
+	}{
+		{transport.None, true, false, "delivered"},
+		{transport.None, true, true, "delivered, cancelled"},
+		{transport.None, false, false, "in flight"},
+		{transport.None, false, true, "cancelled in flight"},
+		{transport.LoseResponse, true, false, "lose-response"},
+		{transport.LoseWhileRunning, true, true, "lose-while-running, cancelled"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, tc.f.LinkText(tc.delivered, tc.cancelled), "%v delivered=%t cancelled=%t", tc.f, tc.delivered, tc.cancelled)
+	}
+}
+
+// Outcomes are one typed list (rule D2) that reads and writes the names
+// records, JSON and scenarios use; a call still in flight reads "".
+func TestOutcomeNamesRoundTrip(t *testing.T) {
+	var names []string
+	for _, o := range transport.Outcomes() {
+		names = append(names, o.String())
+		got, err := transport.ParseOutcome(o.String())
+		require.NoError(t, err)
+		assert.Equal(t, o, got)
+		b, err := o.MarshalText()
+		require.NoError(t, err)
+		var back transport.Outcome
+		require.NoError(t, back.UnmarshalText(b))
+		assert.Equal(t, o, back)
+	}
+	assert.Equal(t, []string{"ok", "recovered", "duplicate-rejected", "attempts-exhausted", "timeout", "not-retryable", "not-replayable", "cancelled"}, names)
+
+	assert.Equal(t, "", transport.OutcomePending.String())
+	b, err := json.Marshal(struct{ O transport.Outcome }{transport.OutcomePending})
+	require.NoError(t, err)
+	assert.Equal(t, `{"O":""}`, string(b))
+	var back struct{ O transport.Outcome }
+	require.NoError(t, json.Unmarshal([]byte(`{"O":"not-replayable"}`), &back))
+	assert.Equal(t, transport.OutcomeNotReplayable, back.O)
+
+	_, err = transport.ParseOutcome("")
+	require.ErrorIs(t, err, transport.ErrUnknownOutcome)
+	_, err = transport.ParseOutcome("exhausted")
+	require.ErrorIs(t, err, transport.ErrUnknownOutcome)
+	assert.Contains(t, err.Error(), `unknown outcome "exhausted": allowed are ok, recovered, duplicate-rejected`)
+	_, err = transport.Outcome(200).MarshalText()
+	require.ErrorIs(t, err, transport.ErrUnknownOutcome)
 }
 
 func TestFirstMatchingRuleWins(t *testing.T) {

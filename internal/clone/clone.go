@@ -231,32 +231,14 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 			reflect.Copy(out, v)
 			return out, nil
 		}
-		for i := range v.Len() {
-			c.path = append(c.path, step{index: i})
-			e, err := c.copy(v.Index(i))
-			c.path = c.path[:len(c.path)-1]
-			if err != nil {
-				return e, err
-			}
-			out.Index(i).Set(e)
-		}
-		return out, nil
+		return c.elements(v, out)
 	case reflect.Array:
 		out := reflect.New(t).Elem()
 		if plainKind(t.Elem().Kind()) {
 			out.Set(v)
 			return out, nil
 		}
-		for i := range v.Len() {
-			c.path = append(c.path, step{index: i})
-			e, err := c.copy(v.Index(i))
-			c.path = c.path[:len(c.path)-1]
-			if err != nil {
-				return e, err
-			}
-			out.Index(i).Set(e)
-		}
-		return out, nil
+		return c.elements(v, out)
 	case reflect.Map:
 		if v.IsNil() {
 			return v, nil
@@ -409,6 +391,21 @@ func convertNumber(v reflect.Value, t reflect.Type) (reflect.Value, error) {
 		(v.CanFloat() && v.Float() < 0 && out.CanUint())
 	if !back.Equal(v) || wrapped {
 		return reflect.Value{}, fmt.Errorf("cannot use %v without losing its value: want %s", v, Want(t))
+	}
+	return out, nil
+}
+
+// elements copies the elements of the slice or array v into out, which has
+// v's length, recording each index in the path for error messages.
+func (c *copier) elements(v, out reflect.Value) (reflect.Value, error) {
+	for i := range v.Len() {
+		c.path = append(c.path, step{index: i})
+		e, err := c.copy(v.Index(i))
+		c.path = c.path[:len(c.path)-1]
+		if err != nil {
+			return e, err
+		}
+		out.Index(i).Set(e)
 	}
 	return out, nil
 }

@@ -121,7 +121,9 @@ var (
 // parseRules reads the rows of every table in src whose first cell is a
 // rule id. A row has four cells: rule, what it says, where it lives,
 // checked by. The where cell is a list of code spans: a file (ending in
-// .go) followed by the declarations it holds. The checked-by cell is a
+// .go) followed by the declarations it holds; exactly one file, the
+// rule's home, comes before the word "with", and the code the rule relies
+// on in other files may follow it. The checked-by cell is a
 // list of code spans pkg.TestName. Either cell may instead read
 // "planned (issue N)". Prose outside code spans is free.
 func parseRules(name, src string) ([]row, []error) {
@@ -147,10 +149,19 @@ func parseRules(name, src string) ([]row, []error) {
 		if r.wherePlanned, err = planned(cells[2]); err != nil {
 			errs = append(errs, fmt.Errorf("%s: where it lives: %w", at, err))
 		} else if r.wherePlanned == 0 {
-			r.where, err = parsePlaces(cells[2])
-			if err != nil {
+			// One file is the rule's home; the code it relies on elsewhere
+			// follows the word "with".
+			home, helpers, _ := strings.Cut(cells[2], " with ")
+			if r.where, err = parsePlaces(home); err != nil {
 				errs = append(errs, fmt.Errorf("%s: where it lives: %w", at, err))
+			} else if len(r.where) != 1 {
+				errs = append(errs, fmt.Errorf("%s: where it lives: names %d files before \"with\": want the one file that is the rule's home, then \"with\" and the code it relies on", at, len(r.where)))
 			}
+			more, err := parsePlaces(helpers)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: where it lives, after \"with\": %w", at, err))
+			}
+			r.where = append(r.where, more...)
 		}
 		if r.testPlanned, err = planned(cells[3]); err != nil {
 			errs = append(errs, fmt.Errorf("%s: checked by: %w", at, err))
@@ -407,7 +418,7 @@ func TestRulesCheckerCatchesMistakes(t *testing.T) {
 		"| rule | what it says | where it lives | checked by |",
 		"| --- | --- | --- | --- |",
 		"| X1 | one | `a/a.go` `F` `T.M` `C` | `a.TestF`, `a.ExampleF` (prose is free) |",
-		"| X2 | two | `a/a.go` `T` | `a.TestF` |",
+		"| X2 | two | `a/a.go` `T` with `a/a_test.go` `TestF` | `a.TestF` |",
 		"| X3 | three | planned (issue 12) | planned (issue 12) |",
 	}, "\n")
 	rows, errs := parseRules("good.md", good)
@@ -426,6 +437,7 @@ func TestRulesCheckerCatchesMistakes(t *testing.T) {
 		"| X1 | again | `a/missing.go` `F` | `nopkg.TestF` |",
 		"| X9 | unknown | planned (issue 3) | planned (issue 3) |",
 		"| X3 | three | somewhere | `a.helper` |",
+		"| X2 | two homes | `a/a.go` `F` `a/a_test.go` `TestF` | `a.TestF` |",
 	}, "\n")
 	rows, errs = parseRules("bad.md", bad)
 	errs = append(errs, checkRules(root, "bad.md", rows, want)...)
@@ -439,7 +451,7 @@ func TestRulesCheckerCatchesMistakes(t *testing.T) {
 		"bad.md:5: row X9: no such rule in the specification",
 		`bad.md:6: row X3: where it lives: "somewhere" names no code`,
 		"bad.md:6: row X3: checked by: `a.helper`: want package.TestName",
-		"bad.md: rule X2 has no row",
+		"bad.md:7: row X2: where it lives: names 2 files before \"with\"",
 	} {
 		if !strings.Contains(text, w) {
 			t.Errorf("the checker should report %q; it reported:\n%s", w, text)
@@ -447,6 +459,9 @@ func TestRulesCheckerCatchesMistakes(t *testing.T) {
 	}
 	if n := len(errs); n != 9 {
 		t.Errorf("got %d errors, want 9:\n%s", n, text)
+	}
+	if strings.Contains(text, "rule X2 has no row") {
+		t.Errorf("X2 has a row (with two homes): %s", text)
 	}
 
 	_, errs = parseRules("cells.md", "| X1 | one | `a/a.go` `F` |\n| X2 | a | b | c | d |\n")
@@ -478,6 +493,7 @@ var rank = map[string]int{
 	"internal/layout":  10,
 	"internal/sched":   10,
 	"internal/testrun": 10,
+	"internal/untyped": 10,
 	"internal/invoke":  11,
 	"internal/wire":    12,
 
@@ -488,6 +504,7 @@ var rank = map[string]int{
 	"render":              60,
 	"runtime/runtimetest": 62,
 	"examples":            65,
+	"examples/wallet":     66,
 	"amplify":             68,
 	"scenario":            70,
 	"explore":             80,
@@ -537,10 +554,11 @@ var allowedEdges = map[edge]bool{
 	{from: "render", to: "runtime"}:         true,
 	{from: "render", to: "transport"}:       true,
 
-	{from: "examples", to: "object"}:    true,
-	{from: "examples", to: "runtime"}:   true,
-	{from: "examples", to: "stub"}:      true,
-	{from: "examples", to: "transport"}: true,
+	{from: "examples", to: "object"}:        true,
+	{from: "examples/wallet", to: "object"}: true,
+	{from: "examples", to: "runtime"}:       true,
+	{from: "examples", to: "stub"}:          true,
+	{from: "examples", to: "transport"}:     true,
 
 	{from: "amplify", to: "examples"}:  true,
 	{from: "amplify", to: "runtime"}:   true,

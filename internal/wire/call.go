@@ -31,8 +31,12 @@ type Conn interface {
 type Target struct {
 	Namespace string
 	Object    string // label: the name, or the hex id
-	Host      any    // the runtime's host for the object (opaque to stubs)
-	RPC       any    // an RPC target living in Host, for by-reference stubs
+	// Host is the runtime's host for the object, opaque to stubs: a
+	// *runtime.host (unexported), asserted only by package runtime.
+	Host any
+	// RPC is an RPC target living in Host, for by-reference stubs: an
+	// object.Target, or nil for a stub of the object itself.
+	RPC any
 }
 
 // Request is one call, the same on every attempt (rule S5).
@@ -104,7 +108,7 @@ type Call struct {
 	// finer than virtual time (many calls share an instant).
 	Began, Ended uint64
 	Subrequests  int
-	Outcome      string
+	Outcome      transport.Outcome
 	Err          error // rendered only when records are read
 	Attempts     []*Attempt
 	Finished     bool
@@ -141,23 +145,19 @@ func (a *Attempt) Extend(now time.Duration) {
 	}
 }
 
+// MakeStubFunc is the type of MakeStub. Its real signature, in the types
+// wire cannot name (package stub sits above it):
+//
+//	func(conn Conn, target *Target, retrying bool, opts []stub.Option) (*stub.Stub, error)
+//
+// An opts element that is not a stub.Option is an error, not a panic.
+type MakeStubFunc func(conn Conn, target *Target, retrying bool, opts []any) (any, error)
+
 // Hooks set by package stub's init.
 var (
-	// MakeStub builds a *stub.Stub for target; opts are stub.Options.
-	MakeStub func(conn Conn, target *Target, retrying bool, opts []any) (any, error)
+	// MakeStub builds a *stub.Stub for target (see MakeStubFunc).
+	MakeStub MakeStubFunc
 	// RefPolicy is the copy policy for arguments and results: stubs and RPC
 	// targets travel by reference (a stub becomes a non-retrying stub).
 	RefPolicy *clone.Policy
-)
-
-// Call outcomes (rule D2).
-const (
-	OutcomeOK                = "ok"
-	OutcomeRecovered         = "recovered"
-	OutcomeDuplicateRejected = "duplicate-rejected"
-	OutcomeAttemptsExhausted = "attempts-exhausted"
-	OutcomeTimeout           = "timeout"
-	OutcomeNotRetryable      = "not-retryable"
-	OutcomeNotReplayable     = "not-replayable"
-	OutcomeCancelled         = "cancelled"
 )

@@ -64,12 +64,14 @@ const (
 // Turn is implemented by the Data of a task that runs an object turn (a
 // request, an alarm, a scheduled or queued task).
 type Turn interface {
-	// TurnState returns the *object.State of the object the turn runs in.
+	// TurnState returns the *object.State of the object the turn runs in
+	// (real signature: TurnState() *object.State).
 	TurnState() any
 }
 
 // StateFrom returns the *object.State of the object whose turn runs on
-// ctx's task, or nil outside an object turn.
+// ctx's task, or nil outside an object turn (real signature:
+// func(ctx context.Context) *object.State).
 func StateFrom(ctx context.Context) any {
 	t := sched.FromContext(ctx)
 	if t == nil {
@@ -81,21 +83,37 @@ func StateFrom(ctx context.Context) any {
 	return nil
 }
 
+// The hooks package object sets in its init, by type. Each names, in a
+// comment, its real signature: wire sits below package object, so it
+// cannot spell object.ID or *object.State, and the values travel as any.
+// Package runtime asserts a result to the type written here, once, where it
+// calls the hook.
+type (
+	// NewIDFunc is func(namespace string, raw [32]byte, name string) object.ID.
+	NewIDFunc func(namespace string, raw [32]byte, name string) any
+	// NewStateFunc is func(id object.ID, storage *object.Storage, host Host) *object.State.
+	NewStateFunc func(id any, storage any, host Host) any
+	// RunLaneFunc is func(ctx context.Context, state *object.State, lane Lane).
+	RunLaneFunc func(ctx context.Context, state any, lane Lane)
+	// ResetStateFunc is func(state *object.State).
+	ResetStateFunc func(state any)
+)
+
 // Hooks set by package object's init.
 var (
-	// NewID builds an object.ID.
-	NewID func(namespace string, raw [32]byte, name string) any
-	// NewState builds an *object.State.
-	NewState func(id any, storage any, host Host) any
-	// NewStorage builds an empty *object.Storage.
-	NewStorage func() any
+	// NewID builds an object.ID (see NewIDFunc).
+	NewID NewIDFunc
+	// NewState builds an *object.State (see NewStateFunc).
+	NewState NewStateFunc
 	// RunLane runs the due tasks of lane (LaneSchedule or LaneQueue) of the
 	// object whose *object.State is state, then reports the lane's next due
-	// time through Host.TasksDue. It runs in a turn holding the input gate.
-	RunLane func(ctx context.Context, state any, lane Lane)
+	// time through Host.TasksDue. It runs in a turn holding the input gate
+	// (see RunLaneFunc).
+	RunLane RunLaneFunc
 	// ResetState drops what an *object.State keeps in memory about the
-	// object's tasks, as an object reset does; storage is the truth.
-	ResetState func(state any)
+	// object's tasks, as an object reset does; storage is the truth (see
+	// ResetStateFunc).
+	ResetState ResetStateFunc
 )
 
 // Event is what object code tells the host about an event of the trace:

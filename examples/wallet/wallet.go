@@ -1,0 +1,97 @@
+// Package wallet is a user's own Durable-Object-style class, laid out as a
+// project that uses dosim would lay it out: the class in its own package,
+// a scenario of an ambiguous failure in testdata, tests that explore its
+// fault space from Go, and a ten-line command (cmd/walletsim) that gives
+// it dosim's command line.
+//
+// Deposit takes an idempotency key (the caller's transaction id), so
+// running it twice for one request changes nothing the second time: it is
+// marked Retryable. Withdraw has no key and stays unmarked, so a retry
+// never runs it twice. NewLeaky is the same class with a planted bug:
+// Deposit marked Retryable but forgetting its key, so a lost reply and its
+// retry credit the money twice.
+package wallet
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dosim/dosim/object"
+)
+
+// Wallet holds one account's balance in its object's storage.
+type Wallet struct {
+	st *object.State
+	// forgetKeys plants the bug: Deposit ignores its transaction id.
+	forgetKeys bool
+}
+
+// New is the Wallet constructor for runtime.Namespace.
+func New(st *object.State) object.Object { return &Wallet{st: st} }
+
+// NewLeaky is a Wallet whose Deposit is marked Retryable but does not
+// remember its transaction ids: the planted bug the explorer finds.
+func NewLeaky(st *object.State) object.Object { return &Wallet{st: st, forgetKeys: true} }
+
+// Methods lists the wallet's methods and marks the one that is safe to
+// run again.
+func (w *Wallet) Methods() object.Methods {
+	return object.Methods{
+		"Deposit":  object.Retryable(w.Deposit), // idempotent by its transaction id
+		"Withdraw": object.Func(w.Withdraw),     // no key: never run twice by a retry
+		"Balance":  object.Func(w.Balance),
+	}
+}
+
+// Deposit adds amount to the balance once per transaction id and returns
+// the balance. A transaction id seen before changes nothing.
+func (w *Wallet) Deposit(ctx context.Context, txID string, amount int) (int, error) {
+	if txID == "" {
+		return 0, fmt.Errorf("deposit: a transaction id is required")
+	}
+	if amount <= 0 {
+		return 0, fmt.Errorf("deposit: amount must be > 0, got %d", amount)
+	}
+	var balance int
+	err := w.st.Storage().Transaction(ctx, func(ctx context.Context, tx *object.Storage) error {
+		if _, err := tx.Get(ctx, "balance", &balance); err != nil {
+			return err
+		}
+		if !w.forgetKeys {
+			seen, err := tx.Get(ctx, "tx/"+txID, new(bool))
+			if err != nil || seen {
+				return err // applied before: the balance already holds it
+			}
+			if err := tx.Put(ctx, "tx/"+txID, true); err != nil {
+				return err
+			}
+		}
+		balance += amount
+		return tx.Put(ctx, "balance", balance)
+	})
+	return balance, err
+}
+
+// Withdraw takes amount from the balance and returns what is left. It
+// fails, changing nothing, when the balance is short.
+func (w *Wallet) Withdraw(ctx context.Context, amount int) (int, error) {
+	if amount <= 0 {
+		return 0, fmt.Errorf("withdraw: amount must be > 0, got %d", amount)
+	}
+	var balance int
+	if _, err := w.st.Storage().Get(ctx, "balance", &balance); err != nil {
+		return 0, err
+	}
+	if balance < amount {
+		return balance, fmt.Errorf("withdraw: balance %d is short of %d", balance, amount)
+	}
+	balance -= amount
+	return balance, w.st.Storage().Put(ctx, "balance", balance)
+}
+
+// Balance returns the balance.
+func (w *Wallet) Balance(ctx context.Context) (int, error) {
+	var balance int
+	_, err := w.st.Storage().Get(ctx, "balance", &balance)
+	return balance, err
+}
