@@ -89,6 +89,15 @@ func (w *Wallet) Withdraw(ctx context.Context, amount int) (int, error) {
 	return balance, w.st.Storage().Put(ctx, "balance", balance)
 }
 
+// VerifySamples gives `walletsim verify` the arguments to try each method
+// with (object.Sampler): without them it asks for --args.
+func (w *Wallet) VerifySamples() map[string]object.Sample {
+	return map[string]object.Sample{
+		"Deposit":  {Args: []any{"tx-1", 50}},
+		"Withdraw": {Args: []any{20}, Storage: map[string]any{"balance": 100}},
+	}
+}
+
 // Balance returns the balance.
 func (w *Wallet) Balance(ctx context.Context) (int, error) {
 	var balance int

@@ -497,19 +497,20 @@ var rank = map[string]int{
 	"internal/invoke":  11,
 	"internal/wire":    12,
 
-	"object":              20,
-	"stub":                30,
-	"runtime":             40,
-	"verify":              50,
-	"render":              60,
-	"runtime/runtimetest": 62,
-	"examples":            65,
-	"examples/wallet":     66,
-	"amplify":             68,
-	"scenario":            70,
-	"explore":             80,
-	"cli":                 90,
-	"cmd/dosim":           100,
+	"object":                        20,
+	"stub":                          30,
+	"runtime":                       40,
+	"verify":                        50,
+	"render":                        60,
+	"runtime/runtimetest":           62,
+	"examples":                      65,
+	"examples/wallet":               66,
+	"amplify":                       68,
+	"scenario":                      70,
+	"explore":                       80,
+	"cli":                           90,
+	"cmd/dosim":                     100,
+	"examples/wallet/cmd/walletsim": 100,
 }
 
 // allowedEdges is every import between the module's packages, grouped by
@@ -592,6 +593,10 @@ var allowedEdges = map[edge]bool{
 	{from: "cli", to: "verify"}:    true,
 
 	{from: "cmd/dosim", to: "cli"}: true,
+
+	{from: "examples/wallet/cmd/walletsim", to: "cli"}:             true,
+	{from: "examples/wallet/cmd/walletsim", to: "examples/wallet"}: true,
+	{from: "examples/wallet/cmd/walletsim", to: "runtime"}:         true,
 }
 
 // knownUpward is every import that points up today: none since issue 10
