@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/examples/wallet"
+	"github.com/dosim/dosim/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +23,8 @@ type readmeBlock struct {
 }
 
 // readmeBlocks finds the fenced blocks of README.md whose first line is
-// "$ dosim ..." or "$ make run".
+// "$ dosim ...", "$ walletsim ..." (the wallet project's command, run from
+// its folder) or "$ make run".
 func readmeBlocks(t *testing.T, path string) []readmeBlock {
 	t.Helper()
 	f, err := os.Open(path)
@@ -47,7 +51,7 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 			continue
 		}
 		if cur == nil {
-			if c, ok := strings.CutPrefix(line, "$ "); ok && (strings.HasPrefix(c, "dosim ") || c == "make run") {
+			if c, ok := strings.CutPrefix(line, "$ "); ok && (strings.HasPrefix(c, "dosim ") || strings.HasPrefix(c, "walletsim ") || c == "make run") {
 				cur = &readmeBlock{line: n, cmd: c}
 			} else {
 				// Not a session: skip the rest of this fence.
@@ -86,7 +90,16 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 				args = strings.Fields(strings.TrimPrefix(want[0], "go run ./cmd/dosim "))
 				want = want[1:]
 			}
-			_, out, _ := runCLI(t, args...)
+			var out string
+			if name, rest, _ := strings.Cut(b.cmd, " "); name == "walletsim" {
+				t.Chdir(filepath.Join(repoRoot, "examples", "wallet"))
+				var o, e bytes.Buffer
+				Main(strings.Fields(rest), WithName("walletsim"), WithOutput(&o, &e),
+					WithClasses(map[string]runtime.Constructor{"wallet": wallet.New}))
+				out = o.String()
+			} else {
+				_, out, _ = runCLI(t, args...)
+			}
 			got := strings.Split(strings.TrimRight(out, "\n"), "\n")
 			for i := range got {
 				got[i] = strings.TrimRight(got[i], " ")
