@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 
 	"github.com/dosim/dosim/internal/clone"
 )
@@ -23,6 +21,10 @@ var ErrStorage = errors.New("storage")
 // asynchronous API; Storage itself never blocks.
 type Storage struct {
 	data map[string]any
+	// idx orders data's keys for List. It is built by the first List and
+	// kept up to date from then on, so storage that is never listed pays
+	// nothing for it. Only the outermost storage (not a transaction) has one.
+	idx *keyIndex
 	// In a transaction: the storage it commits to, and its pending writes
 	// (a nil entry deletes the key).
 	parent *Storage
@@ -38,7 +40,59 @@ func checkKey(op, key string) error {
 	if key == "" {
 		return fmt.Errorf("%w: %s: key must not be empty", ErrStorage, op)
 	}
+	if len(key) > MaxKeyBytes {
+		return fmt.Errorf("%w: %s: key %s is %d bytes, at most %d allowed", ErrStorage, op, shortKey(key), len(key), MaxKeyBytes)
+	}
 	return nil
+}
+
+// shortKey quotes key for an error message, cut after 40 bytes.
+func shortKey(key string) string {
+	if len(key) <= 40 {
+		return fmt.Sprintf("%q", key)
+	}
+	return fmt.Sprintf("%q...", key[:40])
+}
+
+// set writes key = v at this level: into the transaction's pending
+// writes, or into the data and its index.
+func (s *Storage) set(key string, v any) {
+	if s.writes != nil {
+		s.writes[key] = &v
+		return
+	}
+	if s.idx != nil {
+		if _, ok := s.data[key]; !ok {
+			s.idx.insert(key)
+		}
+	}
+	s.data[key] = v
+}
+
+// del deletes key at this level, as set writes it.
+func (s *Storage) del(key string) {
+	if s.writes != nil {
+		s.writes[key] = nil
+		return
+	}
+	if s.idx != nil {
+		if _, ok := s.data[key]; ok {
+			s.idx.remove(key)
+		}
+	}
+	delete(s.data, key)
+}
+
+// copyIn copies value for storing under key and checks its size.
+func copyIn(op, key string, value any) (any, error) {
+	cp, _, err := clone.Copy(value, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, err)
+	}
+	if err := checkSize(op, key, cp); err != nil {
+		return nil, err
+	}
+	return cp, nil
 }
 
 func (s *Storage) live(op string) error {
@@ -87,7 +141,8 @@ func (s *Storage) Get(ctx context.Context, key string, dst any) (bool, error) {
 }
 
 // Put stores a copy of value under key. Only plain data can be stored:
-// a func, channel or reader anywhere inside value is an error.
+// a func, channel or reader anywhere inside value is an error, and so is
+// a key over MaxKeyBytes or a value over MaxValueBytes serialised.
 func (s *Storage) Put(ctx context.Context, key string, value any) error {
 	if err := s.live("Put"); err != nil {
 		return err
@@ -95,15 +150,11 @@ func (s *Storage) Put(ctx context.Context, key string, value any) error {
 	if err := checkKey("Put", key); err != nil {
 		return err
 	}
-	cp, _, err := clone.Copy(value, nil)
+	cp, err := copyIn("Put", key, value)
 	if err != nil {
-		return fmt.Errorf("%w: Put %q: %w", ErrStorage, key, err)
+		return err
 	}
-	if s.writes != nil {
-		s.writes[key] = &cp
-		return nil
-	}
-	s.data[key] = cp
+	s.set(key, cp)
 	return nil
 }
 
@@ -116,11 +167,7 @@ func (s *Storage) Delete(ctx context.Context, key string) (bool, error) {
 		return false, err
 	}
 	_, ok := s.lookup(key)
-	if s.writes != nil {
-		s.writes[key] = nil
-		return ok, nil
-	}
-	delete(s.data, key)
+	s.del(key)
 	return ok, nil
 }
 
@@ -149,7 +196,10 @@ func (e Entry) Value() any {
 	return v
 }
 
-// List returns the entries selected by opts, ordered by key bytes.
+// List returns the entries selected by opts, ordered by key bytes. It
+// seeks to the first entry and reads only the entries it returns: a page
+// costs O(Limit + log n) for n stored keys (rule L8), plus, inside a
+// transaction, sorting the transaction's own pending writes.
 func (s *Storage) List(ctx context.Context, opts ListOptions) ([]Entry, error) {
 	if err := s.live("List"); err != nil {
 		return nil, err
@@ -160,26 +210,7 @@ func (s *Storage) List(ctx context.Context, opts ListOptions) ([]Entry, error) {
 	if opts.End != "" && opts.Start > opts.End {
 		return nil, fmt.Errorf("%w: List: Start %q is after End %q", ErrStorage, opts.Start, opts.End)
 	}
-	view := s.flatten()
-	keys := make([]string, 0, len(view))
-	for k := range view {
-		if !strings.HasPrefix(k, opts.Prefix) || k < opts.Start || (opts.End != "" && k >= opts.End) {
-			continue
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	if opts.Reverse {
-		slices.Reverse(keys)
-	}
-	if opts.Limit > 0 && len(keys) > opts.Limit {
-		keys = keys[:opts.Limit]
-	}
-	out := make([]Entry, len(keys))
-	for i, k := range keys {
-		out[i] = Entry{Key: k, value: view[k]}
-	}
-	return out, nil
+	return s.list(opts), nil
 }
 
 // flatten returns the visible key-value view through the transaction chain.
@@ -215,9 +246,9 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 		case s.writes != nil:
 			s.writes[k] = w
 		case w == nil:
-			delete(s.data, k)
+			s.del(k)
 		default:
-			s.data[k] = *w
+			s.set(k, *w)
 		}
 	}
 	return nil
@@ -248,6 +279,7 @@ func (s *Storage) Restore(snap map[string]any) error {
 		data[k] = cp
 	}
 	s.data = data
+	s.idx = nil // rebuilt by the next List
 	return nil
 }
 
