@@ -98,7 +98,7 @@ func (s *Storage) list(opts ListOptions) []Entry {
 	if opts.Reverse {
 		step = x.prev
 	}
-	var out []Entry
+	out := make([]Entry, 0, min(max(opts.Limit, 0), 1024))
 	for opts.Limit == 0 || len(out) < opts.Limit {
 		var bk string
 		bok := x.valid(p)
@@ -122,9 +122,6 @@ func (s *Storage) list(opts ListOptions) []Entry {
 		}
 		out = append(out, Entry{Key: bk, value: root.data[bk]})
 		p = step(p)
-	}
-	if out == nil {
-		out = []Entry{}
 	}
 	return out
 }
