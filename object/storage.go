@@ -17,6 +17,10 @@ var ErrStorage = errors.New("storage")
 // Get filled in, never changes what is stored. Operations never yield: no
 // other request of the object runs during one.
 //
+// Keys are at most MaxKeyBytes long and values at most MaxValueBytes
+// serialised; GetMany, PutMany and DeleteMany name up to MaxKeysPerCall
+// keys and each is atomic; List pages in O(Limit + log n) (rule L8).
+//
 // The ctx parameters are accepted for symmetry with the real runtime's
 // asynchronous API; Storage itself never blocks.
 type Storage struct {
@@ -25,8 +29,14 @@ type Storage struct {
 	// kept up to date from then on, so storage that is never listed pays
 	// nothing for it. Only the outermost storage (not a transaction) has one.
 	idx *keyIndex
-	// In a transaction: the storage it commits to, and its pending writes
-	// (a nil entry deletes the key).
+	// *txn is set in a transaction, which has neither data nor idx. (One
+	// pointer for both keeps an idle object's storage small.)
+	*txn
+}
+
+// txn is a transaction's state: the storage it commits to, its pending
+// writes (a nil entry deletes the key), and whether it has finished.
+type txn struct {
 	parent *Storage
 	writes map[string]*any
 	done   bool
@@ -57,8 +67,9 @@ func shortKey(key string) string {
 // set writes key = v at this level: into the transaction's pending
 // writes, or into the data and its index.
 func (s *Storage) set(key string, v any) {
-	if s.writes != nil {
-		s.writes[key] = &v
+	if s.txn != nil {
+		w := v // only a transaction's write needs v on the heap
+		s.writes[key] = &w
 		return
 	}
 	if s.idx != nil {
@@ -71,7 +82,7 @@ func (s *Storage) set(key string, v any) {
 
 // del deletes key at this level, as set writes it.
 func (s *Storage) del(key string) {
-	if s.writes != nil {
+	if s.txn != nil {
 		s.writes[key] = nil
 		return
 	}
@@ -96,7 +107,7 @@ func copyIn(op, key string, value any) (any, error) {
 }
 
 func (s *Storage) live(op string) error {
-	if s.done {
+	if s.txn != nil && s.done {
 		return fmt.Errorf("%w: %s: transaction already finished", ErrStorage, op)
 	}
 	return nil
@@ -104,20 +115,17 @@ func (s *Storage) live(op string) error {
 
 // lookup finds the stored value for key through the transaction chain.
 func (s *Storage) lookup(key string) (any, bool) {
-	for st := s; st != nil; st = st.parent {
-		if st.writes != nil {
-			if w, ok := st.writes[key]; ok {
-				if w == nil {
-					return nil, false
-				}
-				return *w, true
+	st := s
+	for ; st.txn != nil; st = st.parent {
+		if w, ok := st.writes[key]; ok {
+			if w == nil {
+				return nil, false
 			}
-			continue
+			return *w, true
 		}
-		v, ok := st.data[key]
-		return v, ok
 	}
-	return nil, false
+	v, ok := st.data[key]
+	return v, ok
 }
 
 // Get copies the value stored under key into dst, a non-nil pointer, and
@@ -215,7 +223,7 @@ func (s *Storage) List(ctx context.Context, opts ListOptions) ([]Entry, error) {
 
 // flatten returns the visible key-value view through the transaction chain.
 func (s *Storage) flatten() map[string]any {
-	if s.writes == nil {
+	if s.txn == nil {
 		return s.data
 	}
 	view := maps.Clone(s.parent.flatten())
@@ -236,14 +244,14 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 	if err := s.live("Transaction"); err != nil {
 		return err
 	}
-	tx := &Storage{parent: s, writes: map[string]*any{}}
+	tx := &Storage{txn: &txn{parent: s, writes: map[string]*any{}}}
 	defer func() { tx.done = true }()
 	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	for k, w := range tx.writes {
 		switch {
-		case s.writes != nil:
+		case s.txn != nil:
 			s.writes[k] = w
 		case w == nil:
 			s.del(k)
@@ -267,7 +275,7 @@ func (s *Storage) Snapshot() map[string]any {
 
 // Restore replaces the whole content with a copy of snap.
 func (s *Storage) Restore(snap map[string]any) error {
-	if s.writes != nil {
+	if s.txn != nil {
 		return fmt.Errorf("%w: Restore: not allowed inside a transaction", ErrStorage)
 	}
 	data := make(map[string]any, len(snap))

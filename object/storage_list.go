@@ -57,7 +57,7 @@ func (s *Storage) list(opts ListOptions) []Entry {
 	r := rangeOf(opts)
 	root := s
 	var pending map[string]*any
-	for ; root.writes != nil; root = root.parent {
+	for ; root.txn != nil; root = root.parent {
 		for k, w := range root.writes {
 			if !r.has(k) {
 				continue

@@ -103,7 +103,7 @@ func (s *Storage) DeleteAll(ctx context.Context) error {
 	if err := s.live("DeleteAll"); err != nil {
 		return err
 	}
-	if s.writes == nil {
+	if s.txn == nil {
 		kept := map[string]any{}
 		for k, v := range s.data {
 			if strings.HasPrefix(k, ReservedPrefix) {
