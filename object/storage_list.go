@@ -2,7 +2,6 @@ package object
 
 import (
 	"slices"
-	"strings"
 )
 
 // keyRange is the half-open range [lo, hi) of keys a ListOptions selects;
@@ -30,11 +29,14 @@ func (r keyRange) has(k string) bool { return k >= r.lo && (!r.hasHi || k < r.hi
 // prefixEnd returns the least key greater than every key starting with p,
 // or false when there is none (p empty or all 0xff bytes).
 func prefixEnd(p string) (string, bool) {
-	p = strings.TrimRight(p, "\xff")
-	if p == "" {
+	n := len(p)
+	for n > 0 && p[n-1] == 0xff {
+		n--
+	}
+	if n == 0 {
 		return "", false
 	}
-	return p[:len(p)-1] + string([]byte{p[len(p)-1] + 1}), true
+	return p[:n-1] + string([]byte{p[n-1] + 1}), true
 }
 
 // index returns the key index of the outermost storage, building it on
