@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 
 	"github.com/dosim/dosim/internal/clone"
 )
@@ -19,12 +17,26 @@ var ErrStorage = errors.New("storage")
 // Get filled in, never changes what is stored. Operations never yield: no
 // other request of the object runs during one.
 //
+// Keys are at most MaxKeyBytes long and values at most MaxValueBytes
+// serialised; GetMany, PutMany and DeleteMany name up to MaxKeysPerCall
+// keys and each is atomic; List pages in O(Limit + log n) (rule L8).
+//
 // The ctx parameters are accepted for symmetry with the real runtime's
 // asynchronous API; Storage itself never blocks.
 type Storage struct {
 	data map[string]any
-	// In a transaction: the storage it commits to, and its pending writes
-	// (a nil entry deletes the key).
+	// idx orders data's keys for List. It is built by the first List and
+	// kept up to date from then on, so storage that is never listed pays
+	// nothing for it. Only the outermost storage (not a transaction) has one.
+	idx *keyIndex
+	// *txn is set in a transaction, which has neither data nor idx. (One
+	// pointer for both keeps an idle object's storage small.)
+	*txn
+}
+
+// txn is a transaction's state: the storage it commits to, its pending
+// writes (a nil entry deletes the key), and whether it has finished.
+type txn struct {
 	parent *Storage
 	writes map[string]*any
 	done   bool
@@ -38,11 +50,64 @@ func checkKey(op, key string) error {
 	if key == "" {
 		return fmt.Errorf("%w: %s: key must not be empty", ErrStorage, op)
 	}
+	if len(key) > MaxKeyBytes {
+		return fmt.Errorf("%w: %s: key %s is %d bytes, at most %d allowed", ErrStorage, op, shortKey(key), len(key), MaxKeyBytes)
+	}
 	return nil
 }
 
+// shortKey quotes key for an error message, cut after 40 bytes.
+func shortKey(key string) string {
+	if len(key) <= 40 {
+		return fmt.Sprintf("%q", key)
+	}
+	return fmt.Sprintf("%q...", key[:40])
+}
+
+// set writes key = v at this level: into the transaction's pending
+// writes, or into the data and its index.
+func (s *Storage) set(key string, v any) {
+	if s.txn != nil {
+		w := v // only a transaction's write needs v on the heap
+		s.writes[key] = &w
+		return
+	}
+	if s.idx != nil {
+		if _, ok := s.data[key]; !ok {
+			s.idx.insert(key)
+		}
+	}
+	s.data[key] = v
+}
+
+// del deletes key at this level, as set writes it.
+func (s *Storage) del(key string) {
+	if s.txn != nil {
+		s.writes[key] = nil
+		return
+	}
+	if s.idx != nil {
+		if _, ok := s.data[key]; ok {
+			s.idx.remove(key)
+		}
+	}
+	delete(s.data, key)
+}
+
+// copyIn copies value for storing under key and checks its size.
+func copyIn(op, key string, value any) (any, error) {
+	cp, _, err := clone.Copy(value, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, err)
+	}
+	if err := checkSize(op, key, cp); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
 func (s *Storage) live(op string) error {
-	if s.done {
+	if s.txn != nil && s.done {
 		return fmt.Errorf("%w: %s: transaction already finished", ErrStorage, op)
 	}
 	return nil
@@ -50,20 +115,17 @@ func (s *Storage) live(op string) error {
 
 // lookup finds the stored value for key through the transaction chain.
 func (s *Storage) lookup(key string) (any, bool) {
-	for st := s; st != nil; st = st.parent {
-		if st.writes != nil {
-			if w, ok := st.writes[key]; ok {
-				if w == nil {
-					return nil, false
-				}
-				return *w, true
+	st := s
+	for ; st.txn != nil; st = st.parent {
+		if w, ok := st.writes[key]; ok {
+			if w == nil {
+				return nil, false
 			}
-			continue
+			return *w, true
 		}
-		v, ok := st.data[key]
-		return v, ok
 	}
-	return nil, false
+	v, ok := st.data[key]
+	return v, ok
 }
 
 // Get copies the value stored under key into dst, a non-nil pointer, and
@@ -87,7 +149,8 @@ func (s *Storage) Get(ctx context.Context, key string, dst any) (bool, error) {
 }
 
 // Put stores a copy of value under key. Only plain data can be stored:
-// a func, channel or reader anywhere inside value is an error.
+// a func, channel or reader anywhere inside value is an error, and so is
+// a key over MaxKeyBytes or a value over MaxValueBytes serialised.
 func (s *Storage) Put(ctx context.Context, key string, value any) error {
 	if err := s.live("Put"); err != nil {
 		return err
@@ -95,15 +158,11 @@ func (s *Storage) Put(ctx context.Context, key string, value any) error {
 	if err := checkKey("Put", key); err != nil {
 		return err
 	}
-	cp, _, err := clone.Copy(value, nil)
+	cp, err := copyIn("Put", key, value)
 	if err != nil {
-		return fmt.Errorf("%w: Put %q: %w", ErrStorage, key, err)
+		return err
 	}
-	if s.writes != nil {
-		s.writes[key] = &cp
-		return nil
-	}
-	s.data[key] = cp
+	s.set(key, cp)
 	return nil
 }
 
@@ -116,11 +175,7 @@ func (s *Storage) Delete(ctx context.Context, key string) (bool, error) {
 		return false, err
 	}
 	_, ok := s.lookup(key)
-	if s.writes != nil {
-		s.writes[key] = nil
-		return ok, nil
-	}
-	delete(s.data, key)
+	s.del(key)
 	return ok, nil
 }
 
@@ -149,7 +204,10 @@ func (e Entry) Value() any {
 	return v
 }
 
-// List returns the entries selected by opts, ordered by key bytes.
+// List returns the entries selected by opts, ordered by key bytes. It
+// seeks to the first entry and reads only the entries it returns: a page
+// costs O(Limit + log n) for n stored keys (rule L8), plus, inside a
+// transaction, sorting the transaction's own pending writes.
 func (s *Storage) List(ctx context.Context, opts ListOptions) ([]Entry, error) {
 	if err := s.live("List"); err != nil {
 		return nil, err
@@ -160,31 +218,12 @@ func (s *Storage) List(ctx context.Context, opts ListOptions) ([]Entry, error) {
 	if opts.End != "" && opts.Start > opts.End {
 		return nil, fmt.Errorf("%w: List: Start %q is after End %q", ErrStorage, opts.Start, opts.End)
 	}
-	view := s.flatten()
-	keys := make([]string, 0, len(view))
-	for k := range view {
-		if !strings.HasPrefix(k, opts.Prefix) || k < opts.Start || (opts.End != "" && k >= opts.End) {
-			continue
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	if opts.Reverse {
-		slices.Reverse(keys)
-	}
-	if opts.Limit > 0 && len(keys) > opts.Limit {
-		keys = keys[:opts.Limit]
-	}
-	out := make([]Entry, len(keys))
-	for i, k := range keys {
-		out[i] = Entry{Key: k, value: view[k]}
-	}
-	return out, nil
+	return s.list(opts), nil
 }
 
 // flatten returns the visible key-value view through the transaction chain.
 func (s *Storage) flatten() map[string]any {
-	if s.writes == nil {
+	if s.txn == nil {
 		return s.data
 	}
 	view := maps.Clone(s.parent.flatten())
@@ -205,19 +244,19 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 	if err := s.live("Transaction"); err != nil {
 		return err
 	}
-	tx := &Storage{parent: s, writes: map[string]*any{}}
+	tx := &Storage{txn: &txn{parent: s, writes: map[string]*any{}}}
 	defer func() { tx.done = true }()
 	if err := fn(ctx, tx); err != nil {
 		return err
 	}
 	for k, w := range tx.writes {
 		switch {
-		case s.writes != nil:
+		case s.txn != nil:
 			s.writes[k] = w
 		case w == nil:
-			delete(s.data, k)
+			s.del(k)
 		default:
-			s.data[k] = *w
+			s.set(k, *w)
 		}
 	}
 	return nil
@@ -236,7 +275,7 @@ func (s *Storage) Snapshot() map[string]any {
 
 // Restore replaces the whole content with a copy of snap.
 func (s *Storage) Restore(snap map[string]any) error {
-	if s.writes != nil {
+	if s.txn != nil {
 		return fmt.Errorf("%w: Restore: not allowed inside a transaction", ErrStorage)
 	}
 	data := make(map[string]any, len(snap))
@@ -248,6 +287,7 @@ func (s *Storage) Restore(snap map[string]any) error {
 		data[k] = cp
 	}
 	s.data = data
+	s.idx = nil // rebuilt by the next List
 	return nil
 }
 

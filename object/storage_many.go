@@ -1,0 +1,123 @@
+package object
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// checkKeys checks a multi-key call's keys: at most MaxKeysPerCall of
+// them, each a valid key.
+func checkKeys(op string, keys []string) error {
+	if len(keys) > MaxKeysPerCall {
+		return fmt.Errorf("%w: %s: %d keys, at most %d per call", ErrStorage, op, len(keys), MaxKeysPerCall)
+	}
+	for _, k := range keys {
+		if err := checkKey(op, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetMany returns the entries stored under keys, by key; a key that is not
+// stored has no entry. Decode an entry's value as List's entries are
+// decoded. At most MaxKeysPerCall keys (rule L8); with a bad key or too
+// many keys, GetMany returns an error and no entries.
+func (s *Storage) GetMany(ctx context.Context, keys []string) (map[string]Entry, error) {
+	if err := s.live("GetMany"); err != nil {
+		return nil, err
+	}
+	if err := checkKeys("GetMany", keys); err != nil {
+		return nil, err
+	}
+	out := make(map[string]Entry, len(keys))
+	for _, k := range keys {
+		if v, ok := s.lookup(k); ok {
+			out[k] = Entry{Key: k, value: v}
+		}
+	}
+	return out, nil
+}
+
+// PutMany stores a copy of each value under its key, all of them or, when
+// one key or value is refused (as Put refuses it) or there are more than
+// MaxKeysPerCall entries, none of them (rule L8). Entries are checked in
+// key order, so the error names the first bad key by key order.
+func (s *Storage) PutMany(ctx context.Context, entries map[string]any) error {
+	if err := s.live("PutMany"); err != nil {
+		return err
+	}
+	if len(entries) > MaxKeysPerCall {
+		return fmt.Errorf("%w: PutMany: %d keys, at most %d per call", ErrStorage, len(entries), MaxKeysPerCall)
+	}
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	copies := make([]any, len(keys))
+	for i, k := range keys {
+		if err := checkKey("PutMany", k); err != nil {
+			return err
+		}
+		cp, err := copyIn("PutMany", k, entries[k])
+		if err != nil {
+			return err
+		}
+		copies[i] = cp
+	}
+	for i, k := range keys {
+		s.set(k, copies[i])
+	}
+	return nil
+}
+
+// DeleteMany removes keys and returns how many of them were stored (a key
+// named twice counts once). With a bad key or more than MaxKeysPerCall
+// keys it removes none (rule L8).
+func (s *Storage) DeleteMany(ctx context.Context, keys []string) (int, error) {
+	if err := s.live("DeleteMany"); err != nil {
+		return 0, err
+	}
+	if err := checkKeys("DeleteMany", keys); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, k := range keys {
+		if _, ok := s.lookup(k); ok {
+			n++
+			s.del(k)
+		}
+	}
+	return n, nil
+}
+
+// DeleteAll removes every key except the runtime's own, those under
+// ReservedPrefix: as on the platform, where deleteAll leaves the alarm
+// alone, the object's scheduled and queued tasks and dead letters stay
+// (cancel them to remove them) and so does its alarm (rule L8). Inside a
+// transaction it removes them when the transaction commits.
+func (s *Storage) DeleteAll(ctx context.Context) error {
+	if err := s.live("DeleteAll"); err != nil {
+		return err
+	}
+	if s.txn == nil {
+		kept := map[string]any{}
+		for k, v := range s.data {
+			if strings.HasPrefix(k, ReservedPrefix) {
+				kept[k] = v
+			}
+		}
+		s.data = kept
+		s.idx = nil // rebuilt by the next List
+		return nil
+	}
+	for k := range s.flatten() {
+		if !strings.HasPrefix(k, ReservedPrefix) {
+			s.writes[k] = nil
+		}
+	}
+	return nil
+}
