@@ -124,7 +124,7 @@ type Call struct {
 	Outcome    transport.Outcome
 	Err        error // rendered only when records are read
 	Attempts   []*Attempt
-	Finished     bool
+	Finished   bool
 	// InFlight counts attempts sent and not yet arrived at the object (or
 	// dropped by the link).
 	InFlight int
