@@ -175,7 +175,7 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if o.ShrinkTime < 0 {
 		return fmt.Errorf("%w: shrink time is %v, must be > 0", ErrOptions, o.ShrinkTime)
 	}
-	if o.Rates == nil {
+	if o.Rates == nil && sc != nil {
 		o.Rates = sc.Explore.Rates
 	}
 	if len(o.Rates) == 0 {

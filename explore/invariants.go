@@ -14,6 +14,7 @@ const (
 	KindExpectation     = "expectation"     // an explore.expect expectation was not met
 	KindLinearizability = "linearizability" // an object's history has no sequential explanation
 	KindError           = "error"           // the simulation itself failed (deadlock, panic)
+	KindFunc            = "func"            // an explored function returned an error (explore.Func)
 )
 
 // Violation is one thing a seed broke.
@@ -40,11 +41,6 @@ func (v Violation) String() string {
 // invariants checks the S rules on every call record of a run.
 func (e *Explorer) invariants(seed uint64, res *scenario.Result) []Violation {
 	var out []Violation
-	bad := func(rule string, c runtime.CallRecord, format string, args ...any) {
-		out = append(out, Violation{Seed: seed, Kind: KindInvariant, Rule: rule,
-			Object:  c.Namespace + "/" + c.Object,
-			Message: fmt.Sprintf("%s (request %s): ", c.Method, c.RequestID) + fmt.Sprintf(format, args...)})
-	}
 	for _, o := range res.Outcomes {
 		if o.Call == nil {
 			continue
@@ -53,27 +49,40 @@ func (e *Explorer) invariants(seed uint64, res *scenario.Result) []Violation {
 		timeout := time.Duration(st.TimeoutMs) * time.Millisecond
 		marked := e.marks[st.Namespace.Name][o.Call.Method]
 		for _, idx := range o.Records {
-			c := res.Calls[idx]
-			if !marked && c.Executions() > 1 {
-				bad("S6", c, "an unmarked method ran %d times for one call", c.Executions())
-			}
-			if len(c.Attempts) > st.MaxRetries+1 {
-				bad("S2", c, "%d attempts, more than MaxRetries+1 = %d", len(c.Attempts), st.MaxRetries+1)
-			}
-			if c.Subrequests != 1 {
-				bad("S13", c, "%d subrequests, want 1", c.Subrequests)
-			}
-			for _, a := range c.Attempts {
-				if a.N > 1 && a.Start >= c.Start+timeout {
-					bad("S9", c, "attempt %d started at %v, at or after the deadline %v", a.N, a.Start, c.Start+timeout)
-				}
-				if a.N == 1 && a.Cancelled {
-					bad("S9", c, "the first attempt was cancelled")
-				}
-				if a.RequestID != c.RequestID {
-					bad("S5", c, "attempt %d has request identity %s", a.N, a.RequestID)
-				}
-			}
+			out = append(out, recordInvariants(seed, res.Calls[idx], marked, st.MaxRetries, timeout)...)
+		}
+	}
+	return out
+}
+
+// recordInvariants checks the S rules on one call record: the call's
+// method is marked or not, and its stub allowed maxRetries retries until
+// timeout.
+func recordInvariants(seed uint64, c runtime.CallRecord, marked bool, maxRetries int, timeout time.Duration) []Violation {
+	var out []Violation
+	bad := func(rule string, format string, args ...any) {
+		out = append(out, Violation{Seed: seed, Kind: KindInvariant, Rule: rule,
+			Object:  c.Namespace + "/" + c.Object,
+			Message: fmt.Sprintf("%s (request %s): ", c.Method, c.RequestID) + fmt.Sprintf(format, args...)})
+	}
+	if !marked && c.Executions() > 1 {
+		bad("S6", "an unmarked method ran %d times for one call", c.Executions())
+	}
+	if len(c.Attempts) > maxRetries+1 {
+		bad("S2", "%d attempts, more than MaxRetries+1 = %d", len(c.Attempts), maxRetries+1)
+	}
+	if c.Subrequests != 1 {
+		bad("S13", "%d subrequests, want 1", c.Subrequests)
+	}
+	for _, a := range c.Attempts {
+		if a.N > 1 && a.Start >= c.Start+timeout {
+			bad("S9", "attempt %d started at %v, at or after the deadline %v", a.N, a.Start, c.Start+timeout)
+		}
+		if a.N == 1 && a.Cancelled {
+			bad("S9", "the first attempt was cancelled")
+		}
+		if a.RequestID != c.RequestID {
+			bad("S5", "attempt %d has request identity %s", a.N, a.RequestID)
 		}
 	}
 	return out

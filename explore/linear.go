@@ -16,6 +16,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/stub"
@@ -47,8 +48,9 @@ type op struct {
 
 // outcome is what a call returned, as the model compares it.
 type outcome struct {
-	unknown bool   // failed ambiguously: may or may not have taken effect
-	key     string // "ok VALUE" or "err MESSAGE"; for the final read, the end state's key
+	unknown  bool   // failed ambiguously: may or may not have taken effect
+	noEffect bool   // failed before the method ran (no attempt executed): no effect
+	key      string // "ok VALUE" or "err MESSAGE"; for the final read, the end state's key
 }
 
 type stepKey struct {
@@ -80,6 +82,16 @@ type models struct {
 
 func newModels(ctors map[string]runtime.Constructor) *models {
 	return &models{ctors: ctors, byObj: map[string]*model{}}
+}
+
+// learn registers a namespace's constructor if none is known yet (an
+// explored function names its namespaces as it runs).
+func (ms *models) learn(namespace string, ctor runtime.Constructor) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if _, ok := ms.ctors[namespace]; !ok {
+		ms.ctors[namespace] = ctor
+	}
 }
 
 func (ms *models) get(namespace, object string) *model {
@@ -213,6 +225,9 @@ func (m *model) porcupineModel() porcupine.Model {
 			if o.final {
 				return s.key == out.key, s
 			}
+			if out.noEffect {
+				return true, s
+			}
 			r := m.step(s, o)
 			if out.unknown {
 				return true, r.to
@@ -228,6 +243,8 @@ func (m *model) porcupineModel() porcupine.Model {
 				return "end state"
 			case out.unknown:
 				return o.label + " -> ? (ambiguous)"
+			case out.noEffect:
+				return o.label + " -> failed before it ran"
 			}
 			return o.label + " -> " + out.key
 		},
@@ -282,7 +299,7 @@ const ReasonBackground = "alarms, schedules or queues ran outside the calls; " +
 // for it has returned, at times and with retry delays the sequential model
 // (one call at a time, each run to the end) does not reproduce; so the
 // history is not checked rather than reported as a violation nobody made.
-func backgroundWork(res *scenario.Result, ns, name string) bool {
+func backgroundWork(res *runView, ns, name string) bool {
 	for _, ev := range res.Events {
 		if ev.Namespace == ns && ev.Object == name && backgroundEvent(ev.Kind) {
 			return true
@@ -318,20 +335,29 @@ func backgroundEvent(kind string) bool {
 	return false
 }
 
-// linearizable checks every object's history of a run. With a timeout
-// (> 0; shrinking only, where the wall clock may stop work but not decide
-// a verdict), a check that takes longer stops and the report says it
-// timed out.
+// runView is what the linearizability check reads of a run, whether a
+// scenario's or an explored function's.
+type runView struct {
+	Calls   []runtime.CallRecord
+	Events  []runtime.Event
+	Effects []runtime.Effect
+	Storage []render.Object
+}
+
+// linCall is one call record with what the model replays and what the
+// caller saw.
+type linCall struct {
+	idx int // in runView.Calls
+	op  *op
+	out outcome
+}
+
+// linearizable checks every object's history of a scenario's run. With a
+// timeout (> 0; shrinking only, where the wall clock may stop work but
+// not decide a verdict), a check that takes longer stops and the report
+// says it timed out.
 func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
-	type rec struct {
-		idx  int
-		op   *op
-		out  outcome
-		from uint64
-		to   uint64
-	}
-	byObj := map[string][]rec{}
-	var order []string
+	var calls []linCall
 	for _, o := range res.Outcomes {
 		if o.Call == nil {
 			continue
@@ -343,7 +369,6 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 			in.key = "fetch " + canonical(c.Fetch)
 		}
 		for k, idx := range o.Records {
-			cr := res.Calls[idx]
 			var out outcome
 			err := o.Errs[k]
 			var se *stub.Error
@@ -357,12 +382,32 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 			default:
 				out.unknown = true // it may or may not have taken effect
 			}
-			obj := cr.Namespace + "/" + cr.Object
-			if _, seen := byObj[obj]; !seen {
-				order = append(order, obj)
-			}
-			byObj[obj] = append(byObj[obj], rec{idx: idx, op: in, out: out, from: cr.Began, to: cr.Ended})
+			calls = append(calls, linCall{idx: idx, op: in, out: out})
 		}
+	}
+	view := &runView{Calls: res.Calls, Events: res.Events, Effects: res.Effects, Storage: res.Storage}
+	return checkLinear(seed, view, calls, nil, e.models, e.opts.MaxAmbiguous, timeout)
+}
+
+// checkLinear checks the history of each object the calls reach against
+// its model. Objects in unchecked (by "NS/OBJECT") are counted as skipped.
+func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[string]bool, ms *models, maxAmbiguous int, timeout time.Duration) linearReport {
+	type rec struct {
+		idx  int
+		op   *op
+		out  outcome
+		from uint64
+		to   uint64
+	}
+	byObj := map[string][]rec{}
+	var order []string
+	for _, lc := range calls {
+		cr := res.Calls[lc.idx]
+		obj := cr.Namespace + "/" + cr.Object
+		if _, seen := byObj[obj]; !seen {
+			order = append(order, obj)
+		}
+		byObj[obj] = append(byObj[obj], rec{idx: lc.idx, op: lc.op, out: lc.out, from: cr.Began, to: cr.Ended})
 	}
 	rep := linearReport{histories: map[string]*History{}}
 	for _, obj := range order {
@@ -370,6 +415,10 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 		ns, name, _ := strings.Cut(obj, "/")
 		if backgroundWork(res, ns, name) {
 			rep.background++
+			continue
+		}
+		if unchecked[obj] {
+			rep.skipped++
 			continue
 		}
 		ambiguous := 0
@@ -380,12 +429,12 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 			}
 			last = max(last, r.to)
 		}
-		if ambiguous > e.opts.MaxAmbiguous {
+		if ambiguous > maxAmbiguous {
 			rep.skipped++
 			continue
 		}
 		rep.checked++
-		m := e.models.get(ns, name)
+		m := ms.get(ns, name)
 		final := outcome{key: endKey(m, res, ns, name)}
 		type stamp struct {
 			at  uint64
@@ -433,7 +482,7 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 }
 
 // endKey is the observed end state of an object, in the model's terms.
-func endKey(m *model, res *scenario.Result, ns, name string) string {
+func endKey(m *model, res *runView, ns, name string) string {
 	var storage map[string]any
 	for _, o := range res.Storage {
 		if o.Namespace == ns && o.Object == name {
@@ -454,7 +503,7 @@ func endKey(m *model, res *scenario.Result, ns, name string) string {
 	return m.intern(storage, effects).key
 }
 
-func describeEnd(res *scenario.Result, ns, name string) string {
+func describeEnd(res *runView, ns, name string) string {
 	for _, o := range res.Storage {
 		if o.Namespace == ns && o.Object == name {
 			d := canonical(o.Data)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 )
@@ -40,6 +41,8 @@ type JSONCall struct {
 	Object      string        `json:"object"`
 	Method      string        `json:"method"`
 	Call        string        `json:"call"`
+	Args        []any         `json:"args,omitempty"`
+	Result      any           `json:"result,omitempty"`
 	StartMs     float64       `json:"startMs"`
 	EndMs       float64       `json:"endMs"`
 	Subrequests int           `json:"subrequests"`
@@ -96,6 +99,7 @@ func ToJSON(r Report) JSONReport {
 			N: i + 1, RequestID: c.RequestID, Namespace: c.Namespace, Object: c.Object, Method: c.Method,
 			Call: r.label(i), StartMs: msFloat(c.Start), EndMs: msFloat(c.End), Subrequests: c.Subrequests,
 			Outcome: c.Outcome.String(), Error: c.Err, Attempts: make([]JSONAttempt, len(c.Attempts)),
+			Args: jsonValues(c.Args), Result: jsonValue(c.Result),
 		}
 		for j, a := range c.Attempts {
 			jc.Attempts[j] = JSONAttempt{N: a.N, StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),
@@ -132,4 +136,28 @@ func JSON(w io.Writer, reports ...Report) error {
 		all[i] = ToJSON(r)
 	}
 	return enc.Encode(all)
+}
+
+// jsonValues makes recorded arguments encodable (see jsonValue).
+func jsonValues(vs []any) []any {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = jsonValue(v)
+	}
+	return out
+}
+
+// jsonValue is v if it encodes as JSON, else its text: a value passed by
+// reference (a function, a channel) is shown, not an encoding error.
+func jsonValue(v any) any {
+	if v == nil {
+		return nil
+	}
+	if _, err := json.Marshal(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return v
 }

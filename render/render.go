@@ -34,7 +34,9 @@ type Report struct {
 	Calls []runtime.CallRecord
 	// Labels says, for each call (same index as Calls), what was called,
 	// for example `AddOne("apple")`. It may be shorter than Calls or hold
-	// empty strings: the method name stands in.
+	// empty strings: the method name stands in. With no labels at all
+	// (nil), each call is shown from its record: its method and
+	// arguments, `Deposit("tx-1", 50)`.
 	Labels []string
 	// Effects are the side effects the objects recorded.
 	Effects []runtime.Effect
@@ -76,7 +78,21 @@ func (r *Report) label(i int) string {
 	if i < len(r.Labels) && r.Labels[i] != "" {
 		return r.Labels[i]
 	}
-	return r.Calls[i].Method
+	c := r.Calls[i]
+	if r.Labels != nil || c.Args == nil {
+		return c.Method
+	}
+	return CallText(c.Method, c.Args)
+}
+
+// CallText writes a call as a person reads it: the method and its
+// arguments, each through Value: `Deposit("tx-1", 50)`.
+func CallText(method string, args []any) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = Value(a)
+	}
+	return method + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // title is the report's heading.

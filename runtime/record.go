@@ -47,9 +47,24 @@ type CallRecord struct {
 	Start       time.Duration
 	End         time.Duration
 	Subrequests int // always 1: retries are not subrequests (S13)
-	Outcome     Outcome
-	Err         string // the error the caller got, "" on success
-	Attempts    []AttemptRecord
+	// Args are copies of the call's arguments, as the stub sent them
+	// (nil for Fetch): plain data, JSON-encodable, except values passed
+	// by reference (a stub, an RPC target), which appear as themselves.
+	Args []any
+	// Result is a copy of what the call returned: nil when it failed and
+	// for Fetch (whose response is the caller's).
+	Result any
+	// ObjectErr is the object's own error message (what its method
+	// returned or panicked with) when the call failed with it; "" when
+	// the call succeeded or failed for another reason (Err says which).
+	ObjectErr string
+	// MaxRetries and Timeout are the stub's retry limit and deadline
+	// (rules S2, S9), as the call ran with them.
+	MaxRetries int
+	Timeout    time.Duration
+	Outcome    Outcome
+	Err        string // the error the caller got, "" on success
+	Attempts   []AttemptRecord
 	// Began and Ended are logical timestamps: the order in which calls
 	// started and ended, finer than virtual time, where many calls share an
 	// instant. A call that began after another ended came after it in real
@@ -127,6 +142,11 @@ func (r *Runtime) Calls() []CallRecord {
 			Start:       c.Start,
 			End:         c.End,
 			Subrequests: c.Subrequests,
+			Args:        copyArgs(c.Args),
+			Result:      copyValue(c.Result),
+			ObjectErr:   c.ObjectErr,
+			MaxRetries:  c.MaxRetries,
+			Timeout:     c.Timeout,
 			Outcome:     c.Outcome,
 			Err:         wire.Text(c.Err),
 			Attempts:    make([]AttemptRecord, len(c.Attempts)),
@@ -142,6 +162,29 @@ func (r *Runtime) Calls() []CallRecord {
 		out[i] = rec
 	}
 	return out
+}
+
+// copyArgs gives a reader of the records its own copy of a call's
+// arguments, so that changing it cannot change the trace.
+func copyArgs(args []any) []any {
+	if len(args) == 0 {
+		return nil
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = copyValue(a)
+	}
+	return out
+}
+
+// copyValue copies a recorded value for a reader (immutable values are
+// not copied); it was copied under the stub's policy, so it copies again.
+func copyValue(v any) any {
+	if clone.Immutable(v) {
+		return v
+	}
+	cp, _, _ := clone.Copy(v, wire.RefPolicy)
+	return cp
 }
 
 // Effect is a side effect an object recorded with State.Effect.

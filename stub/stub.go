@@ -173,14 +173,17 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 		return nil, nil, err
 	}
-	fr := &frame{k: k, conn: s.conn}
+	fr := &frame{k: k, conn: s.conn, rec: &record{}}
 	copied := args
 	replayable := s.retrying
 	if hreq != nil {
 		replayable = replayable && bodyReplayable(hreq)
 	} else if len(args) > 0 {
-		copied = fr.argBuf[:0:len(fr.argBuf)]
-		if len(args) > len(fr.argBuf) {
+		// The copies live in the record: the request sends them and the
+		// record keeps them (the object gets copies of its own per
+		// delivery, so nothing changes them).
+		copied = fr.rec.args[:0:len(fr.rec.args)]
+		if len(args) > len(fr.rec.args) {
 			copied = make([]any, 0, len(args))
 		}
 		copied = copied[:len(args)]
@@ -196,7 +199,6 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 	}
 	fr.req = wire.Request{ID: s.conn.NewRequestID(), Method: method, Args: copied, HTTP: hreq}
-	fr.rec = &record{}
 	rec := &fr.rec.call
 	*rec = wire.Call{
 		Target:      s.target,
@@ -204,6 +206,11 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		Method:      method,
 		Subrequests: 1, // retries are not subrequests (S13)
 		Attempts:    fr.rec.atts[:0],
+		MaxRetries:  s.cfg.maxRetries,
+		Timeout:     s.cfg.timeout,
+	}
+	if hreq == nil && len(copied) > 0 {
+		rec.Args = copied
 	}
 	s.conn.Begin(rec)
 	deadline := rec.Start + s.cfg.timeout
@@ -306,6 +313,7 @@ type record struct {
 	call wire.Call
 	att  wire.Attempt
 	atts [1]*wire.Attempt
+	args [3]any // the arguments' copies, for calls of up to three
 }
 
 // frame is what a call needs only while it runs, in one allocation.
@@ -315,7 +323,6 @@ type frame struct {
 	rec    *record
 	req    wire.Request
 	flight wire.Flight
-	argBuf [3]any
 }
 
 // finish closes the call's record and returns the call's result.
@@ -324,6 +331,15 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	rec.End = fr.k.Now()
 	rec.Outcome = outcome
 	rec.Err = snapshot(err)
+	if err == nil && v != nil {
+		rec.Result = v
+		if !clone.Immutable(v) { // the caller gets v and may change it
+			rec.Result, _, _ = clone.Copy(v, wire.RefPolicy) // cannot fail: the host copied v under this policy
+		}
+	}
+	if e, ok := err.(*Error); ok && e.Remote {
+		rec.ObjectErr = e.Msg
+	}
 	rec.Finished = true
 	fr.conn.End(rec)
 	return v, resp, err

@@ -108,10 +108,23 @@ type Call struct {
 	// finer than virtual time (many calls share an instant).
 	Began, Ended uint64
 	Subrequests  int
-	Outcome      transport.Outcome
-	Err          error // rendered only when records are read
-	Attempts     []*Attempt
-	Finished     bool
+	// Args are the stub's copies of the arguments (the request's; never
+	// handed to the object, which gets its own per delivery); nil for
+	// fetch.
+	Args []any
+	// Result is a copy of what the call returned (not the caller's); nil
+	// on failure and for fetch.
+	Result any
+	// ObjectErr is the object's own error message when the call failed
+	// with it, "" otherwise.
+	ObjectErr string
+	// MaxRetries and Timeout are the stub's retry limit and deadline.
+	MaxRetries int
+	Timeout    time.Duration
+	Outcome    transport.Outcome
+	Err        error // rendered only when records are read
+	Attempts   []*Attempt
+	Finished   bool
 	// InFlight counts attempts sent and not yet arrived at the object (or
 	// dropped by the link).
 	InFlight int

@@ -1,0 +1,412 @@
+package explore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/internal/testrun"
+	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
+)
+
+// Func explores the fault space of fn, a Go function that drives objects
+// (rule U3): no scenario file. Each seed of opts runs fn as the root task
+// of a fresh runtime seeded with it, whose link draws a random fault per
+// attempt at opts.Rates (DefaultRates when nil). Every run is checked for
+//
+//   - the S-rule invariants on every call record (as Run checks them);
+//   - linearizability of each object's history against its own class,
+//     run one call at a time from empty storage on a fresh instance (the
+//     constructor the function gave its namespace): a call that failed
+//     ambiguously may or may not have taken effect; one that failed before
+//     its method ran had none. Histories with background work (alarms,
+//     schedules, queues), with Fetch calls (whose requests the records do
+//     not keep) or with more than MaxAmbiguous ambiguous calls are counted
+//     as not checked, not as violations;
+//   - fn's own returned error: a violation of kind KindFunc with its
+//     message. A call that fails under faults is not a violation by
+//     itself: fn decides which errors it expects.
+//
+// A failure fails t with the lowest failing seed, its violations, its
+// drawn faults shrunk by delta debugging (replayed as rules keyed by call
+// order, method and attempt) and the one go test command that replays it
+// (rule U4): -dosim.seed=N (or DOSIM_SEED=N) makes Func run that seed
+// alone, print its text timeline and write its artifacts (as Test does).
+//
+// opts.Seeds must be at least 1; Classes, KeepRules and Shard do not apply
+// to a function. Func returns the summary (nil when the options are bad).
+func Func(t testing.TB, opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) *Summary {
+	t.Helper()
+	fe, err := newFuncExplorer(opts, fn)
+	if err != nil {
+		t.Fatalf("explore.Func: %v", err)
+		return nil
+	}
+	replay, err := replaySeed()
+	if err != nil {
+		t.Fatalf("explore.Func: %v", err)
+		return nil
+	}
+	if replay != nil {
+		fe.opts.First, fe.opts.Seeds, fe.opts.FromSeedZero = *replay, 1, *replay == 0
+	}
+	sum := fe.sweep()
+	if sum.Clean() {
+		return sum
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first:\n", t.Name(), sum.Total, sum.Failed, sum.Ran)
+	f := sum.FirstFailing
+	for _, v := range f.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	fmt.Fprintf(&b, "seed %d; faults shrunk (%s, %d replays) from %d to %d:\n%s", f.Seed, f.Shrink, f.Replays, len(f.Faults), len(f.Shrunk), FaultsYAML(f.Shrunk))
+	cmd := FuncReplayCommand(t, f.Seed)
+	fmt.Fprintf(&b, "replay: %s\n", cmd)
+	r := fe.check(f.Seed, nil, checkMode{}, true)
+	if replay != nil && r.report != nil {
+		var tl bytes.Buffer
+		if err := render.Text(&tl, *r.report, render.TextOptions{}); err == nil {
+			fmt.Fprintf(&b, "timeline:\n%s", tl.String())
+		}
+	}
+	if dir, err := testrun.ArtifactsDir(t.Name(), f.Seed); err == nil {
+		if err := fe.writeArtifacts(filepath.Join(dir, "explore"), f, r, cmd); err == nil {
+			fmt.Fprintf(&b, "artifacts in %s", filepath.Join(dir, "explore"))
+		}
+	}
+	t.Errorf("%s", b.String())
+	return sum
+}
+
+// replaySeed is the seed -dosim.seed or DOSIM_SEED asks for, nil if none.
+func replaySeed() (*uint64, error) {
+	set := os.Getenv("DOSIM_SEED") != ""
+	if f := flag.Lookup(testrun.SeedFlag); f != nil && f.Value.String() != "" && f.Value.String() != f.DefValue {
+		set = true
+	}
+	if !set {
+		return nil, nil
+	}
+	s, err := testrun.Seed()
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// FuncReplayCommand is the go test command that runs t alone with seed:
+// with -dosim.seed=N when the test binary has that flag (package
+// runtimetest registers it), else with DOSIM_SEED=N.
+func FuncReplayCommand(t testing.TB, seed uint64) string {
+	pkg := "."
+	if wd, err := os.Getwd(); err == nil {
+		pkg = wd
+	}
+	name := "^" + regexp.QuoteMeta(t.Name()) + "$"
+	name = strings.ReplaceAll(name, "/", "$/^")
+	if flag.Lookup(testrun.SeedFlag) != nil {
+		return fmt.Sprintf("go test %s -run '%s' -count=1 -%s=%d", pkg, name, testrun.SeedFlag, seed)
+	}
+	return fmt.Sprintf("DOSIM_SEED=%d go test %s -run '%s' -count=1", seed, pkg, name)
+}
+
+// funcExplorer checks seeds of one function; safe for concurrent use by
+// the workers of one sweep.
+type funcExplorer struct {
+	opts   Options
+	fn     func(ctx context.Context, rt *runtime.Runtime) error
+	models *models
+	now    func() time.Time // the wall clock, read only to stop shrinking
+
+	mu    sync.Mutex
+	marks map[string]marksOf // namespace -> its methods' marks
+}
+
+type marksOf struct {
+	marks map[string]bool
+	err   error
+}
+
+func newFuncExplorer(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) (*funcExplorer, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("%w: no function to explore", ErrOptions)
+	}
+	if opts.Seeds < 1 {
+		return nil, fmt.Errorf("%w: Seeds is %d, must be >= 1 (how many seeds to run)", ErrOptions, opts.Seeds)
+	}
+	if len(opts.Classes) > 0 {
+		return nil, fmt.Errorf("%w: Classes is for scenarios; a function names its own constructors", ErrOptions)
+	}
+	if opts.KeepRules {
+		return nil, fmt.Errorf("%w: KeepRules is for scenarios; a function has no fault rules of its own", ErrOptions)
+	}
+	if opts.Shard != (Shard{}) {
+		return nil, fmt.Errorf("%w: Shard %s is for sweeps of the dosim command, not for explore.Func", ErrOptions, opts.Shard)
+	}
+	if err := opts.defaults(nil); err != nil {
+		return nil, err
+	}
+	return &funcExplorer{opts: opts, fn: fn, models: newModels(map[string]runtime.Constructor{}),
+		now: time.Now, marks: map[string]marksOf{}}, nil
+}
+
+// funcSeed is what one seed of a function did and violated.
+type funcSeed struct {
+	SeedResult
+	report *render.Report // kept when asked
+}
+
+// methodMarks reads (once per namespace) which of its methods are marked.
+func (fe *funcExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	if m, ok := fe.marks[ns]; ok {
+		return m.marks, m.err
+	}
+	marks, err := methodMarks(ns, ctor)
+	fe.marks[ns] = marksOf{marks, err}
+	return marks, err
+}
+
+// check runs fn with seed: random faults, or the explicit rules when not
+// nil. keep keeps the run's report, for the timeline and artifacts.
+func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
+	plan := transport.Random(fe.opts.Rates)
+	if rules != nil {
+		plan = transport.Plan(rules...)
+	}
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
+	defer rt.Close()
+	var fnErr error
+	runErr := rt.Run(func(ctx context.Context) error {
+		fnErr = fe.fn(ctx, rt)
+		return nil
+	})
+	out := &funcSeed{SeedResult: SeedResult{Seed: seed}}
+	bad := func(kind, object, msg string) {
+		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: kind, Object: object, Message: msg})
+	}
+	if runErr != nil {
+		bad(KindError, "", runErr.Error())
+	}
+	if fnErr != nil {
+		bad(KindFunc, "", fnErr.Error())
+	}
+	calls := rt.Calls()
+	for i, c := range calls {
+		for _, a := range c.Attempts {
+			if a.Fault != transport.None {
+				out.Faults = append(out.Faults, transport.Rule{Call: i + 1, Method: c.Method, Attempt: a.N, Fault: a.Fault})
+			}
+		}
+	}
+	namespaces := map[string]*runtime.Namespace{}
+	for _, ns := range rt.Namespaces() {
+		if _, ok := namespaces[ns.Name()]; !ok && ns.Constructor() != nil {
+			namespaces[ns.Name()] = ns
+		}
+	}
+	// The S invariants, by the marks of each namespace's class.
+	broken := map[string]bool{}
+	for _, c := range calls {
+		ns := namespaces[c.Namespace]
+		if ns == nil {
+			continue
+		}
+		marks, err := fe.methodMarks(c.Namespace, ns.Constructor())
+		if err != nil {
+			if !broken[c.Namespace] {
+				broken[c.Namespace] = true
+				bad(KindError, c.Namespace, fmt.Sprintf("the class of namespace %s cannot be built: %v", c.Namespace, err))
+			}
+			continue
+		}
+		out.Violations = append(out.Violations, recordInvariants(seed, c, marks[c.Method], c.MaxRetries, c.Timeout)...)
+	}
+	// The objects' storage at the end, for the model's end state.
+	view := &runView{Calls: calls, Events: rt.Events(), Effects: rt.Effects()}
+	seen := map[string]bool{}
+	for _, c := range calls {
+		ns := namespaces[c.Namespace]
+		key := c.Namespace + "/" + c.Object
+		if ns == nil || seen[key] {
+			continue
+		}
+		seen[key] = true
+		id := ns.IDFromName(c.Object)
+		if len(c.Object) == 64 {
+			if hid, err := ns.IDFromString(c.Object); err == nil {
+				id = hid
+			}
+		}
+		view.Storage = append(view.Storage, render.Object{Namespace: c.Namespace, Object: c.Object, Data: ns.Storage(id).Snapshot()})
+	}
+	if keep {
+		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: view.Effects, Events: view.Events, Storage: view.Storage}
+	}
+	if fe.opts.NoLinearizability || mode.skipLinear || runErr != nil {
+		return out
+	}
+	var lin []linCall
+	unchecked := map[string]bool{}
+	for i, c := range calls {
+		obj := c.Namespace + "/" + c.Object
+		ns := namespaces[c.Namespace]
+		if ns == nil || broken[c.Namespace] || c.Method == "fetch" {
+			unchecked[obj] = true
+		} else {
+			fe.models.learn(c.Namespace, ns.Constructor())
+		}
+		in := &op{method: c.Method, args: c.Args, label: render.CallText(c.Method, c.Args)}
+		in.key = c.Method + " " + canonical(c.Args)
+		var res outcome
+		switch {
+		case c.Outcome == runtime.OutcomeOK || c.Outcome == runtime.OutcomeRecovered:
+			res.key = resultKey(c.Result, nil)
+		case c.ObjectErr != "":
+			res.key = "err " + c.ObjectErr
+		case c.Outcome != runtime.OutcomePending && c.Executions() == 0:
+			res.noEffect = true
+		default:
+			res.unknown = true // it may or may not have taken effect
+		}
+		lin = append(lin, linCall{idx: i, op: in, out: res})
+	}
+	lr := checkLinear(seed, view, lin, unchecked, fe.models, fe.opts.MaxAmbiguous, mode.linearTimeout)
+	out.Violations = append(out.Violations, lr.violations...)
+	out.Linear, out.Checked, out.Skipped, out.Background = lr.histories, lr.checked, lr.skipped, lr.background
+	out.timedOut = lr.timedOut
+	return out
+}
+
+// sweep runs every seed of the options on their workers, then shrinks the
+// lowest failing seed.
+func (fe *funcExplorer) sweep() *Summary {
+	o := fe.opts
+	rates := map[string]float64{}
+	for f, r := range o.Rates {
+		rates[f.String()] = r
+	}
+	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rates,
+		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
+		Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
+	sum.Fingerprint = sum.fingerprint()
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		next = make(chan uint64)
+	)
+	for range min(o.Workers, o.Seeds) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range next {
+				r := fe.check(seed, nil, checkAll, false)
+				mu.Lock()
+				sum.add(&r.SeedResult)
+				if o.Progress != nil {
+					o.Progress(Progress{Done: sum.Ran, Total: o.Seeds, Failed: sum.Failed, Violations: sum.Total})
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for k := range o.Seeds {
+		next <- o.First + uint64(k)
+	}
+	close(next)
+	wg.Wait()
+	sum.Complete = sum.Ran == o.Seeds
+	if len(sum.Violations) > 0 {
+		sum.FirstFailing = fe.failing(sum.Violations[0].Seed)
+	}
+	return sum
+}
+
+// failing replays a failing seed and shrinks its drawn faults, as
+// Explorer.Failing does for a scenario.
+func (fe *funcExplorer) failing(seed uint64) *Failing {
+	r := fe.check(seed, nil, checkAll, false)
+	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults}
+	if len(r.Violations) == 0 {
+		return f
+	}
+	if fe.opts.NoShrink {
+		f.Shrink = ShrinkOff
+		return f
+	}
+	kind := r.Violations[0].Kind
+	deadline := fe.now().Add(fe.opts.ShrinkTime)
+	smallest := len(r.Faults)
+	test := func(rules []transport.Rule) (fails, stop bool) {
+		left := deadline.Sub(fe.now())
+		if f.Replays > 0 && left <= 0 {
+			return false, true
+		}
+		f.Replays++
+		mode := checkMode{skipLinear: kind != KindLinearizability, linearTimeout: max(left, time.Millisecond)}
+		got := fe.check(seed, append([]transport.Rule{}, rules...), mode, false) // not nil: nil draws random faults
+		if got.timedOut {
+			return false, true
+		}
+		fails = slices.ContainsFunc(got.Violations, func(v Violation) bool { return v.Kind == kind })
+		if fails && len(rules) <= smallest {
+			smallest = len(rules)
+			f.Violations = got.Violations
+		}
+		if fe.opts.ShrinkProgress != nil {
+			fe.opts.ShrinkProgress(f.Replays, smallest)
+		}
+		return fails, false
+	}
+	f.Shrunk, f.Shrink = ddmin(slices.Clone(r.Faults), test)
+	if f.Shrink == ShrinkNotReproduced {
+		f.Violations = r.Violations
+	}
+	return f
+}
+
+// writeArtifacts writes, under dir, a failing seed's timeline (text and
+// HTML, the seed's own run), porcupine's view of each history that failed
+// the check, its violations, the shrunk faults and the replay command.
+func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	write := func(name string, data []byte) error { return os.WriteFile(filepath.Join(dir, name), data, 0o644) }
+	var errs []error
+	if r.report != nil {
+		var tl, page bytes.Buffer
+		errs = append(errs, render.Text(&tl, *r.report, render.TextOptions{}), write("timeline.txt", tl.Bytes()),
+			render.HTML(&page, *r.report), write("timeline.html", page.Bytes()))
+	}
+	for _, v := range r.Violations {
+		h := r.Linear[v.Object]
+		if v.Kind != KindLinearizability || h == nil {
+			continue
+		}
+		var b bytes.Buffer
+		errs = append(errs, h.Visualize(&b),
+			write("linearizability-"+strings.NewReplacer("/", "-", " ", "_").Replace(v.Object)+".html", b.Bytes()))
+	}
+	var vs strings.Builder
+	for _, v := range f.Violations {
+		vs.WriteString(v.String() + "\n")
+	}
+	errs = append(errs, write("violations.txt", []byte(vs.String())),
+		write("faults.yaml", []byte(FaultsYAML(f.Shrunk))), write("replay.txt", []byte(cmd+"\n")))
+	return errors.Join(errs...)
+}
