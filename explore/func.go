@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -110,18 +109,7 @@ func replaySeed() (*uint64, error) {
 // FuncReplayCommand is the go test command that runs t alone with seed:
 // with -dosim.seed=N when the test binary has that flag (package
 // runtimetest registers it), else with DOSIM_SEED=N.
-func FuncReplayCommand(t testing.TB, seed uint64) string {
-	pkg := "."
-	if wd, err := os.Getwd(); err == nil {
-		pkg = wd
-	}
-	name := "^" + regexp.QuoteMeta(t.Name()) + "$"
-	name = strings.ReplaceAll(name, "/", "$/^")
-	if flag.Lookup(testrun.SeedFlag) != nil {
-		return fmt.Sprintf("go test %s -run '%s' -count=1 -%s=%d", pkg, name, testrun.SeedFlag, seed)
-	}
-	return fmt.Sprintf("DOSIM_SEED=%d go test %s -run '%s' -count=1", seed, pkg, name)
-}
+func FuncReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayCommand(t, seed) }
 
 // funcExplorer checks seeds of one function; safe for concurrent use by
 // the workers of one sweep.

@@ -1,9 +1,13 @@
 package wallet_test
 
 import (
+	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dosim/dosim/examples/wallet"
+	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 )
@@ -24,5 +28,73 @@ func TestU1_WalletScenario(t *testing.T) {
 	}
 	if !res.Passed() {
 		t.Fatalf("seed 7: %d expectation(s) failed, the first: %v", len(res.Failures), res.Failures[0])
+	}
+}
+
+// deposits is the function explored: two deposits and a withdrawal, whose
+// replies the faults may lose (errors are expected under faults, so they
+// are not the function's failure).
+func deposits(newWallet runtime.Constructor) func(ctx context.Context, rt *runtime.Runtime) error {
+	return func(ctx context.Context, rt *runtime.Runtime) error {
+		ns := rt.Namespace("WALLET", newWallet)
+		s, err := ns.GetByName("alice")
+		if err != nil {
+			return err
+		}
+		_, _ = s.Call(ctx, "Deposit", "tx-1", 50)
+		_, _ = s.Call(ctx, "Deposit", "tx-2", 30)
+		_, _ = s.Call(ctx, "Withdraw", 20)
+		return nil
+	}
+}
+
+// The wallet explores clean: whatever the link loses, every object's
+// history is one a wallet running one call at a time could have given
+// (rules U3 and S6: Deposit runs again on a retry, safely, by its key).
+func TestU3_WalletUnderFaults(t *testing.T) {
+	sum := explore.Func(t, explore.Options{Seeds: 2000}, deposits(wallet.New))
+	if !sum.Clean() {
+		t.Fatalf("the wallet should explore clean: %d violations", sum.Total)
+	}
+}
+
+// recorder is a testing.TB that keeps what a test would report, so that a
+// test can check the failure the planted bug gives.
+type recorder struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(f string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(f, args...))
+}
+func (r *recorder) Fatalf(f string, args ...any) { r.Errorf(f, args...) }
+
+// The planted bug (Deposit marked Retryable without its key) fails the
+// same exploration, with the faults that break it and one go test command
+// that replays the seed (rules U3, U4).
+func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
+	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
+	r := &recorder{TB: t}
+	sum := explore.Func(r, explore.Options{Seeds: 2000}, deposits(wallet.NewLeaky))
+	if sum.Clean() || len(r.failures) == 0 {
+		t.Fatal("the leaky wallet explored clean: the explorer missed the planted bug")
+	}
+	msg := strings.Join(r.failures, "\n")
+	seed := sum.FirstFailing.Seed
+	replay := fmt.Sprintf("replay: DOSIM_SEED=%d go test github.com/dosim/dosim/examples/wallet -run '^%s$' -count=1", seed, t.Name())
+	for _, want := range []string{"linearizability WALLET/alice", "method: Deposit", replay} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the failure should mention %q; it reads:\n%s", want, msg)
+		}
+	}
+
+	// The printed command replays that seed alone, and it fails again.
+	t.Setenv("DOSIM_SEED", fmt.Sprint(seed))
+	again := &recorder{TB: t}
+	one := explore.Func(again, explore.Options{Seeds: 2000}, deposits(wallet.NewLeaky))
+	if one.Ran != 1 || one.Clean() || one.FirstFailing == nil || one.FirstFailing.Seed != seed {
+		t.Fatalf("replaying seed %d: ran %d seed(s), clean %v", seed, one.Ran, one.Clean())
 	}
 }

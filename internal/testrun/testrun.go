@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -80,4 +81,58 @@ func ArtifactsDir(test string, seed uint64) (string, error) {
 	safe := strings.NewReplacer("/", "_", " ", "_", string(filepath.Separator), "_").Replace(test)
 	dir := filepath.Join(ArtifactsRoot(), fmt.Sprintf("%s-seed-%d", safe, seed))
 	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// ReplayCommand is the go test command that runs the test t alone with
+// seed: -dosim.seed=N when the flag is registered (the test binary links
+// runtimetest), else DOSIM_SEED=N before the command. The package is named
+// by its import path, so the command runs from anywhere inside the module,
+// on any machine; outside a module, by its folder.
+func ReplayCommand(t interface{ Name() string }, seed uint64) string {
+	name := "^" + regexp.QuoteMeta(t.Name()) + "$"
+	name = strings.ReplaceAll(name, "/", "$/^")
+	pkg := packagePath()
+	if flag.Lookup(SeedFlag) != nil {
+		return fmt.Sprintf("go test %s -run '%s' -count=1 -%s=%d", pkg, name, SeedFlag, seed)
+	}
+	return fmt.Sprintf("DOSIM_SEED=%d go test %s -run '%s' -count=1", seed, pkg, name)
+}
+
+// packagePath is the import path of the package whose folder is the
+// working directory (go test runs a test there): the module path from the
+// nearest go.mod above it, joined with the folders in between.
+func packagePath() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			mod := modfile(data)
+			rel, err := filepath.Rel(dir, wd)
+			if mod == "" || err != nil {
+				return wd
+			}
+			if rel == "." {
+				return mod
+			}
+			return mod + "/" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return wd
+		}
+		dir = parent
+	}
+}
+
+// modfile returns the module path a go.mod declares, or "".
+func modfile(data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
 }

@@ -40,8 +40,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/dosim/dosim/internal/testrun"
@@ -117,15 +115,7 @@ func Report(t testing.TB, rt *runtime.Runtime) {
 }
 
 // ReplayCommand returns the go test command that runs t again with seed.
-func ReplayCommand(t testing.TB, seed uint64) string {
-	pkg := "."
-	if wd, err := os.Getwd(); err == nil {
-		pkg = wd
-	}
-	name := "^" + regexp.QuoteMeta(t.Name()) + "$"
-	name = strings.ReplaceAll(name, "/", "$/^")
-	return fmt.Sprintf("go test %s -run '%s' -count=1 -dosim.seed=%d", pkg, name, seed)
-}
+func ReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayCommand(t, seed) }
 
 // ArtifactsRoot returns the folder under which failure artifacts are
 // written, one folder per test and seed: -dosim.artifacts, else the
