@@ -3,6 +3,8 @@ package wallet_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,6 +90,30 @@ func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the failure should mention %q; it reads:\n%s", want, msg)
 		}
+	}
+
+	// The README quotes this failure: every line it shows is printed, in
+	// order ("..." stands for the artifacts line, a machine's path).
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, quoted, ok := strings.Cut(string(readme), "<!-- leaky-wallet-failure -->\n```\n")
+	if !ok {
+		t.Fatal("README.md: no quoted leaky-wallet failure")
+	}
+	quoted, _, _ = strings.Cut(quoted, "```")
+	got := strings.Split(msg, "\n")
+	for _, line := range strings.Split(strings.TrimSpace(quoted), "\n") {
+		if line == "..." {
+			continue
+		}
+		i := slices.Index(got, line)
+		if i < 0 {
+			t.Errorf("README.md quotes a line the failure does not print (in this order):\n%s\nthe failure:\n%s", line, msg)
+			break
+		}
+		got = got[i+1:]
 	}
 
 	// The printed command replays that seed alone, and it fails again.
