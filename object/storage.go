@@ -28,6 +28,9 @@ type Storage struct {
 	parent *Storage
 	writes map[string]*any
 	done   bool
+	// revoked, when set, refuses every operation: the handle of a stale
+	// instance (rule L4, see State.Storage).
+	revoked error
 }
 
 // NewStorage returns an empty storage, for tests of an object's code
@@ -42,6 +45,9 @@ func checkKey(op, key string) error {
 }
 
 func (s *Storage) live(op string) error {
+	if s.revoked != nil {
+		return fmt.Errorf("%w: %s: %w", ErrStorage, op, s.revoked)
+	}
 	if s.done {
 		return fmt.Errorf("%w: %s: transaction already finished", ErrStorage, op)
 	}
