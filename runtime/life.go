@@ -63,6 +63,10 @@ var ErrResetReason = transport.ErrUnknownResetReason
 // (retryable: the stub retries them). A request still running keeps
 // running on the stale instance, whose storage refuses it (rule L4).
 //
+// A request whose turn runs on its caller's own task (delivered without
+// latency to a free gate: dosim's fast path) lets its caller go only when
+// the method returns; its error is the same.
+//
 // Call it from a task (Run, Group.Go) or from the test between runs; it
 // does not block. An object never built is reset all the same (its
 // trace shows the reset).
