@@ -55,6 +55,8 @@ var classes = []Class{
 			"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
 			"Delivered": {},
 		}},
+	{Name: "session", Doc: "Hit counts in storage and in a field cache; HitsCached trusts the cache (wrong after an eviction), Hits reloads it (the fix)", New: NewSession,
+		Samples: map[string]Sample{"Hit": {}, "HitsCached": {}, "Hits": {Storage: map[string]any{"hits": 2}}}},
 }
 
 // Classes returns the built-in classes, sorted by name.
