@@ -49,6 +49,7 @@ var (
 		"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
 		"Delivered": {},
 	}
+	sessionSamples = map[string]Sample{"Hit": {}, "HitsCached": {}, "Hits": {Storage: map[string]any{"hits": 2}}}
 )
 
 // VerifySamples returns the bucket's sample calls (object.Sampler).
@@ -69,6 +70,9 @@ func (*Mailer) VerifySamples() map[string]Sample { return mailerSamples }
 // VerifySamples returns the outbox's sample calls (object.Sampler).
 func (*Outbox) VerifySamples() map[string]Sample { return outboxSamples }
 
+// VerifySamples gives verify the arguments and storage to try Session's methods with.
+func (*Session) VerifySamples() map[string]Sample { return sessionSamples }
+
 var classes = []Class{
 	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
 		Samples: bucketSamples},
@@ -82,6 +86,8 @@ var classes = []Class{
 		Samples: mailerSamples},
 	{Name: "outbox", Doc: "Post queues a webhook; the queue retries Deliver with backoff and dead-letters what fails (rule A6)", New: NewOutbox,
 		Samples: outboxSamples},
+	{Name: "session", Doc: "Hit counts in storage and in a field cache; HitsCached trusts the cache (wrong after an eviction), Hits reloads it (the fix)", New: NewSession,
+		Samples: sessionSamples},
 }
 
 // Classes returns the built-in classes, sorted by name.

@@ -47,10 +47,14 @@ import (
 )
 
 // DefaultRates are the fault rates used when neither the options nor the
-// scenario's explore block give any: each fault on 4% of attempts.
+// scenario's explore block give any: each fault on 4% of attempts, but
+// transport.Reset, which a sweep draws only when its rates name it.
 func DefaultRates() transport.Rates {
 	r := transport.Rates{}
 	for _, f := range transport.Faults() {
+		if f == transport.Reset {
+			continue
+		}
 		r[f] = 0.04
 	}
 	return r

@@ -2,6 +2,8 @@ package object
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dosim/dosim/internal/wire"
@@ -15,14 +17,41 @@ type State struct {
 	storage *Storage
 	host    wire.Host
 	tasks   *taskIndex // in-memory order of the stored tasks; nil until used
+	// reset, once set, is why this State's instance is stale: the object
+	// was reset or evicted and a new instance (with a new State) serves it.
+	// Its Storage then refuses every operation (rule L4).
+	reset error
+}
+
+// ErrInstanceReset is wrapped by the error a stale instance gets from its
+// storage: the object was reset while a request still ran on the instance
+// (rule L4), so the instance may no longer read or write; a new instance
+// serves the object. The error also wraps ErrStorage.
+var ErrInstanceReset = errors.New("this object instance was reset")
+
+func init() {
+	wire.RenewState = func(state any, why string) any {
+		old := state.(*State)
+		old.reset = fmt.Errorf("%w (%s): a new instance serves the object, this one may not touch its storage", ErrInstanceReset, why)
+		return &State{id: old.id, storage: old.storage, host: old.host}
+	}
 }
 
 // ID returns the object's id.
 func (s *State) ID() ID { return s.id }
 
 // Storage returns the object's durable storage. It survives a reset of the
-// instance (in-memory fields do not).
-func (s *State) Storage() *Storage { return s.storage }
+// instance (in-memory fields do not). Once the instance is stale (the
+// object was reset while it still ran, rule L4) it returns a handle whose
+// every operation fails with an error wrapping ErrInstanceReset and
+// ErrStorage, and writes nothing: call Storage() at each use rather than
+// keeping its result in a field, so that the check applies.
+func (s *State) Storage() *Storage {
+	if s.reset != nil {
+		return &Storage{revoked: s.reset}
+	}
+	return s.storage
+}
 
 // Sleep waits d of virtual time. While it sleeps, other requests queued for
 // this object may run (rule O3). It returns the context's error if ctx is

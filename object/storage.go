@@ -32,6 +32,9 @@ type Storage struct {
 	// *txn is set in a transaction, which has neither data nor idx. (One
 	// pointer for both keeps an idle object's storage small.)
 	*txn
+	// revoked, when set, refuses every operation: the handle of a stale
+	// instance (rule L4, see State.Storage).
+	revoked error
 }
 
 // txn is a transaction's state: the storage it commits to, its pending
@@ -107,6 +110,9 @@ func copyIn(op, key string, value any) (any, error) {
 }
 
 func (s *Storage) live(op string) error {
+	if s.revoked != nil {
+		return fmt.Errorf("%w: %s: %w", ErrStorage, op, s.revoked)
+	}
 	if s.txn != nil && s.done {
 		return fmt.Errorf("%w: %s: transaction already finished", ErrStorage, op)
 	}

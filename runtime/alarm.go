@@ -114,6 +114,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 	defer func() {
 		h.lane(l).running = false
 		h.arm(l)
+		h.active() // rule L5: the idle time runs from the end of the turn
 	}()
 	h.gate.Acquire(t, "waiting for the object's input gate")
 	defer h.gate.Release()

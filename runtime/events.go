@@ -85,6 +85,10 @@ func (e Event) Text() string {
 	case object.EventRedrive:
 		add("dead=%s", e.Dead)
 		task()
+	case EventReset:
+		add("reason=%s message=%q", e.Reason, e.Err)
+	case EventEvicted:
+		add("idle=%v", e.Delay)
 	case object.EventBreaker:
 		add("name=%s state=%s", e.Name, e.State)
 	case object.EventBreakerRefused:

@@ -60,6 +60,13 @@ type host struct {
 	building bool              // the constructor is running
 	alarm    alarmState        // rule O6, see alarm.go
 	lanes    *[wire.Lanes]lane // background timers: alarm, schedules, queue; nil until used
+
+	// The object's life (life.go): the request turns delivered and not
+	// ended (running or queued at the gate), when the last turn ended, and
+	// whether the eviction check is pending (rules L3, L5).
+	turns      *turnInfo
+	lastActive time.Duration
+	evictArmed bool
 }
 
 type compiled struct {
@@ -184,13 +191,6 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 	return compiled{fn: fn, retryable: m.IsRetryable()}, nil
 }
 
-// reset discards the instance (rule O4: storage survives, fields do not).
-// The alarm and the task timers are the host's: they survive too.
-func (h *host) reset() {
-	h.inst, h.methods, h.handler = nil, nil, nil
-	wire.ResetState(h.state)
-}
-
 func (h *host) lookup(f *wire.Flight) (compiled, error) {
 	if rpc, ok := f.Target.RPC.(object.Target); ok {
 		return find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
@@ -213,6 +213,7 @@ func (h *host) receive(f *wire.Flight) {
 			zap.Int("attempt", f.N), zap.Bool("duplicate", dup), zap.Duration("at", r.k.Now()))
 	}
 	ti := &turnInfo{h: h, f: f, dup: dup}
+	h.enter(ti)
 	// A turn starts at once on its caller's goroutine when it can: the link
 	// delivered synchronously (no latency), the object's gate is free, and
 	// the caller need not go on while the method runs (lose-while-running).
@@ -248,6 +249,11 @@ type turnInfo struct {
 	f   *wire.Flight
 	dup bool
 	ctx sched.TaskContext // the method's context when it runs on its caller's task
+	// The host's list of active turns (life.go): started once the method
+	// (or handler) is about to run; dropped when a reset failed the request
+	// while it waited at the gate.
+	prev, next       *turnInfo
+	started, dropped bool
 }
 
 func (ti *turnInfo) run(ctx context.Context) { ti.h.turn(ctx, sched.FromContext(ctx), ti) }
@@ -265,8 +271,12 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	t.Gate = &h.gate
 	t.Data = ti
 	k.Touch() // the watchdog may name the turn (see StallError)
+	defer h.leave(ti)
 	h.gate.Acquire(t, "waiting for the object's input gate")
 	defer h.gate.Release()
+	if ti.dropped { // the object was reset while it waited (rule L3)
+		return
+	}
 
 	if err := h.build(); err != nil {
 		h.respond(f, wire.FailSetup, nil, nil, err)
@@ -283,6 +293,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 		h.respond(f, wire.FailRejected, nil, nil, nil)
 		return
 	}
+	ti.started = true
 	if f.Req.HTTP != nil {
 		h.serveHTTP(ctx, f)
 		return

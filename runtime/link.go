@@ -33,7 +33,7 @@ func (r *Runtime) send(f *wire.Flight) {
 		h.arrive(f)
 		return
 	}
-	fault, delay := r.faults.Decide(transport.Attempt{
+	d := r.faults.DecideAttempt(transport.Attempt{
 		Namespace: f.Target.Namespace,
 		Object:    f.Target.Object,
 		ObjectID:  h.objectID(),
@@ -41,11 +41,11 @@ func (r *Runtime) send(f *wire.Flight) {
 		N:         f.N,
 		Call:      f.Call.Seq,
 	}, r.rng)
-	f.Fault = fault
-	f.Rec.Fault = fault
+	f.Fault, f.Reset = d.Fault, d.Reason
+	f.Rec.Fault = d.Fault
 	f.Call.InFlight++
-	if delay > 0 {
-		r.k.After(delay, true, func() { h.arrive(f) })
+	if d.Delay > 0 {
+		r.k.After(d.Delay, true, func() { h.arrive(f) })
 		return
 	}
 	h.arrive(f)
@@ -69,28 +69,38 @@ func (h *host) arrive(f *wire.Flight) {
 
 // starting is the moment the method (or fetch handler) starts: a fault
 // that strikes while it runs tells the caller now, and the method runs on
-// to its end.
+// to its end; the Reset fault resets the object now, and the method runs
+// on, on the stale instance (rules L3, L4).
 func (h *host) starting(f *wire.Flight) {
 	if f.Fault.Stage() == transport.WhileRunning {
-		h.complete(f, wire.FailLink, nil, nil, nil)
+		h.fail(f)
 	}
 }
 
 // respond sends the turn's outcome back through the link. A fault that
 // struck after delivery replaces the reply: the caller learns of the fault
 // (the link's words, see transport.Fault.Message), not of the result; a
-// fault that resets the object resets it first (rule O4).
+// fault that resets the object resets it (rule O4).
 func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if f.Fault.Stage() >= transport.WhileRunning {
-		kind = wire.FailLink
-		if f.Fault.Resets() {
-			h.reset()
-			kind = wire.FailReset
-		}
-		h.complete(f, kind, nil, nil, nil)
+		h.fail(f)
 		return
 	}
 	h.complete(f, kind, v, resp, err)
+}
+
+// fail tells the caller of a fault that struck after delivery, resetting
+// the object first for a fault that resets it (rule L3).
+func (h *host) fail(f *wire.Flight) {
+	if !f.Fault.Resets() {
+		h.complete(f, wire.FailLink, nil, nil, nil)
+		return
+	}
+	if f.Done.Fired() {
+		return // reset already, as the method started
+	}
+	h.complete(f, wire.FailReset, nil, nil, nil)
+	h.resetFor(f.Reset)
 }
 
 // complete tells the caller an attempt's fate.

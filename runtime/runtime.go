@@ -103,6 +103,7 @@ type Runtime struct {
 
 	stallLimit time.Duration
 	stallSet   bool
+	noEvict    bool // WithEviction(false): idle objects stay (rule L5)
 }
 
 // Option configures a Runtime.

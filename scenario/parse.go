@@ -378,7 +378,7 @@ func (p *parser) parseFaults(n *yaml.Node) {
 
 func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 	var r transport.Rule
-	f := p.mapping(n, path, "namespace", "object", "method", "call", "attempt", "fault", "delay")
+	f := p.mapping(n, path, "namespace", "object", "method", "call", "attempt", "fault", "delay", "reason")
 	if f == nil {
 		return r, false
 	}
@@ -444,6 +444,22 @@ func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 		v, good := p.duration(dn, path+".delay")
 		ok = ok && good
 		r.Delay = v
+	}
+	if rn := f.get("reason"); rn != nil {
+		v, good := p.name(rn, path+".reason")
+		if good {
+			reason, err := transport.ParseResetReason(v)
+			switch {
+			case err != nil:
+				p.errorf(rn, path+".reason", err, "unknown reset reason %q; allowed are code-update, storage, memory-limit", v)
+				good = false
+			case r.Fault != transport.Reset:
+				p.errorf(rn, path+".reason", nil, "a reason goes only with fault: %s (the fault is %s)", transport.Reset, r.Fault)
+				good = false
+			}
+			r.Reason = reason
+		}
+		ok = ok && good
 	}
 	if ok && f.get("fault") == nil && f.get("delay") == nil {
 		p.errorf(n, path, nil, "a rule needs a fault, a delay or both")

@@ -22,6 +22,11 @@ type Error struct {
 	Overloaded bool
 	// Remote: the object's own code returned this error or panicked.
 	Remote bool
+	// DurableObjectReset: the object was reset (a deploy, a storage fault,
+	// a memory overrun, rule L3) while the request ran, or while it waited
+	// at the object's gate (then Retryable too: it never reached an
+	// instance). Msg carries the platform's message.
+	DurableObjectReset bool
 
 	// Fault is the link fault behind the failure (transport.None if none).
 	Fault transport.Fault
@@ -93,10 +98,25 @@ func newError(f *wire.Flight) *Error {
 		Method:    f.Req.Method,
 	}
 	switch f.Kind {
-	case wire.FailLink, wire.FailReset: // what the fault means is the link's (package transport)
+	case wire.FailLink: // what the fault means is the link's (package transport)
 		e.Msg = f.Fault.Message()
 		e.Retryable = f.Fault.Retryable()
 		e.Overloaded = f.Fault == transport.Overloaded
+	case wire.FailReset: // after delivery: never retried (S4)
+		e.DurableObjectReset = true
+		e.Msg = f.Fault.Message()
+		if f.Reset != transport.NoReset {
+			e.Msg = "object reset (" + f.Reset.String() + "): " + f.Reset.Message()
+		}
+	case wire.FailResetQueued: // never reached an instance: retryable (S3)
+		e.DurableObjectReset, e.Retryable = true, true
+		why := transport.FailAfterDelivery.String()
+		if f.Reset != transport.NoReset {
+			why = f.Reset.String() + "): " + f.Reset.Message()
+		} else {
+			why += ")"
+		}
+		e.Msg = "not delivered (object reset before the request started; " + why
 	case wire.FailRemote:
 		e.Remote = true
 		msg := "<nil>"

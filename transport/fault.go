@@ -32,6 +32,12 @@ const (
 	// reset (in-memory fields lost, storage kept); the caller is told. Never
 	// retried.
 	FailAfterDelivery
+	// Reset: the object is reset as the method starts, for a reason
+	// (Rule.Reason, rule L3): the caller is told at once with the
+	// platform's message and does not retry; the method runs on to its end
+	// on the stale instance, whose storage refuses it (rule L4); requests
+	// queued behind it fail as not delivered and are retried.
+	Reset
 
 	numFaults
 )
@@ -101,6 +107,8 @@ var faults = [numFaults]faultInfo{
 		message: "object overloaded (overloaded): the request was refused"},
 	FailAfterDelivery: {name: "fail-after-delivery", stage: AtReply, resets: true,
 		message: "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
+	Reset: {name: "reset", stage: WhileRunning, resets: true,
+		message: "object reset (reset): " + ResetCodeUpdate.Message()},
 }
 
 // faultNames lists the names in Fault order, for error messages.

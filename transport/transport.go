@@ -54,6 +54,9 @@ type Rule struct {
 	Fault Fault
 	// Delay is link latency before delivery, in virtual time.
 	Delay time.Duration
+	// Reason is why the Reset fault resets the object (rule L3); only
+	// with Fault Reset, where NoReset means ResetCodeUpdate.
+	Reason ResetReason
 }
 
 func (r Rule) matches(a Attempt) bool {
@@ -179,6 +182,10 @@ func (p *FaultPlan) Validate() error {
 			return fmt.Errorf("%w: rule %d: Delay is %v, must be >= 0", ErrInvalid, i+1, r.Delay)
 		case r.Fault >= numFaults:
 			return fmt.Errorf("%w: rule %d: Fault is %v, allowed are %s", ErrInvalid, i+1, r.Fault, strings.Join(faultNames[:], ", "))
+		case r.Reason >= numResetReasons:
+			return fmt.Errorf("%w: rule %d: Reason is %v, allowed are code-update, storage, memory-limit", ErrInvalid, i+1, r.Reason)
+		case r.Reason != NoReset && r.Fault != Reset:
+			return fmt.Errorf("%w: rule %d: Reason %v goes only with Fault %v, not %v", ErrInvalid, i+1, r.Reason, Reset, r.Fault)
 		}
 	}
 	sum := 0.0
@@ -211,22 +218,37 @@ func (p *FaultPlan) sortedRates() []Fault {
 // rng, and only when the plan has rates, so a plan without them never
 // changes the seeded sequence.
 func (p *FaultPlan) Decide(a Attempt, rng *rand.Rand) (Fault, time.Duration) {
+	d := p.DecideAttempt(a, rng)
+	return d.Fault, d.Delay
+}
+
+// DecideAttempt is Decide with the reason of a Reset fault: the matching
+// rule's Reason, or ResetCodeUpdate when the rule gives none or the fault
+// was drawn at random.
+func (p *FaultPlan) DecideAttempt(a Attempt, rng *rand.Rand) Decision {
 	if p == nil {
-		return None, 0
+		return Decision{}
 	}
-	fault, delay := None, time.Duration(0)
+	var d Decision
 	if r, ok := p.match(a); ok {
-		fault, delay = r.Fault, r.Delay
+		d = Decision{Fault: r.Fault, Delay: r.Delay, Reason: r.Reason}
 	}
-	if fault == None && len(p.rates) > 0 {
+	if d.Fault == None && len(p.rates) > 0 {
 		u := rng.Float64()
 		acc := 0.0
 		for _, f := range p.sortedRates() {
 			acc += p.rates[f]
 			if u < acc {
-				return f, delay
+				d.Fault = f
+				break
 			}
 		}
 	}
-	return fault, delay
+	switch {
+	case d.Fault != Reset:
+		d.Reason = NoReset
+	case d.Reason == NoReset:
+		d.Reason = ResetCodeUpdate
+	}
+	return d
 }

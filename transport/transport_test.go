@@ -44,6 +44,7 @@ func TestFaultTable(t *testing.T) {
 		{transport.LoseResponse, transport.AtReply, true, true, true, false, "reply lost (lose-response): the caller cannot tell whether the method ran (it did)"},
 		{transport.Overloaded, transport.BeforeObject, false, false, false, false, "object overloaded (overloaded): the request was refused"},
 		{transport.FailAfterDelivery, transport.AtReply, true, false, false, true, "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
+		{transport.Reset, transport.WhileRunning, true, false, false, true, "object reset (reset): Durable Object reset because its code was updated."},
 	}
 	require.Len(t, tests, len(transport.Faults())+1, "every fault has a row")
 	for _, tc := range tests {

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	goruntime "runtime"
 	"runtime/debug"
@@ -620,6 +621,20 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 	return Timer{k: k, cb: cb}
 }
 
+// Background runs fn on the scheduling goroutine when virtual time reaches
+// now+d, as After(d, false, fn) does, but draws no seeded tie-break: it
+// runs after every other event of its instant, and scheduling it leaves
+// the seeded sequence (and so every trace) as it was. For housekeeping
+// that must not disturb a run, such as evicting an idle object.
+func (k *Kernel) Background(d time.Duration, fn func()) Timer {
+	if d < 0 {
+		d = 0
+	}
+	cb := &callback{fn: fn}
+	k.pushAt(event{at: k.now + d, cb: cb, prio: math.MaxUint64})
+	return Timer{k: k, cb: cb}
+}
+
 // handoff is called by the goroutine giving up the processor (self is the
 // blocking task, nil when it finished). It wakes the next task, or the
 // driver when the kernel must stop.
@@ -829,6 +844,11 @@ func (k *Kernel) Close() error {
 // push adds e to the heap with a fresh seeded tie-break.
 func (k *Kernel) push(e event) {
 	e.prio = k.rng.Uint64()
+	k.pushAt(e)
+}
+
+// pushAt adds e to the heap with the tie-break it carries.
+func (k *Kernel) pushAt(e event) {
 	k.events = append(k.events, e)
 	i := len(k.events) - 1
 	for i > 0 {

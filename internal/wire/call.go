@@ -56,9 +56,12 @@ const (
 	FailLink              // the link's fault: see Flight.Fault
 	FailRemote            // the object's code returned an error or panicked
 	FailRejected          // a duplicate request identity, refused before user code
-	FailReset             // the object was reset after delivery (FailAfterDelivery)
+	FailReset             // the object was reset while the request ran (FailAfterDelivery, Reset, rule L3)
 	FailSetup             // no such method, bad signature, bad arguments, construction failed
 	FailClosed            // the runtime closed
+	// FailResetQueued: the object was reset while the request waited at
+	// its input gate: it never reached an instance (retryable, rule L3).
+	FailResetQueued
 )
 
 // Flight is one attempt in flight.
@@ -76,6 +79,10 @@ type Flight struct {
 	Resp  *http.Response
 	Kind  FailKind
 	Fault transport.Fault
+	// Reset is why the object was reset under the attempt (FailReset,
+	// FailResetQueued; NoReset for FailAfterDelivery), and, set at send,
+	// the reason of a Reset fault.
+	Reset transport.ResetReason
 	Err   error // the cause (object error, setup error)
 	// Lost is set when the caller has stopped waiting (a retry cancelled
 	// at the deadline or by the caller's context, rule S9). A lost attempt

@@ -97,6 +97,8 @@ type (
 	RunLaneFunc func(ctx context.Context, state any, lane Lane)
 	// ResetStateFunc is func(state *object.State).
 	ResetStateFunc func(state any)
+	// RenewStateFunc is func(state *object.State, why string) *object.State.
+	RenewStateFunc func(state any, why string) any
 )
 
 // Hooks set by package object's init.
@@ -114,6 +116,11 @@ var (
 	// object's tasks, as an object reset does; storage is the truth (see
 	// ResetStateFunc).
 	ResetState ResetStateFunc
+	// RenewState marks state stale, why being the reason (its instance was
+	// reset or evicted: its storage refuses every operation from now on,
+	// rule L4) and returns a new State for the next instance, with the
+	// same id, storage and host (see RenewStateFunc).
+	RenewState RenewStateFunc
 )
 
 // Event is what object code tells the host about an event of the trace:

@@ -1,0 +1,214 @@
+package runtime
+
+// The object's life (rules L3-L5): an instance is reset (a fault, or
+// Namespace.Reset) or evicted when idle; either way its in-memory fields
+// are lost, its storage, alarm and tasks survive, and the next event
+// constructs a new instance. A request still running on the old instance
+// runs on to its end, but that stale instance may no longer touch storage
+// (rule L4: at most one live instance per id).
+
+import (
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/transport"
+)
+
+// ResetReason is why an object was reset (rule L3); it is
+// transport.ResetReason, defined once there with the platform's messages.
+type ResetReason = transport.ResetReason
+
+// The reasons of a reset, with the platform's messages (Message).
+const (
+	// ResetCodeUpdate: "Durable Object reset because its code was updated."
+	ResetCodeUpdate = transport.ResetCodeUpdate
+	// ResetStorage: "Internal error in Durable Object storage caused object to be reset"
+	ResetStorage = transport.ResetStorage
+	// ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset."
+	ResetMemoryLimit = transport.ResetMemoryLimit
+)
+
+// The kinds of the events the object's life adds to the trace.
+const (
+	// EventReset: the object was reset (rule L3); Event.Reason names why.
+	EventReset = "reset"
+	// EventEvicted: the object was evicted after Event.Delay of idleness (rule L5).
+	EventEvicted = "evicted"
+)
+
+// The idle time before eviction is drawn per object in [EvictAfterMin,
+// EvictAfterMax] (rule L5).
+const (
+	EvictAfterMin = 70 * time.Second
+	EvictAfterMax = 140 * time.Second
+)
+
+// WithEviction turns the eviction of idle objects on or off (rule L5; on
+// by default, as on the platform).
+func WithEviction(on bool) Option { return optionFunc(func(r *Runtime) { r.noEvict = !on }) }
+
+// ErrResetReason is wrapped by Namespace.Reset's error for a reason that is
+// not one of ResetCodeUpdate, ResetStorage, ResetMemoryLimit.
+var ErrResetReason = transport.ErrUnknownResetReason
+
+// Reset resets the object with id for reason, as the platform does on a
+// deploy, a storage fault or a memory overrun (rule L3): its instance is
+// dropped (in-memory fields lost; the next event constructs a new one),
+// its storage, alarm and tasks survive, a request running on it fails at
+// once with the reason's message (flagged DurableObjectReset, not
+// retried), and requests queued at its input gate fail as not delivered
+// (retryable: the stub retries them). A request still running keeps
+// running on the stale instance, whose storage refuses it (rule L4).
+//
+// A request whose turn runs on its caller's own task (delivered without
+// latency to a free gate: dosim's fast path) lets its caller go only when
+// the method returns; its error is the same.
+//
+// Call it from a task (Run, Group.Go) or from the test between runs; it
+// does not block. An object never built is reset all the same (its
+// trace shows the reset).
+func (ns *Namespace) Reset(id object.ID, reason ResetReason) error {
+	if ns.err != nil {
+		return ns.err
+	}
+	if id.Namespace() != ns.name {
+		return fmt.Errorf("%s.Reset: id %s belongs to namespace %q", ns.name, id.Label(), id.Namespace())
+	}
+	if _, err := transport.ParseResetReason(reason.String()); err != nil {
+		return fmt.Errorf("%s.Reset(%s): reason: %w", ns.name, id.Label(), err)
+	}
+	ns.host(id).resetFor(reason)
+	return nil
+}
+
+// enter links a delivered request's turn into the host's active turns.
+func (h *host) enter(ti *turnInfo) {
+	ti.next = h.turns
+	if h.turns != nil {
+		h.turns.prev = ti
+	}
+	h.turns = ti
+}
+
+// leave unlinks a turn that ended and starts the idle clock (rule L5).
+func (h *host) leave(ti *turnInfo) {
+	if ti.prev != nil {
+		ti.prev.next = ti.next
+	} else if h.turns == ti {
+		h.turns = ti.next
+	}
+	if ti.next != nil {
+		ti.next.prev = ti.prev
+	}
+	ti.prev, ti.next = nil, nil
+	h.active()
+}
+
+// drop discards the instance (rule O4: storage survives, fields do not) and
+// makes the old instance's State stale (rule L4). The alarm and the task
+// timers are the host's: they survive too.
+func (h *host) drop(why string) {
+	h.inst, h.methods, h.handler = nil, nil, nil
+	h.state = wire.RenewState(h.state, why).(*object.State)
+}
+
+// resetFor resets the object (rule L3): the instance is dropped, a
+// running request fails with the reset error, queued ones as not
+// delivered. reason NoReset is FailAfterDelivery's reset, which records
+// no event.
+func (h *host) resetFor(reason ResetReason) {
+	why := reason.String()
+	if why == "" {
+		why = transport.FailAfterDelivery.String()
+	}
+	h.drop(why)
+	if reason != transport.NoReset {
+		h.event(wire.Event{Kind: EventReset, Reason: reason.String(), Err: reason.Message()})
+	}
+	for ti := h.turns; ti != nil; ti = ti.next {
+		f := ti.f
+		switch {
+		case ti.dropped || f.Done.Fired():
+			continue
+		case ti.started:
+			f.Reset = reason
+			h.complete(f, wire.FailReset, nil, nil, nil)
+		default: // queued at the gate: it never reaches an instance
+			ti.dropped = true
+			f.Rec.Delivered = false
+			if !ti.dup {
+				h.forget(f.Req.ID) // so that its retry runs (S3), not rejected (S6)
+			}
+			f.Reset = reason
+			h.complete(f, wire.FailResetQueued, nil, nil, nil)
+		}
+	}
+}
+
+// idleLimit is how long the object stays idle before it is evicted: a
+// value in [EvictAfterMin, EvictAfterMax] drawn from a hash of the seed
+// and the object's id, not from the runtime's seeded source, so that
+// eviction leaves every other draw (and so the trace) as it was.
+func (h *host) idleLimit() time.Duration {
+	f := fnv.New64a()
+	var b [8]byte
+	seed := h.ns.r.seed
+	for i := range b {
+		b[i] = byte(seed >> (8 * i))
+	}
+	f.Write(b[:])
+	f.Write([]byte(h.ns.name))
+	raw := rawOf(h.id)
+	f.Write(raw[:])
+	span := uint64((EvictAfterMax - EvictAfterMin) / time.Millisecond)
+	return EvictAfterMin + time.Duration(f.Sum64()%(span+1))*time.Millisecond
+}
+
+// active marks the end of a request, task or alarm turn: the object's idle
+// time runs from now (rule L5).
+func (h *host) active() {
+	r := h.ns.r
+	h.lastActive = r.k.Now()
+	if h.evictArmed || r.noEvict || r.k.Closed() {
+		return
+	}
+	h.evictArmed = true
+	r.k.Background(h.idleLimit(), h.evictIfIdle)
+}
+
+// busy reports whether a request, task or alarm turn is under way.
+func (h *host) busy() bool {
+	if h.turns != nil {
+		return true
+	}
+	if h.lanes != nil {
+		for i := range h.lanes {
+			if h.lanes[i].running {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// evictIfIdle runs when the idle time may have run out: it evicts the
+// instance if nothing ran since, or waits on (rule L5). It runs on the
+// scheduling goroutine as a background event: it never keeps time moving.
+func (h *host) evictIfIdle() {
+	h.evictArmed = false
+	r := h.ns.r
+	if h.inst == nil || h.busy() || r.noEvict {
+		return // nothing to evict; the next turn's end arms it again
+	}
+	limit := h.idleLimit()
+	if idle := r.k.Now() - h.lastActive; idle < limit {
+		h.evictArmed = true
+		r.k.Background(limit-idle, h.evictIfIdle)
+		return
+	}
+	h.drop("evicted")
+	h.event(wire.Event{Kind: EventEvicted, Delay: limit})
+}
