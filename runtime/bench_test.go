@@ -128,3 +128,40 @@ func BenchmarkCallAmbiguous(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkGroupCalls runs n concurrent fault-free calls in one Group, on
+// 100 objects: one op is one call. Time per call should not grow with n
+// (issue 14: no list the scheduler scans per switch grows with the tasks);
+// B/call is the memory a call in flight takes.
+func BenchmarkGroupCalls(b *testing.B) {
+	for _, n := range []int{2_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			calls := 0
+			for range b.N {
+				rt := runtime.New()
+				ns := rt.Namespace("INVENTORY", examples.NewInventory)
+				err := rt.Run(func(ctx context.Context) error {
+					g := rt.Group(ctx)
+					for i := range n {
+						s, err := ns.GetByName(fmt.Sprintf("shop-%d", i%100))
+						if err != nil {
+							return err
+						}
+						g.Go(func(ctx context.Context) error {
+							_, err := s.Call(ctx, "AddOne", "apple")
+							return err
+						})
+					}
+					return g.Wait()
+				})
+				rt.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				calls += n
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/call")
+		})
+	}
+}

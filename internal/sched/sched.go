@@ -19,6 +19,7 @@
 package sched
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -182,10 +183,16 @@ type Kernel struct {
 
 	// cur is the running task. It is atomic so that a goroutine outside the
 	// simulation can read it without a data race (see Enter).
-	cur     atomic.Pointer[Task]
-	live    []*Task // started and not finished, in start order
-	nextID  uint64
-	cancels []*Task // blocked tasks whose context can be cancelled
+	cur    atomic.Pointer[Task]
+	live   taskList // started and not finished, in start order
+	nextID uint64
+	// cancels holds the blocked tasks whose context can be cancelled,
+	// grouped by the context's Done channel: checkCancels looks at each
+	// channel once per switch, however many tasks wait on it.
+	cancels   map[<-chan struct{}]*cancelGroup
+	groups    *cancelGroup // the groups, in the order they were made
+	cancelSeq uint64       // orders the tasks of all groups as they blocked
+	fired     []*Task      // scratch for checkCancels
 
 	workers []*worker // parked goroutines ready to run a new task
 	driver  chan Stop
@@ -305,8 +312,18 @@ type Task struct {
 	reason   string
 	waitCtx  context.Context
 	killed   bool
-	done     atomic.Bool // read by Enter from any goroutine
-	w        *worker
+
+	// The kernel's lists: live tasks (lprev, lnext) and, while it waits on
+	// a cancellable context, its cancel group (cgroup, cprev, cnext) and
+	// the order it joined the groups in (cseq). Intrusive, so that a task
+	// leaves either list in O(1) however many tasks there are.
+	lprev, lnext *Task
+	inLive       bool
+	cgroup       *cancelGroup
+	cprev, cnext *Task
+	cseq         uint64
+	done         atomic.Bool // read by Enter from any goroutine
+	w            *worker
 
 	// Gate, when set, is released while the task waits at a yielding point
 	// (a sleep, an outgoing call) and taken again before it goes on: the
@@ -371,7 +388,7 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 		t.done.Store(true)
 		return t
 	}
-	k.live = append(k.live, t)
+	k.live.push(t)
 	t.blocked = true
 	t.reason = "starting"
 	var w *worker
@@ -485,10 +502,58 @@ func (k *Kernel) describe(t *Task) string {
 	return t.name
 }
 
-func (k *Kernel) removeLive(t *Task) {
-	if i := slices.Index(k.live, t); i >= 0 {
-		k.live = slices.Delete(k.live, i, i+1)
+func (k *Kernel) removeLive(t *Task) { k.live.remove(t) }
+
+// taskList is the kernel's list of live tasks, in start order.
+type taskList struct {
+	head, tail *Task
+	n          int
+}
+
+func (l *taskList) push(t *Task) {
+	t.lprev, t.lnext, t.inLive = l.tail, nil, true
+	if l.tail != nil {
+		l.tail.lnext = t
+	} else {
+		l.head = t
 	}
+	l.tail = t
+	l.n++
+}
+
+func (l *taskList) remove(t *Task) {
+	if !t.inLive {
+		return
+	}
+	if t.lprev != nil {
+		t.lprev.lnext = t.lnext
+	} else {
+		l.head = t.lnext
+	}
+	if t.lnext != nil {
+		t.lnext.lprev = t.lprev
+	} else {
+		l.tail = t.lprev
+	}
+	t.lprev, t.lnext, t.inLive = nil, nil, false
+	l.n--
+}
+
+// all returns the live tasks in start order.
+func (l *taskList) all() []*Task {
+	out := make([]*Task, 0, l.n)
+	for t := l.head; t != nil; t = t.lnext {
+		out = append(out, t)
+	}
+	return out
+}
+
+// cancelGroup is the blocked tasks that wait on contexts sharing one Done
+// channel, in the order they blocked.
+type cancelGroup struct {
+	done       <-chan struct{}
+	head, tail *Task
+	prev, next *cancelGroup // the kernel's groups, in the order they were made
 }
 
 // Block parks the running task t until Ready is called for it, ctx is
@@ -514,7 +579,7 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 			return WokenByCancel
 		}
 		t.waitCtx = ctx
-		k.cancels = append(k.cancels, t)
+		k.addCancel(t, ctx.Done())
 	}
 	t.blocked = true
 	t.reason = reason
@@ -554,28 +619,89 @@ func (k *Kernel) ready(t *Task, why Wake) {
 	k.push(event{at: k.now, task: t, gen: t.gen, keepAlive: true})
 }
 
+// addCancel puts the blocking task t in the cancel group of done.
+func (k *Kernel) addCancel(t *Task, done <-chan struct{}) {
+	g := k.cancels[done]
+	if g == nil {
+		if k.cancels == nil {
+			k.cancels = map[<-chan struct{}]*cancelGroup{}
+		}
+		g = &cancelGroup{done: done, next: k.groups}
+		if k.groups != nil {
+			k.groups.prev = g
+		}
+		k.groups = g
+		k.cancels[done] = g
+	}
+	k.cancelSeq++
+	t.cgroup, t.cseq, t.cprev, t.cnext = g, k.cancelSeq, g.tail, nil
+	if g.tail != nil {
+		g.tail.cnext = t
+	} else {
+		g.head = t
+	}
+	g.tail = t
+}
+
 func (k *Kernel) dropCancel(t *Task) {
 	if t.waitCtx == nil {
 		return
 	}
 	t.waitCtx = nil
-	if i := slices.Index(k.cancels, t); i >= 0 {
-		k.cancels = slices.Delete(k.cancels, i, i+1)
+	g := t.cgroup
+	if t.cprev != nil {
+		t.cprev.cnext = t.cnext
+	} else {
+		g.head = t.cnext
+	}
+	if t.cnext != nil {
+		t.cnext.cprev = t.cprev
+	} else {
+		g.tail = t.cprev
+	}
+	t.cgroup, t.cprev, t.cnext = nil, nil, nil
+	if g.head == nil { // the last waiter on this channel: drop the group
+		if g.prev != nil {
+			g.prev.next = g.next
+		} else {
+			k.groups = g.next
+		}
+		if g.next != nil {
+			g.next.prev = g.prev
+		}
+		delete(k.cancels, g.done)
 	}
 }
 
 // checkCancels readies blocked tasks whose context was cancelled since the
 // last switch. Cancellation happens synchronously in the running task, so
-// checking at every switch observes it at a deterministic point.
+// checking at every switch observes it at a deterministic point. It looks
+// at each Done channel once, and readies the cancelled tasks in the order
+// they blocked, as a scan of every waiting task in that order would.
 func (k *Kernel) checkCancels() {
-	for i := 0; i < len(k.cancels); {
-		t := k.cancels[i]
-		if t.waitCtx.Err() != nil {
-			k.ready(t, WokenByCancel) // removes t from k.cancels
-			continue
+	fired := k.fired[:0]
+	groups := 0
+	for g := k.groups; g != nil; g = g.next {
+		select {
+		case <-g.done:
+			groups++
+			for t := g.head; t != nil; t = t.cnext {
+				fired = append(fired, t)
+			}
+		default:
 		}
-		i++
 	}
+	if len(fired) == 0 {
+		return
+	}
+	if groups > 1 {
+		slices.SortFunc(fired, func(a, b *Task) int { return cmp.Compare(a.cseq, b.cseq) })
+	}
+	for _, t := range fired {
+		k.ready(t, WokenByCancel) // removes t from its group
+	}
+	clear(fired)
+	k.fired = fired[:0]
 }
 
 // callback is a function run on the scheduling goroutine at an instant.
@@ -693,7 +819,7 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 }
 
 func (k *Kernel) idle() Stop {
-	if len(k.live) > 0 {
+	if k.live.n > 0 {
 		return Deadlocked
 	}
 	return Drained
@@ -701,8 +827,8 @@ func (k *Kernel) idle() Stop {
 
 // Blocked describes the live tasks, for deadlock reports.
 func (k *Kernel) Blocked() []string {
-	out := make([]string, 0, len(k.live))
-	for _, t := range k.live {
+	out := make([]string, 0, k.live.n)
+	for t := k.live.head; t != nil; t = t.lnext {
 		name := t.name
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()
@@ -822,8 +948,8 @@ func (k *Kernel) Close() error {
 		return nil
 	}
 	k.closed.Store(true)
-	live := slices.Clone(k.live)
-	k.live = nil
+	live := k.live.all()
+	k.live = taskList{}
 	for _, t := range live {
 		if t == k.stuck {
 			continue // still running outside the simulation: see StallError
