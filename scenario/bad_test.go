@@ -34,11 +34,11 @@ func TestBadInputMessages(t *testing.T) {
 		{"empty file", "",
 			[]string{"bad.yaml:1: file: empty: a scenario is a mapping with namespaces, stubs and calls (see docs/scenarios.md)"}, nil},
 		{"not a mapping", "- a\n- b\n",
-			[]string{"bad.yaml:1: file: is a list: want a mapping of name, description, seed, namespaces, stubs, faults, calls, expect, explore"}, nil},
+			[]string{"bad.yaml:1: file: is a list: want a mapping of name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"two documents", head + "calls: [{stub: shop, method: Get, args: [a]}]\n---\nseed: 2\n",
 			[]string{"bad.yaml:6: file: a second YAML document: a scenario file holds one document"}, nil},
 		{"unknown top-level field", "seeed: 3\n" + head + "calls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect, explore"}, nil},
+			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"missing fields", "seed: 3\n",
 			[]string{
 				"bad.yaml:1: namespaces: missing: this field is required",
@@ -146,7 +146,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{"bad.yaml:5: faults.rules[0].call: 0 is out of range: want an integer from 1 to 1000000"}, nil},
 		{"merge keys", "namespaces:\n  INVENTORY: inventory\nbase: &b {namespace: INVENTORY}\nstubs:\n  shop: {<<: *b}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
-				"bad.yaml:3: base: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect, explore",
+				"bad.yaml:3: base: unknown field; allowed are name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore",
 				`bad.yaml:5: stubs.shop."<<": merge keys are not supported; write the fields out`,
 			}, nil},
 	}
