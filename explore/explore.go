@@ -48,11 +48,12 @@ import (
 
 // DefaultRates are the fault rates used when neither the options nor the
 // scenario's explore block give any: each fault on 4% of attempts, but
-// transport.Reset, which a sweep draws only when its rates name it.
+// transport.Reset and transport.StorageWriteFails, which a sweep draws
+// only when its rates name them.
 func DefaultRates() transport.Rates {
 	r := transport.Rates{}
 	for _, f := range transport.Faults() {
-		if f == transport.Reset {
+		if f == transport.Reset || f == transport.StorageWriteFails {
 			continue
 		}
 		r[f] = 0.04

@@ -85,5 +85,28 @@ func recordInvariants(seed uint64, c runtime.CallRecord, marked bool, maxRetries
 			bad("S5", "attempt %d has request identity %s", a.N, a.RequestID)
 		}
 	}
+	if lost := lostSuccess(c); lost > 0 {
+		bad("L7", "the caller saw success (%s) for %s that %s lost: a failed write made %s vanish after the reply went (a write with AllowUnconfirmed?)",
+			c.Outcome, plural(lost, "write"), map[bool]string{true: "was", false: "were"}[lost == 1], map[bool]string{true: "it", false: "them"}[lost == 1])
+	}
 	return out
+}
+
+// lostSuccess is rule L7's invariant, "a caller never saw success for a
+// write that was lost": for a call that ended ok or recovered, how many
+// writes of the attempt whose reply the caller got (the last) were lost
+// (runtime.AttemptRecord.LostWrites); 0 otherwise.
+func lostSuccess(c runtime.CallRecord) int {
+	if (c.Outcome != runtime.OutcomeOK && c.Outcome != runtime.OutcomeRecovered) || len(c.Attempts) == 0 {
+		return 0
+	}
+	return c.Attempts[len(c.Attempts)-1].LostWrites
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -58,6 +58,27 @@ func (s *State) Storage() *Storage {
 // cancelled first.
 func (s *State) Sleep(ctx context.Context, d time.Duration) error { return s.host.Sleep(ctx, d) }
 
+// BlockConcurrencyWhile runs fn with the object's input gate closed until
+// fn returns (rule L6): no other request, alarm or task of the object
+// runs meanwhile, even while fn sleeps or awaits a call (the other events
+// queue at the gate). It returns fn's error. An error or a panic from fn
+// resets the object, as the platform does when blockConcurrencyWhile's
+// callback throws: the instance is dropped, the request running it fails
+// with the reset error (DurableObjectReset, not retried), queued ones fail
+// as not delivered (retried), and the trace names the reason
+// "block-concurrency-failed". A panic comes back as an error.
+func (s *State) BlockConcurrencyWhile(ctx context.Context, fn func(ctx context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("BlockConcurrencyWhile: fn panicked: %v", p)
+		}
+		if err != nil && s.reset == nil {
+			s.host.ResetAfterBlock(err)
+		}
+	}()
+	return wire.HoldGate(ctx, func() error { return fn(ctx) })
+}
+
 // Now returns the virtual wall clock.
 func (s *State) Now() time.Time { return s.host.Now() }
 

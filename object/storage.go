@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/wire"
 )
 
 // ErrStorage is wrapped by every error Storage returns for bad input.
@@ -35,6 +36,9 @@ type Storage struct {
 	// revoked, when set, refuses every operation: the handle of a stale
 	// instance (rule L4, see State.Storage).
 	revoked error
+	// j keeps the writes not yet confirmed durable (rule L7), only when the
+	// runtime can make a write fail; nil otherwise, and in a transaction.
+	j *journal
 }
 
 // txn is a transaction's state: the storage it commits to, its pending
@@ -69,11 +73,17 @@ func shortKey(key string) string {
 
 // set writes key = v at this level: into the transaction's pending
 // writes, or into the data and its index.
-func (s *Storage) set(key string, v any) {
+func (s *Storage) set(key string, v any) { s.setAs(key, v, false) }
+
+// setAs is set for a write that allows unconfirmed (rule L7) or not.
+func (s *Storage) setAs(key string, v any, allow bool) {
 	if s.txn != nil {
 		w := v // only a transaction's write needs v on the heap
 		s.writes[key] = &w
 		return
+	}
+	if s.j != nil {
+		s.j.note(s, key, allow)
 	}
 	if s.idx != nil {
 		if _, ok := s.data[key]; !ok {
@@ -84,10 +94,16 @@ func (s *Storage) set(key string, v any) {
 }
 
 // del deletes key at this level, as set writes it.
-func (s *Storage) del(key string) {
+func (s *Storage) del(key string) { s.delAs(key, false) }
+
+// delAs is del for a write that allows unconfirmed (rule L7) or not.
+func (s *Storage) delAs(key string, allow bool) {
 	if s.txn != nil {
 		s.writes[key] = nil
 		return
+	}
+	if s.j != nil {
+		s.j.note(s, key, allow)
 	}
 	if s.idx != nil {
 		if _, ok := s.data[key]; ok {
@@ -157,7 +173,9 @@ func (s *Storage) Get(ctx context.Context, key string, dst any) (bool, error) {
 // Put stores a copy of value under key. Only plain data can be stored:
 // a func, channel or reader anywhere inside value is an error, and so is
 // a key over MaxKeyBytes or a value over MaxValueBytes serialised.
-func (s *Storage) Put(ctx context.Context, key string, value any) error {
+// AllowUnconfirmed among opts lets the turn's reply go before the write
+// is durable (rule L7).
+func (s *Storage) Put(ctx context.Context, key string, value any, opts ...WriteOption) error {
 	if err := s.live("Put"); err != nil {
 		return err
 	}
@@ -168,12 +186,13 @@ func (s *Storage) Put(ctx context.Context, key string, value any) error {
 	if err != nil {
 		return err
 	}
-	s.set(key, cp)
+	s.setAs(key, cp, allows(opts))
 	return nil
 }
 
-// Delete removes key and reports whether it was present.
-func (s *Storage) Delete(ctx context.Context, key string) (bool, error) {
+// Delete removes key and reports whether it was present. AllowUnconfirmed
+// among opts lets the turn's reply go before the delete is durable (rule L7).
+func (s *Storage) Delete(ctx context.Context, key string, opts ...WriteOption) (bool, error) {
 	if err := s.live("Delete"); err != nil {
 		return false, err
 	}
@@ -181,7 +200,7 @@ func (s *Storage) Delete(ctx context.Context, key string) (bool, error) {
 		return false, err
 	}
 	_, ok := s.lookup(key)
-	s.del(key)
+	s.delAs(key, allows(opts))
 	return ok, nil
 }
 
@@ -246,13 +265,19 @@ func (s *Storage) flatten() map[string]any {
 // Transaction runs fn with a transactional view of the storage: its writes
 // are applied all together if fn returns nil, and none of them if fn
 // returns an error or panics. The error fn returned is returned.
+//
+// A transaction is one storage operation: the object's input gate stays
+// closed until fn returns (rule L6), even while fn sleeps or awaits a
+// call, so no other request of the object runs in the middle of it and
+// none sees or overwrites its view. Its writes are confirmed (rule L7)
+// as ordinary writes when it commits.
 func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, tx *Storage) error) error {
 	if err := s.live("Transaction"); err != nil {
 		return err
 	}
 	tx := &Storage{txn: &txn{parent: s, writes: map[string]*any{}}}
 	defer func() { tx.done = true }()
-	if err := fn(ctx, tx); err != nil {
+	if err := wire.HoldGate(ctx, func() error { return fn(ctx, tx) }); err != nil {
 		return err
 	}
 	for k, w := range tx.writes {
@@ -294,6 +319,9 @@ func (s *Storage) Restore(snap map[string]any) error {
 	}
 	s.data = data
 	s.idx = nil // rebuilt by the next List
+	if s.j != nil {
+		s.j.pending = s.j.pending[:0] // restored content is durable as it is
+	}
 	return nil
 }
 

@@ -45,7 +45,8 @@ func (s *Storage) GetMany(ctx context.Context, keys []string) (map[string]Entry,
 // one key or value is refused (as Put refuses it) or there are more than
 // MaxKeysPerCall entries, none of them (rule L8). Entries are checked in
 // key order, so the error names the first bad key by key order.
-func (s *Storage) PutMany(ctx context.Context, entries map[string]any) error {
+// AllowUnconfirmed among opts applies to every entry (rule L7).
+func (s *Storage) PutMany(ctx context.Context, entries map[string]any, opts ...WriteOption) error {
 	if err := s.live("PutMany"); err != nil {
 		return err
 	}
@@ -68,27 +69,29 @@ func (s *Storage) PutMany(ctx context.Context, entries map[string]any) error {
 		}
 		copies[i] = cp
 	}
+	allow := allows(opts)
 	for i, k := range keys {
-		s.set(k, copies[i])
+		s.setAs(k, copies[i], allow)
 	}
 	return nil
 }
 
 // DeleteMany removes keys and returns how many of them were stored (a key
 // named twice counts once). With a bad key or more than MaxKeysPerCall
-// keys it removes none (rule L8).
-func (s *Storage) DeleteMany(ctx context.Context, keys []string) (int, error) {
+// keys it removes none (rule L8). AllowUnconfirmed among opts applies to
+// every key (rule L7).
+func (s *Storage) DeleteMany(ctx context.Context, keys []string, opts ...WriteOption) (int, error) {
 	if err := s.live("DeleteMany"); err != nil {
 		return 0, err
 	}
 	if err := checkKeys("DeleteMany", keys); err != nil {
 		return 0, err
 	}
-	n := 0
+	n, allow := 0, allows(opts)
 	for _, k := range keys {
 		if _, ok := s.lookup(k); ok {
 			n++
-			s.del(k)
+			s.delAs(k, allow)
 		}
 	}
 	return n, nil
@@ -102,6 +105,14 @@ func (s *Storage) DeleteMany(ctx context.Context, keys []string) (int, error) {
 func (s *Storage) DeleteAll(ctx context.Context) error {
 	if err := s.live("DeleteAll"); err != nil {
 		return err
+	}
+	if s.txn == nil && s.j != nil {
+		for k := range s.data {
+			if !strings.HasPrefix(k, ReservedPrefix) {
+				s.del(k) // journaled one by one, so that a failed write restores them
+			}
+		}
+		return nil
 	}
 	if s.txn == nil {
 		kept := map[string]any{}

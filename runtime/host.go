@@ -78,6 +78,7 @@ func newHost(ns *Namespace, id object.ID) *host {
 	h := &host{ns: ns, id: id, storage: object.NewStorage()}
 	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
 	h.state = wire.NewState(id, h.storage, hostView{h}).(*object.State)
+	h.startJournal()
 	return h
 }
 
@@ -150,7 +151,11 @@ func (h *host) build() (err error) {
 	}()
 	h.building = true
 	defer func() { h.building = false }()
-	inst := h.ns.ctor(h.state)
+	st := h.state
+	inst := h.ns.ctor(st)
+	if h.state != st { // its BlockConcurrencyWhile failed (rule L6)
+		return fmt.Errorf("%w: constructor of %s/%s: BlockConcurrencyWhile failed and reset the object", ErrSetup, h.ns.name, h.id.Label())
+	}
 	if inst == nil {
 		return fmt.Errorf("%w: constructor of namespace %q returned nil for %s", ErrSetup, h.ns.name, h.id.Label())
 	}

@@ -125,6 +125,7 @@ func (h *host) resetFor(reason ResetReason) {
 		why = transport.FailAfterDelivery.String()
 	}
 	h.drop(why)
+	h.countReset()
 	if reason != transport.NoReset {
 		h.event(wire.Event{Kind: EventReset, Reason: reason.String(), Err: reason.Message()})
 	}

@@ -28,6 +28,18 @@ func (h *host) objectID() string {
 // send is where an attempt enters the simulated link.
 func (r *Runtime) send(f *wire.Flight) {
 	h := f.Target.Host.(*host)
+	if r.journaling {
+		from, goes, strike := r.callGate()
+		if !goes { // held by the output gate, then discarded (rule L7)
+			from.strike()
+			f.Reset = transport.ResetStorage
+			h.complete(f, wire.FailReset, nil, nil, nil)
+			return
+		}
+		if strike {
+			defer from.strike()
+		}
+	}
 	if r.faults == nil {
 		f.Call.InFlight++
 		h.arrive(f)
@@ -84,6 +96,17 @@ func (h *host) starting(f *wire.Flight) {
 func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if f.Fault.Stage() >= transport.WhileRunning {
 		h.fail(f)
+		return
+	}
+	if h.ns.r.journaling { // the output gate (rule L7, gate.go)
+		goes, strike := h.outputGate(f)
+		if goes {
+			h.complete(f, kind, v, resp, err)
+		}
+		if strike {
+			h.strike()
+		}
+		replied(f)
 		return
 	}
 	h.complete(f, kind, v, resp, err)

@@ -32,6 +32,8 @@ type Namespace struct {
 	hosts map[[32]byte]*host
 	order []*host
 	names map[[32]byte]string // ids made from names, to restore their label
+	// resets counts the resets of each object (Resets); nil until one.
+	resets map[[32]byte]int
 }
 
 // Namespace defines a namespace named name whose objects ctor builds. A nil

@@ -83,7 +83,11 @@ type AttemptRecord struct {
 	Executed  bool // the method (or fetch handler) ran
 	Rejected  bool // refused as a duplicate before user code ran (S6)
 	Cancelled bool // the caller stopped waiting (deadline or context)
-	Err       string
+	// LostWrites counts the storage writes the attempt's turn made that
+	// were lost: a write failed (the storage-write-fails fault) before they
+	// were durable, and they vanished (rule L7).
+	LostWrites int
+	Err        string
 }
 
 // Executions counts the attempts whose method ran.
@@ -156,7 +160,7 @@ func (r *Runtime) Calls() []CallRecord {
 		for j, a := range c.Attempts {
 			rec.Attempts[j] = AttemptRecord{
 				N: a.N, RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
-				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, Err: wire.Text(a.Err),
+				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, LostWrites: a.LostWrites, Err: wire.Text(a.Err),
 			}
 		}
 		out[i] = rec

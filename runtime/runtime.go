@@ -104,6 +104,9 @@ type Runtime struct {
 	stallLimit time.Duration
 	stallSet   bool
 	noEvict    bool // WithEviction(false): idle objects stay (rule L5)
+	// journaling: some object's storage keeps its unconfirmed writes, so
+	// outgoing calls pass the output gate (rule L7, gate.go).
+	journaling bool
 }
 
 // Option configures a Runtime.

@@ -34,11 +34,11 @@ func TestBadInputMessages(t *testing.T) {
 		{"empty file", "",
 			[]string{"bad.yaml:1: file: empty: a scenario is a mapping with namespaces, stubs and calls (see docs/scenarios.md)"}, nil},
 		{"not a mapping", "- a\n- b\n",
-			[]string{"bad.yaml:1: file: is a list: want a mapping of name, description, seed, namespaces, stubs, faults, calls, expect, explore"}, nil},
+			[]string{"bad.yaml:1: file: is a list: want a mapping of name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"two documents", head + "calls: [{stub: shop, method: Get, args: [a]}]\n---\nseed: 2\n",
 			[]string{"bad.yaml:6: file: a second YAML document: a scenario file holds one document"}, nil},
 		{"unknown top-level field", "seeed: 3\n" + head + "calls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect, explore"}, nil},
+			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"missing fields", "seed: 3\n",
 			[]string{
 				"bad.yaml:1: namespaces: missing: this field is required",
@@ -100,7 +100,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"outer out of range", head + "calls:\n  - {stub: shop, method: Get, args: [a], outer: 0}\n",
 			[]string{"bad.yaml:6: calls[0].outer: 0 is out of range: want an integer from 1 to 100"}, nil},
 		{"unknown fault", head + "faults:\n  rules:\n    - {method: AddOne, fault: lose-reply}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{`bad.yaml:7: faults.rules[0].fault: unknown fault "lose-reply"; allowed are none, not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset`}, transport.ErrUnknownFault},
+			[]string{`bad.yaml:7: faults.rules[0].fault: unknown fault "lose-reply"; allowed are none, not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`}, transport.ErrUnknownFault},
 		{"rule naming unknown things", head + "faults:\n  rules:\n    - {namespace: INV, object: shp, method: AddTwo, attempt: 12}\n    - {method: Get}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
 				`bad.yaml:7: faults.rules[0].namespace: unknown namespace "INV"; defined are INVENTORY`,
@@ -112,7 +112,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"bad random rates", head + "faults:\n  random: {lose-request: 1.5, none: 0.1, lose-response: x}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
 				"bad.yaml:6: faults.random.lose-request: 1.5 is out of range: want a number from 0 to 1",
-				`bad.yaml:6: faults.random.none: unknown fault "none"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset`,
+				`bad.yaml:6: faults.random.none: unknown fault "none"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
 				`bad.yaml:6: faults.random.lose-response: is a string ("x"): want a rate, a number from 0 to 1`,
 			}, nil},
 		{"rates adding up to more than 1", head + "faults:\n  random: {lose-request: 0.6, lose-response: 0.6}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
@@ -138,7 +138,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"explore block", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexplore:\n  random: {lose-reply: 0.1, lose-request: 2}\n  expect: {storage: [{stub: nope, key: a, value: 1}]}\n  seeds: 10\n",
 			[]string{
 				"bad.yaml:9: explore.seeds: unknown field; allowed are random, expect",
-				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset`,
+				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
 				"bad.yaml:7: explore.random.lose-request: 2 is out of range: want a number from 0 to 1",
 				`bad.yaml:8: explore.expect.storage[0].stub: unknown stub "nope"; defined are shop`,
 			}, nil},
@@ -146,7 +146,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{"bad.yaml:5: faults.rules[0].call: 0 is out of range: want an integer from 1 to 1000000"}, nil},
 		{"merge keys", "namespaces:\n  INVENTORY: inventory\nbase: &b {namespace: INVENTORY}\nstubs:\n  shop: {<<: *b}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
-				"bad.yaml:3: base: unknown field; allowed are name, description, seed, namespaces, stubs, faults, calls, expect, explore",
+				"bad.yaml:3: base: unknown field; allowed are name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore",
 				`bad.yaml:5: stubs.shop."<<": merge keys are not supported; write the fields out`,
 			}, nil},
 	}

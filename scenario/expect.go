@@ -30,6 +30,7 @@ const (
 	ExpectDuration   = "duration"
 	ExpectStorage    = "storage"
 	ExpectEffectKind = "effects-of-kind"
+	ExpectResets     = "resets"
 )
 
 // canonical turns a value into the plain form JSON gives it, so that an int
@@ -164,7 +165,7 @@ func (p *parser) parseEnd(n *yaml.Node) { p.parseEndInto(n, "expect", &p.s.Expec
 
 // parseEndInto reads expectations on the end state at path into out.
 func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
-	f := p.mapping(n, at, "storage", "effects")
+	f := p.mapping(n, at, "storage", "effects", "resets")
 	if f == nil {
 		return
 	}
@@ -223,6 +224,22 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 			}
 			if ok {
 				*out = append(*out, e)
+			}
+		}
+	}
+	if rn := f.get("resets"); rn != nil {
+		keys, vals := p.entries(rn, at+".resets", "STUB: count")
+		for i, k := range keys {
+			path := join(at+".resets", k.Value)
+			st := p.stubs[k.Value]
+			if st == nil {
+				if !p.brokenStubs[k.Value] {
+					p.errorf(k, path, nil, "unknown stub %q; defined are %s", k.Value, p.stubNames())
+				}
+				continue
+			}
+			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
+				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectResets, Stub: st, Want: v})
 			}
 		}
 	}
@@ -486,6 +503,14 @@ func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met 
 			got = where + " = " + render.Value(v)
 		}
 		return want, got, met
+	case ExpectResets:
+		n := r.Resets[[2]string{e.Stub.Namespace.Name, e.Stub.Object}]
+		w := e.Want.(int)
+		if !describe {
+			return "", "", w == n
+		}
+		where := e.Stub.Namespace.Name + "/" + e.Stub.Object + " reset "
+		return where + plural(w, "time"), where + plural(n, "time"), w == n
 	case ExpectEffectKind:
 		n := 0
 		for _, ef := range r.Effects {

@@ -149,7 +149,7 @@ func (p *parser) parse(data []byte) *Scenario {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	f := p.mapping(root, "", "name", "description", "seed", "namespaces", "stubs", "faults", "calls", "expect", "explore")
+	f := p.mapping(root, "", "name", "description", "seed", "eviction", "namespaces", "stubs", "faults", "calls", "expect", "explore")
 	if f == nil {
 		return nil
 	}
@@ -164,6 +164,11 @@ func (p *parser) parse(data []byte) *Scenario {
 	if n := f.get("seed"); n != nil {
 		if v, ok := p.uint(n, "seed"); ok {
 			p.s.Seed = v
+		}
+	}
+	if n := f.get("eviction"); n != nil {
+		if v, ok := p.boolean(n, "eviction"); ok {
+			p.s.NoEviction = !v
 		}
 	}
 	p.parseNamespaces(f.require(p, "namespaces", root))

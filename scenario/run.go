@@ -107,6 +107,9 @@ type Result struct {
 	// Storage is the storage of every object a stub names, at the end, in
 	// the order of the stubs (an object named twice is listed once).
 	Storage []render.Object
+	// Resets counts the resets of each object a stub names, by namespace
+	// and object name (rule L3); an object never reset has no entry.
+	Resets map[[2]string]int
 	// Outcomes holds, for each of the scenario's calls (Scenario.Calls
 	// order), which records it made and what it returned.
 	Outcomes []CallResult
@@ -196,7 +199,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger))
+	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger), runtime.WithEviction(!s.NoEviction))
 	defer rt.Close()
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
 	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))
@@ -243,6 +246,12 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		ns := nss[st.Namespace]
 		res.Storage = append(res.Storage, render.Object{Namespace: st.Namespace.Name, Object: st.Object,
 			Data: ns.Storage(ns.IDFromName(st.Object)).Snapshot()})
+		if n := ns.Resets(ns.IDFromName(st.Object)); n > 0 {
+			if res.Resets == nil {
+				res.Resets = map[[2]string]int{}
+			}
+			res.Resets[key] = n
+		}
 	}
 	res.check()
 	return res, nil

@@ -64,6 +64,9 @@ type Scenario struct {
 	Description string
 	// Seed is the seed runs use unless Run is given another.
 	Seed uint64
+	// NoEviction is set by "eviction: false": idle objects are never
+	// evicted (rule L5; on by default, as on the platform).
+	NoEviction bool
 	// Namespaces, Stubs and Steps in the order the file lists them.
 	Namespaces []*Namespace
 	Stubs      []*Stub

@@ -44,5 +44,6 @@ func ExampleFault_Stage() {
 	// overloaded          before the object ambiguous=false retryable=false
 	// fail-after-delivery at the reply      ambiguous=false retryable=false
 	// reset               while running     ambiguous=false retryable=false
+	// storage-write-fails nowhere           ambiguous=false retryable=false
 	// reply lost (lose-response): the caller cannot tell whether the method ran (it did)
 }

@@ -38,6 +38,16 @@ const (
 	// on the stale instance, whose storage refuses it (rule L4); requests
 	// queued behind it fail as not delivered and are retried.
 	Reset
+	// StorageWriteFails: the request reaches the object and runs, and the
+	// storage writes pending at the turn's first release point (its reply,
+	// an outgoing call, Storage.Sync) fail to become durable (rule L7):
+	// they vanish, the object is reset for ResetStorage, and the held
+	// reply or call is discarded: the caller is told the reset's message
+	// and does not retry. A turn with no write pending at a release point
+	// is untouched (its record shows no fault). A write made with
+	// AllowUnconfirmed does not hold the reply: it goes, and then the
+	// write is lost.
+	StorageWriteFails
 
 	numFaults
 )
@@ -48,7 +58,8 @@ type Stage uint8
 
 // The stages.
 const (
-	// Nowhere: no fault; the request and its reply travel.
+	// Nowhere: the link does not fail; the request and its reply travel
+	// (a StorageWriteFails fault strikes in the object's storage).
 	Nowhere Stage = iota
 	// BeforeObject: the request never reaches the object; no code runs.
 	BeforeObject
@@ -109,6 +120,8 @@ var faults = [numFaults]faultInfo{
 		message: "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
 	Reset: {name: "reset", stage: WhileRunning, resets: true,
 		message: "object reset (reset): " + ResetCodeUpdate.Message()},
+	StorageWriteFails: {name: "storage-write-fails", stage: Nowhere, resets: true,
+		message: "storage write failed (storage-write-fails): " + ResetStorage.Message()},
 }
 
 // faultNames lists the names in Fault order, for error messages.

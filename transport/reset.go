@@ -19,6 +19,11 @@ const (
 	ResetCodeUpdate                     // the object's code was updated (a deploy)
 	ResetStorage                        // an internal error in the object's storage
 	ResetMemoryLimit                    // the isolate exceeded its memory limit
+	// ResetBlockFailed: the function given to BlockConcurrencyWhile failed
+	// (rule L6). It follows from object code, so no fault or
+	// Namespace.Reset names it, and ResetReasons leaves it out; its
+	// message is dosim's words, not the platform's.
+	ResetBlockFailed
 
 	numResetReasons
 )
@@ -28,6 +33,7 @@ var resetReasons = [numResetReasons]struct{ name, message string }{
 	ResetCodeUpdate:  {"code-update", "Durable Object reset because its code was updated."},
 	ResetStorage:     {"storage", "Internal error in Durable Object storage caused object to be reset"},
 	ResetMemoryLimit: {"memory-limit", "Durable Object's isolate exceeded its memory limit and was reset."},
+	ResetBlockFailed: {"block-concurrency-failed", "Durable Object reset because the function given to blockConcurrencyWhile() failed."},
 }
 
 // ResetReasons lists every reason but NoReset, in declaration order.

@@ -154,6 +154,18 @@ func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 	return out
 }
 
+// Names reports whether the plan can give an attempt fault f: a rule
+// names it or a random rate for it is above zero. A nil plan names none.
+func (p *FaultPlan) Names(f Fault) bool {
+	if p == nil {
+		return false
+	}
+	if p.rates[f] > 0 {
+		return true
+	}
+	return slices.ContainsFunc(p.rules, func(r Rule) bool { return r.Fault == f })
+}
+
 // Rules returns a copy of the plan's rules.
 func (p *FaultPlan) Rules() []Rule {
 	if p == nil {
@@ -182,7 +194,7 @@ func (p *FaultPlan) Validate() error {
 			return fmt.Errorf("%w: rule %d: Delay is %v, must be >= 0", ErrInvalid, i+1, r.Delay)
 		case r.Fault >= numFaults:
 			return fmt.Errorf("%w: rule %d: Fault is %v, allowed are %s", ErrInvalid, i+1, r.Fault, strings.Join(faultNames[:], ", "))
-		case r.Reason >= numResetReasons:
+		case r.Reason >= ResetBlockFailed:
 			return fmt.Errorf("%w: rule %d: Reason is %v, allowed are code-update, storage, memory-limit", ErrInvalid, i+1, r.Reason)
 		case r.Reason != NoReset && r.Fault != Reset:
 			return fmt.Errorf("%w: rule %d: Reason %v goes only with Fault %v, not %v", ErrInvalid, i+1, r.Reason, Reset, r.Fault)

@@ -45,6 +45,7 @@ func TestFaultTable(t *testing.T) {
 		{transport.Overloaded, transport.BeforeObject, false, false, false, false, "object overloaded (overloaded): the request was refused"},
 		{transport.FailAfterDelivery, transport.AtReply, true, false, false, true, "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
 		{transport.Reset, transport.WhileRunning, true, false, false, true, "object reset (reset): Durable Object reset because its code was updated."},
+		{transport.StorageWriteFails, transport.Nowhere, true, false, false, true, "storage write failed (storage-write-fails): Internal error in Durable Object storage caused object to be reset"},
 	}
 	require.Len(t, tests, len(transport.Faults())+1, "every fault has a row")
 	for _, tc := range tests {

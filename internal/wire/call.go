@@ -146,6 +146,9 @@ type Attempt struct {
 	Executed   bool
 	Rejected   bool
 	Cancelled  bool
+	// LostWrites counts the storage writes of the attempt's turn that a
+	// failed write made vanish (rule L7).
+	LostWrites int
 	Err        error // rendered only when records are read
 }
 

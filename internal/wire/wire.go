@@ -47,6 +47,9 @@ type Host interface {
 	// Shared returns the runtime-wide value stored under key, storing mk()
 	// there first if there is none and mk is not nil.
 	Shared(key string, mk func() any) any
+	// ResetAfterBlock resets the object because the function given to
+	// BlockConcurrencyWhile failed with err (rule L6).
+	ResetAfterBlock(err error)
 }
 
 // Lane is one of an object's background timers. Each lane runs its work
@@ -146,3 +149,45 @@ type Event struct {
 	Err                      string        // the error
 	Panic                    string        // what OnError panicked with
 }
+
+// HoldGate runs fn with the input gate of the turn on ctx's task kept
+// closed: a sleep or an awaited call inside fn does not open it (rule L6,
+// BlockConcurrencyWhile and Transaction). Outside a turn it just runs fn.
+func HoldGate(ctx context.Context, fn func() error) error {
+	t := sched.FromContext(ctx)
+	if t == nil || t.Gate == nil {
+		return fn()
+	}
+	g := t.Gate
+	t.Gate = nil // Task.Yielding releases only a gate the task names
+	defer func() { t.Gate = g }()
+	return fn()
+}
+
+// Journal is what the runtime drives of an object's storage when a write
+// can fail (rule L7): the writes made and not yet confirmed durable.
+// Package object's journal implements it.
+type Journal interface {
+	// Pending reports how many writes wait for confirmation and whether
+	// any of them holds the turn's output (was not made with
+	// AllowUnconfirmed).
+	Pending() (n int, held bool)
+	// Confirm makes every pending write durable.
+	Confirm()
+	// Lose rolls every pending write back, newest first, and returns who
+	// made each (what the current hook returned as it was made).
+	Lose() []any
+}
+
+// Storage journal hooks, set by package object's init.
+var (
+	// StartJournal makes storage keep a journal of its unconfirmed writes
+	// and returns it; current names the turn making a write (nil: outside
+	// any turn, durable at once) and sync is Storage.Sync's wait (real
+	// signature: func(storage *object.Storage, current func() any,
+	// sync func(ctx context.Context) error) Journal).
+	StartJournal func(storage any, current func() any, sync func(ctx context.Context) error) Journal
+	// JournalOf returns storage's journal, nil when it keeps none (real
+	// signature: func(storage *object.Storage) Journal).
+	JournalOf func(storage any) Journal
+)

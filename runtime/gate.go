@@ -1,0 +1,141 @@
+package runtime
+
+// The object's gates (rules L6, L7). The input gate is the host's
+// sched.Gate: a turn holds it except while it awaits a call or a sleep
+// (rule O3), and BlockConcurrencyWhile and Transaction keep it closed
+// across those too (wire.HoldGate). The output gate is here: a reply,
+// and an outgoing call, is released only once the storage writes made
+// before it are durable. In virtual time the writes pending at a turn's
+// release point (its reply, an outgoing call, Storage.Sync) are confirmed
+// there, unless the turn's attempt carries a StorageWriteFails fault: then
+// they vanish, the object resets for ResetStorage and the held output is
+// discarded. Storage keeps the pending writes only when the fault plan
+// names that fault, so a fault-free run pays nothing for the gate.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/transport"
+)
+
+// startJournal makes h's storage keep its unconfirmed writes when a write
+// can fail (the plan names StorageWriteFails).
+func (h *host) startJournal() {
+	if !h.ns.r.faults.Names(transport.StorageWriteFails) {
+		return
+	}
+	wire.StartJournal(h.storage, h.writer, h.sync)
+	h.ns.r.journaling = true
+}
+
+// writer names the turn making a storage write: the running task's turn,
+// or nil outside any turn (a test between runs), whose write is durable
+// at once.
+func (h *host) writer() any {
+	if cur := h.ns.r.k.Current(); cur != nil && cur.Data != nil {
+		return cur.Data
+	}
+	return nil
+}
+
+// outputGate is a release point of the turn whose attempt is f (nil for
+// an alarm or task turn, which no fault strikes): its reply, an outgoing
+// call or a Sync. With no write pending, or no StorageWriteFails fault on
+// f, the pending writes are confirmed and the output goes. Otherwise the
+// write fails (strike): if every pending write allowed an unconfirmed
+// output, the output still goes, before the writes are lost; else it is
+// held, and discarded. The caller sends the output when goes is set, then
+// calls strike when it is set.
+func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
+	j := wire.JournalOf(h.storage)
+	if j == nil {
+		return true, false
+	}
+	n, held := j.Pending()
+	if n == 0 || f == nil || f.Fault != transport.StorageWriteFails {
+		j.Confirm()
+		return true, false
+	}
+	f.Fault = transport.None // spent: it strikes once
+	return !held, true
+}
+
+// strike makes the pending writes vanish, each writer's attempt recording
+// them as lost, and resets the object for ResetStorage: a request still
+// running fails with the reset error, queued ones as not delivered.
+func (h *host) strike() {
+	for _, by := range wire.JournalOf(h.storage).Lose() {
+		if ti, ok := by.(*turnInfo); ok {
+			ti.f.Rec.LostWrites++
+		}
+	}
+	h.resetFor(transport.ResetStorage)
+}
+
+// replied ends a request turn's output gate: a StorageWriteFails fault
+// that found no write to fail leaves no trace in the attempt's record.
+func replied(f *wire.Flight) {
+	if f.Fault == transport.StorageWriteFails {
+		f.Fault, f.Rec.Fault = transport.None, transport.None
+	}
+}
+
+// sync is Storage.Sync's wait (rule L7): a release point of the running
+// turn that waits for every pending write, allowed unconfirmed or not.
+func (h *host) sync(ctx context.Context) error {
+	var f *wire.Flight
+	if cur := h.ns.r.k.Current(); cur != nil {
+		if ti, ok := cur.Data.(*turnInfo); ok && ti.h == h {
+			f = ti.f
+		}
+	}
+	if _, strike := h.outputGate(f); strike {
+		h.strike()
+		return fmt.Errorf("%w: Sync: %s", object.ErrStorage, transport.ResetStorage.Message())
+	}
+	return nil
+}
+
+// callGate is the output gate of an outgoing call made from a turn on the
+// running task (see outputGate): it reports whether the call may go and
+// whether the write then fails. A call made outside an object turn goes.
+func (r *Runtime) callGate() (h *host, goes, strike bool) {
+	cur := r.k.Current()
+	if cur == nil {
+		return nil, true, false
+	}
+	switch t := cur.Data.(type) {
+	case *turnInfo:
+		if t.f.Done.Fired() { // its caller was answered: no fault strikes it now
+			goes, strike = t.h.outputGate(nil)
+		} else {
+			goes, strike = t.h.outputGate(t.f)
+		}
+		return t.h, goes, strike
+	case *laneTurn:
+		goes, strike = t.h.outputGate(nil)
+		return t.h, goes, strike
+	}
+	return nil, true, false
+}
+
+// ResetAfterBlock resets the object because BlockConcurrencyWhile's
+// function failed (rule L6).
+func (v hostView) ResetAfterBlock(err error) { v.h.resetFor(transport.ResetBlockFailed) }
+
+// Resets returns how many times the object with id was reset (rule L3):
+// by a fault, Namespace.Reset, a failed write (L7) or a failed
+// BlockConcurrencyWhile (L6). Evictions are not resets.
+func (ns *Namespace) Resets(id object.ID) int { return ns.resets[rawOf(id)] }
+
+// countReset counts a reset of h (Namespace.Resets).
+func (h *host) countReset() {
+	ns := h.ns
+	if ns.resets == nil {
+		ns.resets = map[[32]byte]int{}
+	}
+	ns.resets[rawOf(h.id)]++
+}
