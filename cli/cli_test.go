@@ -152,6 +152,26 @@ func TestRunExpectationFailedExits1(t *testing.T) {
 	assert.Contains(t, errOut, "testdata/cli/failing-expectation.yaml:14: calls[0].expect.outcome (INVENTORY/shop.AddOne): expected recovered, got duplicate-rejected")
 }
 
+// The output gate's planted bug (rule L7): VoteFast's reply goes before its
+// write is durable, so the caller hears success for a vote that a write
+// failure then loses. dosim run fails the developer's expectations, and
+// dosim explore reports the L7 invariant; the fixed form explores clean.
+func TestL7_OutputGatePlantedBugFailsFixedFormExploresClean(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "run", "testdata/cli/output-gate-unconfirmed.yaml")
+	assert.Equal(t, exitExpect, code)
+	golden(t, "cli/output-gate-unconfirmed.golden", []byte(out+"--- stderr\n"+errOut))
+
+	code, out, _ = runCLI(t, "explore", "testdata/cli/output-gate-unconfirmed.yaml", "--seeds", "500")
+	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, "invariant L7 POLL/mayor: VoteFast")
+	assert.Contains(t, out, "the caller saw success (ok) for 1 write that was lost")
+
+	code, out, _ = runCLI(t, "explore", "testdata/scenarios/output-gate.yaml", "--seeds", "500")
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "clean: no violation")
+}
+
 // Bad input: exit 2, FILE:LINE: field: message, and nothing runs, even for
 // the good files named beside the bad one.
 func TestRunBadInputExits2(t *testing.T) {
@@ -162,7 +182,7 @@ func TestRunBadInputExits2(t *testing.T) {
 	code, out, errOut := runCLI(t, "run", "testdata/scenarios/overloaded.yaml", bad)
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, out, "nothing runs")
-	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, session`+"\n", errOut)
+	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, session, tally`+"\n", errOut)
 
 	code, out, errOut = runCLI(t, "run", filepath.Join(dir, "missing.yaml"))
 	assert.Equal(t, exitUsage, code)

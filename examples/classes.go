@@ -49,6 +49,7 @@ var (
 		"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
 		"Delivered": {},
 	}
+	tallySamples   = map[string]Sample{"Vote": {}, "VoteFast": {}, "Votes": {Storage: map[string]any{"votes": 2}}}
 	sessionSamples = map[string]Sample{"Hit": {}, "HitsCached": {}, "Hits": {Storage: map[string]any{"hits": 2}}}
 )
 
@@ -73,6 +74,9 @@ func (*Outbox) VerifySamples() map[string]Sample { return outboxSamples }
 // VerifySamples gives verify the arguments and storage to try Session's methods with.
 func (*Session) VerifySamples() map[string]Sample { return sessionSamples }
 
+// VerifySamples gives verify the arguments and storage to try Tally's methods with.
+func (*Tally) VerifySamples() map[string]Sample { return tallySamples }
+
 var classes = []Class{
 	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
 		Samples: bucketSamples},
@@ -88,6 +92,8 @@ var classes = []Class{
 		Samples: outboxSamples},
 	{Name: "session", Doc: "Hit counts in storage and in a field cache; HitsCached trusts the cache (wrong after an eviction), Hits reloads it (the fix)", New: NewSession,
 		Samples: sessionSamples},
+	{Name: "tally", Doc: "Vote replies once its write is durable (the output gate); VoteFast replies before (AllowUnconfirmed: a lost write the caller was told succeeded)", New: NewTally,
+		Samples: tallySamples},
 }
 
 // Classes returns the built-in classes, sorted by name.

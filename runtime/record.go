@@ -108,11 +108,16 @@ func (c CallRecord) Executions() int {
 // words are the link's: see transport.Fault.LinkText.
 func (a AttemptRecord) LinkText() string { return a.Fault.LinkText(a.Delivered, a.Cancelled) }
 
-// DidText says what the object did with the attempt.
+// DidText says what the object did with the attempt: "executed, 2 writes
+// lost" when a storage write failure took back writes it made (rule L7).
 func (a AttemptRecord) DidText() string {
 	switch {
 	case a.Rejected:
 		return "rejected as duplicate"
+	case a.Executed && a.LostWrites == 1:
+		return "executed, 1 write lost"
+	case a.Executed && a.LostWrites > 1:
+		return fmt.Sprintf("executed, %d writes lost", a.LostWrites)
 	case a.Executed:
 		return "executed"
 	case a.Delivered:

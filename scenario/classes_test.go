@@ -41,7 +41,7 @@ func TestU1_WithClassesMergesRegistries(t *testing.T) {
 	_, err = scenario.Parse("c.yaml", []byte(strings.Replace(counterFile, "counter", "wallet", 1)), builtIns, mine)
 	assert.ErrorContains(t, err, `unknown class "wallet"; the registered classes are bucket, counter, inventory, ledger, mailer, outbox, session, tally`)
 	_, err = scenario.Parse("c.yaml", []byte(strings.Replace(counterFile, "counter", "wallet", 1)), builtIns)
-	assert.ErrorContains(t, err, `unknown class "wallet"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, session`)
+	assert.ErrorContains(t, err, `unknown class "wallet"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, session, tally`)
 
 	// A later registry replaces a class of the same name: "counter" is now
 	// the inventory, which has no Increment.
