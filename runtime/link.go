@@ -30,7 +30,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	h := f.Target.Host.(*host)
 	if r.faults == nil {
 		f.Call.InFlight++
-		h.arrive(f)
+		r.transmit(h, f, 0)
 		return
 	}
 	fault, delay := r.faults.Decide(transport.Attempt{
@@ -44,11 +44,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	f.Fault = fault
 	f.Rec.Fault = fault
 	f.Call.InFlight++
-	if delay > 0 {
-		r.k.After(delay, true, func() { h.arrive(f) })
-		return
-	}
-	h.arrive(f)
+	r.transmit(h, f, delay) // in order on the stub's line (L1)
 }
 
 // arrive is the moment the link delivers (or drops) an attempt.

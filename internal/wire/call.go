@@ -59,7 +59,17 @@ const (
 	FailReset             // the object was reset after delivery (FailAfterDelivery)
 	FailSetup             // no such method, bad signature, bad arguments, construction failed
 	FailClosed            // the runtime closed
+	FailBroken            // the stub broke while the attempt waited on its line (rule L2)
 )
+
+// Line is a stub's connection to its object, on which its calls' first
+// attempts travel (rule L1). The runtime keeps Queue: the attempts sent on
+// the line that have not arrived yet, in the order they were sent, each
+// arriving no earlier than the one before it. A retry travels on a fresh
+// connection of its own (Flight.Line nil).
+type Line struct {
+	Queue []*Flight
+}
 
 // Flight is one attempt in flight.
 type Flight struct {
@@ -70,6 +80,11 @@ type Flight struct {
 	Rec    *Attempt
 	Body   io.ReadCloser // for fetch: this attempt's body
 	Done   sched.Signal
+	// Line is the stub's connection the attempt travels on (rule L1); nil
+	// for a retry, which goes on a fresh connection.
+	Line *Line
+	// At is when the attempt arrives, for one waiting in Line.Queue.
+	At time.Duration
 
 	// Outcome, set before Done fires.
 	Value any
