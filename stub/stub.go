@@ -44,10 +44,12 @@ import (
 //     code, the stub is broken. The calls queued behind it (sent, not yet
 //     arrived) and every later call fail at once with the same error,
 //     without reaching the object; their records have outcome broken-stub.
-//     An error flagged Remote (the object's code returned or panicked it)
-//     does not break the stub, and neither does a call stopped by its
-//     caller's context (outcome cancelled) or an argument refused before
-//     anything was sent. Take a fresh stub from the namespace (Get,
+//     The object's own answers do not break the stub: an error flagged
+//     Remote (its code returned or panicked it) or a setup error from its
+//     host (no such method, bad arguments, a constructor that failed).
+//     Neither does a call stopped by its caller's context (outcome
+//     cancelled), nor an argument refused before anything was sent. Link
+//     faults, duplicate refusals, timeouts, Overloaded and resets do. Take a fresh stub from the namespace (Get,
 //     GetByName) after such a failure: that is the platform's advice too.
 //     Broken reports it.
 //
@@ -390,16 +392,18 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 }
 
 // breaks reports whether a call that ended with outcome and err breaks
-// its stub (rule L2): any failure of a sent call except an error of the
-// object's own code (Remote), a call its caller cancelled, and a call
-// refused because the stub was broken already.
+// its stub (rule L2): any failure of a sent call except the object's own
+// answer (an error its code returned or panicked, flagged Remote, or a
+// setup error its host gave: no such method, bad arguments, a constructor
+// that failed), a call its caller cancelled, and a call refused because
+// the stub was broken already.
 func breaks(outcome transport.Outcome, err error) bool {
 	switch outcome {
 	case transport.OutcomeCancelled, transport.OutcomeBrokenStub:
 		return false
 	}
-	var e *Error
-	return !errors.As(err, &e) || !e.Remote
+	e, ok := err.(*Error)
+	return !ok || (e.kind != wire.FailRemote && e.kind != wire.FailSetup)
 }
 
 // breakLine breaks the stub with err (rule L2): the first attempts still
