@@ -16,7 +16,9 @@ import (
 // it: at max(now+delay, the previous one's arrival). Attempts due at the
 // same instant arrive in the order they were sent, whatever order the
 // kernel fires their timers in: the first timer to fire delivers every
-// attempt that is due, from the head of the queue.
+// attempt that is due, from the head of the queue, and all but the first
+// take their places at the object's gate as they arrive (Flight.Reserve),
+// since the kernel starts the turns of one instant in a seeded order.
 func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 	l := f.Line
 	if l == nil || (delay <= 0 && len(l.Queue) == 0) {
@@ -40,10 +42,11 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 // due.
 func (r *Runtime) drain(h *host, l *wire.Line) {
 	now := r.k.Now()
-	for len(l.Queue) > 0 && l.Queue[0].At <= now {
+	for n := 0; len(l.Queue) > 0 && l.Queue[0].At <= now; n++ {
 		f := l.Queue[0]
 		l.Queue[0] = nil
 		l.Queue = l.Queue[1:]
+		f.Reserve = n > 0 || (len(l.Queue) > 0 && l.Queue[0].At <= now)
 		h.arrive(f)
 	}
 	if len(l.Queue) == 0 {

@@ -85,6 +85,10 @@ type Flight struct {
 	Line *Line
 	// At is when the attempt arrives, for one waiting in Line.Queue.
 	At time.Duration
+	// Reserve: the attempt arrives at the same instant as the one before
+	// it on its line; its turn takes its place at the object's gate at
+	// once, so that the two keep their order (rule L1).
+	Reserve bool
 
 	// Outcome, set before Done fires.
 	Value any
