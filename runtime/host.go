@@ -240,7 +240,7 @@ func (h *host) receive(f *wire.Flight) {
 		f.Cancel = cancel
 	}
 	t := r.k.Go(ctx, "turn", ti.run)
-	if f.Reserve { // L1: one line's arrivals of one instant keep their order
+	if f.Line != nil && f.Line.Reserve { // L1: one line's arrivals of one instant keep their order
 		h.gate.Reserve(t)
 	}
 }

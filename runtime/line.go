@@ -17,7 +17,7 @@ import (
 // same instant arrive in the order they were sent, whatever order the
 // kernel fires their timers in: the first timer to fire delivers every
 // attempt that is due, from the head of the queue, and all but the first
-// take their places at the object's gate as they arrive (Flight.Reserve),
+// take their places at the object's gate as they arrive (Line.Reserve),
 // since the kernel starts the turns of one instant in a seeded order.
 func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 	l := f.Line
@@ -30,12 +30,12 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 		return
 	}
 	now := r.k.Now()
-	f.At = now + max(delay, 0)
+	at := now + max(delay, 0)
 	if n := len(l.Queue); n > 0 {
-		f.At = max(f.At, l.Queue[n-1].At)
+		at = max(at, l.Queue[n-1].At)
 	}
-	l.Queue = append(l.Queue, f)
-	r.k.After(f.At-now, true, func() { r.drain(h, l) })
+	l.Queue = append(l.Queue, wire.Queued{F: f, At: at})
+	r.k.After(at-now, true, func() { r.drain(h, l) })
 }
 
 // drain delivers, in order, the attempts at the head of l's queue that are
@@ -43,11 +43,12 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 func (r *Runtime) drain(h *host, l *wire.Line) {
 	now := r.k.Now()
 	for n := 0; len(l.Queue) > 0 && l.Queue[0].At <= now; n++ {
-		f := l.Queue[0]
-		l.Queue[0] = nil
+		f := l.Queue[0].F
+		l.Queue[0] = wire.Queued{}
 		l.Queue = l.Queue[1:]
-		f.Reserve = n > 0 || (len(l.Queue) > 0 && l.Queue[0].At <= now)
+		l.Reserve = n > 0 || (len(l.Queue) > 0 && l.Queue[0].At <= now)
 		h.arrive(f)
+		l.Reserve = false
 	}
 	if len(l.Queue) == 0 {
 		l.Queue = nil

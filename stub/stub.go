@@ -414,7 +414,8 @@ func (s *Stub) breakLine(err error) {
 	}
 	s.broken = err
 	k := s.conn.Kernel()
-	for _, f := range s.line.Queue {
+	for _, q := range s.line.Queue {
+		f := q.F
 		if f.Done.Fired() {
 			continue
 		}

@@ -68,7 +68,17 @@ const (
 // arriving no earlier than the one before it. A retry travels on a fresh
 // connection of its own (Flight.Line nil).
 type Line struct {
-	Queue []*Flight
+	Queue []Queued
+	// Reserve is set while the line delivers an attempt due at the same
+	// instant as the one before it: its turn takes its place at the
+	// object's gate at once, so that the two keep their order.
+	Reserve bool
+}
+
+// Queued is an attempt waiting on a Line, and when it arrives.
+type Queued struct {
+	F  *Flight
+	At time.Duration
 }
 
 // Flight is one attempt in flight.
@@ -83,12 +93,6 @@ type Flight struct {
 	// Line is the stub's connection the attempt travels on (rule L1); nil
 	// for a retry, which goes on a fresh connection.
 	Line *Line
-	// At is when the attempt arrives, for one waiting in Line.Queue.
-	At time.Duration
-	// Reserve: the attempt arrives at the same instant as the one before
-	// it on its line; its turn takes its place at the object's gate at
-	// once, so that the two keep their order (rule L1).
-	Reserve bool
 
 	// Outcome, set before Done fires.
 	Value any
