@@ -208,7 +208,14 @@ func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Optio
 		return t, fmt.Errorf("amplify: %w", err)
 	}
 	err = rt.Run(func(ctx context.Context) error {
-		for range opts.Outer {
+		for k := range opts.Outer {
+			if k > 0 {
+				// A failed call broke the stub (rule L2): each outer
+				// attempt takes a fresh one, as the platform advises.
+				if s, err = ns.GetByName("shop", stubOpts...); err != nil {
+					return err
+				}
+			}
 			if _, err := s.Call(ctx, opts.Method, args...); err == nil {
 				t.ok = true
 				break

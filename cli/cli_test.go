@@ -172,6 +172,23 @@ func TestL7_OutputGatePlantedBugFailsFixedFormExploresClean(t *testing.T) {
 	assert.Contains(t, out, "clean: no violation")
 }
 
+// L2, the planted bug: a caller that keeps one stub (reuse: true) across a
+// link error sees its later calls fail broken-stub, never reaching the
+// object; its expectation that the read works fails (exit 1). The timeline
+// and the JSON show the outcome.
+func TestL2_BrokenStubScenarioFailsItsExpectations(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "run", "testdata/cli/broken-stub.yaml")
+	assert.Equal(t, exitExpect, code)
+	golden(t, "cli/broken-stub.golden", []byte(out+"--- stderr\n"+errOut))
+	assert.Contains(t, out, "broken-stub")
+	assert.Contains(t, out, "expectations: 2 of 8 NOT met", "the met broken-stub expectations are counted too")
+
+	code, out, _ = runCLI(t, "run", "--format", "json", "testdata/cli/broken-stub.yaml")
+	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, `"outcome": "broken-stub"`)
+}
+
 // Bad input: exit 2, FILE:LINE: field: message, and nothing runs, even for
 // the good files named beside the bad one.
 func TestRunBadInputExits2(t *testing.T) {

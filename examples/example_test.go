@@ -31,6 +31,9 @@ func Example_ambiguousDelivery() {
 		fmt.Println("SetQuantity:", err)
 		_, err = s.Call(ctx, "AddOne", "apple")
 		fmt.Println("AddOne:", err)
+		if s, err = ns.GetByName("shop"); err != nil { // AddOne's failure broke s (rule L2)
+			return err
+		}
 		n, err := stub.CallAs[int](ctx, s, "Get", "apple")
 		fmt.Println("apples:", n, err)
 		return nil

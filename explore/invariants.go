@@ -38,7 +38,8 @@ func (v Violation) String() string {
 	return s + ": " + v.Message
 }
 
-// invariants checks the S rules on every call record of a run.
+// invariants checks the S rules, and L2 (no call reached the object
+// through a broken stub), on every call record of a run.
 func (e *Explorer) invariants(seed uint64, res *scenario.Result) []Violation {
 	var out []Violation
 	for _, o := range res.Outcomes {
@@ -73,6 +74,13 @@ func recordInvariants(seed uint64, c runtime.CallRecord, marked bool, maxRetries
 	}
 	if c.Subrequests != 1 {
 		bad("S13", "%d subrequests, want 1", c.Subrequests)
+	}
+	if c.Outcome == runtime.OutcomeBrokenStub {
+		for _, a := range c.Attempts {
+			if a.Delivered {
+				bad("L2", "attempt %d reached the object through a broken stub", a.N)
+			}
+		}
 	}
 	for _, a := range c.Attempts {
 		if a.N > 1 && a.Start >= c.Start+timeout {

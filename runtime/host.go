@@ -245,7 +245,10 @@ func (h *host) receive(f *wire.Flight) {
 		ctx, cancel = context.WithCancel(ctx)
 		f.Cancel = cancel
 	}
-	r.k.Go(ctx, "turn", ti.run)
+	t := r.k.Go(ctx, "turn", ti.run)
+	if f.Line != nil && f.Line.Reserve { // L1: one line's arrivals of one instant keep their order
+		h.gate.Reserve(t)
+	}
 }
 
 // turnInfo is attached to the task running an object turn.

@@ -42,7 +42,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	}
 	if r.faults == nil {
 		f.Call.InFlight++
-		h.arrive(f)
+		r.transmit(h, f, 0)
 		return
 	}
 	d := r.faults.DecideAttempt(transport.Attempt{
@@ -56,11 +56,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	f.Fault, f.Reset = d.Fault, d.Reason
 	f.Rec.Fault = d.Fault
 	f.Call.InFlight++
-	if d.Delay > 0 {
-		r.k.After(d.Delay, true, func() { h.arrive(f) })
-		return
-	}
-	h.arrive(f)
+	r.transmit(h, f, d.Delay) // in order on the stub's line (L1)
 }
 
 // arrive is the moment the link delivers (or drops) an attempt.

@@ -12,7 +12,8 @@ import (
 )
 
 // TestReadmeFirstTest is the README's first test, kept here so that it
-// keeps compiling and passing (rule S6: an unmarked method is not run twice).
+// keeps compiling and passing (rule S6: an unmarked method is not run twice;
+// rule L2: a stub a link failure broke is replaced).
 func TestReadmeFirstTest(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
 	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))
@@ -28,6 +29,10 @@ func TestReadmeFirstTest(t *testing.T) {
 		var e *stub.Error
 		if !errors.As(err, &e) || !e.Retryable {
 			t.Fatalf("want a retryable error, got %v", err)
+		}
+		// The failure broke s (rule L2): read through a new stub.
+		if s, err = ns.GetByName("shop"); err != nil {
+			return err
 		}
 		n, err := stub.CallAs[int](ctx, s, "Get", "apple")
 		if n != 1 { // it ran once: the retry was refused as a duplicate

@@ -28,6 +28,7 @@ const (
 	OutcomeNotRetryable      = transport.OutcomeNotRetryable      // an attempt failed in a way never retried
 	OutcomeNotReplayable     = transport.OutcomeNotReplayable     // the request could not be sent again
 	OutcomeCancelled         = transport.OutcomeCancelled         // the caller's context was cancelled
+	OutcomeBrokenStub        = transport.OutcomeBrokenStub        // the stub was broken by an earlier failure (rule L2)
 )
 
 // Outcomes lists every outcome of an ended call, in the order above.

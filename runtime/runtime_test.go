@@ -248,6 +248,10 @@ func demo(t *testing.T, seed uint64) string {
 				}
 				_, _ = s.Call(ctx, "SetQuantity", "apple", i)
 				_, _ = s.Call(ctx, "AddOne", "apple")
+				// A failure above broke s (L2): read through a fresh stub.
+				if s, err = ns.GetByName(fmt.Sprint("shop-", i%2)); err != nil {
+					return err
+				}
 				_, err = s.Call(ctx, "Get", "apple")
 				return err
 			})

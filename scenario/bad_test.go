@@ -56,7 +56,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"duplicate field", head + "calls:\n  - stub: shop\n    method: Get\n    method: AddOne\n    args: [a]\n",
 			[]string{"bad.yaml:8: calls[0].method: given twice (first at line 7); give each field once"}, nil},
 		{"unknown stub field", "namespaces:\n  INVENTORY: inventory\nstubs:\n  shop: {namespace: INVENTORY, retries: 3}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{"bad.yaml:4: stubs.shop.retries: unknown field; allowed are namespace, object, options"}, nil},
+			[]string{"bad.yaml:4: stubs.shop.retries: unknown field; allowed are namespace, object, options, reuse"}, nil},
 		{"option of the wrong type", "namespaces:\n  INVENTORY: inventory\nstubs:\n  shop:\n    options: {maxRetries: three}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{`bad.yaml:5: stubs.shop.options.maxRetries: "three" (a string) is of the wrong type: must be a number, an integer from 0 to 10`}, stub.ErrType},
 		{"option out of range", "namespaces:\n  INVENTORY: inventory\nstubs:\n  shop:\n    options:\n      maxRetries: 11\n      timeoutMs: 100\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
@@ -120,7 +120,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"bad expectations", head + "calls:\n  - stub: shop\n    method: Get\n    args: [a]\n    expect: {outcome: fine, attempts: -1, status: 200, error: {retryable: yes}, executed: 1}\n",
 			[]string{
 				"bad.yaml:9: calls[0].expect.executed: unknown field; allowed are outcome, attempts, executions, rejected, calls, effects, result, status, body, error, duration",
-				`bad.yaml:9: calls[0].expect.outcome: unknown outcome "fine"; allowed are ok, recovered, duplicate-rejected, attempts-exhausted, timeout, not-retryable, not-replayable, cancelled`,
+				`bad.yaml:9: calls[0].expect.outcome: unknown outcome "fine"; allowed are ok, recovered, duplicate-rejected, attempts-exhausted, timeout, not-retryable, not-replayable, cancelled, broken-stub`,
 				"bad.yaml:9: calls[0].expect.attempts: -1 is out of range: want an integer from 0 to 11",
 				"bad.yaml:9: calls[0].expect.status: only a fetch has a status; expect a method's result",
 				`bad.yaml:9: calls[0].expect.error.retryable: is a string ("yes"): want true or false`,

@@ -260,14 +260,14 @@ func (p *parser) parseStubs(n *yaml.Node) {
 	if n == nil {
 		return
 	}
-	keys, vals := p.entries(n, "stubs", "NAME: {namespace, object, options}")
+	keys, vals := p.entries(n, "stubs", "NAME: {namespace, object, options, reuse}")
 	if keys == nil && resolve(n).Kind == yaml.MappingNode {
 		p.errorf(n, "stubs", nil, "is empty: define at least one, as NAME: {namespace: NS, object: NAME}")
 	}
 	for i, k := range keys {
 		path := join("stubs", k.Value)
 		p.brokenStubs[k.Value] = true // until it is defined
-		f := p.mapping(vals[i], path, "namespace", "object", "options")
+		f := p.mapping(vals[i], path, "namespace", "object", "options", "reuse")
 		if f == nil {
 			continue
 		}
@@ -291,6 +291,9 @@ func (p *parser) parseStubs(n *yaml.Node) {
 			if v, ok := p.name(on, path+".object"); ok {
 				st.Object = v
 			}
+		}
+		if rn := f.get("reuse"); rn != nil {
+			st.Reuse, _ = p.boolean(rn, path+".reuse")
 		}
 		if on := f.get("options"); on != nil {
 			// A stub with a bad option is still defined, so that the calls

@@ -218,7 +218,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		}
 		stubs[st] = h
 	}
-	run := &runner{rt: rt, res: res, stubs: stubs}
+	run := &runner{rt: rt, res: res, stubs: stubs, nss: nss}
 	err := rt.Run(func(ctx context.Context) error {
 		for _, step := range s.Steps {
 			if err := run.step(ctx, step); err != nil {
@@ -261,8 +261,19 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 type runner struct {
 	rt    *runtime.Runtime
 	res   *Result
-	stubs map[*Stub]*stub.Stub
+	stubs map[*Stub]*stub.Stub // the stubs minted before the run; used by every call only when Reuse
+	nss   map[*Namespace]*runtime.Namespace
 	seq   int // call records begun so far: the next call's record index
+}
+
+// stub returns the stub a call through st goes through: the run's one
+// stub when st says reuse, otherwise a fresh one (rule L2: a stub a failure
+// broke is not used again).
+func (r *runner) stub(st *Stub) (*stub.Stub, error) {
+	if st.Reuse {
+		return r.stubs[st], nil
+	}
+	return r.nss[st.Namespace].GetByName(st.Object, st.Options...)
 }
 
 func (r *runner) step(ctx context.Context, st *Step) error {
@@ -292,8 +303,11 @@ func (r *runner) call(ctx context.Context, c *Call) error {
 	}
 	out := &r.res.Outcomes[c.Index]
 	out.Call = c
-	s := r.stubs[c.Stub]
 	for k := 0; k < c.Outer; k++ {
+		s, err := r.stub(c.Stub)
+		if err != nil {
+			return fmt.Errorf("%s: stub %s: %w", c.Path, c.Stub.Name, err)
+		}
 		// No task runs between here and the stub registering its record:
 		// the record's index is the number of calls begun so far.
 		out.Records = append(out.Records, r.seq)

@@ -110,7 +110,10 @@ func (n *Namespace) Methods() object.Methods { return n.methods }
 func (n *Namespace) HasFetch() bool { return n.fetch }
 
 // Stub is a stub the calls go through: an object of a namespace, and the
-// stub's retry options.
+// stub's retry options. It is a recipe: each call through it gets a stub
+// of its own, fresh from the namespace (as the platform advises), unless
+// Reuse is set: then one stub serves every call of the run, in order
+// (rule L1) and broken by the first failure that breaks it (rule L2).
 type Stub struct {
 	Name      string     // as the file names it
 	Namespace *Namespace // the namespace of its object
@@ -120,7 +123,9 @@ type Stub struct {
 	MaxRetries int
 	TimeoutMs  int
 	Options    []stub.Option
-	Line       int // where the file defines it
+	// Reuse: one stub for every call through it (the file's reuse: true).
+	Reuse bool
+	Line  int // where the file defines it
 }
 
 // Step is one entry of the scenario's calls: a call, a concurrent block of

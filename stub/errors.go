@@ -38,6 +38,7 @@ type Error struct {
 	// Msg says what happened, for a person.
 	Msg   string
 	cause error
+	kind  wire.FailKind // how the attempt failed: a Remote or setup error does not break a stub (L2)
 }
 
 // ErrNotInTask is returned for a call made outside a simulated task.
@@ -96,6 +97,7 @@ func newError(f *wire.Flight) *Error {
 		Namespace: f.Target.Namespace,
 		Object:    f.Target.Object,
 		Method:    f.Req.Method,
+		kind:      f.Kind,
 	}
 	switch f.Kind {
 	case wire.FailLink: // what the fault means is the link's (package transport)

@@ -14,7 +14,8 @@ import (
 // Call invokes a method by name with copies of its arguments. Here the
 // reply of the first AddOne is lost: the stub retries, the object refuses
 // the duplicate (AddOne is not marked Retryable), and the caller sees the
-// first, ambiguous error, while the item was in fact added once.
+// first, ambiguous error, while the item was in fact added once. That
+// failure broke the stub (rule L2), so the caller reads through a new one.
 func ExampleStub_Call() {
 	plan := transport.Plan(transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
 	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))
@@ -29,6 +30,9 @@ func ExampleStub_Call() {
 		var e *stub.Error
 		if errors.As(err, &e) {
 			fmt.Println("retryable:", e.Retryable, "fault:", e.Fault)
+		}
+		if s, err = ns.GetByName("shop"); err != nil { // the failure broke s (L2)
+			return err
 		}
 		n, err := stub.CallAs[int](ctx, s, "Get", "apple")
 		fmt.Println("apples:", n, err)

@@ -261,16 +261,23 @@ func TestOnlyMintedStubsRetryS1(t *testing.T) {
 		require.ErrorAs(t, err, &e)
 		assert.True(t, e.Retryable, "the error is retryable, but this stub does not retry")
 
-		n, err := stub.CallAs[int](ctx, sess, "Add") // runs inside the probe, on its storage
+		// L2: the failure broke the returned stub too; a fresh one works.
+		_, again := sess.Call(ctx, "Add")
+		assert.Equal(t, err, again, "a broken stub fails with the error that broke it")
+		v, err = s.Call(ctx, "Session", "ada")
+		require.NoError(t, err)
+		n, err := stub.CallAs[int](ctx, v.(*stub.Stub), "Add") // runs inside the probe, on its storage
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		return nil
 	}))
 	assert.Equal(t, 1, w.stored(t, "n"))
 	calls := w.rt.Calls()
-	require.Len(t, calls, 3)
+	require.Len(t, calls, 5)
 	assert.Equal(t, runtime.OutcomeNotReplayable, calls[1].Outcome)
 	assert.Len(t, calls[1].Attempts, 1)
+	assert.Equal(t, runtime.OutcomeBrokenStub, calls[2].Outcome)
+	assert.Empty(t, calls[2].Attempts)
 }
 
 // S1: a stub passed as an argument arrives as a stub that never retries.
@@ -304,6 +311,7 @@ func TestReferenceArgumentsAreOneShotS11(t *testing.T) {
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
 		_, err := s.Call(ctx, "Take", s)
 		require.Error(t, err)
+		s = w.stub(t) // the failure broke s (L2)
 		_, err = s.Call(ctx, "Take", &session{user: "x"})
 		require.Error(t, err)
 		return nil
@@ -552,6 +560,7 @@ func TestAmplificationS15(t *testing.T) {
 			if _, err := s.Call(ctx, "Set", 1); err == nil {
 				return errors.New("want every attempt's reply lost")
 			}
+			s = w.stub(t) // the failure broke s (L2): each outer attempt takes a fresh stub
 		}
 		return nil
 	}))
@@ -602,6 +611,7 @@ func TestFailAfterDeliveryResetsTheObject(t *testing.T) {
 		require.NotNil(t, built)
 		_, callErr = s.Call(ctx, "Add")
 		assert.Nil(t, w.ns.Instance(id), "the instance was discarded")
+		s = w.stub(t) // the failure broke s (L2)
 		var err error
 		fields, err = stub.CallAs[int](ctx, s, "Fields")
 		assert.NotSame(t, built, w.ns.Instance(id), "the next delivery built a new instance")

@@ -30,12 +30,43 @@ import (
 )
 
 // Stub is a reference to one object, through which calls travel.
+//
+// A stub is one connection to its object (rules L1, L2 of dosim's design):
+//
+//   - E-order (L1): the calls made through one stub reach the object in
+//     the order they were made, even when the link delays an earlier one;
+//     calls through different stubs have no order between them. Only a
+//     call's first attempt travels on the stub's connection: a retry goes
+//     on a fresh connection and may be overtaken by calls made later
+//     through the same stub.
+//   - Broken stub (L2): once a call through the stub has failed, after the
+//     stub's own retries, with an error that did not come from the object's
+//     code, the stub is broken. The calls queued behind it (sent, not yet
+//     arrived) and every later call fail at once with the same error,
+//     without reaching the object; their records have outcome broken-stub.
+//     The object's own answers do not break the stub: an error flagged
+//     Remote (its code returned or panicked it) or a setup error from its
+//     host (no such method, bad arguments, a constructor that failed).
+//     Neither does a call stopped by its caller's context (outcome
+//     cancelled), nor an argument refused before anything was sent. Link
+//     faults, duplicate refusals, timeouts, Overloaded and resets do. Take a fresh stub from the namespace (Get,
+//     GetByName) after such a failure: that is the platform's advice too.
+//     Broken reports it.
+//
+// A stub that reaches you as a call's argument or result is a connection of
+// its own: it starts unbroken and breaks by the same rule.
 type Stub struct {
 	conn     wire.Conn
 	target   *wire.Target
 	retrying bool
 	cfg      config
+	line     wire.Line // the connection first attempts travel on (L1)
+	broken   error     // the error that broke the stub, nil while it works (L2)
 }
+
+// Broken returns the error that broke the stub (rule L2), or nil while it
+// works. Every call through a broken stub fails at once with this error.
+func (s *Stub) Broken() error { return s.broken }
 
 // Namespace returns the name of the namespace the stub's object belongs to.
 func (s *Stub) Namespace() string { return s.target.Namespace }
@@ -67,6 +98,7 @@ func (s *Stub) String() string {
 func (s *Stub) asRef() *Stub {
 	c := *s
 	c.retrying = false
+	c.line, c.broken = wire.Line{}, nil // a connection of its own (L1, L2)
 	return &c
 }
 
@@ -173,7 +205,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 		return nil, nil, err
 	}
-	fr := &frame{k: k, conn: s.conn, rec: &record{}}
+	fr := &frame{k: k, s: s, rec: &record{}}
 	copied := args
 	replayable := s.retrying
 	if hreq != nil {
@@ -213,6 +245,9 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		rec.Args = copied
 	}
 	s.conn.Begin(rec)
+	if s.broken != nil { // L2: a broken stub sends nothing
+		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.broken)
+	}
 	deadline := rec.Start + s.cfg.timeout
 	var first *Error
 	if ctx.Err() != nil { // S14: no attempt starts after cancellation
@@ -226,6 +261,9 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		*a = wire.Attempt{N: n, Start: k.Now()}
 		rec.Attempts = append(rec.Attempts, a)
 		*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
+		if n == 1 {
+			f.Line = &s.line // a retry goes on a fresh connection (L1)
+		}
 		if hreq != nil {
 			f.Body = hreq.Body
 			if n > 1 && hreq.GetBody != nil {
@@ -247,6 +285,11 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		done := f.Done.Wait(waitCtx, cur, "waiting for a reply", timeout, true)
 		if !done && k.Closed() {
 			return nil, nil, sched.ErrClosed
+		}
+		if f.Kind == wire.FailBroken { // L2: the stub broke while this one waited on its line
+			a.Extend(k.Now())
+			a.Err = snapshot(f.Err)
+			return fr.finish(transport.OutcomeBrokenStub, nil, nil, f.Err)
 		}
 		var e *Error
 		switch {
@@ -319,7 +362,7 @@ type record struct {
 // frame is what a call needs only while it runs, in one allocation.
 type frame struct {
 	k      *sched.Kernel
-	conn   wire.Conn
+	s      *Stub
 	rec    *record
 	req    wire.Request
 	flight wire.Flight
@@ -341,8 +384,45 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 		rec.ObjectErr = e.Msg
 	}
 	rec.Finished = true
-	fr.conn.End(rec)
+	fr.s.conn.End(rec)
+	if err != nil && breaks(outcome, err) {
+		fr.s.breakLine(err)
+	}
 	return v, resp, err
+}
+
+// breaks reports whether a call that ended with outcome and err breaks
+// its stub (rule L2): any failure of a sent call except the object's own
+// answer (an error its code returned or panicked, flagged Remote, or a
+// setup error its host gave: no such method, bad arguments, a constructor
+// that failed), a call its caller cancelled, and a call refused because
+// the stub was broken already.
+func breaks(outcome transport.Outcome, err error) bool {
+	switch outcome {
+	case transport.OutcomeCancelled, transport.OutcomeBrokenStub:
+		return false
+	}
+	e, ok := err.(*Error)
+	return !ok || (e.kind != wire.FailRemote && e.kind != wire.FailSetup)
+}
+
+// breakLine breaks the stub with err (rule L2): the first attempts still
+// waiting on its line fail at once with err and never arrive.
+func (s *Stub) breakLine(err error) {
+	if s.broken != nil {
+		return
+	}
+	s.broken = err
+	k := s.conn.Kernel()
+	for _, q := range s.line.Queue {
+		f := q.F
+		if f.Done.Fired() {
+			continue
+		}
+		f.Abandon() // it never arrives (host.arrive drops a lost flight)
+		f.Kind, f.Err = wire.FailBroken, err
+		f.Done.Fire(k)
+	}
 }
 
 // snapshot copies a *Error for a record, so that a caller changing the

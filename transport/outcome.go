@@ -23,6 +23,7 @@ const (
 	OutcomeNotRetryable                     // an attempt failed in a way never retried
 	OutcomeNotReplayable                    // the request could not be sent again
 	OutcomeCancelled                        // the caller's context was cancelled
+	OutcomeBrokenStub                       // the stub was broken by an earlier failure (rule L2)
 
 	numOutcomes
 )
@@ -37,6 +38,7 @@ var outcomeNames = [numOutcomes]string{
 	OutcomeNotRetryable:      "not-retryable",
 	OutcomeNotReplayable:     "not-replayable",
 	OutcomeCancelled:         "cancelled",
+	OutcomeBrokenStub:        "broken-stub",
 }
 
 // Outcomes lists every outcome of an ended call, in declaration order

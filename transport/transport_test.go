@@ -94,7 +94,7 @@ func TestOutcomeNamesRoundTrip(t *testing.T) {
 		require.NoError(t, back.UnmarshalText(b))
 		assert.Equal(t, o, back)
 	}
-	assert.Equal(t, []string{"ok", "recovered", "duplicate-rejected", "attempts-exhausted", "timeout", "not-retryable", "not-replayable", "cancelled"}, names)
+	assert.Equal(t, []string{"ok", "recovered", "duplicate-rejected", "attempts-exhausted", "timeout", "not-retryable", "not-replayable", "cancelled", "broken-stub"}, names)
 
 	assert.Equal(t, "", transport.OutcomePending.String())
 	b, err := json.Marshal(struct{ O transport.Outcome }{transport.OutcomePending})

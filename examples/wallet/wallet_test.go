@@ -2,6 +2,7 @@ package wallet_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -39,14 +40,15 @@ func TestU1_WalletScenario(t *testing.T) {
 func deposits(newWallet runtime.Constructor) func(ctx context.Context, rt *runtime.Runtime) error {
 	return func(ctx context.Context, rt *runtime.Runtime) error {
 		ns := rt.Namespace("WALLET", newWallet)
-		s, err := ns.GetByName("alice")
-		if err != nil {
-			return err
+		call := func(method string, args ...any) error {
+			s, err := ns.GetByName("alice") // a fresh stub per call: a failure breaks a stub (rule L2)
+			if err != nil {
+				return err
+			}
+			_, _ = s.Call(ctx, method, args...) // errors are expected under faults
+			return nil
 		}
-		_, _ = s.Call(ctx, "Deposit", "tx-1", 50)
-		_, _ = s.Call(ctx, "Deposit", "tx-2", 30)
-		_, _ = s.Call(ctx, "Withdraw", 20)
-		return nil
+		return errors.Join(call("Deposit", "tx-1", 50), call("Deposit", "tx-2", 30), call("Withdraw", 20))
 	}
 }
 

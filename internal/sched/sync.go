@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -50,18 +51,35 @@ type Gate struct {
 // Owner returns the task holding the gate, or nil.
 func (g *Gate) Owner() *Task { return g.owner }
 
-// Acquire takes the gate for t, the running task, waiting its turn.
+// Acquire takes the gate for t, the running task, waiting its turn (the
+// place Reserve kept for it, if any).
 func (g *Gate) Acquire(t *Task, reason string) {
+	if g.owner == t {
+		return
+	}
 	if g.owner == nil && len(g.waiters) == 0 {
 		g.owner = t
 		return
 	}
-	g.waiters = append(g.waiters, t)
+	if !slices.Contains(g.waiters, t) {
+		g.waiters = append(g.waiters, t)
+	}
 	for g.owner != t {
 		if t.Block(context.Background(), reason, -1); t.k.Closed() {
 			return
 		}
 	}
+}
+
+// Reserve keeps t's place at the gate before t runs: t will hold the gate
+// before any task that asks after this call. t must call Acquire when it
+// runs.
+func (g *Gate) Reserve(t *Task) {
+	if g.owner == nil && len(g.waiters) == 0 {
+		g.owner = t
+		return
+	}
+	g.waiters = append(g.waiters, t)
 }
 
 // Release gives the gate to the next waiter, if any.

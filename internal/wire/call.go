@@ -62,7 +62,27 @@ const (
 	// FailResetQueued: the object was reset while the request waited at
 	// its input gate: it never reached an instance (retryable, rule L3).
 	FailResetQueued
+	FailBroken            // the stub broke while the attempt waited on its line (rule L2)
 )
+
+// Line is a stub's connection to its object, on which its calls' first
+// attempts travel (rule L1). The runtime keeps Queue: the attempts sent on
+// the line that have not arrived yet, in the order they were sent, each
+// arriving no earlier than the one before it. A retry travels on a fresh
+// connection of its own (Flight.Line nil).
+type Line struct {
+	Queue []Queued
+	// Reserve is set while the line delivers an attempt due at the same
+	// instant as the one before it: its turn takes its place at the
+	// object's gate at once, so that the two keep their order.
+	Reserve bool
+}
+
+// Queued is an attempt waiting on a Line, and when it arrives.
+type Queued struct {
+	F  *Flight
+	At time.Duration
+}
 
 // Flight is one attempt in flight.
 type Flight struct {
@@ -73,6 +93,9 @@ type Flight struct {
 	Rec    *Attempt
 	Body   io.ReadCloser // for fetch: this attempt's body
 	Done   sched.Signal
+	// Line is the stub's connection the attempt travels on (rule L1); nil
+	// for a retry, which goes on a fresh connection.
+	Line *Line
 
 	// Outcome, set before Done fires.
 	Value any

@@ -1,0 +1,56 @@
+package runtime
+
+// A stub's connection (rule L1, E-order): the first attempts of the calls
+// made through one stub reach the object in the order they were made, even
+// when the link delays some of them. A retry travels on a fresh
+// connection and may be overtaken.
+
+import (
+	"time"
+
+	"github.com/dosim/dosim/internal/wire"
+)
+
+// transmit carries f to h after the link's delay. On a stub's line
+// (f.Line) f arrives no earlier than the attempts sent on that line before
+// it: at max(now+delay, the previous one's arrival). Attempts due at the
+// same instant arrive in the order they were sent, whatever order the
+// kernel fires their timers in: the first timer to fire delivers every
+// attempt that is due, from the head of the queue, and all but the first
+// take their places at the object's gate as they arrive (Line.Reserve),
+// since the kernel starts the turns of one instant in a seeded order.
+func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
+	l := f.Line
+	if l == nil || (delay <= 0 && len(l.Queue) == 0) {
+		if delay > 0 { // a retry, on a connection of its own
+			r.k.After(delay, true, func() { h.arrive(f) })
+			return
+		}
+		h.arrive(f)
+		return
+	}
+	now := r.k.Now()
+	at := now + max(delay, 0)
+	if n := len(l.Queue); n > 0 {
+		at = max(at, l.Queue[n-1].At)
+	}
+	l.Queue = append(l.Queue, wire.Queued{F: f, At: at})
+	r.k.After(at-now, true, func() { r.drain(h, l) })
+}
+
+// drain delivers, in order, the attempts at the head of l's queue that are
+// due.
+func (r *Runtime) drain(h *host, l *wire.Line) {
+	now := r.k.Now()
+	for n := 0; len(l.Queue) > 0 && l.Queue[0].At <= now; n++ {
+		f := l.Queue[0].F
+		l.Queue[0] = wire.Queued{}
+		l.Queue = l.Queue[1:]
+		l.Reserve = n > 0 || (len(l.Queue) > 0 && l.Queue[0].At <= now)
+		h.arrive(f)
+		l.Reserve = false
+	}
+	if len(l.Queue) == 0 {
+		l.Queue = nil
+	}
+}
