@@ -62,7 +62,7 @@ const (
 	// FailResetQueued: the object was reset while the request waited at
 	// its input gate: it never reached an instance (retryable, rule L3).
 	FailResetQueued
-	FailBroken            // the stub broke while the attempt waited on its line (rule L2)
+	FailBroken // the stub broke while the attempt waited on its line (rule L2)
 )
 
 // Line is a stub's connection to its object, on which its calls' first
