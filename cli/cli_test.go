@@ -189,6 +189,25 @@ func TestL2_BrokenStubScenarioFailsItsExpectations(t *testing.T) {
 	assert.Contains(t, out, `"outcome": "broken-stub"`)
 }
 
+// Resets, the planted bug (rule L3): a reset after Deposit wrote, and the
+// caller's own loop deposits again: without a key the money arrives twice,
+// and the developer's expectation fails (exit 1), while Transfer, retried
+// the same way with its key, moves the money once. The fixed form,
+// reset-during-transfer.yaml, explores clean with resets drawn at random.
+func TestL3_ResetRetryWithoutKeyFailsFixedFormExploresClean(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "run", "testdata/cli/reset-retry-without-key.yaml")
+	assert.Equal(t, exitExpect, code)
+	golden(t, "cli/reset-retry-without-key.golden", []byte(out+"--- stderr\n"+errOut))
+	assert.Contains(t, out, `expected: BANK/main "balance/alice" = 70`)
+	assert.Contains(t, out, `got:      BANK/main "balance/alice" = 170`)
+
+	code, out, _ = runCLI(t, "explore", "testdata/scenarios/reset-during-transfer.yaml", "--seeds", "1000")
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "reset=0.05")
+	assert.Contains(t, out, "clean: no violation")
+}
+
 // Bad input: exit 2, FILE:LINE: field: message, and nothing runs, even for
 // the good files named beside the bad one.
 func TestRunBadInputExits2(t *testing.T) {
