@@ -66,7 +66,7 @@ th, td { text-align: left; padding: 3px 10px; border-bottom: 1px solid #eef0f3; 
 th { background: #f9fafb; color: #374151; font-weight: 600; }
 td.num { text-align: right; }
 tr.call td { border-top: 1px solid #d1d5db; }
-td.err { color: #6b7280; font-size: 12px; padding-left: 28px; }
+td.err, td.result { color: #6b7280; font-size: 12px; padding-left: 28px; }
 code, td.mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 .good { color: #15803d; font-weight: 600; } .warn { color: #b45309; font-weight: 600; } .bad { color: #b91c1c; font-weight: 600; }
 .fault { color: #b91c1c; } .dim { color: #6b7280; } .rej { color: #b45309; }
@@ -431,6 +431,9 @@ func writeCallTable(w io.Writer, r Report) {
 			}
 			fmt.Fprintf(w, "<td class=\"num\">%d</td><td class=\"%s\">%s</td><td class=\"%s\">%s</td><td>%s</td></tr>\n",
 				a.N, linkCls, esc(a.LinkText()), didCls, esc(did), outcome)
+		}
+		if c.Err == "" && c.Result != nil {
+			fmt.Fprintf(w, "<tr><td></td><td colspan=\"8\" class=\"result\">result: %s</td></tr>\n", esc(Value(c.Result)))
 		}
 		if c.Err != "" {
 			fmt.Fprintf(w, "<tr><td></td><td colspan=\"8\" class=\"err\">error: %s</td></tr>\n", esc(c.Err))

@@ -86,7 +86,11 @@ func mermaidEvents(r Report) []mermaidEvent {
 			}
 			add(a.End, obj, "$O-->>C: "+reply)
 		}
-		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(c.Outcome.String())))
+		outcome := c.Outcome.String()
+		if c.Err == "" && c.Result != nil {
+			outcome += ", result " + Value(c.Result)
+		}
+		add(c.End, obj, fmt.Sprintf("Note over C: call %d %s", i+1, mermaidText(outcome)))
 	}
 	sort.SliceStable(evs, func(i, j int) bool {
 		if evs[i].at != evs[j].at {

@@ -108,6 +108,9 @@ func timelineRows(r Report) []row {
 			}
 			rows = append(rows, row{cells: cells})
 		}
+		if c.Err == "" && c.Result != nil {
+			rows = append(rows, row{note: &cell{"result: " + Value(c.Result), ansiDim}})
+		}
 		if c.Err != "" {
 			rows = append(rows, row{note: &cell{"error: " + c.Err, ansiDim}})
 		}
