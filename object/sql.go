@@ -220,14 +220,17 @@ func (db *SQL) Exec(ctx context.Context, query string, args ...any) (*Cursor, er
 		for _, s := range stmts {
 			sv := vals
 			if len(stmts) > 1 {
-				sv = vals[next : next+s.marks]
+				sv = make([]driver.NamedValue, s.marks)
+				for i := range sv {
+					sv[i] = driver.NamedValue{Ordinal: i + 1, Value: vals[next+i].Value}
+				}
 				next += s.marks
 			}
 			for _, k := range s.nowArgs {
 				if k < len(sv) {
 					if str, ok := sv[k].Value.(string); ok && strings.EqualFold(str, "now") {
 						sv = append([]driver.NamedValue(nil), sv...)
-						sv[k].Value = now
+						sv[k].Value = now // a bound 'now' given to a date function
 					}
 				}
 			}
