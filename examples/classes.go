@@ -60,8 +60,8 @@ var (
 	seatsBooked = map[string]any{object.SQLSnapshotPrefix + "seats": map[string]any{
 		"type":    "table",
 		"schema":  seatsSchema,
-		"columns": []any{"seat", "holder", "booking", "at"},
-		"rows":    []any{[]any{3, "alice", "b-1", "2025-01-01 00:00:00"}},
+		"columns": []any{"seat", "holder", "booking"},
+		"rows":    []any{[]any{3, "alice", "b-1"}},
 	}}
 	sessionSamples = map[string]Sample{"Hit": {}, "HitsCached": {}, "Hits": {Storage: map[string]any{"hits": 2}}}
 )

@@ -37,8 +37,7 @@ var ErrSeatTaken = errors.New("seat taken")
 const seatsSchema = `CREATE TABLE IF NOT EXISTS seats (
 	seat    INTEGER NOT NULL UNIQUE,
 	holder  TEXT NOT NULL,
-	booking TEXT UNIQUE,
-	at      TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+	booking TEXT UNIQUE
 )`
 
 func (s *Seats) db(ctx context.Context) (*object.SQL, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -49,4 +50,21 @@ func TestQ2_FuncCatchesARetriedSQLUpdate(t *testing.T) {
 	require.NotNil(t, sum)
 	require.False(t, sum.Clean(), "ran %d, histories %d, unchecked %+v", sum.Ran, sum.Histories, sum)
 	assert.Contains(t, ft.errors[0], "linearizability C/c")
+}
+
+// TestQ2_SeatMapLeakyIsCaught: the seat map explores clean; bound to
+// seats-leaky (a marked Book that inserts without its booking id), the
+// retry of a booking whose reply was lost fails on UNIQUE, and the
+// explorer reports that no order of the calls explains it.
+func TestQ2_SeatMapLeakyIsCaught(t *testing.T) {
+	sc := load(t, "seat-map")
+	sum, err := explore.Run(sc, explore.Options{Seeds: 300})
+	require.NoError(t, err)
+	assert.True(t, sum.Clean(), "%v", sum.Violations)
+	assert.Equal(t, 300, sum.Histories)
+
+	sum, err = explore.Run(sc, explore.Options{Seeds: 300, Classes: map[string]runtime.Constructor{"SHOW": examples.NewSeatsLeaky}})
+	require.NoError(t, err)
+	require.False(t, sum.Clean())
+	assert.Equal(t, explore.KindLinearizability, sum.Violations[0].Kind)
 }
