@@ -228,7 +228,7 @@ func TestH2_VerifyRefusesArgsItWouldIgnore(t *testing.T) {
 		{[]string{"verify", "mailer", "--args", `mailer.Sned=[]`},
 			`dosim: --args mailer.Sned: class mailer has no method "Sned"; it has Send, Sent` + "\n"},
 		{[]string{"verify", "mailer", "--args", `teapot.Send=[]`},
-			`dosim: --args teapot.Send: unknown class "teapot"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, session, tally` + "\n"},
+			`dosim: --args teapot.Send: unknown class "teapot"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally` + "\n"},
 		{[]string{"verify", "counter", "--args", `Send=["a@b.c", "hi"]`},
 			`dosim: --args Send: no class verified has a method "Send"; verified are counter (Get, Increment, Reset)` + "\n"},
 	} {

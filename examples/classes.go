@@ -49,7 +49,21 @@ var (
 		"Deliver":   {Args: []any{Webhook{URL: "https://example.com/hook", Body: "hello"}}},
 		"Delivered": {},
 	}
-	tallySamples   = map[string]Sample{"Vote": {}, "VoteFast": {}, "Votes": {Storage: map[string]any{"votes": 2}}}
+	tallySamples = map[string]Sample{"Vote": {}, "VoteFast": {}, "Votes": {Storage: map[string]any{"votes": 2}}}
+	seatsSamples = map[string]Sample{
+		"Book":   {Args: []any{"b-1", 3, "alice"}},
+		"Cancel": {Args: []any{"b-1"}, Storage: seatsBooked},
+		"Holder": {Args: []any{3}, Storage: seatsBooked},
+		"Booked": {Storage: seatsBooked},
+	}
+	// seatsBooked is a seat map where alice holds seat 3 under booking
+	// b-1, as Storage.Snapshot writes an SQL table.
+	seatsBooked = map[string]any{object.SQLSnapshotPrefix + "seats": map[string]any{
+		"type":    "table",
+		"schema":  seatsSchema,
+		"columns": []any{"seat", "holder", "booking"},
+		"rows":    []any{[]any{3, "alice", "b-1"}},
+	}}
 	sessionSamples = map[string]Sample{"Hit": {}, "HitsCached": {}, "Hits": {Storage: map[string]any{"hits": 2}}}
 )
 
@@ -71,6 +85,9 @@ func (*Mailer) VerifySamples() map[string]Sample { return mailerSamples }
 // VerifySamples returns the outbox's sample calls (object.Sampler).
 func (*Outbox) VerifySamples() map[string]Sample { return outboxSamples }
 
+// VerifySamples returns the seat map's sample calls (object.Sampler).
+func (*Seats) VerifySamples() map[string]Sample { return seatsSamples }
+
 // VerifySamples gives verify the arguments and storage to try Session's methods with.
 func (*Session) VerifySamples() map[string]Sample { return sessionSamples }
 
@@ -90,6 +107,10 @@ var classes = []Class{
 		Samples: mailerSamples},
 	{Name: "outbox", Doc: "Post queues a webhook; the queue retries Deliver with backoff and dead-letters what fails (rule A6)", New: NewOutbox,
 		Samples: outboxSamples},
+	{Name: "seats", Doc: "a seat map in SQL (UNIQUE seat): Book marked Retryable and idempotent by its booking id, Cancel, Holder, Booked", New: NewSeats,
+		Samples: seatsSamples},
+	{Name: "seats-leaky", Doc: "seats with a planted bug: Book marked Retryable inserts without its booking id, so a retry fails on UNIQUE", New: NewSeatsLeaky,
+		Samples: seatsSamples},
 	{Name: "session", Doc: "Hit counts in storage and in a field cache; HitsCached trusts the cache (wrong after an eviction), Hits reloads it (the fix)", New: NewSession,
 		Samples: sessionSamples},
 	{Name: "tally", Doc: "Vote replies once its write is durable (the output gate); VoteFast replies before (AllowUnconfirmed: a lost write the caller was told succeeded)", New: NewTally,

@@ -24,6 +24,8 @@ func TestSamplesAndVerdicts(t *testing.T) {
 		"counter.Increment":     verify.VerdictOK,
 		"counter.Reset":         verify.VerdictOK,
 		"ledger.Deposit":        verify.VerdictOK,
+		"seats.Book":            verify.VerdictOK,     // idempotent by booking id (rule Q2)
+		"seats-leaky.Book":      verify.VerdictDanger, // the retry fails on UNIQUE
 	}
 	for _, c := range examples.Classes() {
 		rt := runtime.New()

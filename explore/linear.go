@@ -315,8 +315,8 @@ func backgroundWork(res *runView, ns, name string) bool {
 			continue
 		}
 		for k := range o.Data {
-			if strings.HasPrefix(k, object.ReservedPrefix) {
-				return true
+			if strings.HasPrefix(k, object.ReservedPrefix) && !strings.HasPrefix(k, object.SQLSnapshotPrefix) {
+				return true // a stored task (SQL tables are state, rule Q2)
 			}
 		}
 	}

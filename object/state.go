@@ -53,6 +53,17 @@ func (s *State) Storage() *Storage {
 	return s.storage
 }
 
+// SQL returns the object's SQL database, created on first use (rule Q1):
+// see SQL. Like Storage, it survives resets and eviction; once the
+// instance is stale (rule L4) it returns a handle whose every operation
+// fails with an error wrapping ErrInstanceReset and ErrSQL.
+func (s *State) SQL() *SQL {
+	if s.reset != nil {
+		return &SQL{revoked: s.reset}
+	}
+	return s.storage.sqlDB(s.host)
+}
+
 // Sleep waits d of virtual time. While it sleeps, other requests queued for
 // this object may run (rule O3). It returns the context's error if ctx is
 // cancelled first.

@@ -39,6 +39,8 @@ type Storage struct {
 	// j keeps the writes not yet confirmed durable (rule L7), only when the
 	// runtime can make a write fail; nil otherwise, and in a transaction.
 	j *journal
+	// sql is the object's SQL database (sql.go); nil until State.SQL.
+	sql *SQL
 }
 
 // txn is a transaction's state: the storage it commits to, its pending
@@ -301,6 +303,7 @@ func (s *Storage) Snapshot() map[string]any {
 	for k, v := range view {
 		out[k], _, _ = clone.Copy(v, nil)
 	}
+	s.snapshotSQL(out)
 	return out
 }
 
@@ -309,8 +312,14 @@ func (s *Storage) Restore(snap map[string]any) error {
 	if s.txn != nil {
 		return fmt.Errorf("%w: Restore: not allowed inside a transaction", ErrStorage)
 	}
+	if err := s.restoreSQL(snap); err != nil {
+		return err
+	}
 	data := make(map[string]any, len(snap))
 	for k, v := range snap {
+		if isSQLKey(k) {
+			continue
+		}
 		cp, _, err := clone.Copy(v, nil)
 		if err != nil {
 			return fmt.Errorf("%w: Restore %q: %w", ErrStorage, k, err)

@@ -3,10 +3,12 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"os"
 	goruntime "runtime"
 	"testing"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
@@ -164,4 +166,116 @@ func BenchmarkGroupCalls(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls), "ns/call")
 		})
 	}
+}
+
+// sqlNote is a class whose Note does one INSERT and one SELECT.
+type sqlNote struct {
+	st    *object.State
+	ready bool
+}
+
+func (n *sqlNote) Methods() object.Methods {
+	return object.Methods{"Note": object.Func(n.Note)}
+}
+
+func (n *sqlNote) Note(ctx context.Context, v int) (int, error) {
+	db := n.st.SQL()
+	if !n.ready {
+		if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS notes (v INTEGER)"); err != nil {
+			return 0, err
+		}
+		n.ready = true
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO notes (v) VALUES (?)", v); err != nil {
+		return 0, err
+	}
+	c, err := db.Exec(ctx, "SELECT v FROM notes WHERE rowid = last_insert_rowid()")
+	if err != nil {
+		return 0, err
+	}
+	var got int
+	return got, c.One(&got)
+}
+
+// BenchmarkCallSQL is BenchmarkCallNoFault with a method that does one
+// INSERT and one SELECT in the object's SQL database (rule Q1).
+func BenchmarkCallSQL(b *testing.B) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("NOTES", func(st *object.State) object.Object { return &sqlNote{st: st} })
+	b.ReportAllocs()
+	err := rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("n")
+		if err != nil {
+			return err
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			if _, err := s.Call(ctx, "Note", i); err != nil {
+				return err
+			}
+		}
+		b.StopTimer()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// rss is the process's resident memory from /proc (0 where there is none):
+// SQLite's pages live outside the Go heap.
+func rss() uint64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, res uint64
+	if _, err := fmt.Sscan(string(data), &size, &res); err != nil {
+		return 0
+	}
+	return res * uint64(os.Getpagesize())
+}
+
+// BenchmarkManyObjectsSQL makes 10,000 objects that each used SQL once
+// (a table, one row). It reports heap-B/object (the Go heap each keeps)
+// and rss-B/object (the resident memory each adds, SQLite's included).
+func BenchmarkManyObjectsSQL(b *testing.B) {
+	const objects = 10_000
+	var heap, res uint64
+	for range b.N {
+		var before, after goruntime.MemStats
+		goruntime.GC()
+		goruntime.ReadMemStats(&before)
+		rssBefore := rss()
+		rt := runtime.New()
+		ns := rt.Namespace("NOTES", func(st *object.State) object.Object { return &sqlNote{st: st} })
+		err := rt.Run(func(ctx context.Context) error {
+			for i := range objects {
+				s, err := ns.GetByName(fmt.Sprint("n-", i))
+				if err != nil {
+					return err
+				}
+				if _, err := s.Call(ctx, "Note", i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		goruntime.GC()
+		goruntime.ReadMemStats(&after)
+		heap += after.HeapAlloc - before.HeapAlloc
+		if r := rss(); r > rssBefore {
+			res += r - rssBefore
+		}
+		goruntime.KeepAlive(rt)
+		rt.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(heap)/float64(b.N)/objects, "heap-B/object")
+	b.ReportMetric(float64(res)/float64(b.N)/objects, "rss-B/object")
 }

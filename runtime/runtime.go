@@ -192,7 +192,15 @@ func (r *Runtime) Faults() *transport.FaultPlan { return r.faults }
 // when Close returns, except, after a *StallError, the stalled goroutine
 // if it is still blocked outside the simulation. It is safe to call twice. It fails only when called
 // from inside a simulated task.
-func (r *Runtime) Close() error { return r.k.Close() }
+func (r *Runtime) Close() error {
+	err := r.k.Close()
+	for _, ns := range r.namespaces {
+		for _, h := range ns.hosts {
+			wire.CloseStorage(h.storage) // frees SQL databases (rule Q1)
+		}
+	}
+	return err
+}
 
 // setupErr is the error of every namespace that could not be defined.
 func (r *Runtime) setupErr() error {

@@ -124,6 +124,9 @@ var (
 	// rule L4) and returns a new State for the next instance, with the
 	// same id, storage and host (see RenewStateFunc).
 	RenewState RenewStateFunc
+	// CloseStorage frees what an *object.Storage holds outside the Go
+	// heap (its SQL database); the runtime calls it when it closes.
+	CloseStorage func(storage any)
 )
 
 // Event is what object code tells the host about an event of the trace:

@@ -1,0 +1,292 @@
+package object_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/verify"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sqlDo runs fn on object "a" of a fresh runtime with seed, and returns
+// the runtime (closed by the test's cleanup).
+func sqlDo(t *testing.T, seed uint64, fn func(ctx context.Context, st *object.State) error) *runtime.Runtime {
+	t.Helper()
+	rt := runtime.New(runtime.WithSeed(seed))
+	t.Cleanup(func() { _ = rt.Close() })
+	ns := rt.Namespace("T", func(st *object.State) object.Object {
+		return fnObject{"Do": object.Func(func(ctx context.Context) error { return fn(ctx, st) })}
+	})
+	s, err := ns.Get(ns.IDFromName("a"))
+	require.NoError(t, err)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		_, err := s.Call(ctx, "Do")
+		return err
+	}))
+	return rt
+}
+
+type fnObject object.Methods
+
+func (f fnObject) Methods() object.Methods { return object.Methods(f) }
+
+// Q1: st.SQL() is the object's own database, created on first use; Exec
+// binds ? marks and returns a cursor of maps, structs, one row, columns,
+// rows read and written; several statements run in order.
+func TestQ1_ExecCursorAndStatements(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		assert.Same(t, db, st.SQL(), "one database per object")
+		c, err := db.Exec(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO t (name, score) VALUES (?, ?); INSERT INTO t (name, score) VALUES (?, ?)", "ada", 1.5, "bob", 2)
+		assert.NoError(t, err)
+		assert.Equal(t, 2, c.RowsWritten)
+		c, err = db.Exec(ctx, "SELECT id, name, score FROM t WHERE score > ? ORDER BY id", 0)
+		assert.NoError(t, err)
+		assert.Equal(t, []string{"id", "name", "score"}, c.Columns())
+		assert.Equal(t, 2, c.RowsRead)
+		assert.Equal(t, 0, c.RowsWritten)
+		assert.Equal(t, []map[string]any{{"id": int64(1), "name": "ada", "score": 1.5}, {"id": int64(2), "name": "bob", "score": 2.0}}, c.Rows())
+		var names []string
+		for c.Next() {
+			var r struct {
+				ID   int
+				Who  string `db:"name"`
+				Skip bool   `db:"-"`
+			}
+			assert.NoError(t, c.Scan(&r))
+			names = append(names, r.Who)
+		}
+		assert.Equal(t, []string{"ada", "bob"}, names)
+		var n int
+		c, err = db.Exec(ctx, "SELECT count(*) FROM t")
+		assert.NoError(t, err)
+		assert.NoError(t, c.One(&n))
+		assert.Equal(t, 2, n)
+		c, err = db.Exec(ctx, "SELECT * FROM t")
+		assert.NoError(t, err)
+		assert.ErrorIs(t, c.One(&n), object.ErrSQL, "One wants exactly one row")
+		// A ; inside a string, a comment and a trigger body does not split.
+		_, err = db.Exec(ctx, `CREATE TABLE log (m TEXT); -- a; comment
+			CREATE TRIGGER tl AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('a;b'); END;
+			INSERT INTO t (name) VALUES ('x;y')`)
+		assert.NoError(t, err)
+		c, err = db.Exec(ctx, "SELECT m FROM log")
+		assert.NoError(t, err)
+		assert.Equal(t, [][]any{{"a;b"}}, c.Values())
+		return nil
+	})
+}
+
+// Q1: an object that never calls SQL has no database (nothing in its
+// snapshot), and the database survives a reset of the instance.
+func TestQ1_SurvivesResetAndCostsNothingUnused(t *testing.T) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("T", func(st *object.State) object.Object {
+		return fnObject{
+			"Put": object.Func(func(ctx context.Context) error {
+				_, err := st.SQL().Exec(ctx, "CREATE TABLE t (v); INSERT INTO t VALUES (42)")
+				return err
+			}),
+			"Get": object.Func(func(ctx context.Context) (int, error) {
+				c, err := st.SQL().Exec(ctx, "SELECT v FROM t")
+				if err != nil {
+					return 0, err
+				}
+				var v int
+				return v, c.One(&v)
+			}),
+		}
+	})
+	idle := ns.IDFromName("idle")
+	_, err := ns.Get(idle)
+	require.NoError(t, err)
+	id := ns.IDFromName("a")
+	s, err := ns.Get(id)
+	require.NoError(t, err)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		if _, err := s.Call(ctx, "Put"); err != nil {
+			return err
+		}
+		require.NoError(t, ns.Reset(id, runtime.ResetCodeUpdate))
+		v, err := s.Call(ctx, "Get")
+		assert.Equal(t, 42, v)
+		return err
+	}))
+	assert.Empty(t, ns.Storage(idle).Snapshot())
+	assert.Contains(t, ns.Storage(id).Snapshot(), object.SQLSnapshotPrefix+"t")
+}
+
+// Q2: each Exec is atomic: a failing statement undoes the ones before it
+// in the same Exec; Transaction rolls back on an error and on a panic.
+func TestQ2_ExecAndTransactionAreAtomic(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		_, err := db.Exec(ctx, "CREATE TABLE t (v INTEGER UNIQUE)")
+		assert.NoError(t, err)
+		_, err = db.Exec(ctx, "INSERT INTO t VALUES (1); INSERT INTO t VALUES (1)")
+		assert.ErrorIs(t, err, object.ErrSQL)
+		count := func() int {
+			c, err := db.Exec(ctx, "SELECT count(*) FROM t")
+			assert.NoError(t, err)
+			var n int
+			assert.NoError(t, c.One(&n))
+			return n
+		}
+		assert.Equal(t, 0, count(), "the first INSERT was undone with the second")
+		boom := errors.New("boom")
+		err = db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+			_, err := tx.Exec(ctx, "INSERT INTO t VALUES (2)")
+			assert.NoError(t, err)
+			return boom
+		})
+		assert.ErrorIs(t, err, boom)
+		assert.Equal(t, 0, count(), "rolled back on error")
+		assert.Panics(t, func() {
+			_ = db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+				_, _ = tx.Exec(ctx, "INSERT INTO t VALUES (3)")
+				panic("in a transaction")
+			})
+		})
+		assert.Equal(t, 0, count(), "rolled back on panic")
+		assert.NoError(t, db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+			_, err := tx.Exec(ctx, "INSERT INTO t VALUES (4)")
+			return err
+		}))
+		assert.Equal(t, 1, count())
+		return nil
+	})
+}
+
+// counterSQL is a class whose Bump is marked Retryable but runs a
+// non-idempotent UPDATE: the planted bug verify and the explorer catch.
+func counterSQL(st *object.State) object.Object {
+	return fnObject{"Bump": object.Retryable(func(ctx context.Context) (int, error) {
+		db := st.SQL()
+		if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS c (n INTEGER); INSERT INTO c SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM c)"); err != nil {
+			return 0, err
+		}
+		c, err := db.Exec(ctx, "UPDATE c SET n = n + 1; SELECT n FROM c")
+		if err != nil {
+			return 0, err
+		}
+		var n int
+		return n, c.One(&n)
+	})}
+}
+
+// Q2: snapshots carry SQL state: VerifyIdempotent sees a retried UPDATE
+// and Restore rebuilds the database (the explorer: see explore's
+// TestQ2_FuncCatchesARetriedSQLUpdate).
+func TestQ2_SnapshotsSeeSQLState(t *testing.T) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("C", counterSQL)
+	rep, err := verify.Idempotent(ns, "Bump", nil, verify.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, verify.VerdictDanger, rep.Verdict)
+	assert.Contains(t, rep.Diff, object.SQLSnapshotPrefix+"c")
+
+	// Restore into another object, then read it back.
+	snap := rep.Once.Storage
+	id := ns.IDFromName("copy")
+	require.NoError(t, ns.Storage(id).Restore(snap))
+	assert.Equal(t, snap, ns.Storage(id).Snapshot())
+	require.Error(t, ns.Storage(id).Restore(map[string]any{object.SQLSnapshotPrefix + "x": 3}))
+
+}
+
+// Q3: random(), randomblob() and the clock read the seeded source and the
+// virtual clock: the same seed gives the same rows byte for byte.
+func TestQ3_SameSeedSameRows(t *testing.T) {
+	read := func(seed uint64) map[string]any {
+		var out map[string]any
+		sqlDo(t, seed, func(ctx context.Context, st *object.State) error {
+			assert.NoError(t, st.Sleep(ctx, 90*time.Minute))
+			db := st.SQL()
+			_, err := db.Exec(ctx, "CREATE TABLE t (r, b, at TEXT DEFAULT CURRENT_TIMESTAMP); INSERT INTO t (r, b) VALUES (random(), randomblob(8))")
+			assert.NoError(t, err)
+			c, err := db.Exec(ctx, "SELECT r, b, at, datetime('now') AS d, date() AS day, unixepoch() AS u, strftime('%H:%M') AS hm, julianday('NOW') AS j, datetime(?) AS bound, CURRENT_TIME AS ct FROM t", "now")
+			assert.NoError(t, err)
+			out = c.Row()
+			if !c.Next() {
+				return errors.New("no row")
+			}
+			out = c.Row()
+			return nil
+		})
+		return out
+	}
+	a, b, other := read(5), read(5), read(6)
+	assert.Equal(t, a, b)
+	assert.NotEqual(t, a["r"], other["r"])
+	want := runtime.Epoch.Add(90 * time.Minute).UTC()
+	assert.Equal(t, want.Format("2006-01-02 15:04:05"), a["at"])
+	assert.Equal(t, want.Format("2006-01-02 15:04:05"), a["d"])
+	assert.Equal(t, want.Format("2006-01-02 15:04:05"), a["bound"])
+	assert.Equal(t, want.Format("2006-01-02"), a["day"])
+	assert.Equal(t, want.Format("15:04:05"), a["ct"])
+	assert.Equal(t, want.Format("15:04"), a["hm"])
+	assert.Equal(t, want.Unix(), a["u"])
+	assert.Len(t, a["b"], 8)
+}
+
+// Q4: bad SQL (syntax, constraint, type), a bad argument, a refused
+// statement and a full database are errors wrapping ErrSQL with SQLite's
+// message; escaping a method they reach the caller as Remote errors.
+func TestQ4_BadSQLIsAnErrorNeverACrash(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		_, err := db.Exec(ctx, "CREATE TABLE t (v INTEGER NOT NULL UNIQUE) STRICT")
+		assert.NoError(t, err)
+		for q, want := range map[string]string{
+			"SELEC 1":                       `near "SELEC": syntax error`,
+			"INSERT INTO t VALUES (NULL)":   "NOT NULL constraint failed: t.v",
+			"INSERT INTO t VALUES ('text')": "cannot store TEXT value in INTEGER column t.v",
+			"SELECT * FROM nowhere":         "no such table: nowhere",
+			"BEGIN":                         "use SQL.Transaction",
+			"PRAGMA max_page_count = 1":     "the size limit",
+			"":                              "no statement",
+			"SELECT 'open":                  "unterminated",
+		} {
+			_, err := db.Exec(ctx, q)
+			assert.ErrorIs(t, err, object.ErrSQL, q)
+			assert.Contains(t, err.Error(), want, q)
+		}
+		_, err = db.Exec(ctx, "SELECT ?", struct{}{})
+		assert.ErrorContains(t, err, "argument 1: struct {} cannot be bound")
+		_, err = db.Exec(ctx, "SELECT ?; SELECT ?", 1)
+		assert.ErrorContains(t, err, "1 arguments for 2 ? marks")
+		_, err = db.Exec(ctx, "CREATE TABLE big (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 20) INSERT INTO big SELECT zeroblob(1000000) FROM n")
+		assert.ErrorIs(t, err, object.ErrSQL)
+		assert.Contains(t, err.Error(), "full")
+		assert.Contains(t, err.Error(), "DefaultSQLMaxBytes")
+		return nil
+	})
+
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("T", func(st *object.State) object.Object {
+		return fnObject{"Bad": object.Func(func(ctx context.Context) error {
+			_, err := st.SQL().Exec(ctx, "SELEC 1")
+			return err
+		})}
+	})
+	s, err := ns.Get(ns.IDFromName("a"))
+	require.NoError(t, err)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		_, err := s.Call(ctx, "Bad")
+		var e *stub.Error
+		require.ErrorAs(t, err, &e)
+		assert.True(t, e.Remote)
+		assert.True(t, strings.Contains(e.Msg, "syntax error"), e.Msg)
+		return nil
+	}))
+}
