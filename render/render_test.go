@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -192,4 +193,13 @@ func TestEscape(t *testing.T) {
 	}
 	// Value is JSON through the same escape.
 	assert.Equal(t, `["a\u001bb","c\u007f"]`, Value([]any{"a\x1bb", "c\x7f"}))
+}
+
+// An SQL table in a storage snapshot shows as a table with a line per row
+// (rule Q2: SQL state is storage, and timelines show it readably).
+func TestStorageShowsSQLTables(t *testing.T) {
+	table := map[string]any{"type": "table", "columns": []any{"seat", "holder"}, "rows": []any{[]any{1, "alice"}}}
+	assert.Equal(t, []string{"sql table seats (seat, holder): 1 row(s)", `  [1,"alice"]`},
+		storageLines(object.SQLSnapshotPrefix+"seats", table))
+	assert.Equal(t, []string{"apple = 3"}, storageLines("apple", 3))
 }

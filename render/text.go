@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dosim/dosim/internal/layout"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
@@ -229,11 +230,35 @@ func writeStorage(w io.Writer, r Report) {
 			continue
 		}
 		for _, k := range sortedKeys(o.Data) {
-			rows = append(rows, row{cells: []cell{{"", ""}, {name, ""}, {k + " = " + Value(o.Data[k]), ""}}})
-			name = ""
+			for _, line := range storageLines(k, o.Data[k]) {
+				rows = append(rows, row{cells: []cell{{"", ""}, {name, ""}, {line, ""}}})
+				name = ""
+			}
 		}
 	}
 	writeTable(w, rows, func(c cell) string { return c.text })
+}
+
+// storageLines shows one stored key: "key = value", or, for an SQL table
+// as a snapshot holds it (object.SQLSnapshotPrefix), the table with its
+// columns and then a line per row.
+func storageLines(key string, v any) []string {
+	name, isSQL := strings.CutPrefix(key, object.SQLSnapshotPrefix)
+	t, ok := v.(map[string]any)
+	if !isSQL || !ok || t["type"] != "table" {
+		return []string{key + " = " + Value(v)}
+	}
+	cols, _ := t["columns"].([]any)
+	rows, _ := t["rows"].([]any)
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = fmt.Sprint(c)
+	}
+	out := []string{fmt.Sprintf("sql table %s (%s): %d row(s)", name, strings.Join(names, ", "), len(rows))}
+	for _, r := range rows {
+		out = append(out, "  "+Value(r))
+	}
+	return out
 }
 
 func writeExpectations(w io.Writer, r Report, paint func(cell) string) {

@@ -552,6 +552,7 @@ var allowedEdges = map[edge]bool{
 	{from: "verify", to: "transport"}:        true,
 
 	{from: "render", to: "internal/layout"}: true,
+	{from: "render", to: "object"}:          true,
 	{from: "render", to: "runtime"}:         true,
 	{from: "render", to: "transport"}:       true,
 
