@@ -117,7 +117,35 @@ func (e Event) Text() string {
 }
 
 // Events returns every event recorded so far, in order.
-func (r *Runtime) Events() []Event { return append([]Event(nil), r.events...) }
+func (r *Runtime) Events() []Event { return r.events.all() }
+
+// eventLog keeps events in chunks of eventChunk, so that recording one
+// never copies the ones before it (an Event is a few hundred bytes: a
+// growing slice of them would move megabytes in a long run).
+type eventLog struct {
+	chunks [][]Event
+	n      int
+}
+
+const eventChunk = 256
+
+func (l *eventLog) add(e Event) {
+	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == eventChunk {
+		l.chunks = append(l.chunks, make([]Event, 0, eventChunk))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, e)
+	l.n++
+}
+
+// all returns a copy of the events, in order.
+func (l *eventLog) all() []Event {
+	out := make([]Event, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
 
 // event records an event of the object h hosts.
 func (h *host) event(w wire.Event) {
@@ -129,7 +157,7 @@ func (h *host) event(w wire.Event) {
 		Attempt: w.Attempt, Attempts: w.Attempts, Retry: w.Retry, Reason: w.Reason,
 		Delay: w.Delay, Next: w.Next, Err: w.Err, Panic: w.Panic,
 	}
-	r.events = append(r.events, e)
+	r.events.add(e)
 }
 
 // Event records a trace event of the object.

@@ -98,7 +98,7 @@ type Runtime struct {
 	calls   []*wire.Call
 	stamp   uint64 // logical clock of call starts and ends, finer than virtual time
 	effects []Effect
-	events  []Event        // see Events
+	events  eventLog       // see Events
 	shared  map[string]any // runtime-wide values of object code (circuit breakers)
 
 	stallLimit time.Duration

@@ -25,7 +25,7 @@ func (r *Runtime) Trace() string {
 	for _, e := range r.effects {
 		fmt.Fprintf(&b, "effect at=%v %s/%s %s %v request=%s attempt=%d\n", e.At, e.Namespace, e.Object, e.Kind, e.Payload, e.RequestID, e.Attempt)
 	}
-	for _, e := range r.events {
+	for _, e := range r.events.all() {
 		fmt.Fprintf(&b, "event at=%v %s/%s %s %s\n", e.At, e.Namespace, e.Object, e.Kind, e.Text())
 	}
 	return b.String()
