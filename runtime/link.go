@@ -51,7 +51,7 @@ func (r *Runtime) send(f *wire.Flight) {
 		ObjectID:  h.objectID(),
 		Method:    f.Req.Method,
 		N:         f.N,
-		Call:      f.Call.Seq,
+		Call:      int(f.Call.Seq),
 	}, r.rng)
 	f.Fault, f.Reset = d.Fault, d.Reason
 	f.Rec.Fault = d.Fault

@@ -326,7 +326,7 @@ func (c *connImpl) NewRequestID() uuid.UUID {
 }
 
 func (c *connImpl) Begin(call *wire.Call) {
-	call.Seq = len(c.calls) + 1
+	call.Seq = int32(len(c.calls) + 1)
 	call.Start = c.k.Now()
 	c.stamp++
 	call.Began = c.stamp

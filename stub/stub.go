@@ -238,7 +238,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		Method:      method,
 		Subrequests: 1, // retries are not subrequests (S13)
 		Attempts:    fr.rec.atts[:0],
-		MaxRetries:  s.cfg.maxRetries,
+		MaxRetries:  int8(s.cfg.maxRetries),
 		Timeout:     s.cfg.timeout,
 	}
 	if hreq == nil && len(copied) > 0 {

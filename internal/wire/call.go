@@ -129,15 +129,14 @@ func (f *Flight) Abandon() {
 
 // Call is the runtime's record of one call, filled in by the stub and the host.
 type Call struct {
-	Target     *Target
-	Seq        int
-	ID         uuid.UUID
-	Method     string
-	Start, End time.Duration
-	// Began and Ended order call starts and ends across the runtime,
-	// finer than virtual time (many calls share an instant).
+	Target *Target
+	ID     uuid.UUID
+	Method string
+	// Start and End are virtual times; Began and Ended order call starts
+	// and ends across the runtime, finer than virtual time (many calls
+	// share an instant).
+	Start, End   time.Duration
 	Began, Ended uint64
-	Subrequests  int
 	// Args are the stub's copies of the arguments (the request's; never
 	// handed to the object, which gets its own per delivery); nil for
 	// fetch.
@@ -148,16 +147,19 @@ type Call struct {
 	// ObjectErr is the object's own error message when the call failed
 	// with it, "" otherwise.
 	ObjectErr string
-	// MaxRetries and Timeout are the stub's retry limit and deadline.
-	MaxRetries int
-	Timeout    time.Duration
-	Outcome    transport.Outcome
-	Err        error // rendered only when records are read
-	Attempts   []*Attempt
-	Finished   bool
+	// Timeout is the stub's deadline.
+	Timeout  time.Duration
+	Err      error // rendered only when records are read
+	Attempts []*Attempt
+	// The small fields last, packed (a record is kept for every call).
+	Seq         int32
+	Subrequests int32
 	// InFlight counts attempts sent and not yet arrived at the object (or
 	// dropped by the link).
-	InFlight int
+	InFlight   int32
+	MaxRetries int8 // the stub's retry limit (0..10, rule S2)
+	Outcome    transport.Outcome
+	Finished   bool
 }
 
 // Attempt is the record of one attempt.
