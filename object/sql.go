@@ -64,6 +64,15 @@ type SQL struct {
 	// revoked, when set, refuses every operation: the handle of a stale
 	// instance (rule L4).
 	revoked error
+	// root is the storage that owns the database: its journal, when the
+	// runtime can fail a write, says whether writes need the turn's
+	// savepoint (rule L7, see storage_gate.go).
+	root *Storage
+	// turn is set while the savepoint that holds the unconfirmed writes
+	// of the current turns is open (only with a journal).
+	turn bool
+	// txWrote is set when an Exec inside the outermost Transaction wrote.
+	txWrote bool
 }
 
 // sqlSeq names the private in-memory databases.
@@ -182,37 +191,61 @@ var readOnly = map[string]bool{"SELECT": true, "VALUES": true, "EXPLAIN": true}
 // time.Time (stored as text 'YYYY-MM-DD HH:MM:SS.SSS' UTC). An error wraps
 // ErrSQL and carries SQLite's message (rule Q4).
 func (db *SQL) Exec(ctx context.Context, query string, args ...any) (*Cursor, error) {
-	if err := db.live("Exec"); err != nil {
+	return db.exec(ctx, "Exec", query, false, args)
+}
+
+// exec is Exec; with readOnly set, query must be one statement and the
+// connection refuses writes while it runs (PRAGMA query_only).
+func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, args []any) (*Cursor, error) {
+	if err := db.live(op); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: Exec: %w", ErrSQL, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrSQL, op, err)
 	}
 	now := db.now()
 	stmts, err := splitSQL(query)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Exec %s: %w", ErrSQL, shortSQL(query), err)
+		return nil, fmt.Errorf("%w: %s %s: %w", ErrSQL, op, shortSQL(query), err)
 	}
 	if len(stmts) == 0 {
-		return nil, fmt.Errorf("%w: Exec %s: no statement", ErrSQL, shortSQL(query))
+		return nil, fmt.Errorf("%w: %s %s: no statement", ErrSQL, op, shortSQL(query))
 	}
 	vals, err := bindValues(args)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Exec %s: %w", ErrSQL, shortSQL(query), err)
+		return nil, fmt.Errorf("%w: %s %s: %w", ErrSQL, op, shortSQL(query), err)
 	}
 	marks, writes := 0, false
 	for _, s := range stmts {
 		if why, ok := refused[s.keyword]; ok {
-			return nil, fmt.Errorf("%w: Exec %s: %s statements are not allowed: %s", ErrSQL, shortSQL(query), s.keyword, why)
+			return nil, fmt.Errorf("%w: %s %s: %s statements are not allowed: %s", ErrSQL, op, shortSQL(query), s.keyword, why)
 		}
 		if s.keyword == "PRAGMA" && strings.Contains(strings.ToLower(s.text), "max_page_count") {
-			return nil, fmt.Errorf("%w: Exec %s: PRAGMA max_page_count is the runtime's (the size limit)", ErrSQL, shortSQL(query))
+			return nil, fmt.Errorf("%w: %s %s: PRAGMA max_page_count is the runtime's (the size limit)", ErrSQL, op, shortSQL(query))
 		}
 		marks += s.marks
 		writes = writes || !readOnly[s.keyword]
 	}
 	if len(stmts) > 1 && marks != len(vals) {
-		return nil, fmt.Errorf("%w: Exec %s: %d arguments for %d ? marks in %d statements", ErrSQL, shortSQL(query), len(vals), marks, len(stmts))
+		return nil, fmt.Errorf("%w: %s %s: %d arguments for %d ? marks in %d statements", ErrSQL, op, shortSQL(query), len(vals), marks, len(stmts))
+	}
+	if readOnlyQuery {
+		if len(stmts) > 1 {
+			return nil, fmt.Errorf("%w: %s %s: %d statements, give one", ErrSQL, op, shortSQL(query), len(stmts))
+		}
+		writes = false
+		if _, err := db.run("PRAGMA query_only = ON", nil); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrSQL, op, err)
+		}
+		defer func() { _, _ = db.run("PRAGMA query_only = OFF", nil) }()
+	}
+	var by any // the turn whose unconfirmed write this is (rule L7)
+	if writes {
+		if db.depth > 0 {
+			db.txWrote = true
+		} else if by, err = db.openTurn(); err != nil {
+			return nil, err
+		}
 	}
 	cur := &Cursor{}
 	err = db.atomic(len(stmts) > 1, func() error {
@@ -245,6 +278,9 @@ func (db *SQL) Exec(ctx context.Context, query string, args ...any) (*Cursor, er
 	})
 	if err != nil {
 		return nil, err
+	}
+	if by != nil {
+		db.root.j.noteSQL(by)
 	}
 	if writes {
 		total, err := db.totalChanges()
@@ -327,9 +363,20 @@ func (db *SQL) Transaction(ctx context.Context, fn func(ctx context.Context, tx 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: Transaction: %w", ErrSQL, err)
 	}
+	var by any // the turn whose unconfirmed writes these are (rule L7)
+	if db.depth == 0 {
+		var err error
+		if by, err = db.openTurn(); err != nil {
+			return err
+		}
+		db.txWrote = false
+	}
 	err := db.atomic(true, func() error { return fn(ctx, db) })
 	if total, e := db.totalChanges(); e == nil {
 		db.changes = total
+	}
+	if err == nil && by != nil && db.txWrote {
+		db.root.j.noteSQL(by)
 	}
 	return err
 }
@@ -423,4 +470,75 @@ func bindValue(a any) (driver.Value, error) {
 		return v.UTC().Format("2006-01-02 15:04:05.000"), nil
 	}
 	return nil, fmt.Errorf("%T cannot be bound: use nil, bool, an integer, a float, string, []byte or time.Time", a)
+}
+
+// QuerySQL runs query, one statement that only reads, on the object's
+// SQL database, with args bound to its ? marks, and returns its rows: for
+// tests and for a scenario's expectations on SQL state, which look at
+// the database from outside the object. The connection refuses every
+// write while the query runs (SQLite's PRAGMA query_only), so a statement
+// that would write fails with SQLite's "attempt to write a readonly
+// database" and changes nothing. QuerySQL does not create the database:
+// on an object that never called State.SQL it is an error wrapping ErrSQL.
+func (s *Storage) QuerySQL(ctx context.Context, query string, args ...any) (*Cursor, error) {
+	if err := s.live("QuerySQL"); err != nil {
+		return nil, err
+	}
+	root := s
+	for root.txn != nil {
+		root = root.parent
+	}
+	if root.sql == nil {
+		return nil, fmt.Errorf("%w: QuerySQL %s: the object has no SQL database (it never called State.SQL)", ErrSQL, shortSQL(query))
+	}
+	return root.sql.exec(ctx, "QuerySQL", query, true, args)
+}
+
+// dropAll drops every table, index, view and trigger (Storage.DeleteAll),
+// all or none. Under the output gate it is one write of the running turn.
+func (db *SQL) dropAll() error {
+	if err := db.live("DeleteAll"); err != nil {
+		return err
+	}
+	var by any
+	if db.depth > 0 {
+		db.txWrote = true
+	} else {
+		var err error
+		if by, err = db.openTurn(); err != nil {
+			return err
+		}
+	}
+	err := db.atomic(true, func() error {
+		// Rows that other tables' foreign keys name may go first: the
+		// check waits for the end of the outermost transaction, when
+		// every table is gone.
+		if _, err := db.run("PRAGMA defer_foreign_keys = ON", nil); err != nil {
+			return err
+		}
+		schema, err := db.run(`SELECT type, name FROM sqlite_schema
+			WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' AND type IN ('trigger', 'view', 'table')
+			ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, name`, nil)
+		if err != nil {
+			return err
+		}
+		for _, r := range schema.rows {
+			typ, name := r[0].(string), r[1].(string)
+			// A table's indexes and triggers go with it.
+			if _, err := db.run("DROP "+strings.ToUpper(typ)+" IF EXISTS "+quoteIdent(name), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: DeleteAll: %w", ErrSQL, err)
+	}
+	if total, err := db.totalChanges(); err == nil {
+		db.changes = total
+	}
+	if by != nil {
+		db.root.j.noteSQL(by)
+	}
+	return nil
 }

@@ -16,7 +16,8 @@ import (
 // a list of values in column order, the rows sorted by value (so equal
 // contents compare equal whatever order they were written in; hidden
 // rowids are not kept). Others have "type" and "schema". AUTOINCREMENT
-// counters are under SQLSnapshotPrefix + "sqlite_sequence".
+// counters are under SQLSnapshotPrefix + "sqlite_sequence" (absent when
+// there is none).
 const SQLSnapshotPrefix = ReservedPrefix + "sql/"
 
 func init() {
@@ -34,6 +35,7 @@ func (s *Storage) sqlDB(host wire.Host) *SQL {
 		s.sql = db
 	}
 	s.sql.host = host
+	s.sql.root = s
 	return s.sql
 }
 
@@ -79,7 +81,11 @@ func (db *SQL) dump(snap map[string]any) error {
 		if err != nil {
 			return err
 		}
-		snap[SQLSnapshotPrefix+"sqlite_sequence"] = map[string]any{"type": "sequence", "rows": rows}
+		// Empty (no AUTOINCREMENT table, or none has a row yet, as after
+		// DeleteAll): the same as no sequence at all.
+		if len(rows) > 0 {
+			snap[SQLSnapshotPrefix+"sqlite_sequence"] = map[string]any{"type": "sequence", "rows": rows}
+		}
 	}
 	return nil
 }
@@ -289,6 +295,7 @@ func (s *Storage) restoreSQL(snap map[string]any) error {
 		return fmt.Errorf("%w: Restore: SQL %w", ErrStorage, err)
 	}
 	s.closeSQL()
+	db.root = s
 	s.sql = db
 	return nil
 }

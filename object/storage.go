@@ -44,11 +44,14 @@ type Storage struct {
 }
 
 // txn is a transaction's state: the storage it commits to, its pending
-// writes (a nil entry deletes the key), and whether it has finished.
+// writes (a nil entry deletes the key), whether it has finished, and
+// whether it empties the SQL database (DeleteAll).
 type txn struct {
 	parent *Storage
 	writes map[string]*any
 	done   bool
+	// dropSQL is set by DeleteAll: the commit empties the SQL database.
+	dropSQL bool
 }
 
 // NewStorage returns an empty storage, for tests of an object's code
@@ -281,6 +284,15 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 	defer func() { tx.done = true }()
 	if err := wire.HoldGate(ctx, func() error { return fn(ctx, tx) }); err != nil {
 		return err
+	}
+	switch {
+	case !tx.dropSQL:
+	case s.txn != nil:
+		s.dropSQL = true
+	case s.sql != nil:
+		if err := s.sql.dropAll(); err != nil {
+			return err
+		}
 	}
 	for k, w := range tx.writes {
 		switch {

@@ -10,6 +10,7 @@ package object
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dosim/dosim/internal/wire"
 )
@@ -43,13 +44,16 @@ type journal struct {
 }
 
 // pendingWrite is one unconfirmed write: the key, what it held before,
-// who wrote it and whether it allowed an unconfirmed reply.
+// who wrote it and whether it allowed an unconfirmed reply. A write to
+// the SQL database (sql set) has no key: the SQL database's turn
+// savepoint holds what it changed.
 type pendingWrite struct {
 	key   string
 	old   any
 	had   bool
 	by    any
 	allow bool
+	sql   bool
 }
 
 var _ wire.Journal = storageJournal{}
@@ -63,6 +67,56 @@ func (j *journal) note(s *Storage, key string, allow bool) {
 	}
 	old, had := s.data[key]
 	j.pending = append(j.pending, pendingWrite{key: key, old: old, had: had, by: by, allow: allow})
+}
+
+// noteSQL journals a write to the SQL database, made by the turn by
+// inside the database's turn savepoint (SQL.openTurn). SQL writes never
+// allow an unconfirmed reply: AllowUnconfirmed is for key-value writes only.
+func (j *journal) noteSQL(by any) {
+	j.pending = append(j.pending, pendingWrite{by: by, sql: true})
+}
+
+// openTurn readies a write to the database by the running turn (rule
+// L7): with a journal and inside a turn, it opens the savepoint that
+// holds the writes not yet confirmed, if it is not open, and returns the
+// turn; otherwise nil (the write is durable at once). The savepoint is
+// released where the key-value writes are confirmed and rolled back
+// where they are lost (endTurn), so a turn's SQL and key-value writes are
+// confirmed together (rule Q2).
+func (db *SQL) openTurn() (any, error) {
+	if db.root == nil || db.root.j == nil {
+		return nil, nil
+	}
+	by := db.root.j.current()
+	if by == nil || db.turn {
+		return by, nil
+	}
+	if _, err := db.run("SAVEPOINT dosim_turn", nil); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSQL, err)
+	}
+	db.turn = true
+	return by, nil
+}
+
+// endTurn closes the turn savepoint, if open: keeping its writes
+// (confirmed) or rolling them back (lost). A statement's ON CONFLICT
+// ROLLBACK ends every savepoint, this one too: then there is nothing left
+// to close, and the turn's earlier SQL writes were rolled back with it.
+func (db *SQL) endTurn(keep bool) {
+	if db == nil || !db.turn {
+		return
+	}
+	db.turn = false
+	if db.closed {
+		return
+	}
+	if !keep {
+		_, _ = db.run("ROLLBACK TO dosim_turn", nil)
+	}
+	_, _ = db.run("RELEASE dosim_turn", nil)
+	if total, err := db.totalChanges(); err == nil {
+		db.changes = total
+	}
 }
 
 // Pending implements wire.Journal.
@@ -87,11 +141,14 @@ func (j *journal) lose(s *Storage) []any {
 	p := j.pending
 	s.j = nil // the restoring writes below are not journaled
 	defer func() { s.j = j }()
+	s.sql.endTurn(false)
 	for i := len(p) - 1; i >= 0; i-- {
 		w := p[i]
-		if w.had {
+		switch {
+		case w.sql: // rolled back above
+		case w.had:
 			s.set(w.key, w.old)
-		} else {
+		default:
 			s.del(w.key)
 		}
 		by = append(by, w.by)
@@ -105,7 +162,7 @@ func (j *journal) lose(s *Storage) []any {
 type storageJournal struct{ s *Storage }
 
 func (sj storageJournal) Pending() (int, bool) { return sj.s.j.Pending() }
-func (sj storageJournal) Confirm()             { sj.s.j.Confirm() }
+func (sj storageJournal) Confirm()             { sj.s.j.Confirm(); sj.s.sql.endTurn(true) }
 func (sj storageJournal) Lose() []any          { return sj.s.j.lose(sj.s) }
 
 func init() {

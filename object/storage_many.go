@@ -100,11 +100,24 @@ func (s *Storage) DeleteMany(ctx context.Context, keys []string, opts ...WriteOp
 // DeleteAll removes every key except the runtime's own, those under
 // ReservedPrefix: as on the platform, where deleteAll leaves the alarm
 // alone, the object's scheduled and queued tasks and dead letters stay
-// (cancel them to remove them) and so does its alarm (rule L8). Inside a
-// transaction it removes them when the transaction commits.
+// (cancel them to remove them) and so does its alarm (rule L8). It also
+// empties the SQL database, if the object has one: every table, index,
+// view and trigger is dropped, as the platform's deleteAll does; the keys
+// and the SQL go together or, if dropping fails, neither goes. Inside a
+// transaction both go when the transaction commits (so SQL written
+// through State.SQL inside the transaction's function, which is not part
+// of the transaction, goes too). Under the output gate (rule L7) it is
+// confirmed, or lost, with the turn's other writes.
 func (s *Storage) DeleteAll(ctx context.Context) error {
 	if err := s.live("DeleteAll"); err != nil {
 		return err
+	}
+	if s.txn != nil {
+		s.dropSQL = true
+	} else if s.sql != nil {
+		if err := s.sql.dropAll(); err != nil {
+			return err
+		}
 	}
 	if s.txn == nil && s.j != nil {
 		for k := range s.data {

@@ -131,6 +131,16 @@ func TestBadInputMessages(t *testing.T) {
 				"bad.yaml:9: expect.storage[1].absent: give a value or absent: true, not both",
 				`bad.yaml:10: expect.effects.email: is a string ("many"): want an integer from 0 to 1000000`,
 			}, nil},
+		{"bad SQL expectations", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexpect:\n  sql:\n    - {stub: nope, query: SELECT 1, rows: [[1]]}\n    - {stub: shop, rows: [1, [2]]}\n    - {stub: shop, query: SELECT 1, args: [[1]], rows: [[{a: 1}]]}\n    - {stub: shop, query: SELECT 1}\n    - {stub: shop, query: SELECT 1, rows: many}\n",
+			[]string{
+				`bad.yaml:8: expect.sql[0].stub: unknown stub "nope"; defined are shop`,
+				"bad.yaml:9: expect.sql[1].query: missing: this field is required",
+				"bad.yaml:9: expect.sql[1].rows[0]: is an integer (1): want a list of values, one per column of the query",
+				"bad.yaml:10: expect.sql[2].args[0]: is a list: want a number, a string, a bool or null",
+				"bad.yaml:10: expect.sql[2].rows[0][0]: is a mapping: want a number, a string or null (SQLite's values)",
+				"bad.yaml:11: expect.sql[3].rows: missing: this field is required",
+				`bad.yaml:12: expect.sql[4].rows: is a string ("many"): want a list of rows, each a list of the values of its columns: [[1, alice], [2, bob]], or [] for none`,
+			}, nil},
 		{"alias bomb", "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
 			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
 			"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n",

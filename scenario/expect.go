@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ const (
 	ExpectStorage    = "storage"
 	ExpectEffectKind = "effects-of-kind"
 	ExpectResets     = "resets"
+	ExpectSQL        = "sql"
 )
 
 // canonical turns a value into the plain form JSON gives it, so that an int
@@ -165,9 +167,12 @@ func (p *parser) parseEnd(n *yaml.Node) { p.parseEndInto(n, "expect", &p.s.Expec
 
 // parseEndInto reads expectations on the end state at path into out.
 func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
-	f := p.mapping(n, at, "storage", "effects", "resets")
+	f := p.mapping(n, at, "storage", "effects", "resets", "sql")
 	if f == nil {
 		return
+	}
+	if qn := f.get("sql"); qn != nil {
+		p.parseSQLExpect(qn, at+".sql", out)
 	}
 	if sn := f.get("storage"); sn != nil {
 		items, _ := p.seq(sn, at+".storage", "{stub, key, value} or {stub, key, absent: true}")
@@ -254,6 +259,102 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 	}
 }
 
+// endStub reads the stub field of an end-state expectation.
+func (p *parser) endStub(g *fields, item *yaml.Node, path string) (*Stub, bool) {
+	stn := g.require(p, "stub", item)
+	if stn == nil {
+		return nil, false
+	}
+	name, ok := p.name(stn, path+".stub")
+	if !ok {
+		return nil, false
+	}
+	st := p.stubs[name]
+	if st == nil && !p.brokenStubs[name] {
+		p.errorf(stn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
+	}
+	return st, st != nil
+}
+
+// parseSQLExpect reads expectations on an object's SQL database: a query
+// and the rows it must return, {stub, query, args, rows}.
+func (p *parser) parseSQLExpect(n *yaml.Node, at string, out *[]Expectation) {
+	items, _ := p.seq(n, at, "{stub, query, rows} (args optional)")
+	for i, item := range items {
+		path := fmt.Sprintf("%s[%d]", at, i)
+		g := p.mapping(item, path, "stub", "query", "args", "rows")
+		if g == nil {
+			continue
+		}
+		e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectSQL}
+		st, ok := p.endStub(g, item, path)
+		e.Stub = st
+		if qn := g.require(p, "query", item); qn != nil {
+			q, good := p.name(qn, path+".query")
+			e.Key = q
+			ok = ok && good
+		} else {
+			ok = false
+		}
+		if an := g.get("args"); an != nil {
+			args, good := p.seq(an, path+".args", "values bound to the query's ? marks")
+			for j, a := range args {
+				if a = resolve(a); a.Kind != yaml.ScalarNode {
+					p.errorf(a, fmt.Sprintf("%s.args[%d]", path, j), nil, "is %s: want a number, a string, a bool or null", kindName(a))
+					good = false
+					continue
+				}
+				v, g2 := p.value(a, fmt.Sprintf("%s.args[%d]", path, j))
+				e.Args = append(e.Args, v)
+				good = good && g2
+			}
+			ok = ok && good
+		}
+		if rn := g.require(p, "rows", item); rn != nil {
+			rows, good := p.sqlRows(rn, path+".rows")
+			e.Want, e.canon = rows, canonical(rows)
+			ok = ok && good
+		} else {
+			ok = false
+		}
+		if ok {
+			*out = append(*out, e)
+		}
+	}
+}
+
+// sqlRows reads the rows an SQL expectation wants: a list of rows, each a
+// list of values in the query's column order.
+func (p *parser) sqlRows(n *yaml.Node, path string) ([]any, bool) {
+	const want = "rows, each a list of the values of its columns: [[1, alice], [2, bob]], or [] for none"
+	rows, ok := p.seq(n, path, want)
+	if !ok {
+		return nil, false
+	}
+	out := make([]any, 0, len(rows))
+	for i, r := range rows {
+		rp := fmt.Sprintf("%s[%d]", path, i)
+		vals, good := p.seq(r, rp, "values, one per column of the query")
+		if !good {
+			ok = false
+			continue
+		}
+		row := make([]any, 0, len(vals))
+		for j, vn := range vals {
+			if vn = resolve(vn); vn.Kind != yaml.ScalarNode {
+				p.errorf(vn, fmt.Sprintf("%s[%d]", rp, j), nil, "is %s: want a number, a string or null (SQLite's values)", kindName(vn))
+				ok = false
+				continue
+			}
+			v, g := p.value(vn, fmt.Sprintf("%s[%d]", rp, j))
+			row = append(row, v)
+			ok = ok && g
+		}
+		out = append(out, row)
+	}
+	return out, ok
+}
+
 // Failure is an expectation that was not met.
 type Failure struct {
 	File string // the scenario's file
@@ -325,6 +426,41 @@ func (r *Result) CheckExplore() []Failure {
 	}
 	return out
 }
+
+// sqlAnswer is what an SQL expectation's query returned at the end of the
+// run: its rows, or the error.
+type sqlAnswer struct {
+	rows []any
+	err  error
+}
+
+// querySQL runs the query of each SQL expectation in exps on the object's
+// database, while the runtime is still open, for checkEnd.
+func (r *Result) querySQL(nss map[*Namespace]*runtime.Namespace, exps []Expectation) {
+	for i := range exps {
+		e := &exps[i]
+		if e.Kind != ExpectSQL {
+			continue
+		}
+		ns := nss[e.Stub.Namespace]
+		c, err := ns.Storage(ns.IDFromName(e.Stub.Object)).QuerySQL(context.Background(), e.Key, e.Args...)
+		if r.sql == nil {
+			r.sql = map[*Expectation]sqlAnswer{}
+		}
+		if err != nil {
+			r.sql[e] = sqlAnswer{err: err}
+			continue
+		}
+		rows := make([]any, 0, c.Len())
+		for _, row := range c.Values() {
+			rows = append(rows, row)
+		}
+		r.sql[e] = sqlAnswer{rows: rows}
+	}
+}
+
+// quoteSQL quotes a query on one line.
+func quoteSQL(q string) string { return fmt.Sprintf("%q", strings.Join(strings.Fields(q), " ")) }
 
 func plural(n int, one string) string {
 	if n == 1 {
@@ -503,6 +639,21 @@ func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met 
 			got = where + " = " + render.Value(v)
 		}
 		return want, got, met
+	case ExpectSQL:
+		a := r.sql[e]
+		met := a.err == nil && sameValue(e.canon, a.rows)
+		if !describe {
+			return "", "", met
+		}
+		where := fmt.Sprintf("%s/%s SQL %s", e.Stub.Namespace.Name, e.Stub.Object, quoteSQL(e.Key))
+		if len(e.Args) > 0 {
+			where += " with " + render.Value(e.Args)
+		}
+		want = where + " = " + render.Value(e.Want)
+		if a.err != nil {
+			return want, where + " failed: " + a.err.Error(), false
+		}
+		return want, where + " = " + render.Value(a.rows), met
 	case ExpectResets:
 		n := r.Resets[[2]string{e.Stub.Namespace.Name, e.Stub.Object}]
 		w := e.Want.(int)

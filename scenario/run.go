@@ -110,6 +110,8 @@ type Result struct {
 	// Resets counts the resets of each object a stub names, by namespace
 	// and object name (rule L3); an object never reset has no entry.
 	Resets map[[2]string]int
+	// sql holds what each SQL expectation's query returned.
+	sql map[*Expectation]sqlAnswer
 	// Outcomes holds, for each of the scenario's calls (Scenario.Calls
 	// order), which records it made and what it returned.
 	Outcomes []CallResult
@@ -253,6 +255,8 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 			res.Resets[key] = n
 		}
 	}
+	res.querySQL(nss, s.Expect)
+	res.querySQL(nss, s.Explore.Expect)
 	res.check()
 	return res, nil
 }

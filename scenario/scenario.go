@@ -193,7 +193,7 @@ func (f *Fetch) Request() (*http.Request, error) {
 
 // Expectation is one thing a scenario expects: of a call (Kind outcome,
 // attempts, executions, rejected, calls, effects, result, status, body,
-// error) or of the end state (Kind storage, effects-of-kind).
+// error) or of the end state (Kind storage, effects-of-kind, resets, sql).
 type Expectation struct {
 	Line int // where the file writes it
 	// Path names the expectation: "calls[1].expect.executions".
@@ -207,6 +207,9 @@ type Expectation struct {
 	Stub   *Stub
 	Key    string
 	Absent bool
+	// Args are bound to the query's ? marks (Kind sql, where Key is the
+	// query and Want the rows, each a list of values).
+	Args []any
 
 	canon any // Want as JSON would give it, for comparisons
 }

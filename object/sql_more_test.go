@@ -1,0 +1,106 @@
+package object_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/dosim/dosim/object"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sqlNames lists the database's tables, indexes, views and triggers.
+func sqlNames(t *testing.T, ctx context.Context, s *object.Storage) [][]any {
+	t.Helper()
+	c, err := s.QuerySQL(ctx, "SELECT type, name FROM sqlite_schema WHERE name NOT LIKE 'sqlite%' ORDER BY name")
+	require.NoError(t, err)
+	return c.Values()
+}
+
+// L8 (and Q2): DeleteAll empties the SQL database too, as the platform's
+// deleteAll does: tables, indexes, views and triggers go, even with
+// foreign keys between tables; AUTOINCREMENT starts again; inside a
+// transaction it goes only if the transaction commits.
+func TestL8_DeleteAllDropsTheSQLDatabase(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db, s := st.SQL(), st.Storage()
+		_, err := db.Exec(ctx, `PRAGMA foreign_keys = ON;
+			CREATE TABLE parent (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT);
+			CREATE TABLE child (id INTEGER PRIMARY KEY, p INTEGER NOT NULL REFERENCES parent(id));
+			CREATE INDEX child_p ON child (p);
+			CREATE VIEW names AS SELECT name FROM parent;
+			CREATE TRIGGER log AFTER INSERT ON parent BEGIN SELECT 1; END;
+			INSERT INTO parent (name) VALUES ('a'), ('b');
+			INSERT INTO child (p) VALUES (1), (2)`)
+		require.NoError(t, err)
+		require.NoError(t, s.Put(ctx, "k", 1))
+		require.Len(t, sqlNames(t, ctx, s), 5)
+
+		// A transaction that fails keeps both.
+		boom := errors.New("boom")
+		err = s.Transaction(ctx, func(ctx context.Context, tx *object.Storage) error {
+			require.NoError(t, tx.DeleteAll(ctx))
+			assert.Len(t, sqlNames(t, ctx, s), 5, "not before the commit")
+			return boom
+		})
+		require.ErrorIs(t, err, boom)
+		assert.Len(t, sqlNames(t, ctx, s), 5)
+		assert.Equal(t, 1, s.Len())
+
+		// One that commits drops both.
+		require.NoError(t, s.Transaction(ctx, func(ctx context.Context, tx *object.Storage) error { return tx.DeleteAll(ctx) }))
+		assert.Empty(t, sqlNames(t, ctx, s))
+		assert.Equal(t, 0, s.Len())
+
+		_, err = db.Exec(ctx, "CREATE TABLE parent (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT); INSERT INTO parent (name) VALUES ('c')")
+		require.NoError(t, err)
+		c, err := s.QuerySQL(ctx, "SELECT id FROM parent")
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{int64(1)}}, c.Values(), "AUTOINCREMENT starts again")
+
+		require.NoError(t, s.DeleteAll(ctx))
+		assert.Empty(t, sqlNames(t, ctx, s))
+		for k := range s.Snapshot() {
+			t.Errorf("snapshot key %q left after DeleteAll", k)
+		}
+		return nil
+	})
+}
+
+// Q1: QuerySQL reads the object's database from outside and never
+// writes: a writing statement fails with SQLite's message and changes
+// nothing; several statements, and an object without a database, are
+// errors.
+func TestQ1_QuerySQLOnlyReads(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		s := st.Storage()
+		_, err := s.QuerySQL(ctx, "SELECT 1")
+		require.ErrorIs(t, err, object.ErrSQL)
+		assert.Contains(t, err.Error(), "never called State.SQL")
+		assert.Empty(t, s.Snapshot(), "QuerySQL made no database")
+
+		_, err = st.SQL().Exec(ctx, "CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)")
+		require.NoError(t, err)
+		c, err := s.QuerySQL(ctx, "SELECT v FROM t WHERE v = ?", 1)
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{int64(1)}}, c.Values())
+
+		for _, q := range []string{"INSERT INTO t VALUES (2)", "DROP TABLE t", "WITH x AS (SELECT 3) INSERT INTO t SELECT * FROM x"} {
+			_, err = s.QuerySQL(ctx, q)
+			require.ErrorIs(t, err, object.ErrSQL, q)
+			assert.Contains(t, err.Error(), "readonly", q)
+		}
+		_, err = s.QuerySQL(ctx, "SELECT 1; SELECT 2")
+		assert.ErrorContains(t, err, "2 statements")
+		_, err = s.QuerySQL(ctx, "SELEC 1")
+		assert.ErrorContains(t, err, "syntax error")
+
+		c, err = s.QuerySQL(ctx, "SELECT count(*) FROM t")
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{int64(1)}}, c.Values(), "nothing written")
+		_, err = st.SQL().Exec(ctx, "INSERT INTO t VALUES (5)")
+		require.NoError(t, err, "Exec writes again after QuerySQL")
+		return nil
+	})
+}
