@@ -1,10 +1,8 @@
 package object
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,60 +13,22 @@ import (
 // addSeeds adds the nasty cases to a corpus of untyped maps: keys[0] gets
 // every kind of value, the other keys the numbers.
 func addSeeds(f *testing.F, keys ...string) {
-	for _, js := range []string{
+	docs := []string{
 		`{}`, ``, `null`, `[]`, `"x"`, `{"maxAttempts": 3, "baseDelayMs": 100, "maxDelayMs": 1000}`,
 		`{"maxAttempts": 1e308, "baseDelayMs": -1}`, `{"maxAttempts": 18446744073709551616}`,
 		`{"maxAttempts": 2.5}`, `{"baseDelayMs": 0.5}`, `{"maxDelayMs": 1.999}`, `{"maxDelayMs": 1e300}`,
 		`{"maxAttempts": "3"}`, `{"maxAttempts": {"a": {"b": 1}}}`, `{"maxAttempts": [1]}`,
 		`{"maxAttempts": null}`, `{"maxAttempts": true}`, `{"": 1}`, `{"TZ=UTC": 1}`, `{"CRON_TZ=": 1}`,
 		`{"maxAttempts": 1e400}`, `{"ünïcödé": "名前"}`, `{"maxRetries": 3}`,
-	} {
-		for _, useNumber := range []bool{false, true} {
-			f.Add([]byte(js), useNumber, "", uint8(0), int64(0), 0.0, "")
-		}
 	}
-	values := []struct {
-		n int64
-		x float64
-		s string
-	}{
-		{0, 0, ""}, {1, 1, "1"}, {-1, -1, "-1"}, {3, 3.5, "3.5"}, {100, 0.999, "0.999"},
-		{math.MaxInt64, math.NaN(), "NaN"}, {math.MinInt64, math.Inf(1), "1e400"},
-		{1 << 53, math.Inf(-1), "-Inf"}, {10, 1e308, "0x10"}, {11, math.SmallestNonzeroFloat64, "ünïcödé"},
+	values := []untyped.Value{
+		{N: 0, X: 0, S: ""}, {N: 1, X: 1, S: "1"}, {N: -1, X: -1, S: "-1"}, {N: 3, X: 3.5, S: "3.5"}, {N: 100, X: 0.999, S: "0.999"},
+		{N: math.MaxInt64, X: math.NaN(), S: "NaN"}, {N: math.MinInt64, X: math.Inf(1), S: "1e400"},
+		{N: 1 << 53, X: math.Inf(-1), S: "-Inf"}, {N: 10, X: 1e308, S: "0x10"}, {N: 11, X: math.SmallestNonzeroFloat64, S: "ünïcödé"},
 	}
-	for kind := range uint8(20) {
-		for _, v := range values {
-			f.Add([]byte(`{}`), false, keys[0], kind, v.n, v.x, v.s)
-		}
+	for _, in := range untyped.Corpus(docs, values, keys...) {
+		f.Add(in.JS, in.UseNumber, in.Key, in.Kind, in.N, in.X, in.S)
 	}
-	for _, k := range keys[1:] {
-		for _, kind := range []uint8{1, 12, 13} {
-			for _, v := range values {
-				f.Add([]byte(`{}`), false, k, kind, v.n, v.x, v.s)
-			}
-		}
-	}
-	for _, k := range []string{"", "TZ=UTC", "CRON_TZ=", "unknown", "ünïcödé"} {
-		f.Add([]byte(`{}`), false, k, uint8(1), int64(1), 1.0, "1")
-	}
-}
-
-// anyNumber returns v as a float64 when it is a number as ParseRetryOptions
-// documents it: a value of any Go integer or float kind, or a json.Number.
-func anyNumber(v any) (float64, bool) {
-	if n, ok := v.(json.Number); ok {
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return rv.Float(), true
-	}
-	return 0, false
 }
 
 // FuzzParseRetryOptions (rule A4): no untyped input makes
@@ -83,7 +43,7 @@ func FuzzParseRetryOptions(f *testing.F) {
 		m := untyped.Map(js, useNumber, key, kind, n, x, s)
 		valid := true
 		for k, v := range m {
-			num, isNum := anyNumber(v)
+			num, isNum := untyped.Number(v)
 			finite := isNum && !math.IsNaN(num) && !math.IsInf(num, 0)
 			switch k {
 			case "maxAttempts":
@@ -125,7 +85,7 @@ func FuzzParseRetryOptions(f *testing.F) {
 			case given && got == nil:
 				t.Fatalf("ParseRetryOptions(%#v) dropped %s", m, k)
 			case given:
-				num, _ := anyNumber(v)
+				num, _ := untyped.Number(v)
 				if *got < 1 || *got != want(num) {
 					t.Fatalf("ParseRetryOptions(%#v): %s = %d, want %d", m, k, *got, want(num))
 				}

@@ -1,10 +1,8 @@
 package stub
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,64 +13,22 @@ import (
 
 // addSeeds adds the nasty cases to a fuzz corpus of untyped maps.
 func addSeeds(f *testing.F, keys ...string) {
-	for _, js := range []string{
+	docs := []string{
 		`{}`, ``, `null`, `[]`, `"x"`, `{"maxRetries": 3, "timeoutMs": 2000}`,
 		`{"maxRetries": 1e308, "timeoutMs": -1}`, `{"maxRetries": 18446744073709551616}`,
 		`{"timeoutMs": 500.5}`, `{"timeoutMs": "1000"}`, `{"maxRetries": {"a": {"b": 1}}}`,
 		`{"maxRetries": [1]}`, `{"maxRetries": null}`, `{"maxRetries": true}`, `{"": 1}`,
 		`{"TZ=UTC": 1}`, `{"CRON_TZ=": 1}`, `{"maxAttempts": 3, "baseDelayMs": 100, "maxDelayMs": 1000}`,
 		`{"maxAttempts": 1e400}`, `{"baseDelayMs": 0.5}`, `{"maxDelayMs": -0}`, `{"ünïcödé": "名前"}`,
-	} {
-		for _, useNumber := range []bool{false, true} {
-			f.Add([]byte(js), useNumber, "", uint8(0), int64(0), 0.0, "")
-		}
 	}
-	values := []struct {
-		n int64
-		x float64
-		s string
-	}{
-		{0, 0, ""}, {1, 1, "1"}, {-1, -1, "-1"}, {3, 3.5, "3.5"}, {500, 500, "500"},
-		{60000, 60000, "60000"}, {math.MaxInt64, math.NaN(), "NaN"}, {math.MinInt64, math.Inf(1), "1e400"},
-		{1 << 53, math.Inf(-1), "-Inf"}, {10, 1e308, "0x10"}, {11, math.SmallestNonzeroFloat64, "ünïcödé"},
+	values := []untyped.Value{
+		{N: 0, X: 0, S: ""}, {N: 1, X: 1, S: "1"}, {N: -1, X: -1, S: "-1"}, {N: 3, X: 3.5, S: "3.5"}, {N: 500, X: 500, S: "500"},
+		{N: 60000, X: 60000, S: "60000"}, {N: math.MaxInt64, X: math.NaN(), S: "NaN"}, {N: math.MinInt64, X: math.Inf(1), S: "1e400"},
+		{N: 1 << 53, X: math.Inf(-1), S: "-Inf"}, {N: 10, X: 1e308, S: "0x10"}, {N: 11, X: math.SmallestNonzeroFloat64, S: "ünïcödé"},
 	}
-	// Every kind of value under the first key; the numbers under the others.
-	for kind := range uint8(20) {
-		for _, v := range values {
-			f.Add([]byte(`{}`), false, keys[0], kind, v.n, v.x, v.s)
-		}
+	for _, in := range untyped.Corpus(docs, values, keys...) {
+		f.Add(in.JS, in.UseNumber, in.Key, in.Kind, in.N, in.X, in.S)
 	}
-	for _, k := range keys[1:] {
-		for _, kind := range []uint8{1, 12, 13} {
-			for _, v := range values {
-				f.Add([]byte(`{}`), false, k, kind, v.n, v.x, v.s)
-			}
-		}
-	}
-	for _, k := range []string{"", "TZ=UTC", "CRON_TZ=", "unknown", "ünïcödé"} {
-		f.Add([]byte(`{}`), false, k, uint8(1), int64(1), 1.0, "1")
-	}
-}
-
-// anyNumber returns v as a float64 when it is a number as ParseOptions
-// documents it: a value of any Go integer or float kind (named ones too,
-// such as time.Duration), or a json.Number. (Until issue 10 ParseOptions
-// refused json.Number and named types while object.ParseRetryOptions took
-// them; both now read numbers with internal/clone.Number.)
-func anyNumber(v any) (float64, bool) {
-	if n, ok := v.(json.Number); ok {
-		f, err := n.Float64()
-		return f, err == nil
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(rv.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return float64(rv.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return rv.Float(), true
-	}
-	return 0, false
 }
 
 // FuzzParseOptions (rule S2): no untyped input makes ParseOptions panic;
@@ -89,7 +45,7 @@ func FuzzParseOptions(f *testing.F) {
 		valid := true
 		for k, v := range m {
 			lim, known := limits[k]
-			num, isNum := anyNumber(v)
+			num, isNum := untyped.Number(v)
 			if !known || !isNum || math.IsNaN(num) || math.IsInf(num, 0) || num != math.Trunc(num) || num < float64(lim[0]) || num > float64(lim[1]) {
 				valid = false
 			}
@@ -130,11 +86,11 @@ func FuzzParseOptions(f *testing.F) {
 		}
 		want := defaults()
 		if v, ok := m["maxRetries"]; ok {
-			num, _ := anyNumber(v)
+			num, _ := untyped.Number(v)
 			want.maxRetries = int(num)
 		}
 		if v, ok := m["timeoutMs"]; ok {
-			num, _ := anyNumber(v)
+			num, _ := untyped.Number(v)
 			want.timeout = time.Duration(num) * time.Millisecond
 		}
 		if c != want {

@@ -8,6 +8,7 @@ package untyped
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"time"
 )
 
@@ -70,4 +71,71 @@ func Map(js []byte, useNumber bool, key string, kind uint8, n int64, x float64, 
 	}
 	m[key] = v
 	return m
+}
+
+// Value is one number a fuzz corpus tries, as each kind of Map makes it:
+// N for the integer kinds, X for the floats, S for json.Number and strings.
+type Value struct {
+	N int64
+	X float64
+	S string
+}
+
+// Input is one corpus entry: Map's arguments.
+type Input struct {
+	JS        []byte
+	UseNumber bool
+	Key       string
+	Kind      uint8
+	N         int64
+	X         float64
+	S         string
+}
+
+// Corpus is the nasty cases for a parser of the given keys: each JSON
+// document, decoded with and without json.Number; every kind of value
+// under keys[0] and the number kinds under the other keys, for each of
+// values; and keys that are empty, unknown or not ASCII.
+func Corpus(docs []string, values []Value, keys ...string) []Input {
+	var out []Input
+	for _, js := range docs {
+		for _, useNumber := range []bool{false, true} {
+			out = append(out, Input{JS: []byte(js), UseNumber: useNumber})
+		}
+	}
+	for kind := range uint8(20) {
+		for _, v := range values {
+			out = append(out, Input{JS: []byte(`{}`), Key: keys[0], Kind: kind, N: v.N, X: v.X, S: v.S})
+		}
+	}
+	for _, k := range keys[1:] {
+		for _, kind := range []uint8{1, 12, 13} {
+			for _, v := range values {
+				out = append(out, Input{JS: []byte(`{}`), Key: k, Kind: kind, N: v.N, X: v.X, S: v.S})
+			}
+		}
+	}
+	for _, k := range []string{"", "TZ=UTC", "CRON_TZ=", "unknown", "ünïcödé"} {
+		out = append(out, Input{JS: []byte(`{}`), Key: k, Kind: 1, N: 1, X: 1, S: "1"})
+	}
+	return out
+}
+
+// Number returns v as a float64 when it is a number as the option parsers
+// document it: a value of any Go integer or float kind (named ones too,
+// such as time.Duration), or a json.Number.
+func Number(v any) (float64, bool) {
+	if n, ok := v.(json.Number); ok {
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int()), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(rv.Uint()), true
+	case reflect.Float32, reflect.Float64:
+		return rv.Float(), true
+	}
+	return 0, false
 }
