@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -213,14 +214,16 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		nss[ns] = rt.Namespace(ns.Name, ctor)
 	}
 	stubs := make(map[*Stub]*stub.Stub, len(s.Stubs))
+	ids := make(map[*Stub]object.ID, len(s.Stubs))
 	for _, st := range s.Stubs {
-		h, err := nss[st.Namespace].GetByName(st.Object, st.Options...)
+		ids[st] = nss[st.Namespace].IDFromName(st.Object)
+		h, err := nss[st.Namespace].Get(ids[st], st.Options...)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: stub %s: %w", ErrRun, s.File, st.Name, err)
 		}
 		stubs[st] = h
 	}
-	run := &runner{rt: rt, res: res, stubs: stubs, nss: nss}
+	run := &runner{rt: rt, res: res, stubs: stubs, ids: ids, nss: nss}
 	err := rt.Run(func(ctx context.Context) error {
 		for _, step := range s.Steps {
 			if err := run.step(ctx, step); err != nil {
@@ -266,6 +269,7 @@ type runner struct {
 	rt    *runtime.Runtime
 	res   *Result
 	stubs map[*Stub]*stub.Stub // the stubs minted before the run; used by every call only when Reuse
+	ids   map[*Stub]object.ID  // each stub's object, named once (IDFromName hashes)
 	nss   map[*Namespace]*runtime.Namespace
 	seq   int // call records begun so far: the next call's record index
 }
@@ -277,7 +281,7 @@ func (r *runner) stub(st *Stub) (*stub.Stub, error) {
 	if st.Reuse {
 		return r.stubs[st], nil
 	}
-	return r.nss[st.Namespace].GetByName(st.Object, st.Options...)
+	return r.nss[st.Namespace].Get(r.ids[st], st.Options...)
 }
 
 func (r *runner) step(ctx context.Context, st *Step) error {
