@@ -2,12 +2,14 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -154,7 +156,7 @@ func (r *Runtime) Calls() []CallRecord {
 			Subrequests: int(c.Subrequests),
 			Args:        copyArgs(c.Args),
 			Result:      copyValue(c.Result),
-			ObjectErr:   c.ObjectErr,
+			ObjectErr:   objectErr(c.Err),
 			MaxRetries:  int(c.MaxRetries),
 			Timeout:     c.Timeout,
 			Outcome:     c.Outcome,
@@ -165,8 +167,8 @@ func (r *Runtime) Calls() []CallRecord {
 		}
 		for j, a := range c.Attempts {
 			rec.Attempts[j] = AttemptRecord{
-				N: a.N, RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
-				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, LostWrites: a.LostWrites, Err: wire.Text(a.Err),
+				N: int(a.N), RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
+				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, LostWrites: int(a.LostWrites), Err: wire.Text(a.Err),
 			}
 		}
 		out[i] = rec
@@ -235,4 +237,15 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	}
 	r.effects = append(r.effects, e)
 	return nil
+}
+
+// objectErr is the object's own error message when err is the error of a
+// call that failed with it (flagged Remote), "" otherwise. It is read from
+// the recorded error, so that a call's record does not keep it twice.
+func objectErr(err error) string {
+	var e *stub.Error
+	if errors.As(err, &e) && e.Remote {
+		return e.Msg
+	}
+	return ""
 }

@@ -258,7 +258,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		if n > 1 {
 			a, f = &wire.Attempt{}, &wire.Flight{}
 		}
-		*a = wire.Attempt{N: n, Start: k.Now()}
+		*a = wire.Attempt{N: int32(n), Start: k.Now()}
 		rec.Attempts = append(rec.Attempts, a)
 		*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
 		if n == 1 {
@@ -379,9 +379,6 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 		if !clone.Immutable(v) { // the caller gets v and may change it
 			rec.Result, _, _ = clone.Copy(v, wire.RefPolicy) // cannot fail: the host copied v under this policy
 		}
-	}
-	if e, ok := err.(*Error); ok && e.Remote {
-		rec.ObjectErr = e.Msg
 	}
 	rec.Finished = true
 	fr.s.conn.End(rec)

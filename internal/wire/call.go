@@ -144,9 +144,6 @@ type Call struct {
 	// Result is a copy of what the call returned (not the caller's); nil
 	// on failure and for fetch.
 	Result any
-	// ObjectErr is the object's own error message when the call failed
-	// with it, "" otherwise.
-	ObjectErr string
 	// Timeout is the stub's deadline.
 	Timeout  time.Duration
 	Err      error // rendered only when records are read
@@ -164,17 +161,17 @@ type Call struct {
 
 // Attempt is the record of one attempt.
 type Attempt struct {
-	N          int
 	Start, End time.Duration
+	Err        error // rendered only when records are read
+	N          int32
+	// LostWrites counts the storage writes of the attempt's turn that a
+	// failed write made vanish (rule L7).
+	LostWrites int32
 	Fault      transport.Fault
 	Delivered  bool
 	Executed   bool
 	Rejected   bool
 	Cancelled  bool
-	// LostWrites counts the storage writes of the attempt's turn that a
-	// failed write made vanish (rule L7).
-	LostWrites int
-	Err        error // rendered only when records are read
 }
 
 // Text renders an error for a record ("" for nil).
