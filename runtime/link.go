@@ -17,7 +17,7 @@ import (
 )
 
 // objectID is the id's hex form when it has a name (rules may name either),
-// computed only when a fault plan asks.
+// computed only when a rule of the fault plan names an object.
 func (h *host) objectID() string {
 	if h.id.Name() == "" {
 		return h.target.Object
@@ -45,14 +45,17 @@ func (r *Runtime) send(f *wire.Flight) {
 		r.transmit(h, f, 0)
 		return
 	}
-	d := r.faults.DecideAttempt(transport.Attempt{
+	a := transport.Attempt{
 		Namespace: f.Target.Namespace,
 		Object:    f.Target.Object,
-		ObjectID:  h.objectID(),
 		Method:    f.Req.Method,
 		N:         f.N,
 		Call:      int(f.Call.Seq),
-	}, r.rng)
+	}
+	if r.faults.NamesObjects() {
+		a.ObjectID = h.objectID()
+	}
+	d := r.faults.DecideAttempt(a, r.rng)
 	f.Fault, f.Reset = d.Fault, d.Reason
 	f.Rec.Fault = d.Fault
 	f.Call.InFlight++

@@ -417,3 +417,29 @@ func TestDeadlockIsReportedNotHung(t *testing.T) {
 	assert.Equal(t, []string{"root: waiting for 1 group task(s)", "group task 1: waiting for 1 group task(s)"}, dl.Blocked)
 	assert.Contains(t, err.Error(), "every task is blocked and no timer is pending")
 }
+
+// A fault rule may name an object by its 64-hex-digit id as well as by its
+// name; the id is only made for plans that name objects.
+func TestFaultRuleNamesAnObjectByItsID(t *testing.T) {
+	probe := runtime.New()
+	id := probe.Namespace("INVENTORY", examples.NewInventory).IDFromName("shop")
+	probe.Close()
+	plan := transport.Plan(transport.Rule{Object: id.String(), Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
+	require.True(t, plan.NamesObjects())
+	assert.False(t, transport.Plan(transport.Rule{Method: "AddOne"}).NamesObjects())
+	rt := runtime.New(runtime.WithFaults(plan))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("shop")
+		if err != nil {
+			return err
+		}
+		_, err = s.Call(ctx, "AddOne", "apple") // ambiguous: the reply was lost
+		assert.Error(t, err)
+		return nil
+	}))
+	c := rt.Calls()[0]
+	require.Len(t, c.Attempts, 2)
+	assert.Equal(t, transport.LoseResponse, c.Attempts[0].Fault, "the rule named the object by its id")
+}

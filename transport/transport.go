@@ -83,6 +83,9 @@ type FaultPlan struct {
 	// rule of a long shrunk fault set. nil byCall: scan every rule.
 	byCall  map[int][]int
 	anyCall []int
+	// namesObjects says a rule names an object (Rule.Object), which may be
+	// its 64-hex-digit id: only then is an attempt's ObjectID worth making.
+	namesObjects bool
 }
 
 // Plan returns a plan made of rules, matched in order.
@@ -94,6 +97,7 @@ func Plan(rules ...Rule) *FaultPlan {
 
 // index fills byCall and anyCall when some rule names a call.
 func (p *FaultPlan) index() {
+	p.namesObjects = slices.ContainsFunc(p.rules, func(r Rule) bool { return r.Object != "" })
 	p.byCall, p.anyCall = nil, nil
 	if !slices.ContainsFunc(p.rules, func(r Rule) bool { return r.Call != 0 }) {
 		return
@@ -165,6 +169,10 @@ func (p *FaultPlan) Names(f Fault) bool {
 	}
 	return slices.ContainsFunc(p.rules, func(r Rule) bool { return r.Fault == f })
 }
+
+// NamesObjects reports whether a rule of the plan names an object, so that
+// the attempts it matches need Attempt.ObjectID. A nil plan names none.
+func (p *FaultPlan) NamesObjects() bool { return p != nil && p.namesObjects }
 
 // Rules returns a copy of the plan's rules.
 func (p *FaultPlan) Rules() []Rule {
