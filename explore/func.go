@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -336,34 +335,10 @@ func (fe *funcExplorer) failing(seed uint64) *Failing {
 		f.Shrink = ShrinkOff
 		return f
 	}
-	kind := r.Violations[0].Kind
-	deadline := fe.now().Add(fe.opts.ShrinkTime)
-	smallest := len(r.Faults)
-	test := func(rules []transport.Rule) (fails, stop bool) {
-		left := deadline.Sub(fe.now())
-		if f.Replays > 0 && left <= 0 {
-			return false, true
-		}
-		f.Replays++
-		mode := checkMode{skipLinear: kind != KindLinearizability, linearTimeout: max(left, time.Millisecond)}
-		got := fe.check(seed, append([]transport.Rule{}, rules...), mode, false) // not nil: nil draws random faults
-		if got.timedOut {
-			return false, true
-		}
-		fails = slices.ContainsFunc(got.Violations, func(v Violation) bool { return v.Kind == kind })
-		if fails && len(rules) <= smallest {
-			smallest = len(rules)
-			f.Violations = got.Violations
-		}
-		if fe.opts.ShrinkProgress != nil {
-			fe.opts.ShrinkProgress(f.Replays, smallest)
-		}
-		return fails, false
-	}
-	f.Shrunk, f.Shrink = ddmin(slices.Clone(r.Faults), test)
-	if f.Shrink == ShrinkNotReproduced {
-		f.Violations = r.Violations
-	}
+	shrink(f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
+		got := fe.check(seed, rules, mode, false)
+		return got.Violations, got.timedOut
+	})
 	return f
 }
 

@@ -83,35 +83,52 @@ func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 		f.Shrink = ShrinkOff
 		return f, nil
 	}
-	kind := r.Violations[0].Kind
-	deadline := e.now().Add(e.opts.ShrinkTime)
-	smallest := len(r.Faults)
+	shrink(f, e.opts, e.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
+		got, err := e.check(seed, rules, mode)
+		if err != nil {
+			return nil, false
+		}
+		return got.Violations, got.timedOut
+	})
+	return f, nil
+}
+
+// shrink shrinks f's drawn faults (f.Faults, which fail with the kind of
+// f.Violations[0]) with ddmin, replaying each candidate set with replay,
+// which returns the replay's violations and whether a linearizability check
+// ran out of time. It counts replays, reports progress, and stops when
+// opts.ShrinkTime runs out, reading the clock now only to stop. It keeps in
+// f the smallest failing set, its violations, and how shrinking went.
+func shrink(f *Failing, opts Options, now func() time.Time, replay func(rules []transport.Rule, mode checkMode) ([]Violation, bool)) {
+	kind := f.Violations[0].Kind
+	drawn := f.Violations
+	deadline := now().Add(opts.ShrinkTime)
+	smallest := len(f.Faults)
 	test := func(rules []transport.Rule) (fails, stop bool) {
-		left := deadline.Sub(e.now())
+		left := deadline.Sub(now())
 		if f.Replays > 0 && left <= 0 {
 			return false, true
 		}
 		f.Replays++
 		mode := checkMode{skipLinear: kind != KindLinearizability, linearTimeout: max(left, time.Millisecond)}
-		got, err := e.check(seed, append([]transport.Rule{}, rules...), mode) // not nil: nil draws random faults
-		if err == nil && got.timedOut {
+		got, timedOut := replay(append([]transport.Rule{}, rules...), mode) // not nil: nil draws random faults
+		if timedOut {
 			return false, true
 		}
-		fails = err == nil && slices.ContainsFunc(got.Violations, func(v Violation) bool { return v.Kind == kind })
+		fails = slices.ContainsFunc(got, func(v Violation) bool { return v.Kind == kind })
 		if fails && len(rules) <= smallest {
 			smallest = len(rules)
-			f.Violations = got.Violations
+			f.Violations = got
 		}
-		if e.opts.ShrinkProgress != nil {
-			e.opts.ShrinkProgress(f.Replays, smallest)
+		if opts.ShrinkProgress != nil {
+			opts.ShrinkProgress(f.Replays, smallest)
 		}
 		return fails, false
 	}
-	f.Shrunk, f.Shrink = ddmin(slices.Clone(r.Faults), test)
+	f.Shrunk, f.Shrink = ddmin(slices.Clone(f.Faults), test)
 	if f.Shrink == ShrinkNotReproduced {
-		f.Violations = r.Violations
+		f.Violations = drawn
 	}
-	return f, nil
 }
 
 // ddmin shrinks all to a smallest set that test says still fails. test
