@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/wire"
-	"modernc.org/sqlite"
 )
 
 // ErrSQL is wrapped by every error SQL returns: bad SQL (syntax, a
@@ -81,37 +80,9 @@ var sqlSeq atomic.Uint64
 // openSQL opens a fresh, empty database limited to maxBytes.
 func openSQL(host wire.Host) (*SQL, error) {
 	db := &SQL{host: host}
-	var drv sqlite.Driver
-	if err := drv.RegisterScalarFunction("random", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
-		return db.rand().Int64(), nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := drv.RegisterScalarFunction("randomblob", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		n, _ := args[0].(int64)
-		if n < 1 {
-			n = 1
-		}
-		if n > DefaultSQLMaxBytes {
-			return nil, fmt.Errorf("randomblob(%d): at most %d bytes", n, DefaultSQLMaxBytes)
-		}
-		b := make([]byte, n)
-		r := db.rand()
-		for i := range b {
-			b[i] = byte(r.Uint32())
-		}
-		return b, nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := drv.RegisterScalarFunction("dosim_now", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
-		return db.now(), nil
-	}); err != nil {
-		return nil, err
-	}
-	conn, err := drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private", sqlSeq.Add(1)))
+	conn, err := connect(db)
 	if err != nil {
-		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+		return nil, err
 	}
 	db.conn = conn
 	db.q = conn.(driver.QueryerContext)
@@ -301,15 +272,6 @@ func (db *SQL) totalChanges() (int64, error) {
 		return 0, fmt.Errorf("%w: total_changes: %w", ErrSQL, err)
 	}
 	return c.rows[0][0].(int64), nil
-}
-
-// explain makes SQLite's errors that need it clearer.
-func explain(err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == 13 { // SQLITE_FULL
-		return fmt.Errorf("%w (the database is limited to %d bytes, DefaultSQLMaxBytes)", err, DefaultSQLMaxBytes)
-	}
-	return err
 }
 
 // shortSQL quotes a query for an error message, cut after 60 bytes.

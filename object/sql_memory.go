@@ -1,3 +1,5 @@
+//go:build !dosim_nosql
+
 package object
 
 import (
