@@ -95,7 +95,10 @@ type Runtime struct {
 	byName     map[string]*Namespace
 	setupErrs  []error
 
-	calls   []*wire.Call
+	calls   []*wire.Call // every call, or the last keepLast begun (records.go)
+	begun   int32        // calls begun: the next call's Seq
+	records Records      // which records Calls keeps (WithRecords)
+	sink    func(CallRecord)
 	stamp   uint64 // logical clock of call starts and ends, finer than virtual time
 	effects []Effect
 	events  eventLog       // see Events
@@ -326,11 +329,12 @@ func (c *connImpl) NewRequestID() uuid.UUID {
 }
 
 func (c *connImpl) Begin(call *wire.Call) {
-	call.Seq = int32(len(c.calls) + 1)
+	c.begun++
+	call.Seq = c.begun
 	call.Start = c.k.Now()
 	c.stamp++
 	call.Began = c.stamp
-	c.calls = append(c.calls, call)
+	(*Runtime)(c).keep(call)
 }
 
 func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
@@ -341,6 +345,9 @@ func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
 func (c *connImpl) End(call *wire.Call) {
 	c.stamp++
 	call.Ended = c.stamp
+	if c.sink != nil {
+		c.sink(record(call))
+	}
 	if call.InFlight > 0 || len(call.Attempts) == 0 {
 		return
 	}
