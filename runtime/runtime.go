@@ -21,6 +21,14 @@
 // calls runtime.Goexit (t.FailNow does) fails the run with a *PanicError; a
 // goroutine that calls a stub or a sleep after its turn ended gets
 // ErrNotInTask.
+//
+// Every call's record (CallRecord, rule D2) is kept for Calls and Trace by
+// default: about 300 bytes a call. For long runs, WithRecords(KeepLast(n))
+// keeps only the last n, and WithRecordSink hands each record over as its
+// call ends (dosim run --format jsonl streams them as JSON Lines): ten
+// million calls on one object then hold a few megabytes. Checks that read
+// all of a run's records (explore's invariants, linearizability) need the
+// default.
 package runtime
 
 import (
