@@ -50,8 +50,12 @@ fuzz:
 		$(GO) test -tags $(FUZZ_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
+# bench runs every benchmark, then dosim's calls beside the peer (the
+# hand-written testing/synctest simulation, BenchmarkPeerSynctest) three
+# times and prints the ratios dosim/peer with their targets (issue 14).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test ./runtime -run '^$$' -bench 'CallNoFault$$|CallAmbiguous$$|PeerSynctest' -benchmem -count 3 | $(GO) run ./internal/benchratio
 
 cover:
 	$(GO) test -count=1 -coverprofile=cover.out ./... && $(GO) tool cover -func=cover.out | tail -1

@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/dosim/dosim/runtime"
 
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
@@ -36,8 +42,10 @@ what happened and exits 1.` + runExitCodesHelp,
   dosim run --seed 42 --format json FILE`),
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
+			if format != "jsonl" {
+				if checkFormat(format) != nil {
+					return usageErrorf("--format: %q is not a format; allowed are %s, jsonl", format, strings.Join(formats, ", "))
+				}
 			}
 			if err := checkColor(color); err != nil {
 				return err
@@ -64,8 +72,21 @@ what happened and exits 1.` + runExitCodesHelp,
 			}
 			reports := make([]render.Report, 0, len(scs))
 			failed := 0
+			out := cmd.OutOrStdout()
 			for _, sc := range scs {
-				res, err := sc.Run(opts...)
+				var lines *jsonLines
+				runOpts := opts
+				if format == "jsonl" {
+					lines = newJSONLines(out, sc)
+					if cmd.Flags().Changed("seed") {
+						lines.seed = seed
+					}
+					runOpts = append(slices.Clip(opts), scenario.RecordSink(lines.write))
+				}
+				res, err := sc.Run(runOpts...)
+				if err == nil && lines != nil {
+					err = lines.err
+				}
 				if err != nil {
 					return internalError("", err)
 				}
@@ -74,9 +95,10 @@ what happened and exits 1.` + runExitCodesHelp,
 					failed++
 				}
 			}
-			out := cmd.OutOrStdout()
-			if err := writeReports(out, format, useColor(color, out), reports); err != nil {
-				return err
+			if format != "jsonl" { // jsonl was written as the calls ended
+				if err := writeReports(out, format, useColor(color, out), reports); err != nil {
+					return err
+				}
 			}
 			if failed == 0 {
 				return nil
@@ -96,8 +118,44 @@ what happened and exits 1.` + runExitCodesHelp,
 			return &codeError{code: exitExpect}
 		},
 	}
-	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text, json, mermaid or html")
+	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid or html")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "run with this seed instead of each scenario's own")
 	return cmd
+}
+
+// jsonLines writes dosim run --format jsonl: one JSON object a line per
+// call, as the call ends: the scenario's name, file and seed, then the
+// call as --format json writes it (n counts calls in the order they
+// ended). The first write error stops the writing and is kept.
+type jsonLines struct {
+	enc        *json.Encoder
+	name, file string
+	seed       uint64
+	n          int
+	err        error
+}
+
+func newJSONLines(w io.Writer, sc *scenario.Scenario) *jsonLines {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &jsonLines{enc: enc, name: sc.Name, file: sc.File, seed: sc.Seed}
+}
+
+// jsonLine is one line of --format jsonl.
+type jsonLine struct {
+	Scenario string `json:"scenario"`
+	File     string `json:"file,omitempty"`
+	Seed     uint64 `json:"seed"`
+	render.JSONCall
+}
+
+func (l *jsonLines) write(c runtime.CallRecord) {
+	if l.err != nil {
+		return
+	}
+	l.n++
+	call := render.ToJSON(render.Report{Name: l.name, Seed: l.seed, Calls: []runtime.CallRecord{c}}).Calls[0]
+	call.N = l.n
+	l.err = l.enc.Encode(jsonLine{Scenario: l.name, File: l.file, Seed: l.seed, JSONCall: call})
 }

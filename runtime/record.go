@@ -141,39 +141,49 @@ func (c CallRecord) Rejections() int {
 }
 
 // Calls returns the record of every call made so far, in the order they
-// started. A call still in flight has Outcome OutcomePending.
+// started (only the last n under WithRecords(KeepLast(n))). A call still
+// in flight has Outcome OutcomePending.
 func (r *Runtime) Calls() []CallRecord {
-	out := make([]CallRecord, len(r.calls))
-	for i, c := range r.calls {
-		id := c.ID.String()
-		rec := CallRecord{
-			RequestID:   id,
-			Namespace:   c.Target.Namespace,
-			Object:      c.Target.Object,
-			Method:      c.Method,
-			Start:       c.Start,
-			End:         c.End,
-			Subrequests: int(c.Subrequests),
-			Args:        copyArgs(c.Args),
-			Result:      copyValue(c.Result),
-			ObjectErr:   objectErr(c.Err),
-			MaxRetries:  int(c.MaxRetries),
-			Timeout:     c.Timeout,
-			Outcome:     c.Outcome,
-			Err:         wire.Text(c.Err),
-			Attempts:    make([]AttemptRecord, len(c.Attempts)),
-			Began:       c.Began,
-			Ended:       c.Ended,
-		}
-		for j, a := range c.Attempts {
-			rec.Attempts[j] = AttemptRecord{
-				N: int(a.N), RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
-				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, LostWrites: int(a.LostWrites), Err: wire.Text(a.Err),
-			}
-		}
-		out[i] = rec
+	calls := r.calls
+	if n := r.records.last; n > 0 && len(calls) > n {
+		calls = calls[len(calls)-n:]
+	}
+	out := make([]CallRecord, len(calls))
+	for i, c := range calls {
+		out[i] = record(c)
 	}
 	return out
+}
+
+// record is a call's record as a reader gets it: its own copy.
+func record(c *wire.Call) CallRecord {
+	id := c.ID.String()
+	rec := CallRecord{
+		RequestID:   id,
+		Namespace:   c.Target.Namespace,
+		Object:      c.Target.Object,
+		Method:      c.Method,
+		Start:       c.Start,
+		End:         c.End,
+		Subrequests: int(c.Subrequests),
+		Args:        copyArgs(c.Args),
+		Result:      copyValue(c.Result),
+		ObjectErr:   objectErr(c.Err),
+		MaxRetries:  int(c.MaxRetries),
+		Timeout:     c.Timeout,
+		Outcome:     c.Outcome,
+		Err:         wire.Text(c.Err),
+		Attempts:    make([]AttemptRecord, len(c.Attempts)),
+		Began:       c.Began,
+		Ended:       c.Ended,
+	}
+	for j, a := range c.Attempts {
+		rec.Attempts[j] = AttemptRecord{
+			N: int(a.N), RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
+			Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, LostWrites: int(a.LostWrites), Err: wire.Text(a.Err),
+		}
+	}
+	return rec
 }
 
 // copyArgs gives a reader of the records its own copy of a call's

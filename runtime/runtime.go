@@ -21,6 +21,14 @@
 // calls runtime.Goexit (t.FailNow does) fails the run with a *PanicError; a
 // goroutine that calls a stub or a sleep after its turn ended gets
 // ErrNotInTask.
+//
+// Every call's record (CallRecord, rule D2) is kept for Calls and Trace by
+// default: about 300 bytes a call. For long runs, WithRecords(KeepLast(n))
+// keeps only the last n, and WithRecordSink hands each record over as its
+// call ends (dosim run --format jsonl streams them as JSON Lines): ten
+// million calls on one object then hold a few megabytes. Checks that read
+// all of a run's records (explore's invariants, linearizability) need the
+// default.
 package runtime
 
 import (
@@ -95,7 +103,10 @@ type Runtime struct {
 	byName     map[string]*Namespace
 	setupErrs  []error
 
-	calls   []*wire.Call
+	calls   []*wire.Call // every call, or the last keepLast begun (records.go)
+	begun   int32        // calls begun: the next call's Seq
+	records Records      // which records Calls keeps (WithRecords)
+	sink    func(CallRecord)
 	stamp   uint64 // logical clock of call starts and ends, finer than virtual time
 	effects []Effect
 	events  eventLog       // see Events
@@ -326,11 +337,12 @@ func (c *connImpl) NewRequestID() uuid.UUID {
 }
 
 func (c *connImpl) Begin(call *wire.Call) {
-	call.Seq = int32(len(c.calls) + 1)
+	c.begun++
+	call.Seq = c.begun
 	call.Start = c.k.Now()
 	c.stamp++
 	call.Began = c.stamp
-	c.calls = append(c.calls, call)
+	(*Runtime)(c).keep(call)
 }
 
 func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
@@ -341,6 +353,9 @@ func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
 func (c *connImpl) End(call *wire.Call) {
 	c.stamp++
 	call.Ended = c.stamp
+	if c.sink != nil {
+		c.sink(record(call))
+	}
 	if call.InFlight > 0 || len(call.Attempts) == 0 {
 		return
 	}

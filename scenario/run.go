@@ -24,6 +24,7 @@ type runConfig struct {
 	extra   Faults
 	logger  *zap.Logger
 	replace bool
+	sink    func(runtime.CallRecord)
 }
 
 type runOptionFunc func(*runConfig)
@@ -66,6 +67,12 @@ func Class(namespace string, ctor runtime.Constructor) RunOption {
 		}
 		c.classes[namespace] = ctor
 	})
+}
+
+// RecordSink hands fn each call's record as the call ends
+// (runtime.WithRecordSink): dosim run --format jsonl streams them.
+func RecordSink(fn func(runtime.CallRecord)) RunOption {
+	return runOptionFunc(func(c *runConfig) { c.sink = fn })
 }
 
 // Logger sets the runtime's logger (default zap.NewNop()).
@@ -202,7 +209,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger), runtime.WithEviction(!s.NoEviction))
+	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger), runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink))
 	defer rt.Close()
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
 	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))

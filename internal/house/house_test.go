@@ -488,14 +488,15 @@ func (e edge) String() string { return e.from + " -> " + e.to }
 var rank = map[string]int{
 	"transport": 0,
 
-	"internal/clone":   10,
-	"internal/house":   10,
-	"internal/layout":  10,
-	"internal/sched":   10,
-	"internal/testrun": 10,
-	"internal/untyped": 10,
-	"internal/invoke":  11,
-	"internal/wire":    12,
+	"internal/benchratio": 10,
+	"internal/clone":      10,
+	"internal/house":      10,
+	"internal/layout":     10,
+	"internal/sched":      10,
+	"internal/testrun":    10,
+	"internal/untyped":    10,
+	"internal/invoke":     11,
+	"internal/wire":       12,
 
 	"object":                        20,
 	"stub":                          30,
