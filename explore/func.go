@@ -224,7 +224,7 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 		out.Violations = append(out.Violations, recordInvariants(seed, c, marks[c.Method], c.MaxRetries, c.Timeout)...)
 	}
 	// The objects' storage at the end, for the model's end state.
-	view := &runView{Calls: calls, Events: rt.Events(), Effects: rt.Effects()}
+	view := &runView{Calls: calls, Events: rt.Events(), Effects: rt.Effects(), Callers: rt.Callers()}
 	seen := map[string]bool{}
 	for _, c := range calls {
 		ns := namespaces[c.Namespace]

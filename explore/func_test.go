@@ -220,3 +220,70 @@ func TestU3_FuncConstructorPanics(t *testing.T) {
 	assert.Contains(t, ft.errors[0], "error BROKEN: the class of namespace BROKEN cannot be built")
 	assert.True(t, strings.Contains(ft.errors[0], "no config"), ft.errors[0])
 }
+
+// adder adds to a total; Add is not marked, so a retry never runs it twice.
+type adder struct{ st *object.State }
+
+func (a *adder) Methods() object.Methods { return object.Methods{"Add": object.Func(a.Add)} }
+
+func (a *adder) Add(ctx context.Context, n int) (int, error) {
+	var v int
+	if _, err := a.st.Storage().Get(ctx, "n", &v); err != nil {
+		return 0, err
+	}
+	v += n
+	return v, a.st.Storage().Put(ctx, "n", v)
+}
+
+// relay is an object whose method calls another object: Forward asks the
+// ADDER "bank" to add and answers with what it got.
+type relay struct {
+	st   *object.State
+	bank *runtime.Namespace
+}
+
+func (r *relay) Methods() object.Methods {
+	return object.Methods{"Forward": object.Func(r.Forward)}
+}
+
+func (r *relay) Forward(ctx context.Context, tx string, amount int) (int, error) {
+	s, err := r.bank.GetByName("bank")
+	if err != nil {
+		return 0, err
+	}
+	n, err := stub.CallAs[int](ctx, s, "Add", amount)
+	if err != nil {
+		return 0, err
+	}
+	return n, r.st.Storage().Put(ctx, "last", n)
+}
+
+// H2, never cry wolf: the model replays an object's calls against its
+// class alone, so the history of an object whose methods called other
+// objects is counted as not checked (runtime.Runtime.Callers), never a
+// violation; the called object's history is still checked.
+func TestH2_FuncDoesNotJudgeObjectsThatCallOthers(t *testing.T) {
+	var callers []string
+	ft := &fakeT{TB: t}
+	sum := explore.Func(ft, explore.Options{Seeds: 300}, func(ctx context.Context, rt *runtime.Runtime) error {
+		bank := rt.Namespace("ADDER", func(st *object.State) object.Object { return &adder{st: st} })
+		relays := rt.Namespace("RELAY", func(st *object.State) object.Object { return &relay{st: st, bank: bank} })
+		s, err := relays.GetByName("r")
+		if err != nil {
+			return err
+		}
+		_, _ = s.Call(ctx, "Forward", "tx-1", 5)
+		s, err = relays.GetByName("r")
+		if err != nil {
+			return err
+		}
+		_, _ = s.Call(ctx, "Forward", "tx-2", 7)
+		callers = rt.Callers()
+		return nil
+	})
+	assert.Empty(t, ft.errors)
+	assert.True(t, sum.Clean(), "violations: %v", sum.Violations)
+	assert.Equal(t, []string{"RELAY/r"}, callers)
+	assert.Equal(t, 300, sum.Background, "every relay history is left unchecked")
+	assert.Greater(t, sum.Histories, 200, "the bank's histories are checked")
+}

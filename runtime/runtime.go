@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -118,6 +119,9 @@ type Runtime struct {
 	// journaling: some object's storage keeps its unconfirmed writes, so
 	// outgoing calls pass the output gate (rule L7, gate.go).
 	journaling bool
+	// callers are the objects whose turns made calls of their own (see
+	// Callers); nil until one does.
+	callers map[*host]struct{}
 }
 
 // Option configures a Runtime.
@@ -337,6 +341,14 @@ func (c *connImpl) NewRequestID() uuid.UUID {
 }
 
 func (c *connImpl) Begin(call *wire.Call) {
+	if t := c.k.Current(); t != nil {
+		if ti, ok := t.Data.(*turnInfo); ok { // an object's turn calls out
+			if c.callers == nil {
+				c.callers = map[*host]struct{}{}
+			}
+			c.callers[ti.h] = struct{}{}
+		}
+	}
 	c.begun++
 	call.Seq = c.begun
 	call.Start = c.k.Now()
@@ -426,6 +438,19 @@ func (g *Group) Wait() error {
 		}
 	}
 	return g.err
+}
+
+// Callers returns the objects ("NAMESPACE/object") whose methods made
+// calls of their own, sorted. A checker that replays an object's calls one
+// at a time against its class alone cannot model what those calls did to
+// other objects, so it leaves such histories unchecked.
+func (r *Runtime) Callers() []string {
+	out := make([]string, 0, len(r.callers))
+	for h := range r.callers {
+		out = append(out, h.ns.name+"/"+h.target.Object)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Namespaces returns the runtime's namespaces in the order they were defined.

@@ -150,6 +150,10 @@ func (r *Result) Passed() bool { return len(r.Failures) == 0 }
 // full request identities (rule D1: the same seed gives the same bytes).
 func (r *Result) Trace() string { return r.rt.Trace() }
 
+// Callers returns the objects ("NAMESPACE/object") whose methods made calls
+// of their own during the run (runtime.Runtime.Callers).
+func (r *Result) Callers() []string { return r.rt.Callers() }
+
 // Labels says what each call record was (same index as Calls): the
 // scenario call's label, with the application loop's attempt when it made
 // more than one.
