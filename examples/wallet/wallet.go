@@ -44,7 +44,9 @@ func (w *Wallet) Methods() object.Methods {
 }
 
 // Deposit adds amount to the balance once per transaction id and returns
-// the balance. A transaction id seen before changes nothing.
+// the balance after it. A transaction id seen before changes nothing and
+// returns what its first run returned: the key remembers the answer, not
+// only that the deposit happened.
 func (w *Wallet) Deposit(ctx context.Context, txID string, amount int) (int, error) {
 	if txID == "" {
 		return 0, fmt.Errorf("deposit: a transaction id is required")
@@ -58,15 +60,20 @@ func (w *Wallet) Deposit(ctx context.Context, txID string, amount int) (int, err
 			return err
 		}
 		if !w.forgetKeys {
-			seen, err := tx.Get(ctx, "tx/"+txID, new(bool))
+			// Applied before: answer what the first run answered, not the
+			// balance now (a deposit made in between would make the replay
+			// tell a story no order of the calls can explain).
+			seen, err := tx.Get(ctx, "tx/"+txID, &balance)
 			if err != nil || seen {
-				return err // applied before: the balance already holds it
-			}
-			if err := tx.Put(ctx, "tx/"+txID, true); err != nil {
 				return err
 			}
 		}
 		balance += amount
+		if !w.forgetKeys {
+			if err := tx.Put(ctx, "tx/"+txID, balance); err != nil {
+				return err
+			}
+		}
 		return tx.Put(ctx, "balance", balance)
 	})
 	return balance, err

@@ -126,3 +126,31 @@ func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 		t.Fatalf("replaying seed %d: ran %d seed(s), clean %v", seed, one.Ran, one.Clean())
 	}
 }
+
+// Concurrent deposits whose replies may be lost still explore clean: a
+// replayed transaction id answers what its first run answered, not the
+// balance after a deposit made in between, which no order of the calls
+// could explain (rules U3, S6).
+func TestU3_ConcurrentDepositsUnderFaults(t *testing.T) {
+	sum := explore.Func(t, explore.Options{Seeds: 1000}, func(ctx context.Context, rt *runtime.Runtime) error {
+		ns := rt.Namespace("WALLET", wallet.New)
+		g := rt.Group(ctx)
+		for _, d := range []struct {
+			tx     string
+			amount int
+		}{{"tx-1", 50}, {"tx-2", 30}} {
+			g.Go(func(ctx context.Context) error {
+				s, err := ns.GetByName("alice")
+				if err != nil {
+					return err
+				}
+				_, _ = s.Call(ctx, "Deposit", d.tx, d.amount) // errors are expected under faults
+				return nil
+			})
+		}
+		return g.Wait()
+	})
+	if !sum.Clean() {
+		t.Fatalf("concurrent deposits should explore clean: %d violations", sum.Total)
+	}
+}
