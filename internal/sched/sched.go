@@ -184,15 +184,15 @@ type Kernel struct {
 	// cur is the running task. It is atomic so that a goroutine outside the
 	// simulation can read it without a data race (see Enter).
 	cur    atomic.Pointer[Task]
-	live   taskList // started and not finished, in start order
+	live   list[Task] // started and not finished, in start order
 	nextID uint64
 	// cancels holds the blocked tasks whose context can be cancelled,
 	// grouped by the context's Done channel: checkCancels looks at each
 	// channel once per switch, however many tasks wait on it.
 	cancels   map[<-chan struct{}]*cancelGroup
-	groups    *cancelGroup // the groups, in the order they were made
-	cancelSeq uint64       // orders the tasks of all groups as they blocked
-	fired     []*Task      // scratch for checkCancels
+	groups    list[cancelGroup] // the groups, in the order they were made
+	cancelSeq uint64            // orders the tasks of all groups as they blocked
+	fired     []*Task           // scratch for checkCancels
 
 	workers []*worker // parked goroutines ready to run a new task
 	driver  chan Stop
@@ -313,17 +313,17 @@ type Task struct {
 	waitCtx  context.Context
 	killed   bool
 
-	// The kernel's lists: live tasks (lprev, lnext) and, while it waits on
-	// a cancellable context, its cancel group (cgroup, cprev, cnext) and
+	// The kernel's lists: live tasks (live) and, while it waits on a
+	// cancellable context, its cancel group (cgroup, wait) and
 	// the order it joined the groups in (cseq). Intrusive, so that a task
 	// leaves either list in O(1) however many tasks there are.
-	lprev, lnext *Task
-	inLive       bool
-	cgroup       *cancelGroup
-	cprev, cnext *Task
-	cseq         uint64
-	done         atomic.Bool // read by Enter from any goroutine
-	w            *worker
+	live   node[Task]
+	inLive bool
+	cgroup *cancelGroup
+	wait   node[Task]
+	cseq   uint64
+	done   atomic.Bool // read by Enter from any goroutine
+	w      *worker
 
 	// Gate, when set, is released while the task waits at a yielding point
 	// (a sleep, an outgoing call) and taken again before it goes on: the
@@ -388,7 +388,8 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 		t.done.Store(true)
 		return t
 	}
-	k.live.push(t)
+	k.live.push(t, liveNode)
+	t.inLive = true
 	t.blocked = true
 	t.reason = "starting"
 	var w *worker
@@ -502,58 +503,33 @@ func (k *Kernel) describe(t *Task) string {
 	return t.name
 }
 
-func (k *Kernel) removeLive(t *Task) { k.live.remove(t) }
-
-// taskList is the kernel's list of live tasks, in start order.
-type taskList struct {
-	head, tail *Task
-	n          int
+func (k *Kernel) removeLive(t *Task) {
+	if t.inLive {
+		k.live.remove(t, liveNode)
+		t.inLive = false
+	}
 }
 
-func (l *taskList) push(t *Task) {
-	t.lprev, t.lnext, t.inLive = l.tail, nil, true
-	if l.tail != nil {
-		l.tail.lnext = t
-	} else {
-		l.head = t
-	}
-	l.tail = t
-	l.n++
-}
-
-func (l *taskList) remove(t *Task) {
-	if !t.inLive {
-		return
-	}
-	if t.lprev != nil {
-		t.lprev.lnext = t.lnext
-	} else {
-		l.head = t.lnext
-	}
-	if t.lnext != nil {
-		t.lnext.lprev = t.lprev
-	} else {
-		l.tail = t.lprev
-	}
-	t.lprev, t.lnext, t.inLive = nil, nil, false
-	l.n--
-}
-
-// all returns the live tasks in start order.
-func (l *taskList) all() []*Task {
-	out := make([]*Task, 0, l.n)
-	for t := l.head; t != nil; t = t.lnext {
+// liveTasks returns the live tasks in start order.
+func (k *Kernel) liveTasks() []*Task {
+	out := make([]*Task, 0, k.live.n)
+	for t := k.live.head; t != nil; t = t.live.next {
 		out = append(out, t)
 	}
 	return out
 }
 
+// The nodes that link tasks and cancel groups into the kernel's lists.
+func liveNode(t *Task) *node[Task]                { return &t.live }
+func waitNode(t *Task) *node[Task]                { return &t.wait }
+func groupNode(g *cancelGroup) *node[cancelGroup] { return &g.link }
+
 // cancelGroup is the blocked tasks that wait on contexts sharing one Done
 // channel, in the order they blocked.
 type cancelGroup struct {
-	done       <-chan struct{}
-	head, tail *Task
-	prev, next *cancelGroup // the kernel's groups, in the order they were made
+	done  <-chan struct{}
+	tasks list[Task]        // linked through Task.wait
+	link  node[cancelGroup] // in the kernel's groups
 }
 
 // Block parks the running task t until Ready is called for it, ctx is
@@ -626,21 +602,13 @@ func (k *Kernel) addCancel(t *Task, done <-chan struct{}) {
 		if k.cancels == nil {
 			k.cancels = map[<-chan struct{}]*cancelGroup{}
 		}
-		g = &cancelGroup{done: done, next: k.groups}
-		if k.groups != nil {
-			k.groups.prev = g
-		}
-		k.groups = g
+		g = &cancelGroup{done: done}
+		k.groups.push(g, groupNode)
 		k.cancels[done] = g
 	}
 	k.cancelSeq++
-	t.cgroup, t.cseq, t.cprev, t.cnext = g, k.cancelSeq, g.tail, nil
-	if g.tail != nil {
-		g.tail.cnext = t
-	} else {
-		g.head = t
-	}
-	g.tail = t
+	t.cgroup, t.cseq = g, k.cancelSeq
+	g.tasks.push(t, waitNode)
 }
 
 func (k *Kernel) dropCancel(t *Task) {
@@ -649,26 +617,10 @@ func (k *Kernel) dropCancel(t *Task) {
 	}
 	t.waitCtx = nil
 	g := t.cgroup
-	if t.cprev != nil {
-		t.cprev.cnext = t.cnext
-	} else {
-		g.head = t.cnext
-	}
-	if t.cnext != nil {
-		t.cnext.cprev = t.cprev
-	} else {
-		g.tail = t.cprev
-	}
-	t.cgroup, t.cprev, t.cnext = nil, nil, nil
-	if g.head == nil { // the last waiter on this channel: drop the group
-		if g.prev != nil {
-			g.prev.next = g.next
-		} else {
-			k.groups = g.next
-		}
-		if g.next != nil {
-			g.next.prev = g.prev
-		}
+	g.tasks.remove(t, waitNode)
+	t.cgroup = nil
+	if g.tasks.n == 0 { // the last waiter on this channel: drop the group
+		k.groups.remove(g, groupNode)
 		delete(k.cancels, g.done)
 	}
 }
@@ -681,11 +633,11 @@ func (k *Kernel) dropCancel(t *Task) {
 func (k *Kernel) checkCancels() {
 	fired := k.fired[:0]
 	groups := 0
-	for g := k.groups; g != nil; g = g.next {
+	for g := k.groups.head; g != nil; g = g.link.next {
 		select {
 		case <-g.done:
 			groups++
-			for t := g.head; t != nil; t = t.cnext {
+			for t := g.tasks.head; t != nil; t = t.wait.next {
 				fired = append(fired, t)
 			}
 		default:
@@ -828,7 +780,7 @@ func (k *Kernel) idle() Stop {
 // Blocked describes the live tasks, for deadlock reports.
 func (k *Kernel) Blocked() []string {
 	out := make([]string, 0, k.live.n)
-	for t := k.live.head; t != nil; t = t.lnext {
+	for t := k.live.head; t != nil; t = t.live.next {
 		name := t.name
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()
@@ -948,8 +900,8 @@ func (k *Kernel) Close() error {
 		return nil
 	}
 	k.closed.Store(true)
-	live := k.live.all()
-	k.live = taskList{}
+	live := k.liveTasks()
+	k.live = list[Task]{}
 	for _, t := range live {
 		if t == k.stuck {
 			continue // still running outside the simulation: see StallError
