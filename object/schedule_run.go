@@ -10,7 +10,6 @@ import (
 
 func init() {
 	wire.RunLane = func(ctx context.Context, state any, lane wire.Lane) { state.(*State).runLane(ctx, lane) }
-	wire.ResetState = func(state any) { state.(*State).tasks = nil }
 }
 
 // runLane runs the lane's due tasks one at a time, in (due, creation)

@@ -98,8 +98,6 @@ type (
 	NewStateFunc func(id any, storage any, host Host) any
 	// RunLaneFunc is func(ctx context.Context, state *object.State, lane Lane).
 	RunLaneFunc func(ctx context.Context, state any, lane Lane)
-	// ResetStateFunc is func(state *object.State).
-	ResetStateFunc func(state any)
 	// RenewStateFunc is func(state *object.State, why string) *object.State.
 	RenewStateFunc func(state any, why string) any
 )
@@ -115,10 +113,6 @@ var (
 	// time through Host.TasksDue. It runs in a turn holding the input gate
 	// (see RunLaneFunc).
 	RunLane RunLaneFunc
-	// ResetState drops what an *object.State keeps in memory about the
-	// object's tasks, as an object reset does; storage is the truth (see
-	// ResetStateFunc).
-	ResetState ResetStateFunc
 	// RenewState marks state stale, why being the reason (its instance was
 	// reset or evicted: its storage refuses every operation from now on,
 	// rule L4) and returns a new State for the next instance, with the
