@@ -39,8 +39,8 @@ func (i *Inventory) SetQuantity(ctx context.Context, item string, n int) error {
 
 // AddOne adds one item and returns the new quantity.
 func (i *Inventory) AddOne(ctx context.Context, item string) (int, error) {
-	var n int
-	if _, err := i.st.Storage().Get(ctx, item, &n); err != nil {
+	n, _, err := object.GetAs[int](ctx, i.st.Storage(), item)
+	if err != nil {
 		return 0, err
 	}
 	n++

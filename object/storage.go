@@ -175,6 +175,32 @@ func (s *Storage) Get(ctx context.Context, key string, dst any) (bool, error) {
 	return true, nil
 }
 
+// GetAs returns the value stored under key as a T and reports whether the
+// key was present: Get without the pointer. A value of T's own immutable
+// type (an int put, an int got; a string; a time) comes back as it is,
+// with no allocation; any other is copied and converted as Get converts.
+func GetAs[T any](ctx context.Context, s *Storage, key string) (T, bool, error) {
+	var zero T
+	if err := s.live("Get"); err != nil {
+		return zero, false, err
+	}
+	if err := checkKey("Get", key); err != nil {
+		return zero, false, err
+	}
+	v, ok := s.lookup(key)
+	if !ok {
+		return zero, false, nil
+	}
+	if t, same := v.(T); same && clone.Immutable(v) {
+		return t, true, nil
+	}
+	var out T
+	if err := clone.Into(&out, v); err != nil {
+		return zero, true, fmt.Errorf("%w: Get %q: %w", ErrStorage, key, err)
+	}
+	return out, true, nil
+}
+
 // Put stores a copy of value under key. Only plain data can be stored:
 // a func, channel or reader anywhere inside value is an error, and so is
 // a key over MaxKeyBytes or a value over MaxValueBytes serialised.

@@ -69,7 +69,7 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 func (h *host) strike() {
 	for _, by := range wire.JournalOf(h.storage).Lose() {
 		if ti, ok := by.(*turnInfo); ok {
-			ti.f.Rec.LostWrites++
+			ti.f.Call.LoseWrite(ti.f.Rec)
 		}
 	}
 	h.resetFor(transport.ResetStorage)

@@ -226,14 +226,18 @@ func (h *host) receive(f *wire.Flight) {
 	// switches; the caller's own gate is yielded meanwhile, as its wait
 	// for the reply would.
 	if cur := r.k.Current(); cur != nil && f.Fault.Stage() != transport.WhileRunning && h.gate.Free() {
-		cur.Yielding(true, func() {
-			saved, savedData := cur.Gate, cur.Data
-			ti.ctx.Begin(cur)
-			h.turn(&ti.ctx, cur, ti)
-			ti.ctx.End()
-			cur.Gate, cur.Data = saved, savedData
-			r.k.Touch()
-		})
+		held := cur.LeaveGate()
+		saved, savedData := cur.Gate, cur.Data
+		ti.ctx.Begin(cur)
+		h.turn(&ti.ctx, cur, ti)
+		ti.ctx.End()
+		cur.Gate, cur.Data = saved, savedData
+		r.k.Touch()
+		cur.ReenterGate(held)
+		// The turn is over and, unless an output gate holds writes that name
+		// it, nothing of the runtime's holds f any more: the stub may reuse
+		// it once the reply is in.
+		f.Settled = f.Done.Fired() && !r.journaling
 		return
 	}
 	ctx := context.Background()

@@ -144,10 +144,7 @@ func (c CallRecord) Rejections() int {
 // started (only the last n under WithRecords(KeepLast(n))). A call still
 // in flight has Outcome OutcomePending.
 func (r *Runtime) Calls() []CallRecord {
-	calls := r.calls
-	if n := r.records.last; n > 0 && len(calls) > n {
-		calls = calls[len(calls)-n:]
-	}
+	calls := r.kept()
 	out := make([]CallRecord, len(calls))
 	for i, c := range calls {
 		out[i] = record(c)
@@ -160,27 +157,29 @@ func record(c *wire.Call) CallRecord {
 	id := c.ID.String()
 	rec := CallRecord{
 		RequestID:   id,
-		Namespace:   c.Target.Namespace,
-		Object:      c.Target.Object,
-		Method:      c.Method,
+		Namespace:   c.Site.Target.Namespace,
+		Object:      c.Site.Target.Object,
+		Method:      c.Site.Method,
 		Start:       c.Start,
 		End:         c.End,
 		Subrequests: int(c.Subrequests),
-		Args:        copyArgs(c.Args),
+		Args:        copyArgs(c.Args()),
 		Result:      copyValue(c.Result),
-		ObjectErr:   objectErr(c.Err),
+		ObjectErr:   objectErr(c.Err()),
 		MaxRetries:  int(c.MaxRetries),
-		Timeout:     c.Timeout,
+		Timeout:     c.Timeout(),
 		Outcome:     c.Outcome,
-		Err:         wire.Text(c.Err),
-		Attempts:    make([]AttemptRecord, len(c.Attempts)),
-		Began:       c.Began,
-		Ended:       c.Ended,
+		Err:         wire.Text(c.Err()),
+		Attempts:    make([]AttemptRecord, c.NumAttempts()),
+		Began:       uint64(c.Began),
+		Ended:       uint64(c.Ended),
 	}
-	for j, a := range c.Attempts {
+	for j := range rec.Attempts {
+		a := c.Attempt(j)
 		rec.Attempts[j] = AttemptRecord{
 			N: int(a.N), RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
-			Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, LostWrites: int(a.LostWrites), Err: wire.Text(a.Err),
+			Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled,
+			LostWrites: c.LostWrites(a), Err: wire.Text(c.AttemptErr(a)),
 		}
 	}
 	return rec

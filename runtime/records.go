@@ -8,8 +8,8 @@ import (
 
 // Records says which call records a runtime keeps for Calls (and so for
 // Trace): every one (KeepAll, the default), or the last n begun
-// (KeepLast). A record takes about 300 bytes, so a million calls keep
-// about 300 MB; with KeepLast the memory stays flat however many calls a
+// (KeepLast). A record takes about 150 bytes, so a million calls keep
+// about 150 MB; with KeepLast the memory stays flat however many calls a
 // run makes, and WithRecordSink still sees every record as its call ends.
 //
 // The checks that read all of a run's records (explore's invariants,
@@ -60,16 +60,92 @@ func WithRecordSink(fn func(CallRecord)) Option {
 	return optionFunc(func(r *Runtime) { r.sink = fn })
 }
 
-// keep adds a call that began to the records, dropping the oldest when
-// KeepLast is set. The slice is compacted when it reaches 2n, so a call
-// costs O(1) and at most 2n pointers stay reachable.
-func (r *Runtime) keep(call *wire.Call) {
-	r.calls = append(r.calls, call)
+// slabRecords is how many call records one allocation holds: a record
+// costs no allocation of its own and no pointer to keep it (issue 14: at
+// most 3 allocations per fault-free call, at most 160 bytes retained per
+// record), and a slab is freed once it is dropped (KeepLast) and none of
+// its calls is running.
+const slabRecords = 1024
+
+// slab is one allocation of records, in the order their calls began, and
+// how many of them have begun (a record handed out for a call that failed
+// before it began, an argument that cannot be copied, stays empty).
+type slab struct {
+	recs  []wire.Call
+	begun int
+}
+
+// newCall returns a zeroed record from the current slab.
+func (r *Runtime) newCall() *wire.Call {
+	if len(r.free) == 0 {
+		r.free = make([]wire.Call, slabRecords)
+		r.slabs = append(r.slabs, slab{recs: r.free})
+		r.dropOld()
+	}
+	c := &r.free[0]
+	r.free = r.free[1:]
+	return c
+}
+
+// keep counts a call that began in the current slab (the record came from
+// it: nothing runs between newCall and Begin).
+func (r *Runtime) keep() { r.slabs[len(r.slabs)-1].begun++ }
+
+// dropOld drops the oldest slabs under KeepLast(n) while the later ones
+// hold n records or more, so that at most n+2*slabRecords records stay
+// reachable however many calls a run makes.
+func (r *Runtime) dropOld() {
 	n := r.records.last
-	if n == 0 || len(r.calls) < 2*n {
+	if n == 0 {
 		return
 	}
-	m := copy(r.calls, r.calls[len(r.calls)-n:])
-	clear(r.calls[m:])
-	r.calls = r.calls[:m]
+	kept := 0
+	for _, s := range r.slabs[1:] {
+		kept += s.begun
+	}
+	drop := 0
+	for drop < len(r.slabs)-1 && kept >= n {
+		drop++
+		if drop < len(r.slabs) {
+			kept -= r.slabs[drop].begun
+		}
+	}
+	if drop == 0 {
+		return
+	}
+	m := copy(r.slabs, r.slabs[drop:])
+	clear(r.slabs[m:])
+	r.slabs = r.slabs[:m]
+}
+
+// kept returns the records kept, in the order their calls began: every
+// one, or the last n under KeepLast(n).
+func (r *Runtime) kept() []*wire.Call {
+	total := 0
+	for _, s := range r.slabs {
+		total += s.begun
+	}
+	skip := 0
+	if n := r.records.last; n > 0 && total > n {
+		skip, total = total-n, n
+	}
+	out := make([]*wire.Call, 0, total)
+	for _, s := range r.slabs {
+		if skip >= s.begun {
+			skip -= s.begun
+			continue
+		}
+		for i := range s.recs {
+			c := &s.recs[i]
+			if c.Began == 0 {
+				continue // handed out, never begun
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, c)
+		}
+	}
+	return out
 }

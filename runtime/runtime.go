@@ -23,7 +23,7 @@
 // ErrNotInTask.
 //
 // Every call's record (CallRecord, rule D2) is kept for Calls and Trace by
-// default: about 300 bytes a call. For long runs, WithRecords(KeepLast(n))
+// default: about 150 bytes a call. For long runs, WithRecords(KeepLast(n))
 // keeps only the last n, and WithRecordSink hands each record over as its
 // call ends (dosim run --format jsonl streams them as JSON Lines): ten
 // million calls on one object then hold a few megabytes. Checks that read
@@ -61,6 +61,11 @@ var ErrClosed = sched.ErrClosed
 // among them calls from a goroutine that simulated code started (as far as
 // the check can tell; see sched.Kernel.Enter).
 var ErrNotInTask = sched.ErrNotInTask
+
+// ErrTooManyCalls is the error of a call past the 2,147,483,647th of one
+// runtime (a call's number is an int32): a run that long starts a new
+// runtime.
+var ErrTooManyCalls = wire.ErrTooManyCalls
 
 // ErrStalled is wrapped by a *StallError (rule H1).
 var ErrStalled = sched.ErrStalled
@@ -104,14 +109,16 @@ type Runtime struct {
 	byName     map[string]*Namespace
 	setupErrs  []error
 
-	calls   []*wire.Call // every call, or the last keepLast begun (records.go)
-	begun   int32        // calls begun: the next call's Seq
-	records Records      // which records Calls keeps (WithRecords)
-	sink    func(CallRecord)
-	stamp   uint64 // logical clock of call starts and ends, finer than virtual time
-	effects []Effect
-	events  eventLog       // see Events
-	shared  map[string]any // runtime-wide values of object code (circuit breakers)
+	slabs    []slab      // the call records kept (records.go)
+	free     []wire.Call // the records newCall hands out next: the current slab's rest
+	begun    int32       // calls begun: the next call's Seq
+	maxCalls int32       // wire.MaxCalls; lower in a test of ErrTooManyCalls
+	records  Records     // which records Calls keeps (WithRecords)
+	sink     func(CallRecord)
+	stamp    uint32 // logical clock of call starts and ends, finer than virtual time
+	effects  []Effect
+	events   eventLog       // see Events
+	shared   map[string]any // runtime-wide values of object code (circuit breakers)
 
 	stallLimit time.Duration
 	stallSet   bool
@@ -177,7 +184,7 @@ func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.star
 
 // New makes a runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{seed: DefaultSeed, log: zap.NewNop(), start: Epoch, byName: map[string]*Namespace{}}
+	r := &Runtime{seed: DefaultSeed, log: zap.NewNop(), start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(r)
@@ -340,7 +347,10 @@ func (c *connImpl) NewRequestID() uuid.UUID {
 	return id
 }
 
-func (c *connImpl) Begin(call *wire.Call) {
+func (c *connImpl) Begin(call *wire.Call) error {
+	if c.begun >= c.maxCalls {
+		return ErrTooManyCalls
+	}
 	if t := c.k.Current(); t != nil {
 		if ti, ok := t.Data.(*turnInfo); ok { // an object's turn calls out
 			if c.callers == nil {
@@ -354,10 +364,14 @@ func (c *connImpl) Begin(call *wire.Call) {
 	call.Start = c.k.Now()
 	c.stamp++
 	call.Began = c.stamp
-	(*Runtime)(c).keep(call)
+	(*Runtime)(c).keep()
+	return nil
 }
 
 func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
+
+// NewCall hands out the next record of the slab.
+func (c *connImpl) NewCall() *wire.Call { return (*Runtime)(c).newCall() }
 
 // End forgets the identity of a finished call once none of its attempts
 // can still arrive: nothing can be a duplicate of it any more, so the host
@@ -368,10 +382,10 @@ func (c *connImpl) End(call *wire.Call) {
 	if c.sink != nil {
 		c.sink(record(call))
 	}
-	if call.InFlight > 0 || len(call.Attempts) == 0 {
+	if call.InFlight > 0 || call.NumAttempts() == 0 {
 		return
 	}
-	if h, ok := call.Target.Host.(*host); ok {
+	if h, ok := call.Site.Target.Host.(*host); ok {
 		h.forget(call.ID)
 	}
 }

@@ -62,6 +62,26 @@ type Stub struct {
 	cfg      config
 	line     wire.Line // the connection first attempts travel on (L1)
 	broken   error     // the error that broke the stub, nil while it works (L2)
+	spare    *frame    // the last call's frame, free for the next (see frame)
+	sites    []*wire.Site
+}
+
+// maxSites is how many methods a stub keeps a Site for; a call of one more
+// gets a Site of its own.
+const maxSites = 16
+
+// site returns the stub's Site for method, which its records share.
+func (s *Stub) site(method string) *wire.Site {
+	for _, st := range s.sites {
+		if st.Method == method {
+			return st
+		}
+	}
+	st := &wire.Site{Target: s.target, Method: method}
+	if len(s.sites) < maxSites {
+		s.sites = append(s.sites, st)
+	}
+	return st
 }
 
 // Broken returns the error that broke the stub (rule L2), or nil while it
@@ -205,8 +225,15 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 		return nil, nil, err
 	}
-	fr := &frame{k: k, s: s, rec: &record{}}
-	copied := args
+	fr := s.spare
+	if fr != nil { // the frame of this stub's last call, which nothing holds any more
+		s.spare = nil
+	} else {
+		fr = &frame{k: k, s: s}
+	}
+	rec := s.conn.NewCall()
+	fr.rec = rec
+	var copied []any // never args itself, which stays on the caller's stack
 	replayable := s.retrying
 	if hreq != nil {
 		replayable = replayable && bodyReplayable(hreq)
@@ -214,11 +241,12 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		// The copies live in the record: the request sends them and the
 		// record keeps them (the object gets copies of its own per
 		// delivery, so nothing changes them).
-		copied = fr.rec.args[:0:len(fr.rec.args)]
-		if len(args) > len(fr.rec.args) {
-			copied = make([]any, 0, len(args))
+		if len(args) == 1 {
+			copied = rec.SetArg(args[0]) // the record's own slot: no allocation
+		} else {
+			copied = make([]any, len(args))
+			rec.SetArgs(copied)
 		}
-		copied = copied[:len(args)]
 		for i, a := range args {
 			v, res, err := clone.Copy(a, wire.RefPolicy)
 			if err != nil {
@@ -231,20 +259,14 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 	}
 	fr.req = wire.Request{ID: s.conn.NewRequestID(), Method: method, Args: copied, HTTP: hreq}
-	rec := &fr.rec.call
-	*rec = wire.Call{
-		Target:      s.target,
-		ID:          fr.req.ID,
-		Method:      method,
-		Subrequests: 1, // retries are not subrequests (S13)
-		Attempts:    fr.rec.atts[:0],
-		MaxRetries:  int8(s.cfg.maxRetries),
-		Timeout:     s.cfg.timeout,
+	rec.Site = s.site(method)
+	rec.ID = fr.req.ID
+	rec.Subrequests = 1 // retries are not subrequests (S13)
+	rec.MaxRetries = int8(s.cfg.maxRetries)
+	rec.TimeoutMs = uint16(s.cfg.timeout / time.Millisecond)
+	if err := s.conn.Begin(rec); err != nil {
+		return nil, nil, fmt.Errorf("stub: %s: %w", method, err)
 	}
-	if hreq == nil && len(copied) > 0 {
-		rec.Args = copied
-	}
-	s.conn.Begin(rec)
 	if s.broken != nil { // L2: a broken stub sends nothing
 		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.broken)
 	}
@@ -254,12 +276,10 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))
 	}
 	for n := 1; ; n++ {
-		a, f := &fr.rec.att, &fr.flight
+		a, f := rec.NewAttempt(k.Now()), &fr.flight
 		if n > 1 {
-			a, f = &wire.Attempt{}, &wire.Flight{}
+			f = &wire.Flight{}
 		}
-		*a = wire.Attempt{N: int32(n), Start: k.Now()}
-		rec.Attempts = append(rec.Attempts, a)
 		*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
 		if n == 1 {
 			f.Line = &s.line // a retry goes on a fresh connection (L1)
@@ -288,7 +308,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 		if f.Kind == wire.FailBroken { // L2: the stub broke while this one waited on its line
 			a.Extend(k.Now())
-			a.Err = snapshot(f.Err)
+			rec.SetAttemptErr(a, snapshot(f.Err))
 			return fr.finish(transport.OutcomeBrokenStub, nil, nil, f.Err)
 		}
 		var e *Error
@@ -297,14 +317,14 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
 			a.Cancelled = true
 			a.Extend(k.Now())
-			a.Err = errDeadline
+			rec.SetAttemptErr(a, errDeadline)
 			if err := ctx.Err(); err != nil {
-				a.Err = err
+				rec.SetAttemptErr(a, err)
 			}
 		case f.Kind != wire.FailNone:
 			a.Extend(k.Now())
 			e = newError(f)
-			a.Err = snapshot(e)
+			rec.SetAttemptErr(a, snapshot(e))
 			if n == 1 {
 				first = e
 			}
@@ -352,28 +372,24 @@ func (s *Stub) blamed(ctx context.Context, b blame, method string, first, last *
 
 // record is what the runtime keeps of a call, in one allocation: the call
 // and its first attempt (most calls make only one).
-type record struct {
-	call wire.Call
-	att  wire.Attempt
-	atts [1]*wire.Attempt
-	args [3]any // the arguments' copies, for calls of up to three
-}
-
-// frame is what a call needs only while it runs, in one allocation.
+// frame is what a call needs only while it runs, in one allocation. A
+// stub keeps the frame of its last call for the next one when the runtime
+// let go of its first attempt as the call ended (Flight.Settled): a
+// fault-free call then allocates no frame.
 type frame struct {
 	k      *sched.Kernel
 	s      *Stub
-	rec    *record
+	rec    *wire.Call
 	req    wire.Request
 	flight wire.Flight
 }
 
 // finish closes the call's record and returns the call's result.
 func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, err error) (any, *http.Response, error) {
-	rec := &fr.rec.call
+	rec := fr.rec
 	rec.End = fr.k.Now()
 	rec.Outcome = outcome
-	rec.Err = snapshot(err)
+	rec.SetErr(snapshot(err))
 	if err == nil && v != nil {
 		rec.Result = v
 		if !clone.Immutable(v) { // the caller gets v and may change it
@@ -384,6 +400,11 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	fr.s.conn.End(rec)
 	if err != nil && breaks(outcome, err) {
 		fr.s.breakLine(err)
+	}
+	if fr.flight.Settled && rec.NumAttempts() == 1 {
+		s := fr.s
+		*fr = frame{k: fr.k, s: s}
+		s.spare = fr
 	}
 	return v, resp, err
 }
@@ -451,11 +472,14 @@ func (s *Stub) cancelled(ctx context.Context, method string, first *Error, attem
 // abandon records a call that never made an attempt (a call pipelined on
 // a failed call) and returns err.
 func (s *Stub) abandon(method string, err error) error {
-	rec := &wire.Call{Target: s.target, ID: s.conn.NewRequestID(), Method: method, Subrequests: 1}
-	s.conn.Begin(rec)
+	rec := s.conn.NewCall()
+	rec.Site, rec.ID, rec.Subrequests = s.site(method), s.conn.NewRequestID(), 1
+	if s.conn.Begin(rec) != nil {
+		return err // past MaxCalls: not recorded, as no call is
+	}
 	rec.End = rec.Start
 	rec.Outcome = transport.OutcomeCancelled
-	rec.Err = err
+	rec.SetErr(err)
 	rec.Finished = true
 	s.conn.End(rec)
 	return err

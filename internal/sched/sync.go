@@ -41,6 +41,26 @@ func (t *Task) Yielding(yield bool, wait func()) {
 	g.Acquire(t, "waiting to re-enter its object")
 }
 
+// LeaveGate is Yielding's first half, for a caller that must not allocate
+// a closure: it releases the gate t holds, if any, and returns it for
+// ReenterGate.
+func (t *Task) LeaveGate() *Gate {
+	g := t.Gate
+	if g == nil || g.owner != t {
+		return nil
+	}
+	g.Release()
+	return g
+}
+
+// ReenterGate is Yielding's second half: t takes back g (from LeaveGate;
+// nil: nothing to take back).
+func (t *Task) ReenterGate(g *Gate) {
+	if g != nil {
+		g.Acquire(t, "waiting to re-enter its object")
+	}
+}
+
 // Gate is a FIFO mutex between tasks: an object's input gate. Only one task
 // holds it; the others wait in arrival order.
 type Gate struct {

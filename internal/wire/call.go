@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"errors"
 	"io"
+	"math"
 	"net/http"
 	"time"
 
@@ -17,8 +19,13 @@ type Conn interface {
 	Kernel() *sched.Kernel
 	// NewRequestID draws a request identity from the seeded source.
 	NewRequestID() uuid.UUID
-	// Begin registers a call record (Start and Seq are set by Begin).
-	Begin(c *Call)
+	// NewCall returns a zeroed record for a call to fill in; the runtime
+	// hands records out of slabs, so that a record costs no allocation of
+	// its own.
+	NewCall() *Call
+	// Begin registers a call record (Start and Seq are set by Begin); it
+	// returns ErrTooManyCalls, and registers nothing, past MaxCalls.
+	Begin(c *Call) error
 	// End tells the runtime that a call has finished: no attempt of it will
 	// be sent any more.
 	End(c *Call)
@@ -26,6 +33,13 @@ type Conn interface {
 	// attempt's fate.
 	Send(f *Flight)
 }
+
+// MaxCalls is how many calls one runtime makes at most: a call's Seq is
+// an int32, and its Began and Ended stamps (two per call) a uint32.
+const MaxCalls = math.MaxInt32
+
+// ErrTooManyCalls is Begin's error for the call past MaxCalls.
+var ErrTooManyCalls = errors.New("a runtime makes at most 2,147,483,647 calls: start a new runtime (runtime.New) for more")
 
 // Target is what a stub points at.
 type Target struct {
@@ -112,6 +126,10 @@ type Flight struct {
 	// that has not arrived never arrives; one already at the object has its
 	// context cancelled through Cancel.
 	Lost bool
+	// Settled is set by the runtime when it holds the flight no more: the
+	// turn ran on its caller's task and ended, and the reply is in (see
+	// stub's frame, which is then reused).
+	Settled bool
 	// Cancel, set by the host when it starts a turn for a retry on a task
 	// of its own, cancels that turn's context. The stub calls it when it
 	// marks the flight Lost.
@@ -127,46 +145,190 @@ func (f *Flight) Abandon() {
 	}
 }
 
-// Call is the runtime's record of one call, filled in by the stub and the host.
+// Call is the runtime's record of one call, filled in by the stub and the
+// host. A record is kept for every call (KeepAll), so it is laid out small
+// (128 bytes, issue 14): what every call has sits in the struct, the first
+// attempt inline; what only some calls have (a second attempt, an error,
+// two or more arguments, lost writes) hangs off one pointer, nil for a
+// one-attempt success.
 type Call struct {
-	Target *Target
-	ID     uuid.UUID
-	Method string
+	Site *Site // the target and the method, shared with the stub's other calls of it
+	ID   uuid.UUID
 	// Start and End are virtual times; Began and Ended order call starts
 	// and ends across the runtime, finer than virtual time (many calls
 	// share an instant).
 	Start, End   time.Duration
-	Began, Ended uint64
-	// Args are the stub's copies of the arguments (the request's; never
-	// handed to the object, which gets its own per delivery); nil for
-	// fetch.
-	Args []any
+	Began, Ended uint32 // at most 2*MaxCalls
 	// Result is a copy of what the call returned (not the caller's); nil
 	// on failure and for fetch.
 	Result any
-	// Timeout is the stub's deadline.
-	Timeout  time.Duration
-	Err      error // rendered only when records are read
-	Attempts []*Attempt
-	// The small fields last, packed (a record is kept for every call).
-	Seq         int32
-	Subrequests int32
+	// arg holds the stub's copy of a one-argument call's argument (see
+	// SetArgs).
+	arg   [1]any
+	first Attempt
+	more  *callMore
+	// The small fields last, packed.
+	Seq int32
 	// InFlight counts attempts sent and not yet arrived at the object (or
 	// dropped by the link).
-	InFlight   int32
-	MaxRetries int8 // the stub's retry limit (0..10, rule S2)
-	Outcome    transport.Outcome
-	Finished   bool
+	InFlight   int16
+	TimeoutMs  uint16 // the stub's deadline in ms (500..60000, rule S3)
+	MaxRetries int8   // the stub's retry limit (0..10, rule S2)
+	// Subrequests is what the call counts against the caller's limit:
+	// 1, retries are not subrequests (S13).
+	Subrequests int8
+	nargs       uint8
+	Outcome     transport.Outcome
+	Finished    bool
 }
 
-// Attempt is the record of one attempt.
+// Site is where calls go: a stub's target and one method. A stub keeps
+// one per method it calls, and its records share it.
+type Site struct {
+	Target *Target
+	Method string
+}
+
+// callMore is the part of a record only some calls have.
+type callMore struct {
+	args     []any      // the arguments of a call of two or more
+	attempts []*Attempt // the second attempt on
+	errs     []error    // per attempt, by N-1; nil when none failed
+	lost     []int32    // lost writes per attempt, by N-1 (rule L7)
+	err      error      // the call's error
+}
+
+func (c *Call) extra() *callMore {
+	if c.more == nil {
+		c.more = &callMore{}
+	}
+	return c.more
+}
+
+// Timeout is the stub's deadline.
+func (c *Call) Timeout() time.Duration { return time.Duration(c.TimeoutMs) * time.Millisecond }
+
+// SetArg keeps v (the stub's copy, never handed to the object) as a
+// one-argument call's argument and returns the arguments as the request
+// sends them: a slice over the record's own slot, so that nothing is
+// allocated.
+func (c *Call) SetArg(v any) []any {
+	c.nargs = 1
+	c.arg[0] = v
+	return c.arg[:]
+}
+
+// SetArgs keeps args (the stub's copies) as the arguments of a call of two
+// or more; SetArg keeps one.
+func (c *Call) SetArgs(args []any) {
+	c.nargs = 2 // two or more: in more
+	c.extra().args = args
+}
+
+// Args returns the call's arguments as recorded: nil for none and for
+// fetch. The slice is the record's: a reader copies what it hands on.
+func (c *Call) Args() []any {
+	switch c.nargs {
+	case 0:
+		return nil
+	case 1:
+		return c.arg[:]
+	}
+	return c.more.args
+}
+
+// Err is the call's error, nil on success; rendered only when records
+// are read.
+func (c *Call) Err() error {
+	if c.more == nil {
+		return nil
+	}
+	return c.more.err
+}
+
+// SetErr records the call's error.
+func (c *Call) SetErr(err error) {
+	if err == nil && c.more == nil {
+		return
+	}
+	c.extra().err = err
+}
+
+// NumAttempts is how many attempts the call has made.
+func (c *Call) NumAttempts() int {
+	if c.first.N == 0 {
+		return 0
+	}
+	if c.more == nil {
+		return 1
+	}
+	return 1 + len(c.more.attempts)
+}
+
+// Attempt returns the record of attempt i+1 (i < NumAttempts).
+func (c *Call) Attempt(i int) *Attempt {
+	if i == 0 {
+		return &c.first
+	}
+	return c.more.attempts[i-1]
+}
+
+// NewAttempt records the start of the next attempt and returns its record.
+func (c *Call) NewAttempt(start time.Duration) *Attempt {
+	n := c.NumAttempts()
+	a := &c.first
+	if n > 0 {
+		a = &Attempt{}
+		m := c.extra()
+		m.attempts = append(m.attempts, a)
+	}
+	*a = Attempt{N: uint8(n + 1), Start: start}
+	return a
+}
+
+// AttemptErr is attempt a's error, nil if none.
+func (c *Call) AttemptErr(a *Attempt) error {
+	if c.more == nil || int(a.N) > len(c.more.errs) {
+		return nil
+	}
+	return c.more.errs[a.N-1]
+}
+
+// SetAttemptErr records attempt a's error.
+func (c *Call) SetAttemptErr(a *Attempt, err error) {
+	if err == nil && c.more == nil {
+		return
+	}
+	m := c.extra()
+	for len(m.errs) < int(a.N) {
+		m.errs = append(m.errs, nil)
+	}
+	m.errs[a.N-1] = err
+}
+
+// LostWrites counts the storage writes of attempt a's turn that a failed
+// write made vanish (rule L7).
+func (c *Call) LostWrites(a *Attempt) int {
+	if c.more == nil || int(a.N) > len(c.more.lost) {
+		return 0
+	}
+	return int(c.more.lost[a.N-1])
+}
+
+// LoseWrite counts one more lost write of attempt a's turn.
+func (c *Call) LoseWrite(a *Attempt) {
+	m := c.extra()
+	for len(m.lost) < int(a.N) {
+		m.lost = append(m.lost, 0)
+	}
+	m.lost[a.N-1]++
+}
+
+// Attempt is the record of one attempt (its error and lost writes are the
+// call's: Call.AttemptErr, Call.LostWrites).
 type Attempt struct {
 	Start, End time.Duration
-	Err        error // rendered only when records are read
-	N          int32
-	// LostWrites counts the storage writes of the attempt's turn that a
-	// failed write made vanish (rule L7).
-	LostWrites int32
+	N          uint8 // from 1 (at most 11 attempts, rule S2)
 	Fault      transport.Fault
 	Delivered  bool
 	Executed   bool

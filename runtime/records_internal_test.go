@@ -1,0 +1,52 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/dosim/dosim/object"
+)
+
+// counter is a class of one method, Add, that counts its calls.
+type counter struct{ n int }
+
+func (c *counter) Methods() object.Methods {
+	return object.Methods{"Add": object.Func(func(context.Context) (int, error) { c.n++; return c.n, nil })}
+}
+
+// TestD2_TheCallPastMaxCallsIsRefused: a call's number is an int32 and its
+// stamps a uint32 (issue 14: a record of at most 160 bytes), so the call
+// past the limit fails with ErrTooManyCalls, is not recorded, and the
+// records before it stay as they were; nothing wraps around.
+func TestD2_TheCallPastMaxCallsIsRefused(t *testing.T) {
+	r := New()
+	defer r.Close()
+	r.maxCalls = 2
+	ns := r.Namespace("COUNTER", func(*object.State) object.Object { return &counter{} })
+	var errs []error
+	err := r.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("apple")
+		if err != nil {
+			return err
+		}
+		for range 3 {
+			_, err := s.Call(ctx, "Add")
+			errs = append(errs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("the first two calls failed: %v", errs)
+	}
+	if !errors.Is(errs[2], ErrTooManyCalls) {
+		t.Fatalf("the third call: got %v, want ErrTooManyCalls", errs[2])
+	}
+	calls := r.Calls()
+	if len(calls) != 2 || calls[1].Began >= calls[1].Ended || calls[1].Result != 2 {
+		t.Fatalf("records after the refused call: %+v", calls)
+	}
+}
