@@ -323,7 +323,10 @@ type Task struct {
 	wait   node[Task]
 	cseq   uint64
 	done   atomic.Bool // read by Enter from any goroutine
-	w      *worker
+	// fn is what the task runs, until it first runs; w is its worker,
+	// from then on (see resume).
+	fn func(ctx context.Context)
+	w  *worker
 
 	// Gate, when set, is released while the task waits at a yielding point
 	// (a sleep, an outgoing call) and taken again before it goes on: the
@@ -392,19 +395,33 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 	t.inLive = true
 	t.blocked = true
 	t.reason = "starting"
-	var w *worker
-	if n := len(k.workers); n > 0 {
-		w = k.workers[n-1]
-		k.workers = k.workers[:n-1]
-	} else {
-		w = &worker{k: k, wake: make(chan Wake, 1)}
-		k.wg.Add(1)
-		go w.loop()
-	}
-	w.task, w.fn = t, fn
-	t.wake, t.w = w.wake, w
+	t.fn = fn
 	k.ready(t, WokenBySignal)
 	return t
+}
+
+// resume hands the processor to t, waking it with why. A task gets its
+// worker only here, when it first runs: a task that finishes without
+// blocking gives its worker back before the next one starts, so n tasks
+// started together and run one after another share one goroutine (and
+// its grown stack) instead of parking n of them.
+func (k *Kernel) resume(t *Task, why Wake) {
+	k.cur.Store(t)
+	if t.w == nil {
+		var w *worker
+		if n := len(k.workers); n > 0 {
+			w = k.workers[n-1]
+			k.workers[n-1] = nil
+			k.workers = k.workers[:n-1]
+		} else {
+			w = &worker{k: k, wake: make(chan Wake, 1)}
+			k.wg.Add(1)
+			go w.loop()
+		}
+		w.task = t
+		t.wake, t.w = w.wake, w
+	}
+	t.wake <- why // buffered: fine even when t is the caller's own task
 }
 
 // worker is a goroutine that runs tasks one after another. Reusing them
@@ -413,7 +430,6 @@ type worker struct {
 	k    *Kernel
 	wake chan Wake
 	task *Task
-	fn   func(ctx context.Context)
 	// gone is set by whoever first accounts for the goroutine's end in
 	// the kernel's WaitGroup: the goroutine itself, or the driver when the
 	// goroutine stalled and cannot be waited for.
@@ -447,7 +463,7 @@ func (w *worker) loop() {
 			return // the task stalled and came back after the run ended
 		}
 		k.finish(t)
-		w.task, w.fn = nil, nil
+		w.task = nil
 		k.workers = append(k.workers, w)
 		k.handoff(nil)
 	}
@@ -485,10 +501,12 @@ func (w *worker) run(t *Task) (returned bool) {
 		}
 		k.panics = append(k.panics, &PanicError{Task: k.describe(t), Goexit: true})
 		k.finish(t)
-		w.task, w.fn = nil, nil
+		w.task = nil
 		k.handoff(nil)
 	}()
-	w.fn(t)
+	fn := t.fn
+	t.fn = nil
+	fn(t)
 	return true
 }
 
@@ -723,8 +741,7 @@ func (k *Kernel) handoff(self *Task) {
 		k.driver <- stop
 		return
 	}
-	k.cur.Store(next)
-	next.wake <- why // buffered: fine even when next == self
+	k.resume(next, why)
 }
 
 // pick pops events until one resumes a task, running callbacks on the way.
@@ -811,8 +828,7 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	}
 	next, why, stop := k.pick()
 	if stop == 0 {
-		k.cur.Store(next)
-		next.wake <- why
+		k.resume(next, why)
 		var err error
 		if stop, err = k.wait(); err != nil {
 			return stop, err
@@ -905,6 +921,10 @@ func (k *Kernel) Close() error {
 	for _, t := range live {
 		if t == k.stuck {
 			continue // still running outside the simulation: see StallError
+		}
+		if t.w == nil {
+			t.fn = nil
+			continue // never ran: it has no goroutine to end
 		}
 		t.wake <- killSignal
 		<-k.exitAck
