@@ -209,3 +209,32 @@ func TestBlockAfterCloseReturnsAtOnce(t *testing.T) {
 	assert.True(t, tk.Finished(), "a task started after Close never runs")
 	assert.True(t, errors.Is(ErrClosed, ErrClosed))
 }
+
+// Issue 14: n tasks started together that run one after another without
+// blocking share one worker goroutine. Each used to get its own goroutine
+// when it was started, so 100,000 calls started from one Group parked
+// 100,000 goroutines and grew 100,000 stacks before the first one ran.
+func TestI14_TasksStartedTogetherShareOneWorker(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	ran := 0
+	stop := run(t, k, func(ctx context.Context) {
+		for i := range 1000 {
+			k.Go(ctx, fmt.Sprint(i), func(ctx context.Context) { ran++ })
+		}
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, 1000, ran)
+	assert.Len(t, k.workers, 1, "the root's worker ran every task in turn")
+}
+
+// Issue 14: a task that was started but never ran has no goroutine yet;
+// Close ends the run without waiting for one (goleak checks none is left).
+func TestI14_CloseForgetsTasksThatNeverRan(t *testing.T) {
+	k := newKernel(1)
+	ran := false
+	k.Go(context.Background(), "never", func(ctx context.Context) { ran = true })
+	require.NoError(t, k.Close())
+	assert.False(t, ran)
+	assert.Empty(t, k.workers)
+}
