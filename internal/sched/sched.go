@@ -28,6 +28,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -302,6 +303,7 @@ type Task struct {
 	k      *Kernel
 	id     uint64
 	name   string
+	num    int // with name, when > 0: "name num" (see GoNumbered)
 	wake   chan Wake
 	parent context.Context
 
@@ -337,7 +339,12 @@ type Task struct {
 }
 
 // Name returns the task's name, as used in deadlock reports.
-func (t *Task) Name() string { return t.name }
+func (t *Task) Name() string {
+	if t.num == 0 {
+		return t.name
+	}
+	return t.name + " " + strconv.Itoa(t.num)
+}
 
 // Ctx returns the task's context: the context it was started with, carrying
 // the task. A *Task is itself that context.
@@ -382,11 +389,18 @@ func FromContext(ctx context.Context) *Task {
 // The task's context is ctx with the task attached. A panic that escapes fn
 // ends the task and is kept for TakePanics.
 func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Context)) *Task {
+	return k.GoNumbered(ctx, name, 0, fn)
+}
+
+// GoNumbered starts fn as Go does, as the task named "name num" (num > 0;
+// num <= 0: just name). The name is put together only when asked for (a
+// deadlock report), not for every task started.
+func (k *Kernel) GoNumbered(ctx context.Context, name string, num int, fn func(ctx context.Context)) *Task {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	k.nextID++
-	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
+	t := &Task{k: k, id: k.nextID, name: name, num: max(num, 0), parent: ctx}
 	if k.closed.Load() || k.halted.Load() {
 		t.done.Store(true)
 		return t
@@ -492,7 +506,7 @@ func (w *worker) run(t *Task) (returned bool) {
 	k := w.k
 	defer func() {
 		if r := recover(); r != nil {
-			k.panics = append(k.panics, &PanicError{Task: t.name, Value: r, Stack: debug.Stack()})
+			k.panics = append(k.panics, &PanicError{Task: t.Name(), Value: r, Stack: debug.Stack()})
 			returned = true
 			return
 		}
@@ -516,9 +530,9 @@ func (k *Kernel) describe(t *Task) string {
 		return "the scheduler (a timer callback)"
 	}
 	if s, ok := t.Data.(fmt.Stringer); ok {
-		return t.name + " " + s.String()
+		return t.Name() + " " + s.String()
 	}
-	return t.name
+	return t.Name()
 }
 
 func (k *Kernel) removeLive(t *Task) {
@@ -798,7 +812,7 @@ func (k *Kernel) idle() Stop {
 func (k *Kernel) Blocked() []string {
 	out := make([]string, 0, k.live.n)
 	for t := k.live.head; t != nil; t = t.live.next {
-		name := t.name
+		name := t.Name()
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()
 		}

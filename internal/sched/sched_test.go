@@ -225,7 +225,7 @@ func TestI14_TasksStartedTogetherShareOneWorker(t *testing.T) {
 	})
 	assert.Equal(t, Drained, stop)
 	assert.Equal(t, 1000, ran)
-	assert.Len(t, k.workers, 1, "the root's worker ran every task in turn")
+	assert.Equal(t, 1, len(k.workers), "the root's worker ran every task in turn")
 }
 
 // Issue 14: a task that was started but never ran has no goroutine yet;
