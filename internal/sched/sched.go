@@ -334,6 +334,8 @@ type Task struct {
 	// (a sleep, an outgoing call) and taken again before it goes on: the
 	// input gate of an object turn (rule O3).
 	Gate *Gate
+	// queued is the gate whose line the task is in (Gate.Acquire, Reserve).
+	queued *Gate
 	// Data carries the owner's per-task data (for example the object turn).
 	Data any
 }

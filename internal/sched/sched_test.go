@@ -238,3 +238,75 @@ func TestI14_CloseForgetsTasksThatNeverRan(t *testing.T) {
 	assert.False(t, ran)
 	assert.Empty(t, k.workers)
 }
+
+// Issue 14: a gate's line is first come, first served, a reserved place
+// included, and a task that got the gate is out of the line (it can queue
+// again later). Whether a task is in line is a mark on it, not a scan of
+// the line, which cost O(line) per Acquire: O(n²) for n calls waiting on
+// one object (see BenchmarkGateLine).
+func TestI14_GateLineKeepsOrderAndForgetsWhoLeft(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	var g Gate
+	var order []string
+	stop := run(t, k, func(ctx context.Context) {
+		me := FromContext(ctx)
+		g.Acquire(me, "first")
+		reserved := k.Go(ctx, "reserved", func(ctx context.Context) {
+			g.Acquire(FromContext(ctx), "reserved place")
+			order = append(order, "reserved")
+			g.Release()
+		})
+		g.Reserve(reserved)
+		for i := range 3 {
+			k.Go(ctx, fmt.Sprint(i), func(ctx context.Context) {
+				tk := FromContext(ctx)
+				for round := range 2 { // queue twice: the mark is gone after the first
+					g.Acquire(tk, "in line")
+					order = append(order, fmt.Sprintf("%d.%d", i, round))
+					assert.Nil(t, tk.queued)
+					require.NoError(t, tk.Sleep(ctx, 0, true)) // yields the gate: back in line
+					g.Release()
+				}
+			})
+		}
+		require.NoError(t, me.Sleep(ctx, time.Second, false))
+		g.Release()
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, "reserved", order[0], "the reserved place comes first")
+	assert.Len(t, order, 7)
+	assert.Nil(t, g.Owner())
+	assert.True(t, g.Free())
+}
+
+// BenchmarkGateLine: n tasks queue at one gate held by the root, then go
+// through it one by one. One op is one task's turn; ns/op must not grow
+// with n.
+func BenchmarkGateLine(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for range b.N {
+				k := newKernel(1)
+				var g Gate
+				k.Go(context.Background(), "root", func(ctx context.Context) {
+					me := FromContext(ctx)
+					g.Acquire(me, "root")
+					for range n {
+						k.Go(ctx, "waiter", func(ctx context.Context) {
+							g.Acquire(FromContext(ctx), "in line")
+							g.Release()
+						})
+					}
+					_ = me.Sleep(ctx, time.Second, false) // all n queue meanwhile
+					g.Release()
+				})
+				if _, err := k.Drive(-1); err != nil {
+					b.Fatal(err)
+				}
+				_ = k.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/waiter")
+		})
+	}
+}
