@@ -184,8 +184,15 @@ type Kernel struct {
 
 	// cur is the running task. It is atomic so that a goroutine outside the
 	// simulation can read it without a data race (see Enter).
-	cur    atomic.Pointer[Task]
-	live   list[Task] // started and not finished, in start order
+	cur atomic.Pointer[Task]
+	// alive counts the tasks started and not finished. live links those
+	// of them that have run (have a goroutine), in the order they first
+	// ran: a task joins it when it first runs, so that a task that runs
+	// to its end without blocking joins and leaves it at its tail, where
+	// the neighbours it touches are the ones that just ran (in cache).
+	// Whoever needs start order sorts by id (Blocked, Close).
+	alive  int
+	live   list[Task]
 	nextID uint64
 	// cancels holds the blocked tasks whose context can be cancelled,
 	// grouped by the context's Done channel: checkCancels looks at each
@@ -407,8 +414,7 @@ func (k *Kernel) GoNumbered(ctx context.Context, name string, num int, fn func(c
 		t.done.Store(true)
 		return t
 	}
-	k.live.push(t, liveNode)
-	t.inLive = true
+	k.alive++
 	t.blocked = true
 	t.reason = "starting"
 	t.fn = fn
@@ -436,6 +442,8 @@ func (k *Kernel) resume(t *Task, why Wake) {
 		}
 		w.task = t
 		t.wake, t.w = w.wake, w
+		k.live.push(t, liveNode)
+		t.inLive = true
 	}
 	t.wake <- why // buffered: fine even when t is the caller's own task
 }
@@ -496,6 +504,7 @@ func (w *worker) done() {
 // it up.
 func (k *Kernel) finish(t *Task) {
 	t.done.Store(true)
+	k.alive--
 	k.removeLive(t)
 	k.cur.Store(nil)
 }
@@ -544,12 +553,13 @@ func (k *Kernel) removeLive(t *Task) {
 	}
 }
 
-// liveTasks returns the live tasks in start order.
+// liveTasks returns the live tasks that have run, in start order.
 func (k *Kernel) liveTasks() []*Task {
 	out := make([]*Task, 0, k.live.n)
 	for t := k.live.head; t != nil; t = t.live.next {
 		out = append(out, t)
 	}
+	slices.SortFunc(out, func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
 	return out
 }
 
@@ -804,7 +814,7 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 }
 
 func (k *Kernel) idle() Stop {
-	if k.live.n > 0 {
+	if k.alive > 0 {
 		return Deadlocked
 	}
 	return Drained
@@ -812,8 +822,11 @@ func (k *Kernel) idle() Stop {
 
 // Blocked describes the live tasks, for deadlock reports.
 func (k *Kernel) Blocked() []string {
-	out := make([]string, 0, k.live.n)
-	for t := k.live.head; t != nil; t = t.live.next {
+	// A task that never ran is ready (it has its start event), so a
+	// deadlock's blocked tasks are all in live.
+	tasks := k.liveTasks()
+	out := make([]string, 0, len(tasks))
+	for _, t := range tasks {
 		name := t.Name()
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()

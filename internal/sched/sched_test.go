@@ -310,3 +310,25 @@ func BenchmarkGateLine(b *testing.B) {
 		})
 	}
 }
+
+// Issue 14: a task joins the live list when it first runs, but deadlock
+// reports still name the blocked tasks in start order.
+func TestI14_DeadlockReportKeepsStartOrder(t *testing.T) {
+	k := newKernel(7)
+	defer k.Close()
+	var g Gate
+	stop := run(t, k, func(ctx context.Context) {
+		g.Acquire(FromContext(ctx), "root")
+		for i := range 20 {
+			k.GoNumbered(ctx, "waiter", i+1, func(ctx context.Context) { g.Acquire(FromContext(ctx), "gate") })
+		}
+		FromContext(ctx).Block(context.Background(), "forever", -1)
+	})
+	require.Equal(t, Deadlocked, stop)
+	blocked := k.Blocked()
+	require.Len(t, blocked, 21)
+	assert.Equal(t, "root: forever", blocked[0])
+	for i, b := range blocked[1:] {
+		assert.Equal(t, fmt.Sprintf("waiter %d: gate", i+1), b)
+	}
+}
