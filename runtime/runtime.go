@@ -414,7 +414,7 @@ func (g *Group) Go(fn func(ctx context.Context) error) {
 	g.n++
 	g.pending++
 	k := g.r.k
-	k.Go(g.ctx, fmt.Sprintf("group task %d", g.n), func(ctx context.Context) {
+	k.GoNumbered(g.ctx, "group task", g.n, func(ctx context.Context) {
 		err := runGuarded(ctx, fn)
 		if err != nil && g.err == nil {
 			g.err = err

@@ -28,6 +28,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,8 +184,15 @@ type Kernel struct {
 
 	// cur is the running task. It is atomic so that a goroutine outside the
 	// simulation can read it without a data race (see Enter).
-	cur    atomic.Pointer[Task]
-	live   list[Task] // started and not finished, in start order
+	cur atomic.Pointer[Task]
+	// alive counts the tasks started and not finished. live links those
+	// of them that have run (have a goroutine), in the order they first
+	// ran: a task joins it when it first runs, so that a task that runs
+	// to its end without blocking joins and leaves it at its tail, where
+	// the neighbours it touches are the ones that just ran (in cache).
+	// Whoever needs start order sorts by id (Blocked, Close).
+	alive  int
+	live   list[Task]
 	nextID uint64
 	// cancels holds the blocked tasks whose context can be cancelled,
 	// grouped by the context's Done channel: checkCancels looks at each
@@ -302,6 +310,7 @@ type Task struct {
 	k      *Kernel
 	id     uint64
 	name   string
+	num    int // with name, when > 0: "name num" (see GoNumbered)
 	wake   chan Wake
 	parent context.Context
 
@@ -323,18 +332,28 @@ type Task struct {
 	wait   node[Task]
 	cseq   uint64
 	done   atomic.Bool // read by Enter from any goroutine
-	w      *worker
+	// fn is what the task runs, until it first runs; w is its worker,
+	// from then on (see resume).
+	fn func(ctx context.Context)
+	w  *worker
 
 	// Gate, when set, is released while the task waits at a yielding point
 	// (a sleep, an outgoing call) and taken again before it goes on: the
 	// input gate of an object turn (rule O3).
 	Gate *Gate
+	// queued is the gate whose line the task is in (Gate.Acquire, Reserve).
+	queued *Gate
 	// Data carries the owner's per-task data (for example the object turn).
 	Data any
 }
 
 // Name returns the task's name, as used in deadlock reports.
-func (t *Task) Name() string { return t.name }
+func (t *Task) Name() string {
+	if t.num == 0 {
+		return t.name
+	}
+	return t.name + " " + strconv.Itoa(t.num)
+}
 
 // Ctx returns the task's context: the context it was started with, carrying
 // the task. A *Task is itself that context.
@@ -379,32 +398,54 @@ func FromContext(ctx context.Context) *Task {
 // The task's context is ctx with the task attached. A panic that escapes fn
 // ends the task and is kept for TakePanics.
 func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Context)) *Task {
+	return k.GoNumbered(ctx, name, 0, fn)
+}
+
+// GoNumbered starts fn as Go does, as the task named "name num" (num > 0;
+// num <= 0: just name). The name is put together only when asked for (a
+// deadlock report), not for every task started.
+func (k *Kernel) GoNumbered(ctx context.Context, name string, num int, fn func(ctx context.Context)) *Task {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	k.nextID++
-	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
+	t := &Task{k: k, id: k.nextID, name: name, num: max(num, 0), parent: ctx}
 	if k.closed.Load() || k.halted.Load() {
 		t.done.Store(true)
 		return t
 	}
-	k.live.push(t, liveNode)
-	t.inLive = true
+	k.alive++
 	t.blocked = true
 	t.reason = "starting"
-	var w *worker
-	if n := len(k.workers); n > 0 {
-		w = k.workers[n-1]
-		k.workers = k.workers[:n-1]
-	} else {
-		w = &worker{k: k, wake: make(chan Wake, 1)}
-		k.wg.Add(1)
-		go w.loop()
-	}
-	w.task, w.fn = t, fn
-	t.wake, t.w = w.wake, w
+	t.fn = fn
 	k.ready(t, WokenBySignal)
 	return t
+}
+
+// resume hands the processor to t, waking it with why. A task gets its
+// worker only here, when it first runs: a task that finishes without
+// blocking gives its worker back before the next one starts, so n tasks
+// started together and run one after another share one goroutine (and
+// its grown stack) instead of parking n of them.
+func (k *Kernel) resume(t *Task, why Wake) {
+	k.cur.Store(t)
+	if t.w == nil {
+		var w *worker
+		if n := len(k.workers); n > 0 {
+			w = k.workers[n-1]
+			k.workers[n-1] = nil
+			k.workers = k.workers[:n-1]
+		} else {
+			w = &worker{k: k, wake: make(chan Wake, 1)}
+			k.wg.Add(1)
+			go w.loop()
+		}
+		w.task = t
+		t.wake, t.w = w.wake, w
+		k.live.push(t, liveNode)
+		t.inLive = true
+	}
+	t.wake <- why // buffered: fine even when t is the caller's own task
 }
 
 // worker is a goroutine that runs tasks one after another. Reusing them
@@ -413,7 +454,6 @@ type worker struct {
 	k    *Kernel
 	wake chan Wake
 	task *Task
-	fn   func(ctx context.Context)
 	// gone is set by whoever first accounts for the goroutine's end in
 	// the kernel's WaitGroup: the goroutine itself, or the driver when the
 	// goroutine stalled and cannot be waited for.
@@ -447,7 +487,7 @@ func (w *worker) loop() {
 			return // the task stalled and came back after the run ended
 		}
 		k.finish(t)
-		w.task, w.fn = nil, nil
+		w.task = nil
 		k.workers = append(k.workers, w)
 		k.handoff(nil)
 	}
@@ -464,6 +504,7 @@ func (w *worker) done() {
 // it up.
 func (k *Kernel) finish(t *Task) {
 	t.done.Store(true)
+	k.alive--
 	k.removeLive(t)
 	k.cur.Store(nil)
 }
@@ -476,7 +517,7 @@ func (w *worker) run(t *Task) (returned bool) {
 	k := w.k
 	defer func() {
 		if r := recover(); r != nil {
-			k.panics = append(k.panics, &PanicError{Task: t.name, Value: r, Stack: debug.Stack()})
+			k.panics = append(k.panics, &PanicError{Task: t.Name(), Value: r, Stack: debug.Stack()})
 			returned = true
 			return
 		}
@@ -485,10 +526,12 @@ func (w *worker) run(t *Task) (returned bool) {
 		}
 		k.panics = append(k.panics, &PanicError{Task: k.describe(t), Goexit: true})
 		k.finish(t)
-		w.task, w.fn = nil, nil
+		w.task = nil
 		k.handoff(nil)
 	}()
-	w.fn(t)
+	fn := t.fn
+	t.fn = nil
+	fn(t)
 	return true
 }
 
@@ -498,9 +541,9 @@ func (k *Kernel) describe(t *Task) string {
 		return "the scheduler (a timer callback)"
 	}
 	if s, ok := t.Data.(fmt.Stringer); ok {
-		return t.name + " " + s.String()
+		return t.Name() + " " + s.String()
 	}
-	return t.name
+	return t.Name()
 }
 
 func (k *Kernel) removeLive(t *Task) {
@@ -510,12 +553,13 @@ func (k *Kernel) removeLive(t *Task) {
 	}
 }
 
-// liveTasks returns the live tasks in start order.
+// liveTasks returns the live tasks that have run, in start order.
 func (k *Kernel) liveTasks() []*Task {
 	out := make([]*Task, 0, k.live.n)
 	for t := k.live.head; t != nil; t = t.live.next {
 		out = append(out, t)
 	}
+	slices.SortFunc(out, func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
 	return out
 }
 
@@ -723,8 +767,7 @@ func (k *Kernel) handoff(self *Task) {
 		k.driver <- stop
 		return
 	}
-	k.cur.Store(next)
-	next.wake <- why // buffered: fine even when next == self
+	k.resume(next, why)
 }
 
 // pick pops events until one resumes a task, running callbacks on the way.
@@ -771,7 +814,7 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 }
 
 func (k *Kernel) idle() Stop {
-	if k.live.n > 0 {
+	if k.alive > 0 {
 		return Deadlocked
 	}
 	return Drained
@@ -779,9 +822,12 @@ func (k *Kernel) idle() Stop {
 
 // Blocked describes the live tasks, for deadlock reports.
 func (k *Kernel) Blocked() []string {
-	out := make([]string, 0, k.live.n)
-	for t := k.live.head; t != nil; t = t.live.next {
-		name := t.name
+	// A task that never ran is ready (it has its start event), so a
+	// deadlock's blocked tasks are all in live.
+	tasks := k.liveTasks()
+	out := make([]string, 0, len(tasks))
+	for _, t := range tasks {
+		name := t.Name()
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()
 		}
@@ -811,8 +857,7 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	}
 	next, why, stop := k.pick()
 	if stop == 0 {
-		k.cur.Store(next)
-		next.wake <- why
+		k.resume(next, why)
 		var err error
 		if stop, err = k.wait(); err != nil {
 			return stop, err
@@ -905,6 +950,10 @@ func (k *Kernel) Close() error {
 	for _, t := range live {
 		if t == k.stuck {
 			continue // still running outside the simulation: see StallError
+		}
+		if t.w == nil {
+			t.fn = nil
+			continue // never ran: it has no goroutine to end
 		}
 		t.wake <- killSignal
 		<-k.exitAck

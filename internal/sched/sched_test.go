@@ -209,3 +209,126 @@ func TestBlockAfterCloseReturnsAtOnce(t *testing.T) {
 	assert.True(t, tk.Finished(), "a task started after Close never runs")
 	assert.True(t, errors.Is(ErrClosed, ErrClosed))
 }
+
+// Issue 14: n tasks started together that run one after another without
+// blocking share one worker goroutine. Each used to get its own goroutine
+// when it was started, so 100,000 calls started from one Group parked
+// 100,000 goroutines and grew 100,000 stacks before the first one ran.
+func TestI14_TasksStartedTogetherShareOneWorker(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	ran := 0
+	stop := run(t, k, func(ctx context.Context) {
+		for i := range 1000 {
+			k.Go(ctx, fmt.Sprint(i), func(ctx context.Context) { ran++ })
+		}
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, 1000, ran)
+	assert.Equal(t, 1, len(k.workers), "the root's worker ran every task in turn")
+}
+
+// Issue 14: a task that was started but never ran has no goroutine yet;
+// Close ends the run without waiting for one (goleak checks none is left).
+func TestI14_CloseForgetsTasksThatNeverRan(t *testing.T) {
+	k := newKernel(1)
+	ran := false
+	k.Go(context.Background(), "never", func(ctx context.Context) { ran = true })
+	require.NoError(t, k.Close())
+	assert.False(t, ran)
+	assert.Empty(t, k.workers)
+}
+
+// Issue 14: a gate's line is first come, first served, a reserved place
+// included, and a task that got the gate is out of the line (it can queue
+// again later). Whether a task is in line is a mark on it, not a scan of
+// the line, which cost O(line) per Acquire: O(n²) for n calls waiting on
+// one object (see BenchmarkGateLine).
+func TestI14_GateLineKeepsOrderAndForgetsWhoLeft(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	var g Gate
+	var order []string
+	stop := run(t, k, func(ctx context.Context) {
+		me := FromContext(ctx)
+		g.Acquire(me, "first")
+		reserved := k.Go(ctx, "reserved", func(ctx context.Context) {
+			g.Acquire(FromContext(ctx), "reserved place")
+			order = append(order, "reserved")
+			g.Release()
+		})
+		g.Reserve(reserved)
+		for i := range 3 {
+			k.Go(ctx, fmt.Sprint(i), func(ctx context.Context) {
+				tk := FromContext(ctx)
+				for round := range 2 { // queue twice: the mark is gone after the first
+					g.Acquire(tk, "in line")
+					order = append(order, fmt.Sprintf("%d.%d", i, round))
+					assert.Nil(t, tk.queued)
+					require.NoError(t, tk.Sleep(ctx, 0, true)) // yields the gate: back in line
+					g.Release()
+				}
+			})
+		}
+		require.NoError(t, me.Sleep(ctx, time.Second, false))
+		g.Release()
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, "reserved", order[0], "the reserved place comes first")
+	assert.Len(t, order, 7)
+	assert.Nil(t, g.Owner())
+	assert.True(t, g.Free())
+}
+
+// BenchmarkGateLine: n tasks queue at one gate held by the root, then go
+// through it one by one. One op is one task's turn; ns/op must not grow
+// with n.
+func BenchmarkGateLine(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for range b.N {
+				k := newKernel(1)
+				var g Gate
+				k.Go(context.Background(), "root", func(ctx context.Context) {
+					me := FromContext(ctx)
+					g.Acquire(me, "root")
+					for range n {
+						k.Go(ctx, "waiter", func(ctx context.Context) {
+							g.Acquire(FromContext(ctx), "in line")
+							g.Release()
+						})
+					}
+					_ = me.Sleep(ctx, time.Second, false) // all n queue meanwhile
+					g.Release()
+				})
+				if _, err := k.Drive(-1); err != nil {
+					b.Fatal(err)
+				}
+				_ = k.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/waiter")
+		})
+	}
+}
+
+// Issue 14: a task joins the live list when it first runs, but deadlock
+// reports still name the blocked tasks in start order.
+func TestI14_DeadlockReportKeepsStartOrder(t *testing.T) {
+	k := newKernel(7)
+	defer k.Close()
+	var g Gate
+	stop := run(t, k, func(ctx context.Context) {
+		g.Acquire(FromContext(ctx), "root")
+		for i := range 20 {
+			k.GoNumbered(ctx, "waiter", i+1, func(ctx context.Context) { g.Acquire(FromContext(ctx), "gate") })
+		}
+		FromContext(ctx).Block(context.Background(), "forever", -1)
+	})
+	require.Equal(t, Deadlocked, stop)
+	blocked := k.Blocked()
+	require.Len(t, blocked, 21)
+	assert.Equal(t, "root: forever", blocked[0])
+	for i, b := range blocked[1:] {
+		assert.Equal(t, fmt.Sprintf("waiter %d: gate", i+1), b)
+	}
+}

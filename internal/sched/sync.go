@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -62,7 +61,8 @@ func (t *Task) ReenterGate(g *Gate) {
 }
 
 // Gate is a FIFO mutex between tasks: an object's input gate. Only one task
-// holds it; the others wait in arrival order.
+// holds it; the others wait in arrival order. A task in line is marked
+// (Task.queued), so that asking whether it is in line does not scan it.
 type Gate struct {
 	owner   *Task
 	waiters []*Task
@@ -81,8 +81,9 @@ func (g *Gate) Acquire(t *Task, reason string) {
 		g.owner = t
 		return
 	}
-	if !slices.Contains(g.waiters, t) {
+	if t.queued != g { // not already in line (Reserve)
 		g.waiters = append(g.waiters, t)
+		t.queued = g
 	}
 	for g.owner != t {
 		if t.Block(context.Background(), reason, -1); t.k.Closed() {
@@ -100,6 +101,7 @@ func (g *Gate) Reserve(t *Task) {
 		return
 	}
 	g.waiters = append(g.waiters, t)
+	t.queued = g
 }
 
 // Release gives the gate to the next waiter, if any.
@@ -109,7 +111,9 @@ func (g *Gate) Release() {
 		return
 	}
 	next := g.waiters[0]
+	g.waiters[0] = nil
 	g.waiters = g.waiters[1:]
+	next.queued = nil
 	g.owner = next
 	next.k.Ready(next)
 }
