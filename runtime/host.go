@@ -49,6 +49,9 @@ type host struct {
 
 	inst    object.Object
 	methods object.Methods // as the instance listed them; checked by build
+	// compiled caches the methods called on this instance (at most
+	// maxCompiled), so that a call does not compile its method again.
+	compiled []*compiled
 	handler http.Handler
 
 	// The identities received whose call may still send attempts: most
@@ -163,7 +166,7 @@ func (h *host) build() (err error) {
 	if err := checkMethods(h.ns.name, methods); err != nil {
 		return err
 	}
-	h.inst, h.methods = inst, methods
+	h.inst, h.methods, h.compiled = inst, methods, nil
 	h.handler, _ = inst.(http.Handler)
 	return nil
 }
@@ -200,8 +203,21 @@ func (h *host) lookup(f *wire.Flight) (compiled, error) {
 	if rpc, ok := f.Target.RPC.(object.Target); ok {
 		return find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
 	}
-	return find(h.ns.name, h.methods, f.Req.Method)
+	name := f.Req.Method
+	for _, c := range h.compiled {
+		if c.fn.Name == name {
+			return *c, nil
+		}
+	}
+	c, err := find(h.ns.name, h.methods, name)
+	if err == nil && len(h.compiled) < maxCompiled {
+		h.compiled = append(h.compiled, &c)
+	}
+	return c, err
 }
+
+// maxCompiled is how many methods of an instance a host keeps compiled.
+const maxCompiled = 16
 
 // receive is the object's side of an arrival (see arrive): the host
 // records the delivery, remembers the request identity (rule S6) and

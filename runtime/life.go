@@ -111,7 +111,7 @@ func (h *host) leave(ti *turnInfo) {
 // makes the old instance's State stale (rule L4). The alarm and the task
 // timers are the host's: they survive too.
 func (h *host) drop(why string) {
-	h.inst, h.methods, h.handler = nil, nil, nil
+	h.inst, h.methods, h.handler, h.compiled = nil, nil, nil, nil
 	h.state = wire.RenewState(h.state, why).(*object.State)
 }
 

@@ -244,8 +244,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		if len(args) == 1 {
 			copied = rec.SetArg(args[0]) // the record's own slot: no allocation
 		} else {
-			copied = make([]any, len(args))
-			rec.SetArgs(copied)
+			copied = rec.NewArgs(len(args))
 		}
 		for i, a := range args {
 			v, res, err := clone.Copy(a, wire.RefPolicy)
@@ -277,8 +276,8 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	}
 	for n := 1; ; n++ {
 		a, f := rec.NewAttempt(k.Now()), &fr.flight
-		if n > 1 {
-			f = &wire.Flight{}
+		if n > 1 && !fr.flight.Settled { // the runtime may still hold the first
+			f, fr.shared = &wire.Flight{}, true
 		}
 		*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
 		if n == 1 {
@@ -324,7 +323,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		case f.Kind != wire.FailNone:
 			a.Extend(k.Now())
 			e = newError(f)
-			rec.SetAttemptErr(a, snapshot(e))
+			rec.SetAttemptErr(a, e) // the caller gets a copy, if it gets e (finish)
 			if n == 1 {
 				first = e
 			}
@@ -370,18 +369,19 @@ func (s *Stub) blamed(ctx context.Context, b blame, method string, first, last *
 	return first
 }
 
-// record is what the runtime keeps of a call, in one allocation: the call
-// and its first attempt (most calls make only one).
-// frame is what a call needs only while it runs, in one allocation. A
-// stub keeps the frame of its last call for the next one when the runtime
-// let go of its first attempt as the call ended (Flight.Settled): a
-// fault-free call then allocates no frame.
+// frame is what a call needs only while it runs, in one allocation. An
+// attempt reuses the flight of the one before when the runtime let go of
+// it (Flight.Settled), and the stub keeps the frame for its next call when
+// the runtime let go of every flight the call sent: a fault-free call, or
+// one whose retries all ran on their callers' tasks, then allocates no
+// frame.
 type frame struct {
 	k      *sched.Kernel
 	s      *Stub
 	rec    *wire.Call
 	req    wire.Request
-	flight wire.Flight
+	flight wire.Flight // every attempt's while the runtime lets go of each
+	shared bool        // an attempt had a flight of its own: keep nothing
 }
 
 // finish closes the call's record and returns the call's result.
@@ -389,7 +389,8 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	rec := fr.rec
 	rec.End = fr.k.Now()
 	rec.Outcome = outcome
-	rec.SetErr(snapshot(err))
+	rec.SetErr(err)
+	err = snapshot(err) // the caller's own: changing it cannot change the trace
 	if err == nil && v != nil {
 		rec.Result = v
 		if !clone.Immutable(v) { // the caller gets v and may change it
@@ -401,7 +402,7 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	if err != nil && breaks(outcome, err) {
 		fr.s.breakLine(err)
 	}
-	if fr.flight.Settled && rec.NumAttempts() == 1 {
+	if fr.flight.Settled && !fr.shared {
 		s := fr.s
 		*fr = frame{k: fr.k, s: s}
 		s.spare = fr

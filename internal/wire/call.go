@@ -163,7 +163,7 @@ type Call struct {
 	// on failure and for fetch.
 	Result any
 	// arg holds the stub's copy of a one-argument call's argument (see
-	// SetArgs).
+	// SetArg, NewArgs).
 	arg   [1]any
 	first Attempt
 	more  *callMore
@@ -189,24 +189,33 @@ type Site struct {
 	Method string
 }
 
-// callMore is the part of a record only some calls have.
+// callMore is the part of a record only some calls have: a second
+// attempt and more, errors, lost writes. A call retried once needs it and
+// nothing else: its second attempt and the first two errors sit inline.
 type callMore struct {
-	args     []any      // the arguments of a call of two or more
-	attempts []*Attempt // the second attempt on
-	errs     []error    // per attempt, by N-1; nil when none failed
-	lost     []int32    // lost writes per attempt, by N-1 (rule L7)
-	err      error      // the call's error
+	second Attempt
+	rest   []*Attempt // the third attempt on
+	errs   []error    // per attempt, by N-1: over errv for the first two
+	errv   [2]error
+	lost   []int32 // lost writes per attempt, by N-1 (rule L7)
+	err    error   // the call's error
 }
 
 func (c *Call) extra() *callMore {
 	if c.more == nil {
 		c.more = &callMore{}
+		c.more.errs = c.more.errv[:0]
 	}
 	return c.more
 }
 
 // Timeout is the stub's deadline.
 func (c *Call) Timeout() time.Duration { return time.Duration(c.TimeoutMs) * time.Millisecond }
+
+// The arguments sit in the record's one slot (nargs says how): the
+// argument of a call of one; a *[2]any or *[3]any for two or three (one
+// allocation, the exact size); a *[]any for more.
+const manyArgs = 255
 
 // SetArg keeps v (the stub's copy, never handed to the object) as a
 // one-argument call's argument and returns the arguments as the request
@@ -218,11 +227,23 @@ func (c *Call) SetArg(v any) []any {
 	return c.arg[:]
 }
 
-// SetArgs keeps args (the stub's copies) as the arguments of a call of two
-// or more; SetArg keeps one.
-func (c *Call) SetArgs(args []any) {
-	c.nargs = 2 // two or more: in more
-	c.extra().args = args
+// NewArgs makes room in the record for the n >= 2 arguments of a call and
+// returns it for the stub to fill with its copies (never handed to the
+// object); the request sends that slice.
+func (c *Call) NewArgs(n int) []any {
+	switch n {
+	case 2:
+		p := new([2]any)
+		c.nargs, c.arg[0] = 2, p
+		return p[:]
+	case 3:
+		p := new([3]any)
+		c.nargs, c.arg[0] = 3, p
+		return p[:]
+	}
+	args := make([]any, n)
+	c.nargs, c.arg[0] = manyArgs, &args
+	return args
 }
 
 // Args returns the call's arguments as recorded: nil for none and for
@@ -233,8 +254,12 @@ func (c *Call) Args() []any {
 		return nil
 	case 1:
 		return c.arg[:]
+	case 2:
+		return c.arg[0].(*[2]any)[:]
+	case 3:
+		return c.arg[0].(*[3]any)[:]
 	}
-	return c.more.args
+	return *c.arg[0].(*[]any)
 }
 
 // Err is the call's error, nil on success; rendered only when records
@@ -256,31 +281,38 @@ func (c *Call) SetErr(err error) {
 
 // NumAttempts is how many attempts the call has made.
 func (c *Call) NumAttempts() int {
-	if c.first.N == 0 {
+	switch {
+	case c.first.N == 0:
 		return 0
-	}
-	if c.more == nil {
+	case c.more == nil || c.more.second.N == 0:
 		return 1
 	}
-	return 1 + len(c.more.attempts)
+	return 2 + len(c.more.rest)
 }
 
 // Attempt returns the record of attempt i+1 (i < NumAttempts).
 func (c *Call) Attempt(i int) *Attempt {
-	if i == 0 {
+	switch i {
+	case 0:
 		return &c.first
+	case 1:
+		return &c.more.second
 	}
-	return c.more.attempts[i-1]
+	return c.more.rest[i-2]
 }
 
 // NewAttempt records the start of the next attempt and returns its record.
 func (c *Call) NewAttempt(start time.Duration) *Attempt {
 	n := c.NumAttempts()
-	a := &c.first
-	if n > 0 {
+	var a *Attempt
+	switch n {
+	case 0:
+		a = &c.first
+	case 1:
+		a = &c.extra().second
+	default:
 		a = &Attempt{}
-		m := c.extra()
-		m.attempts = append(m.attempts, a)
+		c.more.rest = append(c.more.rest, a)
 	}
 	*a = Attempt{N: uint8(n + 1), Start: start}
 	return a

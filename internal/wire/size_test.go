@@ -33,7 +33,7 @@ func TestD2_WhatOnlySomeCallsHaveIsKept(t *testing.T) {
 	c.SetAttemptErr(a2, errTest)
 	c.LoseWrite(a1)
 	c.LoseWrite(a1)
-	c.SetArgs([]any{1, "two"})
+	copy(c.NewArgs(2), []any{1, "two"})
 	c.SetErr(errTest)
 	if c.NumAttempts() != 2 || c.Attempt(0) != a1 || c.Attempt(1) != a2 || a2.N != 2 || a2.Start != 7 {
 		t.Fatalf("attempts: %d, %+v %+v", c.NumAttempts(), c.Attempt(0), c.Attempt(1))
@@ -50,6 +50,19 @@ func TestD2_WhatOnlySomeCallsHaveIsKept(t *testing.T) {
 	var one Call
 	if got := one.SetArg("x"); len(got) != 1 || one.Args()[0] != "x" {
 		t.Fatalf("one argument: %v", one.Args())
+	}
+	for n := 2; n <= 5; n++ {
+		var c Call
+		args := c.NewArgs(n)
+		args[n-1] = n
+		if got := c.Args(); len(got) != n || got[n-1] != n {
+			t.Fatalf("%d arguments: %v", n, got)
+		}
+	}
+	a3 := c.NewAttempt(9)
+	c.SetAttemptErr(a3, errTest)
+	if c.NumAttempts() != 3 || c.Attempt(2) != a3 || a3.N != 3 || c.AttemptErr(a3) != errTest || c.AttemptErr(a2) != errTest {
+		t.Fatalf("third attempt: %d %+v", c.NumAttempts(), c.Attempt(2))
 	}
 }
 
