@@ -52,7 +52,7 @@ type host struct {
 	// compiled caches the methods called on this instance (at most
 	// maxCompiled), so that a call does not compile its method again.
 	compiled []*compiled
-	handler http.Handler
+	handler  http.Handler
 
 	// The identities received whose call may still send attempts: most
 	// objects have at most one at a time, kept inline; more go to a map.
