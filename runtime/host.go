@@ -294,18 +294,23 @@ func (ti *turnInfo) String() string {
 // turn runs one request inside the object, holding its input gate except
 // while it waits on an outgoing call or a sleep (rule O3).
 func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
-	f, dup := ti.f, ti.dup
-	k := h.ns.r.k
 	t.Gate = &h.gate
 	t.Data = ti
-	k.Touch() // the watchdog may name the turn (see StallError)
+	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
+	// The defers run on a Goexit from the method too (t.FailNow); serve
+	// holds the many returns, so that these two stay open-coded (cheap).
 	defer h.leave(ti)
 	h.gate.Acquire(t, "waiting for the object's input gate")
 	defer h.gate.Release()
-	if ti.dropped { // the object was reset while it waited (rule L3)
-		return
+	if !ti.dropped { // else the object was reset while it waited (rule L3)
+		h.serve(ctx, ti)
 	}
+}
 
+// serve runs the turn's request once the turn holds the gate.
+func (h *host) serve(ctx context.Context, ti *turnInfo) {
+	f, dup := ti.f, ti.dup
+	k := h.ns.r.k
 	if err := h.build(); err != nil {
 		h.respond(f, wire.FailSetup, nil, nil, err)
 		return
