@@ -50,12 +50,15 @@ fuzz:
 		$(GO) test -tags $(FUZZ_TAGS) -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
-# bench runs every benchmark, then dosim's calls beside the peer (the
-# hand-written testing/synctest simulation, BenchmarkPeerSynctest) three
-# times and prints the ratios dosim/peer with their targets (issue 14).
+# bench runs every benchmark, then the ones issue 14's targets read, three
+# times (the 10^7-call one once), and prints each target with its median
+# figure and verdict, the peer ratios first (the peer is the hand-written
+# testing/synctest simulation, BenchmarkPeerSynctest).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
-	$(GO) test ./runtime -run '^$$' -bench 'CallNoFault$$|CallAmbiguous$$|PeerSynctest' -benchmem -count 3 | $(GO) run ./internal/benchratio
+	{ $(GO) test ./runtime -run '^$$' -bench 'CallNoFault$$|CallAmbiguous$$|PeerSynctest|RecordRetained|GroupCalls' -benchmem -count 3 && \
+	  $(GO) test ./runtime -run '^$$' -bench 'CallsKeepLast' -benchtime 10000000x && \
+	  $(GO) test ./explore -run '^$$' -bench 'ExploreSeed|SweepRetainedHeap' -benchmem -count 3; } | $(GO) run ./internal/benchratio
 
 cover:
 	$(GO) test -count=1 -coverprofile=cover.out ./... && $(GO) tool cover -func=cover.out | tail -1
