@@ -200,6 +200,12 @@ type Explorer struct {
 	marks  map[string]map[string]bool // namespace -> method -> marked
 	models *models
 	now    func() time.Time // the wall clock, read only to stop shrinking
+	// ops are the scenario's calls as the model sees them, by
+	// scenario.Call.Index: made once, read by every seed.
+	ops []*op
+	// random are the run options of a seed with random faults, but its
+	// seed: made once (with the fault plan), read by every seed.
+	random, randomSweep []scenario.RunOption
 }
 
 // New prepares an explorer for sc.
@@ -225,7 +231,27 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		e.marks[ns.Name] = marks
 	}
 	e.models = newModels(ctors)
+	calls := sc.Calls()
+	e.ops = make([]*op, len(calls))
+	for _, c := range calls {
+		if c.Index < 0 || c.Index >= len(calls) {
+			return nil, fmt.Errorf("explore: call %s has index %d of %d calls", c.Path, c.Index, len(calls))
+		}
+		e.ops[c.Index] = callOp(c)
+	}
+	e.random = e.runOptions(nil)
+	e.randomSweep = append(e.runOptions(nil), scenario.SkipExpectations())
 	return e, nil
+}
+
+// callOp is a scenario call as the model sees it.
+func callOp(c *scenario.Call) *op {
+	in := &op{method: c.Method, args: c.Args, fetch: c.Fetch, label: c.Label()}
+	in.key = c.Method + " " + canonical(c.Args)
+	if c.Fetch != nil {
+		in.key = "fetch " + canonical(c.Fetch)
+	}
+	return in
 }
 
 // Options returns the options in force, defaults filled in.
@@ -247,10 +273,10 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 	return out, nil
 }
 
-// runOptions are the scenario run options for a seed with random faults,
-// or with an explicit fault set when rules is not nil.
-func (e *Explorer) runOptions(seed uint64, rules []transport.Rule) []scenario.RunOption {
-	opts := []scenario.RunOption{scenario.Seed(seed)}
+// runOptions are the scenario run options, but the seed, for random
+// faults, or for an explicit fault set when rules is not nil.
+func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
+	var opts []scenario.RunOption
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}
@@ -292,7 +318,16 @@ type SeedResult struct {
 }
 
 func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
-	res, err := e.sc.Run(e.runOptions(seed, rules)...)
+	var opts []scenario.RunOption
+	switch {
+	case rules != nil:
+		opts = e.runOptions(rules)
+	case mode.sweep:
+		opts = e.randomSweep
+	default:
+		opts = e.random
+	}
+	res, err := e.sc.Run(append(opts[:len(opts):len(opts)], scenario.Seed(seed))...)
 	if err != nil {
 		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
 	}
@@ -377,7 +412,7 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 		go func() {
 			defer wg.Done()
 			for seed := range next {
-				r, err := e.Check(seed)
+				r, err := e.check(seed, nil, checkSweep)
 				mu.Lock()
 				if err != nil && errRun == nil {
 					errRun = err

@@ -372,18 +372,13 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 		if o.Call == nil {
 			continue
 		}
-		c := o.Call
-		in := &op{method: c.Method, args: c.Args, fetch: c.Fetch, label: c.Label()}
-		in.key = c.Method + " " + canonical(c.Args)
-		if c.Fetch != nil {
-			in.key = "fetch " + canonical(c.Fetch)
-		}
+		in := e.ops[o.Call.Index]
 		for k, idx := range o.Records {
 			var out outcome
 			err := o.Errs[k]
 			var se *stub.Error
 			switch {
-			case err == nil && c.Fetch != nil:
+			case err == nil && o.Call.Fetch != nil:
 				out.key = fetchKey(o.Status, o.Body)
 			case err == nil:
 				out.key = resultKey(o.Value, nil)
