@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +73,17 @@ type model struct {
 	ctor      runtime.Constructor
 	states    map[string]*state
 	steps     map[stepKey]stepResult
+	// verdicts memoises porcupine's verdict by history (historyKey): a
+	// verdict is a function of the history alone, since steps are, and a
+	// sweep meets the same few histories seed after seed. At most
+	// maxVerdicts are kept, so memory does not grow with the seeds.
+	verdicts map[string]bool
+	pm       porcupine.Model // m's porcupine model, made once
 }
+
+// maxVerdicts bounds a model's memo of verdicts; histories beyond it are
+// checked by porcupine every time.
+const maxVerdicts = 1024
 
 // models holds a model per object, shared by a sweep's workers.
 type models struct {
@@ -102,7 +113,8 @@ func (ms *models) get(namespace, object string) *model {
 	m := ms.byObj[k]
 	if m == nil {
 		m = &model{namespace: namespace, object: object, ctor: ms.ctors[namespace],
-			states: map[string]*state{}, steps: map[stepKey]stepResult{}}
+			states: map[string]*state{}, steps: map[stepKey]stepResult{}, verdicts: map[string]bool{}}
+		m.pm = m.porcupineModel()
 		ms.byObj[k] = m
 	}
 	return m
@@ -554,14 +566,14 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		rep.histories[obj] = h
 		ok := true
 		if timeout > 0 {
-			switch porcupine.CheckEventsTimeout(m.porcupineModel(), events, timeout) {
+			switch porcupine.CheckEventsTimeout(m.pm, events, timeout) {
 			case porcupine.Unknown:
 				rep.timedOut = true
 			case porcupine.Illegal:
 				ok = false
 			}
 		} else {
-			ok = porcupine.CheckEvents(m.porcupineModel(), events)
+			ok = m.linearizable(events)
 		}
 		if !ok {
 			rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
@@ -570,6 +582,65 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		}
 	}
 	return rep
+}
+
+// linearizable reports whether events, a history of m's object, is
+// linearizable: porcupine's verdict, memoised by historyKey.
+func (m *model) linearizable(events []porcupine.Event) bool {
+	var buf [512]byte
+	key, keyed := historyKey(buf[:0], events)
+	if !keyed {
+		return porcupine.CheckEvents(m.pm, events)
+	}
+	m.mu.Lock()
+	ok, seen := m.verdicts[string(key)]
+	m.mu.Unlock()
+	if seen {
+		return ok
+	}
+	ok = porcupine.CheckEvents(m.pm, events)
+	m.mu.Lock()
+	if len(m.verdicts) < maxVerdicts {
+		m.verdicts[string(key)] = ok
+	}
+	m.mu.Unlock()
+	return ok
+}
+
+// historyKey appends to b all that porcupine's verdict on events depends
+// on, unambiguously: each event's kind, id and value (a call's op key, or
+// that it is the end-state read; a return's outcome).
+// ok is false for an event of another kind, whose history is not memoised.
+func historyKey(b []byte, events []porcupine.Event) (_ []byte, ok bool) {
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for _, ev := range events {
+		b = binary.AppendUvarint(b, uint64(ev.Id))
+		switch v := ev.Value.(type) {
+		case *op:
+			if v.final {
+				b = append(b, 'F')
+				continue
+			}
+			b = append(b, 'C')
+			str(v.key)
+		case outcome:
+			flags := byte('R')
+			if v.unknown {
+				flags |= 0x80
+			}
+			if v.noEffect {
+				flags |= 0x40
+			}
+			b = append(b, flags)
+			str(v.key)
+		default:
+			return b, false
+		}
+	}
+	return b, true
 }
 
 // endKey is the observed end state of an object, in the model's terms.
