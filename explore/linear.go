@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -37,6 +38,9 @@ type state struct {
 	storage map[string]any
 	effects []string // "kind payload", in the order recorded
 }
+
+// finalOp is the read of an object's end state that ends every history.
+var finalOp = &op{final: true, label: "end state"}
 
 // op is a call as the model sees it.
 type op struct {
@@ -89,11 +93,11 @@ const maxVerdicts = 1024
 type models struct {
 	mu    sync.Mutex
 	ctors map[string]runtime.Constructor
-	byObj map[string]*model
+	byObj map[[2]string]*model // by namespace and object
 }
 
 func newModels(ctors map[string]runtime.Constructor) *models {
-	return &models{ctors: ctors, byObj: map[string]*model{}}
+	return &models{ctors: ctors, byObj: map[[2]string]*model{}}
 }
 
 // learn registers a namespace's constructor if none is known yet (an
@@ -109,7 +113,7 @@ func (ms *models) learn(namespace string, ctor runtime.Constructor) {
 func (ms *models) get(namespace, object string) *model {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	k := namespace + "/" + object
+	k := [2]string{namespace, object}
 	m := ms.byObj[k]
 	if m == nil {
 		m = &model{namespace: namespace, object: object, ctor: ms.ctors[namespace],
@@ -319,7 +323,7 @@ func (m *model) porcupineModel() porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return m.initial() },
 		Step: func(st, input, output any) (bool, any) {
-			s, o, out := st.(*state), input.(*op), output.(outcome)
+			s, o, out := st.(*state), input.(*op), output.(*outcome)
 			if o.final {
 				return s.key == out.key, s
 			}
@@ -335,7 +339,7 @@ func (m *model) porcupineModel() porcupine.Model {
 		Equal: func(a, b any) bool { return a.(*state) == b.(*state) },
 		Hash:  func(s any) uint64 { return s.(*state).hash },
 		DescribeOperation: func(input, output any) string {
-			o, out := input.(*op), output.(outcome)
+			o, out := input.(*op), output.(*outcome)
 			switch {
 			case o.final:
 				return "end state"
@@ -465,7 +469,8 @@ type linCall struct {
 // not decide a verdict), a check that takes longer stops and the report
 // says it timed out.
 func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
-	var calls []linCall
+	calls := make([]linCall, 0, len(res.Calls))
+	var se *stub.Error
 	for _, o := range res.Outcomes {
 		if o.Call == nil {
 			continue
@@ -474,7 +479,6 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 		for k, idx := range o.Records {
 			var out outcome
 			err := o.Errs[k]
-			var se *stub.Error
 			switch {
 			case err == nil && o.Call.Fetch != nil:
 				out.key = fetchKey(o.Status, o.Body)
@@ -496,30 +500,60 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 // its model. Objects in unchecked (by "NS/OBJECT") are counted as skipped.
 func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[string]bool, ms *models, maxAmbiguous int, timeout time.Duration) linearReport {
 	type rec struct {
-		idx  int
 		op   *op
 		out  outcome
 		from uint64
 		to   uint64
 	}
-	byObj := map[string][]rec{}
-	var order []string
+	// The calls by object, in the order objects are first called. A run
+	// reaches few objects: they are found by a scan, and by a map only
+	// past a few.
+	type history struct {
+		ns, name string
+		recs     []rec
+	}
+	var (
+		objs  []history
+		index map[[2]string]int
+	)
+	const scanObjects = 8
 	for _, lc := range calls {
-		cr := res.Calls[lc.idx]
-		obj := cr.Namespace + "/" + cr.Object
-		if _, seen := byObj[obj]; !seen {
-			order = append(order, obj)
+		cr := &res.Calls[lc.idx]
+		at := -1
+		if index != nil {
+			if i, ok := index[[2]string{cr.Namespace, cr.Object}]; ok {
+				at = i
+			}
+		} else {
+			for i := range objs {
+				if objs[i].name == cr.Object && objs[i].ns == cr.Namespace {
+					at = i
+					break
+				}
+			}
 		}
-		byObj[obj] = append(byObj[obj], rec{idx: lc.idx, op: lc.op, out: lc.out, from: cr.Began, to: cr.Ended})
+		if at < 0 {
+			at = len(objs)
+			objs = append(objs, history{ns: cr.Namespace, name: cr.Object})
+			if index != nil {
+				index[[2]string{cr.Namespace, cr.Object}] = at
+			} else if len(objs) > scanObjects {
+				index = make(map[[2]string]int, 2*len(objs))
+				for i, h := range objs {
+					index[[2]string{h.ns, h.name}] = i
+				}
+			}
+		}
+		objs[at].recs = append(objs[at].recs, rec{op: lc.op, out: lc.out, from: cr.Began, to: cr.Ended})
 	}
 	rep := linearReport{histories: map[string]*History{}}
-	for _, obj := range order {
-		recs := byObj[obj]
-		ns, name, _ := strings.Cut(obj, "/")
+	for _, oh := range objs {
+		recs, ns, name := oh.recs, oh.ns, oh.name
 		if backgroundWork(res, ns, name) {
 			rep.background++
 			continue
 		}
+		obj := ns + "/" + name
 		if unchecked[obj] {
 			rep.skipped++
 			continue
@@ -538,26 +572,29 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		}
 		rep.checked++
 		m := ms.get(ns, name)
-		final := outcome{key: endKey(m, res, ns, name)}
-		type stamp struct {
-			at  uint64
-			ev  porcupine.Event
-			end bool // an ambiguous return: after everything
+		n := len(recs)
+		outs := make([]outcome, n+1) // the events' outputs, in one allocation
+		for i, r := range recs {
+			outs[i] = r.out
 		}
-		var stamps []stamp
+		outs[n] = outcome{key: endKey(m, res, ns, name)}
+		type stamp struct {
+			at uint64
+			ev porcupine.Event
+		}
+		stamps := make([]stamp, 0, 2*n+2)
 		for i, r := range recs {
 			stamps = append(stamps, stamp{at: r.from, ev: porcupine.Event{ClientId: i, Kind: porcupine.CallEvent, Value: r.op, Id: i}})
-			ret := stamp{at: r.to, ev: porcupine.Event{ClientId: i, Kind: porcupine.ReturnEvent, Value: r.out, Id: i}}
+			ret := stamp{at: r.to, ev: porcupine.Event{ClientId: i, Kind: porcupine.ReturnEvent, Value: &outs[i], Id: i}}
 			if r.out.unknown {
-				ret.end, ret.at = true, last+3
+				ret.at = last + 3 // an ambiguous return: after everything
 			}
 			stamps = append(stamps, ret)
 		}
-		n := len(recs)
 		stamps = append(stamps,
-			stamp{at: last + 1, ev: porcupine.Event{ClientId: n, Kind: porcupine.CallEvent, Value: &op{final: true, label: "end state"}, Id: n}},
-			stamp{at: last + 2, ev: porcupine.Event{ClientId: n, Kind: porcupine.ReturnEvent, Value: final, Id: n}})
-		sort.SliceStable(stamps, func(i, j int) bool { return stamps[i].at < stamps[j].at })
+			stamp{at: last + 1, ev: porcupine.Event{ClientId: n, Kind: porcupine.CallEvent, Value: finalOp, Id: n}},
+			stamp{at: last + 2, ev: porcupine.Event{ClientId: n, Kind: porcupine.ReturnEvent, Value: &outs[n], Id: n}})
+		slices.SortStableFunc(stamps, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
 		events := make([]porcupine.Event, len(stamps))
 		for i, s := range stamps {
 			events[i] = s.ev
@@ -626,7 +663,7 @@ func historyKey(b []byte, events []porcupine.Event) (_ []byte, ok bool) {
 			}
 			b = append(b, 'C')
 			str(v.key)
-		case outcome:
+		case *outcome:
 			flags := byte('R')
 			if v.unknown {
 				flags |= 0x80
