@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dosim/dosim/runtime"
@@ -404,15 +405,28 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	var (
 		mu     sync.Mutex
 		wg     sync.WaitGroup
-		next   = make(chan uint64)
+		next   atomic.Int64 // the next seed to hand out, by its index in the shard
 		errRun error
 	)
+	done := ctx.Done()
+	// Each worker takes the next seed itself (no goroutine hands them
+	// out, which woke one per seed), and only while ctx is not done; a
+	// seed taken is always finished, so the seeds run are the first ones.
 	for range min(e.opts.Workers, max(total, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for seed := range next {
-				r, err := e.check(seed, nil, checkSweep)
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				k := next.Add(1) - 1
+				if k >= int64(total) {
+					return
+				}
+				r, err := e.check(e.nthSeed(int(k)), nil, checkSweep)
 				mu.Lock()
 				if err != nil && errRun == nil {
 					errRun = err
@@ -427,27 +441,11 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 			}
 		}()
 	}
-	interrupted := false
-	for k := 0; k < total; k++ {
-		if ctx.Err() != nil {
-			interrupted = true
-			break
-		}
-		select {
-		case next <- e.nthSeed(k):
-		case <-ctx.Done():
-			interrupted = true
-		}
-		if interrupted {
-			break
-		}
-	}
-	close(next)
 	wg.Wait()
 	if errRun != nil {
 		return nil, errRun
 	}
-	sum.Complete = !interrupted && sum.Ran == total
+	sum.Complete = sum.Ran == total // else ctx was done first
 	if len(sum.Violations) > 0 && sum.Complete {
 		f, err := e.Failing(sum.Violations[0].Seed)
 		if err != nil {
