@@ -311,8 +311,8 @@ type SeedResult struct {
 	// object's alarms, schedules or queues ran outside its calls
 	// (ReasonBackground).
 	Background int
-	// Linear holds what the linearizability check needs to draw a
-	// violating history, by object.
+	// Linear holds what the linearizability check needs to draw each
+	// violating history, by object (nil when none violated).
 	Linear map[string]*History
 
 	timedOut bool // a linearizability check ran out of its time (shrinking only)

@@ -39,6 +39,14 @@ type state struct {
 	effects []string // "kind payload", in the order recorded
 }
 
+// rec is one call record of an object's history.
+type rec struct {
+	op   *op
+	out  outcome
+	from uint64
+	to   uint64
+}
+
 // finalOp is the read of an object's end state that ends every history.
 var finalOp = &op{final: true, label: "end state"}
 
@@ -86,8 +94,9 @@ type model struct {
 }
 
 // maxVerdicts bounds a model's memo of verdicts; histories beyond it are
-// checked by porcupine every time.
-const maxVerdicts = 1024
+// checked by porcupine every time. (A variable for the test that turns
+// the memo off.)
+var maxVerdicts = 1024
 
 // models holds a model per object, shared by a sweep's workers.
 type models struct {
@@ -499,21 +508,15 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 // checkLinear checks the history of each object the calls reach against
 // its model. Objects in unchecked (by "NS/OBJECT") are counted as skipped.
 func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[string]bool, ms *models, maxAmbiguous int, timeout time.Duration) linearReport {
-	type rec struct {
-		op   *op
-		out  outcome
-		from uint64
-		to   uint64
-	}
 	// The calls by object, in the order objects are first called. A run
 	// reaches few objects: they are found by a scan, and by a map only
 	// past a few.
-	type history struct {
+	type objCalls struct {
 		ns, name string
 		recs     []rec
 	}
 	var (
-		objs  []history
+		objs  []objCalls
 		index map[[2]string]int
 	)
 	const scanObjects = 8
@@ -534,7 +537,7 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		}
 		if at < 0 {
 			at = len(objs)
-			objs = append(objs, history{ns: cr.Namespace, name: cr.Object})
+			objs = append(objs, objCalls{ns: cr.Namespace, name: cr.Object})
 			if index != nil {
 				index[[2]string{cr.Namespace, cr.Object}] = at
 			} else if len(objs) > scanObjects {
@@ -546,15 +549,14 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		}
 		objs[at].recs = append(objs[at].recs, rec{op: lc.op, out: lc.out, from: cr.Began, to: cr.Ended})
 	}
-	rep := linearReport{histories: map[string]*History{}}
+	var rep linearReport
 	for _, oh := range objs {
 		recs, ns, name := oh.recs, oh.ns, oh.name
 		if backgroundWork(res, ns, name) {
 			rep.background++
 			continue
 		}
-		obj := ns + "/" + name
-		if unchecked[obj] {
+		if len(unchecked) > 0 && unchecked[ns+"/"+name] {
 			rep.skipped++
 			continue
 		}
@@ -573,46 +575,46 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		rep.checked++
 		m := ms.get(ns, name)
 		n := len(recs)
-		outs := make([]outcome, n+1) // the events' outputs, in one allocation
-		for i, r := range recs {
-			outs[i] = r.out
+		// The history is ordered and keyed on the stack (when short);
+		// porcupine's events are made only when the verdict is not
+		// memoised, or the history is kept.
+		var (
+			outBuf   [smallHistory/2 + 1]outcome
+			stampBuf [smallHistory]stamp
+		)
+		outs, stamps := outBuf[:0], stampBuf[:0]
+		for _, r := range recs {
+			outs = append(outs, r.out)
 		}
-		outs[n] = outcome{key: endKey(m, res, ns, name)}
-		type stamp struct {
-			at uint64
-			ev porcupine.Event
-		}
-		stamps := make([]stamp, 0, 2*n+2)
+		outs = append(outs, outcome{key: endKey(m, res, ns, name)})
 		for i, r := range recs {
-			stamps = append(stamps, stamp{at: r.from, ev: porcupine.Event{ClientId: i, Kind: porcupine.CallEvent, Value: r.op, Id: i}})
-			ret := stamp{at: r.to, ev: porcupine.Event{ClientId: i, Kind: porcupine.ReturnEvent, Value: &outs[i], Id: i}}
+			stamps = append(stamps, stamp{at: r.from, id: i})
+			ret := stamp{at: r.to, id: i, ret: true}
 			if r.out.unknown {
 				ret.at = last + 3 // an ambiguous return: after everything
 			}
 			stamps = append(stamps, ret)
 		}
-		stamps = append(stamps,
-			stamp{at: last + 1, ev: porcupine.Event{ClientId: n, Kind: porcupine.CallEvent, Value: finalOp, Id: n}},
-			stamp{at: last + 2, ev: porcupine.Event{ClientId: n, Kind: porcupine.ReturnEvent, Value: &outs[n], Id: n}})
+		stamps = append(stamps, stamp{at: last + 1, id: n}, stamp{at: last + 2, id: n, ret: true})
 		slices.SortStableFunc(stamps, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
-		events := make([]porcupine.Event, len(stamps))
-		for i, s := range stamps {
-			events[i] = s.ev
-		}
-		h := &History{Object: obj, Events: events, model: m}
-		rep.histories[obj] = h
+		h := history{recs: recs, outs: outs, stamps: stamps}
 		ok := true
 		if timeout > 0 {
-			switch porcupine.CheckEventsTimeout(m.pm, events, timeout) {
+			switch porcupine.CheckEventsTimeout(m.pm, h.events(), timeout) {
 			case porcupine.Unknown:
 				rep.timedOut = true
 			case porcupine.Illegal:
 				ok = false
 			}
 		} else {
-			ok = m.linearizable(events)
+			ok = m.linearizable(&h)
 		}
 		if !ok {
+			obj := ns + "/" + name
+			if rep.histories == nil {
+				rep.histories = map[string]*History{}
+			}
+			rep.histories[obj] = &History{Object: obj, Events: h.events(), model: m}
 			rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
 				Message: fmt.Sprintf("no order of its %d calls, each applied once (ambiguous ones at most once), explains what callers saw and its end state %s",
 					len(recs), describeEnd(res, ns, name))})
@@ -621,63 +623,100 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 	return rep
 }
 
-// linearizable reports whether events, a history of m's object, is
-// linearizable: porcupine's verdict, memoised by historyKey.
-func (m *model) linearizable(events []porcupine.Event) bool {
-	var buf [512]byte
-	key, keyed := historyKey(buf[:0], events)
-	if !keyed {
-		return porcupine.CheckEvents(m.pm, events)
+// smallHistory is how many events a history may have and still be
+// ordered and keyed on the stack.
+const smallHistory = 16
+
+// stamp is one event of a history: the call (or its return, ret) of the
+// id-th record, or of the end-state read when id is the number of
+// records; at is the virtual time it is ordered by.
+type stamp struct {
+	at  uint64
+	id  int
+	ret bool
+}
+
+// history is one object's history, ordered: its records, their outcomes
+// and the end state's (last), and its events as stamps.
+type history struct {
+	recs   []rec
+	outs   []outcome
+	stamps []stamp
+}
+
+// op is the call of the id-th record, or the end-state read.
+func (h *history) op(id int) *op {
+	if id == len(h.recs) {
+		return finalOp
 	}
+	return h.recs[id].op
+}
+
+// events makes porcupine's events of the history, on the heap.
+func (h *history) events() []porcupine.Event {
+	outs := slices.Clone(h.outs)
+	events := make([]porcupine.Event, len(h.stamps))
+	for i, s := range h.stamps {
+		if s.ret {
+			events[i] = porcupine.Event{ClientId: s.id, Kind: porcupine.ReturnEvent, Value: &outs[s.id], Id: s.id}
+		} else {
+			events[i] = porcupine.Event{ClientId: s.id, Kind: porcupine.CallEvent, Value: h.op(s.id), Id: s.id}
+		}
+	}
+	return events
+}
+
+// key appends to b all that porcupine's verdict on the history depends
+// on, unambiguously: each event's id and kind, a call's op key (or that
+// it is the end-state read) and a return's outcome.
+func (h *history) key(b []byte) []byte {
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for _, s := range h.stamps {
+		b = binary.AppendUvarint(b, uint64(s.id))
+		if !s.ret {
+			if o := h.op(s.id); o.final {
+				b = append(b, 'F')
+			} else {
+				b = append(b, 'C')
+				str(o.key)
+			}
+			continue
+		}
+		o := &h.outs[s.id]
+		flags := byte('R')
+		if o.unknown {
+			flags |= 0x80
+		}
+		if o.noEffect {
+			flags |= 0x40
+		}
+		b = append(b, flags)
+		str(o.key)
+	}
+	return b
+}
+
+// linearizable reports whether h, a history of m's object, is
+// linearizable: porcupine's verdict, memoised by the history's key.
+func (m *model) linearizable(h *history) bool {
+	var buf [512]byte
+	key := h.key(buf[:0])
 	m.mu.Lock()
 	ok, seen := m.verdicts[string(key)]
 	m.mu.Unlock()
 	if seen {
 		return ok
 	}
-	ok = porcupine.CheckEvents(m.pm, events)
+	ok = porcupine.CheckEvents(m.pm, h.events())
 	m.mu.Lock()
 	if len(m.verdicts) < maxVerdicts {
 		m.verdicts[string(key)] = ok
 	}
 	m.mu.Unlock()
 	return ok
-}
-
-// historyKey appends to b all that porcupine's verdict on events depends
-// on, unambiguously: each event's kind, id and value (a call's op key, or
-// that it is the end-state read; a return's outcome).
-// ok is false for an event of another kind, whose history is not memoised.
-func historyKey(b []byte, events []porcupine.Event) (_ []byte, ok bool) {
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	for _, ev := range events {
-		b = binary.AppendUvarint(b, uint64(ev.Id))
-		switch v := ev.Value.(type) {
-		case *op:
-			if v.final {
-				b = append(b, 'F')
-				continue
-			}
-			b = append(b, 'C')
-			str(v.key)
-		case *outcome:
-			flags := byte('R')
-			if v.unknown {
-				flags |= 0x80
-			}
-			if v.noEffect {
-				flags |= 0x40
-			}
-			b = append(b, flags)
-			str(v.key)
-		default:
-			return b, false
-		}
-	}
-	return b, true
 }
 
 // endKey is the observed end state of an object, in the model's terms.
