@@ -225,12 +225,29 @@ func plainJSON(s string) bool {
 
 // intern returns the state for storage and effects. Callers hold m.mu.
 func (m *model) intern(storage map[string]any, effects []string) *state {
-	sorted := slices.Clone(effects)
-	sort.Strings(sorted) // effects compare as a multiset: concurrent calls may record them in any order
-	key := canonical(storage) + "|" + strings.Join(sorted, "\x1f")
-	if s := m.states[key]; s != nil {
+	var buf [256]byte
+	b := buf[:0]
+	if c, ok := appendCanonical(b, storage); ok {
+		b = c
+	} else {
+		b = append(b, canonical(storage)...)
+	}
+	b = append(b, '|')
+	sorted := effects
+	if len(effects) > 1 {
+		sorted = slices.Clone(effects)
+		sort.Strings(sorted) // effects compare as a multiset: concurrent calls may record them in any order
+	}
+	for i, e := range sorted {
+		if i > 0 {
+			b = append(b, '\x1f')
+		}
+		b = append(b, e...)
+	}
+	if s := m.states[string(b)]; s != nil {
 		return s
 	}
+	key := string(b)
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, key)
 	s := &state{key: key, hash: h.Sum64(), storage: storage, effects: effects}
