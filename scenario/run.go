@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
@@ -273,17 +274,18 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	}
 	res.Effects = rt.Effects()
 	res.Events = rt.Events()
-	seen := map[[2]string]bool{}
+	if len(s.Stubs) > 0 {
+		res.Storage = make([]render.Object, 0, len(s.Stubs))
+	}
 	for _, st := range s.Stubs {
 		key := [2]string{st.Namespace.Name, st.Object}
-		if seen[key] {
-			continue
+		if slices.ContainsFunc(res.Storage, func(o render.Object) bool { return o.Namespace == key[0] && o.Object == key[1] }) {
+			continue // an object named twice is listed once
 		}
-		seen[key] = true
-		ns := nss[st.Namespace]
+		ns, id := nss[st.Namespace], ids[st]
 		res.Storage = append(res.Storage, render.Object{Namespace: st.Namespace.Name, Object: st.Object,
-			Data: ns.Storage(ns.IDFromName(st.Object)).Snapshot()})
-		if n := ns.Resets(ns.IDFromName(st.Object)); n > 0 {
+			Data: ns.Storage(id).Snapshot()})
+		if n := ns.Resets(id); n > 0 {
 			if res.Resets == nil {
 				res.Resets = map[[2]string]int{}
 			}
