@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dosim/dosim/runtime"
@@ -200,6 +201,12 @@ type Explorer struct {
 	marks  map[string]map[string]bool // namespace -> method -> marked
 	models *models
 	now    func() time.Time // the wall clock, read only to stop shrinking
+	// ops are the scenario's calls as the model sees them, by
+	// scenario.Call.Index: made once, read by every seed.
+	ops []*op
+	// random are the run options of a seed with random faults, but its
+	// seed: made once (with the fault plan), read by every seed.
+	random, randomSweep []scenario.RunOption
 }
 
 // New prepares an explorer for sc.
@@ -225,7 +232,27 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		e.marks[ns.Name] = marks
 	}
 	e.models = newModels(ctors)
+	calls := sc.Calls()
+	e.ops = make([]*op, len(calls))
+	for _, c := range calls {
+		if c.Index < 0 || c.Index >= len(calls) {
+			return nil, fmt.Errorf("explore: call %s has index %d of %d calls", c.Path, c.Index, len(calls))
+		}
+		e.ops[c.Index] = callOp(c)
+	}
+	e.random = e.runOptions(nil)
+	e.randomSweep = append(e.runOptions(nil), scenario.SkipExpectations())
 	return e, nil
+}
+
+// callOp is a scenario call as the model sees it.
+func callOp(c *scenario.Call) *op {
+	in := &op{method: c.Method, args: c.Args, fetch: c.Fetch, label: c.Label()}
+	in.key = c.Method + " " + canonical(c.Args)
+	if c.Fetch != nil {
+		in.key = "fetch " + canonical(c.Fetch)
+	}
+	return in
 }
 
 // Options returns the options in force, defaults filled in.
@@ -247,10 +274,10 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 	return out, nil
 }
 
-// runOptions are the scenario run options for a seed with random faults,
-// or with an explicit fault set when rules is not nil.
-func (e *Explorer) runOptions(seed uint64, rules []transport.Rule) []scenario.RunOption {
-	opts := []scenario.RunOption{scenario.Seed(seed)}
+// runOptions are the scenario run options, but the seed, for random
+// faults, or for an explicit fault set when rules is not nil.
+func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
+	var opts []scenario.RunOption
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}
@@ -284,15 +311,24 @@ type SeedResult struct {
 	// object's alarms, schedules or queues ran outside its calls
 	// (ReasonBackground).
 	Background int
-	// Linear holds what the linearizability check needs to draw a
-	// violating history, by object.
+	// Linear holds what the linearizability check needs to draw each
+	// violating history, by object (nil when none violated).
 	Linear map[string]*History
 
 	timedOut bool // a linearizability check ran out of its time (shrinking only)
 }
 
 func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
-	res, err := e.sc.Run(e.runOptions(seed, rules)...)
+	var opts []scenario.RunOption
+	switch {
+	case rules != nil:
+		opts = e.runOptions(rules)
+	case mode.sweep:
+		opts = e.randomSweep
+	default:
+		opts = e.random
+	}
+	res, err := e.sc.Run(append(opts[:len(opts):len(opts)], scenario.Seed(seed))...)
 	if err != nil {
 		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
 	}
@@ -369,15 +405,28 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	var (
 		mu     sync.Mutex
 		wg     sync.WaitGroup
-		next   = make(chan uint64)
+		next   atomic.Int64 // the next seed to hand out, by its index in the shard
 		errRun error
 	)
+	done := ctx.Done()
+	// Each worker takes the next seed itself (no goroutine hands them
+	// out, which woke one per seed), and only while ctx is not done; a
+	// seed taken is always finished, so the seeds run are the first ones.
 	for range min(e.opts.Workers, max(total, 1)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for seed := range next {
-				r, err := e.Check(seed)
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				k := next.Add(1) - 1
+				if k >= int64(total) {
+					return
+				}
+				r, err := e.check(e.nthSeed(int(k)), nil, checkSweep)
 				mu.Lock()
 				if err != nil && errRun == nil {
 					errRun = err
@@ -392,27 +441,11 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 			}
 		}()
 	}
-	interrupted := false
-	for k := 0; k < total; k++ {
-		if ctx.Err() != nil {
-			interrupted = true
-			break
-		}
-		select {
-		case next <- e.nthSeed(k):
-		case <-ctx.Done():
-			interrupted = true
-		}
-		if interrupted {
-			break
-		}
-	}
-	close(next)
 	wg.Wait()
 	if errRun != nil {
 		return nil, errRun
 	}
-	sum.Complete = !interrupted && sum.Ran == total
+	sum.Complete = sum.Ran == total // else ctx was done first
 	if len(sum.Violations) > 0 && sum.Complete {
 		f, err := e.Failing(sum.Violations[0].Seed)
 		if err != nil {

@@ -4,3 +4,11 @@ import "time"
 
 // SetClock replaces the wall clock shrinking reads to stop, for tests.
 func SetClock(e *Explorer, now func() time.Time) { e.now = now }
+
+// SetMaxVerdicts bounds the models' memo of porcupine's verdicts (0 turns
+// it off) until the returned function restores it.
+func SetMaxVerdicts(n int) (restore func()) {
+	old := maxVerdicts
+	maxVerdicts = n
+	return func() { maxVerdicts = old }
+}

@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +38,17 @@ type state struct {
 	storage map[string]any
 	effects []string // "kind payload", in the order recorded
 }
+
+// rec is one call record of an object's history.
+type rec struct {
+	op   *op
+	out  outcome
+	from uint64
+	to   uint64
+}
+
+// finalOp is the read of an object's end state that ends every history.
+var finalOp = &op{final: true, label: "end state"}
 
 // op is a call as the model sees it.
 type op struct {
@@ -71,17 +85,28 @@ type model struct {
 	ctor      runtime.Constructor
 	states    map[string]*state
 	steps     map[stepKey]stepResult
+	// verdicts memoises porcupine's verdict by history (historyKey): a
+	// verdict is a function of the history alone, since steps are, and a
+	// sweep meets the same few histories seed after seed. At most
+	// maxVerdicts are kept, so memory does not grow with the seeds.
+	verdicts map[string]bool
+	pm       porcupine.Model // m's porcupine model, made once
 }
+
+// maxVerdicts bounds a model's memo of verdicts; histories beyond it are
+// checked by porcupine every time. (A variable for the test that turns
+// the memo off.)
+var maxVerdicts = 1024
 
 // models holds a model per object, shared by a sweep's workers.
 type models struct {
 	mu    sync.Mutex
 	ctors map[string]runtime.Constructor
-	byObj map[string]*model
+	byObj map[[2]string]*model // by namespace and object
 }
 
 func newModels(ctors map[string]runtime.Constructor) *models {
-	return &models{ctors: ctors, byObj: map[string]*model{}}
+	return &models{ctors: ctors, byObj: map[[2]string]*model{}}
 }
 
 // learn registers a namespace's constructor if none is known yet (an
@@ -97,18 +122,23 @@ func (ms *models) learn(namespace string, ctor runtime.Constructor) {
 func (ms *models) get(namespace, object string) *model {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	k := namespace + "/" + object
+	k := [2]string{namespace, object}
 	m := ms.byObj[k]
 	if m == nil {
 		m = &model{namespace: namespace, object: object, ctor: ms.ctors[namespace],
-			states: map[string]*state{}, steps: map[stepKey]stepResult{}}
+			states: map[string]*state{}, steps: map[stepKey]stepResult{}, verdicts: map[string]bool{}}
+		m.pm = m.porcupineModel()
 		ms.byObj[k] = m
 	}
 	return m
 }
 
-// canonical renders v deterministically (maps with sorted keys).
+// canonical renders v deterministically (maps with sorted keys): as
+// json.Marshal does, or with %#v when it cannot.
 func canonical(v any) string {
+	if b, ok := appendCanonical(nil, v); ok {
+		return string(b)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprintf("%#v", v)
@@ -116,14 +146,108 @@ func canonical(v any) string {
 	return string(b)
 }
 
+// appendCanonical appends json.Marshal's bytes for the values every seed
+// meets (nil, booleans, integers, plain strings, and slices and
+// string-keyed maps of them) without its reflection; ok is false for any
+// other value, which canonical leaves to json.Marshal.
+func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case bool:
+		return strconv.AppendBool(b, x), true
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(b, x, 10), true
+	case string:
+		if !plainJSON(x) {
+			return b, false
+		}
+		b = append(b, '"')
+		b = append(b, x...)
+		return append(b, '"'), true
+	case []any:
+		if x == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, ok = appendCanonical(b, e); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), true
+		}
+		var keys [8]string
+		ks := keys[:0]
+		for k := range x {
+			if !plainJSON(k) {
+				return b, false
+			}
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		b = append(b, '{')
+		for i, k := range ks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = append(b, k...)
+			b = append(b, '"', ':')
+			if b, ok = appendCanonical(b, x[k]); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	}
+	return b, false
+}
+
+// plainJSON reports whether json.Marshal writes s as itself in quotes:
+// printable ASCII, with none of the characters it escapes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 // intern returns the state for storage and effects. Callers hold m.mu.
 func (m *model) intern(storage map[string]any, effects []string) *state {
-	sorted := slices.Clone(effects)
-	sort.Strings(sorted) // effects compare as a multiset: concurrent calls may record them in any order
-	key := canonical(storage) + "|" + strings.Join(sorted, "\x1f")
-	if s := m.states[key]; s != nil {
+	var buf [256]byte
+	b := buf[:0]
+	if c, ok := appendCanonical(b, storage); ok {
+		b = c
+	} else {
+		b = append(b, canonical(storage)...)
+	}
+	b = append(b, '|')
+	sorted := effects
+	if len(effects) > 1 {
+		sorted = slices.Clone(effects)
+		sort.Strings(sorted) // effects compare as a multiset: concurrent calls may record them in any order
+	}
+	for i, e := range sorted {
+		if i > 0 {
+			b = append(b, '\x1f')
+		}
+		b = append(b, e...)
+	}
+	if s := m.states[string(b)]; s != nil {
 		return s
 	}
+	key := string(b)
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, key)
 	s := &state{key: key, hash: h.Sum64(), storage: storage, effects: effects}
@@ -207,6 +331,10 @@ func fetchKey(status int, body string) string { return fmt.Sprintf("ok %d %q", s
 // error text (without the attempt it came from).
 func resultKey(v any, err error) string {
 	if err == nil {
+		var buf [64]byte
+		if b, ok := appendCanonical(append(buf[:0], "ok "...), v); ok {
+			return string(b)
+		}
 		return "ok " + canonical(v)
 	}
 	var e *stub.Error
@@ -221,7 +349,7 @@ func (m *model) porcupineModel() porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return m.initial() },
 		Step: func(st, input, output any) (bool, any) {
-			s, o, out := st.(*state), input.(*op), output.(outcome)
+			s, o, out := st.(*state), input.(*op), output.(*outcome)
 			if o.final {
 				return s.key == out.key, s
 			}
@@ -237,7 +365,7 @@ func (m *model) porcupineModel() porcupine.Model {
 		Equal: func(a, b any) bool { return a.(*state) == b.(*state) },
 		Hash:  func(s any) uint64 { return s.(*state).hash },
 		DescribeOperation: func(input, output any) string {
-			o, out := input.(*op), output.(outcome)
+			o, out := input.(*op), output.(*outcome)
 			switch {
 			case o.final:
 				return "end state"
@@ -367,23 +495,18 @@ type linCall struct {
 // not decide a verdict), a check that takes longer stops and the report
 // says it timed out.
 func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
-	var calls []linCall
+	calls := make([]linCall, 0, len(res.Calls))
+	var se *stub.Error
 	for _, o := range res.Outcomes {
 		if o.Call == nil {
 			continue
 		}
-		c := o.Call
-		in := &op{method: c.Method, args: c.Args, fetch: c.Fetch, label: c.Label()}
-		in.key = c.Method + " " + canonical(c.Args)
-		if c.Fetch != nil {
-			in.key = "fetch " + canonical(c.Fetch)
-		}
+		in := e.ops[o.Call.Index]
 		for k, idx := range o.Records {
 			var out outcome
 			err := o.Errs[k]
-			var se *stub.Error
 			switch {
-			case err == nil && c.Fetch != nil:
+			case err == nil && o.Call.Fetch != nil:
 				out.key = fetchKey(o.Status, o.Body)
 			case err == nil:
 				out.key = resultKey(o.Value, nil)
@@ -402,32 +525,55 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 // checkLinear checks the history of each object the calls reach against
 // its model. Objects in unchecked (by "NS/OBJECT") are counted as skipped.
 func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[string]bool, ms *models, maxAmbiguous int, timeout time.Duration) linearReport {
-	type rec struct {
-		idx  int
-		op   *op
-		out  outcome
-		from uint64
-		to   uint64
+	// The calls by object, in the order objects are first called. A run
+	// reaches few objects: they are found by a scan, and by a map only
+	// past a few.
+	type objCalls struct {
+		ns, name string
+		recs     []rec
 	}
-	byObj := map[string][]rec{}
-	var order []string
+	var (
+		objs  []objCalls
+		index map[[2]string]int
+	)
+	const scanObjects = 8
 	for _, lc := range calls {
-		cr := res.Calls[lc.idx]
-		obj := cr.Namespace + "/" + cr.Object
-		if _, seen := byObj[obj]; !seen {
-			order = append(order, obj)
+		cr := &res.Calls[lc.idx]
+		at := -1
+		if index != nil {
+			if i, ok := index[[2]string{cr.Namespace, cr.Object}]; ok {
+				at = i
+			}
+		} else {
+			for i := range objs {
+				if objs[i].name == cr.Object && objs[i].ns == cr.Namespace {
+					at = i
+					break
+				}
+			}
 		}
-		byObj[obj] = append(byObj[obj], rec{idx: lc.idx, op: lc.op, out: lc.out, from: cr.Began, to: cr.Ended})
+		if at < 0 {
+			at = len(objs)
+			objs = append(objs, objCalls{ns: cr.Namespace, name: cr.Object})
+			if index != nil {
+				index[[2]string{cr.Namespace, cr.Object}] = at
+			} else if len(objs) > scanObjects {
+				index = make(map[[2]string]int, 2*len(objs))
+				for i, h := range objs {
+					index[[2]string{h.ns, h.name}] = i
+				}
+			}
+		}
+		objs[at].recs = append(objs[at].recs, rec{op: lc.op, out: lc.out, from: cr.Began, to: cr.Ended})
 	}
-	rep := linearReport{histories: map[string]*History{}}
-	for _, obj := range order {
-		recs := byObj[obj]
-		ns, name, _ := strings.Cut(obj, "/")
+	var rep linearReport
+	for _, oh := range objs {
+		recs, ns, name := oh.recs, oh.ns, oh.name
 		if backgroundWork(res, ns, name) {
 			rep.background++
 			continue
 		}
-		if unchecked[obj] {
+		if len(unchecked) > 0 && unchecked[ns+"/"+name] {
 			rep.skipped++
 			continue
 		}
@@ -445,50 +591,149 @@ func checkLinear(seed uint64, res *runView, calls []linCall, unchecked map[strin
 		}
 		rep.checked++
 		m := ms.get(ns, name)
-		final := outcome{key: endKey(m, res, ns, name)}
-		type stamp struct {
-			at  uint64
-			ev  porcupine.Event
-			end bool // an ambiguous return: after everything
+		n := len(recs)
+		// The history is ordered and keyed on the stack (when short);
+		// porcupine's events are made only when the verdict is not
+		// memoised, or the history is kept.
+		var (
+			outBuf   [smallHistory/2 + 1]outcome
+			stampBuf [smallHistory]stamp
+		)
+		outs, stamps := outBuf[:0], stampBuf[:0]
+		for _, r := range recs {
+			outs = append(outs, r.out)
 		}
-		var stamps []stamp
+		outs = append(outs, outcome{key: endKey(m, res, ns, name)})
 		for i, r := range recs {
-			stamps = append(stamps, stamp{at: r.from, ev: porcupine.Event{ClientId: i, Kind: porcupine.CallEvent, Value: r.op, Id: i}})
-			ret := stamp{at: r.to, ev: porcupine.Event{ClientId: i, Kind: porcupine.ReturnEvent, Value: r.out, Id: i}}
+			stamps = append(stamps, stamp{at: r.from, id: i})
+			ret := stamp{at: r.to, id: i, ret: true}
 			if r.out.unknown {
-				ret.end, ret.at = true, last+3
+				ret.at = last + 3 // an ambiguous return: after everything
 			}
 			stamps = append(stamps, ret)
 		}
-		n := len(recs)
-		stamps = append(stamps,
-			stamp{at: last + 1, ev: porcupine.Event{ClientId: n, Kind: porcupine.CallEvent, Value: &op{final: true, label: "end state"}, Id: n}},
-			stamp{at: last + 2, ev: porcupine.Event{ClientId: n, Kind: porcupine.ReturnEvent, Value: final, Id: n}})
-		sort.SliceStable(stamps, func(i, j int) bool { return stamps[i].at < stamps[j].at })
-		events := make([]porcupine.Event, len(stamps))
-		for i, s := range stamps {
-			events[i] = s.ev
-		}
-		h := &History{Object: obj, Events: events, model: m}
-		rep.histories[obj] = h
+		stamps = append(stamps, stamp{at: last + 1, id: n}, stamp{at: last + 2, id: n, ret: true})
+		slices.SortStableFunc(stamps, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
+		h := history{recs: recs, outs: outs, stamps: stamps}
 		ok := true
 		if timeout > 0 {
-			switch porcupine.CheckEventsTimeout(m.porcupineModel(), events, timeout) {
+			switch porcupine.CheckEventsTimeout(m.pm, h.events(), timeout) {
 			case porcupine.Unknown:
 				rep.timedOut = true
 			case porcupine.Illegal:
 				ok = false
 			}
 		} else {
-			ok = porcupine.CheckEvents(m.porcupineModel(), events)
+			ok = m.linearizable(&h)
 		}
 		if !ok {
+			obj := ns + "/" + name
+			if rep.histories == nil {
+				rep.histories = map[string]*History{}
+			}
+			rep.histories[obj] = &History{Object: obj, Events: h.events(), model: m}
 			rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
 				Message: fmt.Sprintf("no order of its %d calls, each applied once (ambiguous ones at most once), explains what callers saw and its end state %s",
 					len(recs), describeEnd(res, ns, name))})
 		}
 	}
 	return rep
+}
+
+// smallHistory is how many events a history may have and still be
+// ordered and keyed on the stack.
+const smallHistory = 16
+
+// stamp is one event of a history: the call (or its return, ret) of the
+// id-th record, or of the end-state read when id is the number of
+// records; at is the virtual time it is ordered by.
+type stamp struct {
+	at  uint64
+	id  int
+	ret bool
+}
+
+// history is one object's history, ordered: its records, their outcomes
+// and the end state's (last), and its events as stamps.
+type history struct {
+	recs   []rec
+	outs   []outcome
+	stamps []stamp
+}
+
+// op is the call of the id-th record, or the end-state read.
+func (h *history) op(id int) *op {
+	if id == len(h.recs) {
+		return finalOp
+	}
+	return h.recs[id].op
+}
+
+// events makes porcupine's events of the history, on the heap.
+func (h *history) events() []porcupine.Event {
+	outs := slices.Clone(h.outs)
+	events := make([]porcupine.Event, len(h.stamps))
+	for i, s := range h.stamps {
+		if s.ret {
+			events[i] = porcupine.Event{ClientId: s.id, Kind: porcupine.ReturnEvent, Value: &outs[s.id], Id: s.id}
+		} else {
+			events[i] = porcupine.Event{ClientId: s.id, Kind: porcupine.CallEvent, Value: h.op(s.id), Id: s.id}
+		}
+	}
+	return events
+}
+
+// key appends to b all that porcupine's verdict on the history depends
+// on, unambiguously: each event's id and kind, a call's op key (or that
+// it is the end-state read) and a return's outcome.
+func (h *history) key(b []byte) []byte {
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	for _, s := range h.stamps {
+		b = binary.AppendUvarint(b, uint64(s.id))
+		if !s.ret {
+			if o := h.op(s.id); o.final {
+				b = append(b, 'F')
+			} else {
+				b = append(b, 'C')
+				str(o.key)
+			}
+			continue
+		}
+		o := &h.outs[s.id]
+		flags := byte('R')
+		if o.unknown {
+			flags |= 0x80
+		}
+		if o.noEffect {
+			flags |= 0x40
+		}
+		b = append(b, flags)
+		str(o.key)
+	}
+	return b
+}
+
+// linearizable reports whether h, a history of m's object, is
+// linearizable: porcupine's verdict, memoised by the history's key.
+func (m *model) linearizable(h *history) bool {
+	var buf [512]byte
+	key := h.key(buf[:0])
+	m.mu.Lock()
+	ok, seen := m.verdicts[string(key)]
+	m.mu.Unlock()
+	if seen {
+		return ok
+	}
+	ok = porcupine.CheckEvents(m.pm, h.events())
+	m.mu.Lock()
+	if len(m.verdicts) < maxVerdicts {
+		m.verdicts[string(key)] = ok
+	}
+	m.mu.Unlock()
+	return ok
 }
 
 // endKey is the observed end state of an object, in the model's terms.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dosim/dosim/explore"
+	rt "github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -118,4 +119,31 @@ func TestH2_SetQuantityRetryOverwritesConcurrentAddOne(t *testing.T) {
 	clean, err := explore.Run(sc, explore.Options{Seeds: 300, Rates: noFaults})
 	require.NoError(t, err)
 	assert.True(t, clean.Clean())
+}
+
+// D1: memoising porcupine's verdict by history changes no result: sweeps
+// that find linearizability violations (and clean ones) give the same
+// summary with the memo as with porcupine run on every history.
+func TestD1_VerdictMemoChangesNoResult(t *testing.T) {
+	cases := []struct {
+		name string
+		opts explore.Options
+	}{
+		{"setquantity-overwrites-addone", explore.Options{Seeds: 400, NoShrink: true, Rates: explore.DefaultRates()}},
+		{"ambiguous-delivery", explore.Options{Seeds: 300, NoShrink: true, Classes: map[string]rt.Constructor{"INVENTORY": newMarkedAddOne}}},
+		{"ambiguous-delivery", explore.Options{Seeds: 300, Workers: 2}},
+	}
+	for _, c := range cases {
+		memo, err := explore.Run(load(t, c.name), c.opts)
+		require.NoError(t, err)
+		restore := explore.SetMaxVerdicts(0)
+		plain, err := explore.Run(load(t, c.name), c.opts)
+		restore()
+		require.NoError(t, err)
+		assert.Equal(t, plain, memo, c.name)
+		assert.Positive(t, memo.Histories, "%s: histories were checked", c.name)
+	}
+	first, err := explore.Run(load(t, "setquantity-overwrites-addone"), explore.Options{Seeds: 400, NoShrink: true, Rates: explore.DefaultRates()})
+	require.NoError(t, err)
+	assert.Positive(t, first.Total, "the bug is found: verdicts of both kinds were compared")
 }

@@ -32,10 +32,19 @@ type checkMode struct {
 	// linearTimeout, when > 0, stops a linearizability check that takes
 	// longer (the rest of the shrinking budget).
 	linearTimeout time.Duration
+	// sweep runs the seed without checking the scenario's own
+	// expectations (scenario.SkipExpectations): a sweep never reads
+	// them, and its seeds are judged by every check of the explorer.
+	sweep bool
 }
 
-// checkAll is a full check, as a sweep makes.
+// checkAll is a full check, as a replay makes.
 var checkAll = checkMode{}
+
+// checkSweep is a full check as a sweep makes it: every check of the
+// explorer, not the scenario's own expectations (which are for its own
+// faults and which a sweep never reads).
+var checkSweep = checkMode{sweep: true}
 
 // DefaultShrinkTime is how long shrinking may take by default.
 const DefaultShrinkTime = 60 * time.Second

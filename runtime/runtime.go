@@ -182,9 +182,13 @@ func SetDefaultStallLimit(d time.Duration) { defaultStall.Store(int64(d)) }
 // WithStart moves the virtual wall clock's starting instant (default Epoch).
 func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.start = t }) }
 
+// nopLogger is the default logger, made once (a zap.Logger is read-only):
+// an explorer makes a runtime per seed.
+var nopLogger = zap.NewNop()
+
 // New makes a runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{seed: DefaultSeed, log: zap.NewNop(), start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls}
+	r := &Runtime{seed: DefaultSeed, log: nopLogger, start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(r)

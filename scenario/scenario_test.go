@@ -195,3 +195,29 @@ calls:
 	assert.Equal(t, []string{"Increment()", "Reset()", "Increment()", "Increment()", "Get() [outer 1/3]", "Get()"}, res.Labels())
 	assert.Equal(t, "calls[1].concurrent[1]", sc.Calls()[2].Path)
 }
+
+// D1: a ReplaceFaults option made once (its fault plan built once) and
+// run for many seeds gives each seed the trace a fresh option gives; and
+// SkipExpectations changes nothing of the run but the expectations it
+// leaves unchecked (explore.expect still answers).
+func TestD1_ReusedReplaceFaultsAndSkipExpectations(t *testing.T) {
+	sc, err := scenario.Load(filepath.Join("..", "testdata", "scenarios", "ambiguous-delivery.yaml"), builtIns)
+	require.NoError(t, err)
+	faults := scenario.Faults{Rates: transport.Rates{transport.LoseResponse: 0.3, transport.LoseRequest: 0.2}}
+	once := scenario.ReplaceFaults(faults)
+	failed := 0
+	for seed := uint64(1); seed <= 30; seed++ {
+		fresh, err := sc.Run(scenario.Seed(seed), scenario.ReplaceFaults(faults))
+		require.NoError(t, err)
+		reused, err := sc.Run(once, scenario.Seed(seed), scenario.SkipExpectations())
+		require.NoError(t, err)
+		assert.Equal(t, fresh.Trace(), reused.Trace(), "seed %d", seed)
+		assert.Equal(t, fresh.Storage, reused.Storage, "seed %d", seed)
+		assert.Equal(t, fresh.CheckExplore(), reused.CheckExplore(), "seed %d", seed)
+		assert.Positive(t, fresh.Checked)
+		assert.Zero(t, reused.Checked, "seed %d: expectations skipped", seed)
+		assert.Empty(t, reused.Failures, "seed %d", seed)
+		failed += len(fresh.Failures)
+	}
+	assert.Positive(t, failed, "the file's expectations fail under these faults: skipping them was tested")
+}

@@ -1,0 +1,53 @@
+package explore
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// jsonCanonical is canonical as it was before its fast path: the model's
+// keys (and so every memo and verdict) must not change with it.
+func jsonCanonical(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%#v", v)
+	}
+	return string(b)
+}
+
+// D1: canonical's fast path writes json.Marshal's bytes for every value it
+// takes, and leaves the others (escaped strings, floats, structs) to it.
+func TestD1_CanonicalFastPathIsJSON(t *testing.T) {
+	values := []any{
+		nil, true, false, 0, -7, 1 << 40, int64(-1 << 62), "", "apple", "a b/c:d",
+		"<html>", "a&b", `quote"d`, `back\slash`, "tab\t", "caf\u00e9", "\u2028", "\xff",
+		[]any(nil), []any{}, []any{"apple", 3}, []any{[]any{1, "x"}, nil, true},
+		[]any{1.5}, []any{"<"}, []any{struct{ A int }{1}},
+		map[string]any(nil), map[string]any{}, map[string]any{"pear": 3, "apple": 1, "Zed": "z"},
+		map[string]any{"a": []any{1, 2}, "b": map[string]any{"y": 1, "x": nil}},
+		map[string]any{"k<": 1}, map[string]any{"a": 1.25}, map[string]any{"a": func() {}},
+		map[string]any{"1": 1, "10": 2, "2": 3, "a": 4, "B": 5, "_": 6},
+		3.0, float64(1e21), uint8(3), []int{1, 2}, map[string]int{"a": 1},
+	}
+	for _, v := range values {
+		assert.Equal(t, jsonCanonical(v), canonical(v), "%#v", v)
+		assert.Equal(t, "ok "+jsonCanonical(v), resultKey(v, nil), "%#v", v)
+	}
+}
+
+// FuzzCanonicalString: canonical writes a string as json.Marshal does.
+func FuzzCanonicalString(f *testing.F) {
+	for _, s := range []string{"", "apple", "<>&", "\"\\", "\x00\x1f\x7f", "caf\u00e9"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, v := range []any{s, []any{s, 1}, map[string]any{s: s, "k": []any{s}}} {
+			if got, want := canonical(v), jsonCanonical(v); got != want {
+				t.Fatalf("canonical(%#v) = %s, json.Marshal gives %s", v, got, want)
+			}
+		}
+	})
+}
