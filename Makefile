@@ -19,7 +19,8 @@ FUZZ_TARGETS ?= \
 	object:FuzzScheduleSpec \
 	runtime:FuzzIDFromString \
 	internal/clone:FuzzClone \
-	explore:FuzzMergeShards
+	explore:FuzzMergeShards \
+	explore:FuzzCanonicalString
 
 run:
 	$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml
