@@ -67,6 +67,12 @@ func WithRecordSink(fn func(CallRecord)) Option {
 // its calls is running.
 const slabRecords = 1024
 
+// firstSlab is the size of a runtime's first slab; each next one doubles,
+// up to slabRecords: a run of a few calls (an explorer's seed) allocates
+// a few records, not a thousand. 128-byte records in power-of-two slabs
+// fill their size classes (and, from 64 on, whole pages) exactly.
+const firstSlab = 8
+
 // slab is one allocation of records, in the order their calls began, and
 // how many of them have begun (a record handed out for a call that failed
 // before it began, an argument that cannot be copied, stays empty).
@@ -78,7 +84,11 @@ type slab struct {
 // newCall returns a zeroed record from the current slab.
 func (r *Runtime) newCall() *wire.Call {
 	if len(r.free) == 0 {
-		r.free = make([]wire.Call, slabRecords)
+		n := firstSlab
+		if k := len(r.slabs); k > 0 {
+			n = min(2*len(r.slabs[k-1].recs), slabRecords)
+		}
+		r.free = make([]wire.Call, n)
 		r.slabs = append(r.slabs, slab{recs: r.free})
 		r.dropOld()
 	}
