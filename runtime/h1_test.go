@@ -211,3 +211,43 @@ func TestH1_WithTimeoutInsideAMethod(t *testing.T) {
 type methods object.Methods
 
 func (m methods) Methods() object.Methods { return object.Methods(m) }
+
+// keeper keeps the context of its Keep turn and uses it in a later turn.
+type keeper struct {
+	st   *object.State
+	kept context.Context
+}
+
+func (k *keeper) Methods() object.Methods {
+	return object.Methods{
+		"Keep": object.Func(func(ctx context.Context) error { k.kept = ctx; return nil }),
+		// UseKept sleeps with the kept context, from a later turn of the
+		// same object: the kept one has ended, whatever runs now.
+		"UseKept": object.Func(func(ctx context.Context) error { return k.st.Sleep(k.kept, time.Millisecond) }),
+	}
+}
+
+// H1: a turn's context that a method kept stays ended after the turn, even
+// while a later turn of the same object runs on the same caller's task
+// (dosim reuses the turn's bookkeeping, never its context).
+func TestH1_AKeptContextStaysEndedInLaterTurns(t *testing.T) {
+	k := &keeper{}
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("KEEP", func(st *object.State) object.Object { k.st = st; return k })
+	var useErr error
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("k")
+		if err != nil {
+			return err
+		}
+		if _, err := s.Call(ctx, "Keep"); err != nil {
+			return err
+		}
+		_, useErr = s.Call(ctx, "UseKept")
+		return nil
+	}))
+	require.Error(t, useErr) // the object's error, as the caller sees it: remote
+	assert.Contains(t, useErr.Error(), runtime.ErrNotInTask.Error())
+	assert.Equal(t, time.Duration(0), rt.Elapsed(), "the kept context slept")
+}

@@ -52,7 +52,11 @@ type host struct {
 	// compiled caches the methods called on this instance (at most
 	// maxCompiled), so that a call does not compile its method again.
 	compiled []*compiled
-	handler  http.Handler
+	// spare is the last turn run on its caller's task, free for the next:
+	// once such a turn has ended, nothing holds its turnInfo (the method's
+	// context is a TaskContext of its own, see newTaskContext).
+	spare   *turnInfo
+	handler http.Handler
 
 	// The identities received whose call may still send attempts: most
 	// objects have at most one at a time, kept inline; more go to a map.
@@ -233,7 +237,13 @@ func (h *host) receive(f *wire.Flight) {
 		ce.Write(zap.String("object", h.target.Object), zap.String("method", f.Req.Method),
 			zap.Int("attempt", f.N), zap.Bool("duplicate", dup), zap.Duration("at", r.k.Now()))
 	}
-	ti := &turnInfo{h: h, f: f, dup: dup}
+	ti := h.spare // the last inline turn's, which nothing holds any more
+	if ti != nil {
+		h.spare = nil
+		*ti = turnInfo{h: h, f: f, dup: dup}
+	} else {
+		ti = &turnInfo{h: h, f: f, dup: dup}
+	}
 	h.enter(ti)
 	// A turn starts at once on its caller's goroutine when it can: the link
 	// delivered synchronously (no latency), the object's gate is free, and
@@ -244,9 +254,10 @@ func (h *host) receive(f *wire.Flight) {
 	if cur := r.k.Current(); cur != nil && f.Fault.Stage() != transport.WhileRunning && h.gate.Free() {
 		held := cur.LeaveGate()
 		saved, savedData := cur.Gate, cur.Data
-		ti.ctx.Begin(cur)
-		h.turn(&ti.ctx, cur, ti)
-		ti.ctx.End()
+		ctx := r.newTaskContext()
+		ctx.Begin(cur)
+		h.turn(ctx, cur, ti)
+		ctx.End()
 		cur.Gate, cur.Data = saved, savedData
 		r.k.Touch()
 		cur.ReenterGate(held)
@@ -254,6 +265,9 @@ func (h *host) receive(f *wire.Flight) {
 		// it, nothing of the runtime's holds f any more: the stub may reuse
 		// it once the reply is in.
 		f.Settled = f.Done.Fired() && !r.journaling
+		if !r.journaling { // a pending write names its turn (gate.go)
+			h.spare = ti
+		}
 		return
 	}
 	ctx := context.Background()
@@ -276,7 +290,6 @@ type turnInfo struct {
 	h   *host
 	f   *wire.Flight
 	dup bool
-	ctx sched.TaskContext // the method's context when it runs on its caller's task
 	// The host's list of active turns (life.go): started once the method
 	// (or handler) is about to run; dropped when a reset failed the request
 	// while it waited at the gate.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 
+	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 )
 
@@ -158,4 +159,21 @@ func (r *Runtime) kept() []*wire.Call {
 		}
 	}
 	return out
+}
+
+// contextsPerSlab is how many TaskContexts one allocation holds.
+const contextsPerSlab = 256
+
+// newTaskContext returns a TaskContext never handed out before, for a turn
+// that runs on its caller's task. A context is never reused: a method (or
+// a goroutine it started) that keeps its context past the turn holds an
+// ended one for good, and gets ErrNotInTask with it. Slabs make that cost
+// no allocation of its own.
+func (r *Runtime) newTaskContext() *sched.TaskContext {
+	if len(r.contexts) == 0 {
+		r.contexts = make([]sched.TaskContext, contextsPerSlab)
+	}
+	c := &r.contexts[0]
+	r.contexts = r.contexts[1:]
+	return c
 }

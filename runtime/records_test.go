@@ -176,8 +176,8 @@ func BenchmarkCallsKeepLast(b *testing.B) {
 
 // TestD2_AFaultFreeCallAllocatesAtMostThree: a fault-free AddOne (issue
 // 14: at most 3 allocations a call, the method's own included) allocates
-// its turn, the stored value's box and the result's box; its record comes
-// from a slab and its frame is the stub's last one.
+// the stored value's box and the result's box: its record and its turn's
+// context come from slabs, its frame and turn are the last call's.
 func TestD2_AFaultFreeCallAllocatesAtMostThree(t *testing.T) {
 	rt := runtime.New()
 	defer rt.Close()
