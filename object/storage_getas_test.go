@@ -3,6 +3,7 @@ package object_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/dosim/dosim/object"
@@ -64,4 +65,18 @@ func TestStorageO4_GetAsAllocatesNothingForAnInt(t *testing.T) {
 		}
 	})
 	assert.Zero(t, allocs)
+}
+
+// GetAs reads a stored value as its own type, without a pointer.
+func ExampleGetAs() {
+	ctx := context.Background()
+	s := object.NewStorage()
+	_ = s.Put(ctx, "apples", 3)
+	n, ok, err := object.GetAs[int](ctx, s, "apples")
+	fmt.Println(n, ok, err)
+	n, ok, err = object.GetAs[int](ctx, s, "pears")
+	fmt.Println(n, ok, err)
+	// Output:
+	// 3 true <nil>
+	// 0 false <nil>
 }
