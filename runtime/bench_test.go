@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	goruntime "runtime"
 	"testing"
 
@@ -132,6 +134,24 @@ func BenchmarkCallAmbiguous(b *testing.B) {
 	}
 }
 
+// groupSizes are BenchmarkGroupCalls's sizes; DOSIM_GROUP_SIZES=1000000
+// (comma-separated) runs others, to see what grows past them.
+func groupSizes() ([]int, error) {
+	v := os.Getenv("DOSIM_GROUP_SIZES")
+	if v == "" {
+		return []int{2_000, 100_000}, nil
+	}
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("DOSIM_GROUP_SIZES: %q is not a positive number of calls", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // BenchmarkGroupCalls runs n concurrent fault-free calls in one Group, on
 // 100 objects: one op is one call. Time per call should not grow with n
 // (issue 14: no list the scheduler scans per switch grows with the tasks).
@@ -146,7 +166,11 @@ func BenchmarkCallAmbiguous(b *testing.B) {
 // returned: what a finished call leaves behind (its record). Both are
 // measured outside the timer, in each benchmark run's first op.
 func BenchmarkGroupCalls(b *testing.B) {
-	for _, n := range []int{2_000, 100_000} {
+	sizes, err := groupSizes()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range sizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			calls := 0
