@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"strconv"
 	"strings"
-	goruntime "runtime"
 	"testing"
 
 	"github.com/dosim/dosim/examples"
