@@ -203,21 +203,24 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 	return compiled{fn: fn, retryable: m.IsRetryable()}, nil
 }
 
-func (h *host) lookup(f *wire.Flight) (compiled, error) {
+// lookup returns the compiled method f calls: the instance's, compiled
+// once (a pointer: a compiled method is large), or an RPC target's.
+func (h *host) lookup(f *wire.Flight) (*compiled, error) {
 	if rpc, ok := f.Target.RPC.(object.Target); ok {
-		return find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
+		c, err := find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
+		return &c, err
 	}
 	name := f.Req.Method
 	for _, c := range h.compiled {
 		if c.fn.Name == name {
-			return *c, nil
+			return c, nil
 		}
 	}
 	c, err := find(h.ns.name, h.methods, name)
 	if err == nil && len(h.compiled) < maxCompiled {
 		h.compiled = append(h.compiled, &c)
 	}
-	return c, err
+	return &c, err
 }
 
 // maxCompiled is how many methods of an instance a host keeps compiled.
@@ -379,15 +382,19 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 	h.respond(f, wire.FailNone, cp, nil, nil)
 }
 
-func (h *host) lookupFetch(f *wire.Flight) (compiled, error) {
+func (h *host) lookupFetch(f *wire.Flight) (*compiled, error) {
 	if f.Req.HTTP == nil {
 		return h.lookup(f)
 	}
 	if h.handler == nil {
-		return compiled{}, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
+		return nil, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
 	}
-	return compiled{}, nil // fetch handlers are never marked (S6)
+	return &fetchHandler, nil
 }
+
+// fetchHandler is what lookupFetch finds for a fetch: no method, and
+// never marked retryable (S6).
+var fetchHandler compiled
 
 // deliveryArgs gives one delivery its own copy of the request's arguments,
 // as a new deserialization of the same bytes would (rule O5): a method
