@@ -28,3 +28,26 @@ func TestL5_BackgroundLeavesTheSeededSequenceAlone(t *testing.T) {
 	assert.NoError(t, with.Close())
 	assert.NoError(t, plain.Close())
 }
+
+// D1, L5: Background callbacks of one instant share their tie-break, so
+// they run in the order they were scheduled: a total order on the events
+// that no heap shape can change (the heap was binary, then 4-ary).
+func TestD1_BackgroundCallbacksOfOneInstantRunInTheirOrder(t *testing.T) {
+	k := newKernel(5)
+	var order []int
+	for i := range 40 {
+		k.Background(time.Second+time.Duration(i%3)*time.Second, func() { order = append(order, i) })
+	}
+	_, err := k.Drive(4 * time.Second)
+	assert.NoError(t, err)
+	var want []int
+	for r := range 3 {
+		for i := range 40 {
+			if i%3 == r {
+				want = append(want, i)
+			}
+		}
+	}
+	assert.Equal(t, want, order)
+	assert.NoError(t, k.Close())
+}

@@ -147,8 +147,12 @@ const (
 
 // event is one pending wake-up or callback.
 type event struct {
-	at        time.Duration
-	prio      uint64 // seeded tie-break among events at the same instant
+	at   time.Duration
+	prio uint64 // seeded tie-break among events at the same instant
+	// seq orders events of equal at and prio (Background's, which share
+	// prio MaxUint64) in the order they were pushed, whatever the heap's
+	// shape.
+	seq       uint64
 	task      *Task  // task to resume, or nil for a callback or target
 	gen       uint64 // the task's wait generation this event belongs to
 	cb        *callback
@@ -160,7 +164,10 @@ func (e *event) before(o *event) bool {
 	if e.at != o.at {
 		return e.at < o.at
 	}
-	return e.prio < o.prio
+	if e.prio != o.prio {
+		return e.prio < o.prio
+	}
+	return e.seq < o.seq
 }
 
 func (e *event) stale() bool {
@@ -177,7 +184,8 @@ type Kernel struct {
 	rng *rand.Rand
 
 	now    time.Duration
-	events []event // binary min-heap on (at, prio)
+	events []event // 4-ary min-heap on (at, prio, seq)
+	seq    uint64  // events pushed: the next one's seq
 	// keepAlive counts valid pending events that someone waits for. Time
 	// moves forward to a background event only while keepAlive > 0.
 	keepAlive int
@@ -974,16 +982,25 @@ func (k *Kernel) push(e event) {
 	k.pushAt(e)
 }
 
+// The events are a 4-ary min-heap on (at, prio, seq): half the levels of
+// a binary heap, a node's children side by side, so that 100,000 pending
+// tasks cost few cache misses per pop (issue 14). The order is the total
+// order of the keys, whatever the heap's shape.
+const arity = 4
+
 // pushAt adds e to the heap with the tie-break it carries.
 func (k *Kernel) pushAt(e event) {
+	k.seq++
+	e.seq = k.seq
 	k.events = append(k.events, e)
-	i := len(k.events) - 1
+	h := k.events
+	i := len(h) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !k.events[i].before(&k.events[p]) {
+		p := (i - 1) / arity
+		if !h[i].before(&h[p]) {
 			break
 		}
-		k.events[i], k.events[p] = k.events[p], k.events[i]
+		h[i], h[p] = h[p], h[i]
 		i = p
 	}
 }
@@ -1003,13 +1020,15 @@ func (k *Kernel) down(i int) {
 	h := k.events
 	n := len(h)
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := arity*i + 1
+		if c >= n {
 			return
 		}
-		m := l
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			m = r
+		m := c
+		for j := c + 1; j < c+arity && j < n; j++ {
+			if h[j].before(&h[m]) {
+				m = j
+			}
 		}
 		if !h[m].before(&h[i]) {
 			return
@@ -1020,7 +1039,7 @@ func (k *Kernel) down(i int) {
 }
 
 func (k *Kernel) heapify() {
-	for i := len(k.events)/2 - 1; i >= 0; i-- {
+	for i := (len(k.events) - 2) / arity; i >= 0; i-- {
 		k.down(i)
 	}
 }
