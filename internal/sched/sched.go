@@ -992,6 +992,14 @@ const arity = 4
 func (k *Kernel) pushAt(e event) {
 	k.seq++
 	e.seq = k.seq
+	if n := len(k.events); n == cap(k.events) {
+		// Double, where append grows a large slice by a quarter: 100,000
+		// tasks started at once would copy their events (pointers, so with
+		// write barriers) about five times over instead of twice.
+		grown := make([]event, n, max(64, 2*n))
+		copy(grown, k.events)
+		k.events = grown
+	}
 	k.events = append(k.events, e)
 	h := k.events
 	i := len(h) - 1
