@@ -1,0 +1,94 @@
+package runtime_test
+
+// Review of issue 14's reuse of frames, flights and turnInfos: each test
+// sets up a scenario where something may still hold a reused piece.
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// slowObj's Slow sleeps d, then returns n; Use calls Slow on the stub it is
+// passed (a stub argument arrives as a stub of its own, asRef).
+type slowObj struct{ st *object.State }
+
+func (o *slowObj) Methods() object.Methods {
+	return object.Methods{
+		"Slow": object.Func(func(ctx context.Context, n int, d time.Duration) (int, error) {
+			if err := o.st.Sleep(ctx, d); err != nil {
+				return 0, err
+			}
+			return n, nil
+		}),
+		"Use": object.Func(func(ctx context.Context, s *stub.Stub, n int, d time.Duration) (int, error) {
+			return stub.CallAs[int](ctx, s, "Slow", n, d)
+		}),
+	}
+}
+
+func slowNS(rt *runtime.Runtime, name string) *runtime.Namespace {
+	return rt.Namespace(name, func(st *object.State) object.Object { return &slowObj{st: st} })
+}
+
+// requireAllEnded checks that every kept record ended, with the result
+// the call returned.
+func requireAllEnded(t *testing.T, rt *runtime.Runtime) {
+	t.Helper()
+	for i, c := range rt.Calls() {
+		assert.NotEqual(t, runtime.OutcomePending, c.Outcome, "call %d (%s) never ended: its record was lost", i, c.Method)
+		assert.NotZero(t, c.Ended, "call %d (%s) has no end stamp", i, c.Method)
+	}
+}
+
+// A stub passed as an argument is copied (asRef) with its spare frame: the
+// copy and the original then run two calls on one frame. The second call
+// overwrites the flight the first one's turn still holds: the first turn's
+// reply answers the second call, and the first call's record never ends.
+func TestReview_AStubCopyDoesNotShareItsSpareFrame(t *testing.T) {
+	rt := newRuntime(t)
+	xs, ys := slowNS(rt, "X"), slowNS(rt, "Y")
+	var got1, got2 int
+	run(t, rt, func(ctx context.Context) error {
+		s, err := xs.GetByName("x")
+		if err != nil {
+			return err
+		}
+		y, err := ys.GetByName("y")
+		if err != nil {
+			return err
+		}
+		// One fault-free call: s keeps its frame as its spare.
+		if _, err := s.Call(ctx, "Slow", 0, time.Duration(0)); err != nil {
+			return err
+		}
+		g := rt.Group(ctx)
+		g.Go(func(ctx context.Context) error {
+			// Y gets a copy of s (with s's spare) and calls Slow(1) through
+			// it: X's turn runs on this task and sleeps 2s.
+			v, err := stub.CallAs[int](ctx, y, "Use", s, 1, 2*time.Second)
+			got1 = v
+			return err
+		})
+		g.Go(func(ctx context.Context) error {
+			if err := rt.Sleep(ctx, time.Second); err != nil {
+				return err
+			}
+			// s still has the frame the copy is using.
+			v, err := stub.CallAs[int](ctx, s, "Slow", 2, 2*time.Second)
+			got2 = v
+			return err
+		})
+		return g.Wait()
+	})
+	assert.Equal(t, 1, got1, "the call through the copy")
+	assert.Equal(t, 2, got2, "the call through the original")
+	requireAllEnded(t, rt)
+	require.Len(t, rt.Calls(), 4)
+}
