@@ -11,6 +11,7 @@ import (
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,4 +92,41 @@ func TestReview_AStubCopyDoesNotShareItsSpareFrame(t *testing.T) {
 	assert.Equal(t, 2, got2, "the call through the original")
 	requireAllEnded(t, rt)
 	require.Len(t, rt.Calls(), 4)
+}
+
+// A call that breaks its stub hands its caller a copy of its error, and
+// the stub keeps that same copy as the error that broke it (breakLine);
+// the later calls' records then keep it uncopied (finish: rec.SetErr). A
+// caller that changes the error it got (or the one Broken returns)
+// changes the records of the later calls: the trace.
+func TestReview_ChangingTheErrorThatBrokeAStubLeavesTheRecordsAlone(t *testing.T) {
+	rt := newRuntime(t, runtime.WithFaults(transport.Plan(transport.Rule{Method: "Slow", Call: 1, Fault: transport.Overloaded})))
+	xs := slowNS(rt, "X")
+	var err1, err2 error
+	var broken error
+	run(t, rt, func(ctx context.Context) error {
+		s, err := xs.GetByName("x")
+		if err != nil {
+			return err
+		}
+		_, err1 = s.Call(ctx, "Slow", 1, time.Duration(0))
+		_, err2 = s.Call(ctx, "Slow", 2, time.Duration(0))
+		broken = s.Broken()
+		return nil
+	})
+	require.Error(t, err1)
+	require.Error(t, err2)
+	calls := rt.Calls()
+	require.Len(t, calls, 2)
+	require.Equal(t, runtime.OutcomeBrokenStub, calls[1].Outcome)
+	before, trace := calls[1].Err, rt.Trace()
+
+	var e1, eb *stub.Error
+	require.ErrorAs(t, err1, &e1)
+	e1.Msg = "changed by the caller"
+	require.ErrorAs(t, broken, &eb)
+	eb.Msg = "changed through Broken"
+
+	assert.Equal(t, before, rt.Calls()[1].Err, "the broken-stub call's record changed with the caller's error")
+	assert.Equal(t, trace, rt.Trace(), "the trace changed with the caller's error")
 }
