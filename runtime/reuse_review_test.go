@@ -130,3 +130,76 @@ func TestReview_ChangingTheErrorThatBrokeAStubLeavesTheRecordsAlone(t *testing.T
 	assert.Equal(t, before, rt.Calls()[1].Err, "the broken-stub call's record changed with the caller's error")
 	assert.Equal(t, trace, rt.Trace(), "the trace changed with the caller's error")
 }
+
+// KeepLast drops old slabs while a call whose record sits in one is still
+// running, and records handed out for calls whose argument could not be
+// copied stay empty among the others: Calls still holds the last n begun,
+// in order, and the sink gets the long call's record complete.
+func TestReview_KeepLastWithACallInFlightAndRefusedArguments(t *testing.T) {
+	for _, keep := range []int{1, 3, 1000} {
+		var sunk []runtime.CallRecord
+		rt := newRuntime(t, runtime.WithRecords(runtime.KeepLast(keep)), runtime.WithRecordSink(func(c runtime.CallRecord) { sunk = append(sunk, c) }))
+		xs := slowNS(rt, "X")
+		const short = 2100
+		run(t, rt, func(ctx context.Context) error {
+			long, err := xs.GetByName("long")
+			if err != nil {
+				return err
+			}
+			s, err := xs.GetByName("x")
+			if err != nil {
+				return err
+			}
+			g := rt.Group(ctx)
+			g.Go(func(ctx context.Context) error {
+				v, err := stub.CallAs[int](ctx, long, "Slow", -1, time.Hour)
+				if err == nil && v != -1 {
+					t.Errorf("long call returned %d", v)
+				}
+				return err
+			})
+			g.Go(func(ctx context.Context) error {
+				for i := range short {
+					if i%300 == 3 { // refused before it begins: no record
+						if _, err := s.Call(ctx, "Slow", tooDeep(), time.Duration(0)); err == nil {
+							t.Error("an argument nested too deeply was copied")
+						}
+					}
+					v, err := stub.CallAs[int](ctx, s, "Slow", i, time.Duration(0))
+					if err != nil || v != i {
+						t.Errorf("call %d: %v, %v", i, v, err)
+					}
+				}
+				return nil
+			})
+			return g.Wait()
+		})
+		calls := rt.Calls()
+		require.Equal(t, min(keep, short+1), len(calls), "KeepLast(%d)", keep)
+		for i, c := range calls {
+			want := short - len(calls) + i
+			assert.Equal(t, want, c.Result, "KeepLast(%d): Calls()[%d]", keep, i)
+			assert.Equal(t, []any{want, time.Duration(0)}, c.Args, "KeepLast(%d): Calls()[%d]", keep, i)
+			if i > 0 {
+				assert.Less(t, calls[i-1].Began, c.Began)
+			}
+		}
+		require.Equal(t, short+1, len(sunk))
+		last := sunk[len(sunk)-1]
+		assert.Equal(t, "long", last.Object, "the long call ends last")
+		assert.Equal(t, -1, last.Result)
+		assert.Equal(t, runtime.OutcomeOK, last.Outcome)
+		assert.Equal(t, time.Hour, last.End-last.Start)
+	}
+}
+
+type deep struct{ Next *deep }
+
+// tooDeep is an argument the stub cannot copy (clone.MaxDepth).
+func tooDeep() *deep {
+	d := &deep{}
+	for range 10000 {
+		d = &deep{Next: d}
+	}
+	return d
+}
