@@ -203,3 +203,143 @@ func tooDeep() *deep {
 	}
 	return d
 }
+
+// echoObj answers Echo(n, d) with n after sleeping d (retryable, so that
+// retries run it again), and Nest(n, d) by calling Echo on a peer through
+// a stub it keeps (shared by every turn of the object), and Hop(s, n, d)
+// through a stub it is passed.
+type echoObj struct {
+	st   *object.State
+	peer *stub.Stub
+}
+
+func (o *echoObj) Methods() object.Methods {
+	return object.Methods{
+		"Echo": object.Retryable(func(ctx context.Context, n int, d time.Duration) (int, error) {
+			if d > 0 {
+				if err := o.st.Sleep(ctx, d); err != nil {
+					return 0, err
+				}
+			}
+			return n, nil
+		}),
+		"Nest": object.Retryable(func(ctx context.Context, n int, d time.Duration) (int, error) {
+			return stub.CallAs[int](ctx, o.peer, "Echo", n, d)
+		}),
+		"Hop": object.Retryable(func(ctx context.Context, s *stub.Stub, n int, d time.Duration) (int, error) {
+			return stub.CallAs[int](ctx, s, "Echo", n, d)
+		}),
+	}
+}
+
+// sweepRun runs tasks that share stubs, with random faults and resets,
+// and checks every answer against its question; it returns the trace.
+func sweepRun(t *testing.T, seed uint64, plan *transport.FaultPlan, outcomes map[runtime.Outcome]int) string {
+	t.Helper()
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
+	defer rt.Close()
+	var ns *runtime.Namespace
+	ns = rt.Namespace("E", func(st *object.State) object.Object {
+		o := &echoObj{st: st}
+		if st.ID().Name() != "leaf" {
+			o.peer, _ = ns.GetByName("leaf")
+		}
+		return o
+	})
+	bad := 0
+	err := rt.Run(func(ctx context.Context) error {
+		a, _ := ns.GetByName("a")
+		leaf, _ := ns.GetByName("leaf")
+		g := rt.Group(ctx)
+		for w := range 4 {
+			g.Go(func(ctx context.Context) error {
+				for i := range 12 {
+					n := w*100 + i
+					d := time.Duration((n*7)%3) * 300 * time.Millisecond
+					var v int
+					var err error
+					switch (n + int(seed)) % 4 {
+					case 0:
+						v, err = stub.CallAs[int](ctx, a, "Echo", n, d)
+					case 1:
+						v, err = stub.CallAs[int](ctx, a, "Nest", n, d)
+					case 2:
+						v, err = stub.CallAs[int](ctx, a, "Hop", leaf, n, d)
+					default:
+						v, err = stub.CallAs[int](ctx, leaf, "Echo", n, d)
+					}
+					if err == nil && v != n {
+						bad++
+						t.Errorf("seed %d: asked %d, got %d", seed, n, v)
+					}
+					if a.Broken() != nil {
+						a, _ = ns.GetByName("a")
+					}
+					if leaf.Broken() != nil {
+						leaf, _ = ns.GetByName("leaf")
+					}
+				}
+				return nil
+			})
+		}
+		g.Go(func(ctx context.Context) error { // resets while turns run
+			for i := range 6 {
+				if err := rt.Sleep(ctx, 450*time.Millisecond); err != nil {
+					return err
+				}
+				id := "a"
+				if i%2 == 1 {
+					id = "leaf"
+				}
+				if err := ns.Reset(ns.IDFromName(id), runtime.ResetCodeUpdate); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		return g.Wait()
+	})
+	require.NoError(t, err, "seed %d", seed)
+	for i, c := range rt.Calls() {
+		outcomes[c.Outcome]++
+		if c.Outcome == runtime.OutcomePending || c.Ended == 0 {
+			t.Errorf("seed %d: call %d (%s) never ended", seed, i, c.Method)
+		}
+		if (c.Outcome == runtime.OutcomeOK || c.Outcome == runtime.OutcomeRecovered) && len(c.Args) > 0 {
+			want := c.Args[0]
+			if c.Method == "Hop" {
+				want = c.Args[1]
+			}
+			if c.Result != want {
+				t.Errorf("seed %d: call %d (%s) recorded result %v for argument %v", seed, i, c.Method, c.Result, want)
+			}
+		}
+	}
+	return rt.Trace()
+}
+
+// Shared stubs, nested and reentrant inline turns, stub arguments,
+// random faults and resets: every answer is its question's, every record
+// ends, and a seed gives one trace.
+func TestReview_SweepSharedStubsFaultsAndResets(t *testing.T) {
+	plans := map[string]*transport.FaultPlan{
+		"none": nil,
+		"link": transport.Random(transport.Rates{transport.LoseResponse: 0.1, transport.LoseRequest: 0.05, transport.NotDelivered: 0.05,
+			transport.LoseWhileRunning: 0.05, transport.FailAfterDelivery: 0.03, transport.Reset: 0.03}),
+		"storage": transport.Random(transport.Rates{transport.LoseResponse: 0.1, transport.StorageWriteFails: 0.1}),
+	}
+	for name, plan := range plans {
+		outcomes := map[runtime.Outcome]int{}
+		for seed := uint64(1); seed <= 15; seed++ {
+			a := sweepRun(t, seed, plan, outcomes)
+			b := sweepRun(t, seed, plan, map[runtime.Outcome]int{})
+			if a != b {
+				t.Errorf("%s seed %d: two runs gave two traces", name, seed)
+			}
+		}
+		t.Logf("%s: %v", name, outcomes)
+		if plan != nil {
+			assert.NotZero(t, outcomes[runtime.OutcomeRecovered], "%s: no call was retried", name)
+		}
+	}
+}
