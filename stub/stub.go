@@ -118,7 +118,7 @@ func (s *Stub) String() string {
 func (s *Stub) asRef() *Stub {
 	c := *s
 	c.retrying = false
-	c.line, c.broken = wire.Line{}, nil // a connection of its own (L1, L2)
+	c.line, c.broken, c.spare = wire.Line{}, nil, nil // a connection of its own (L1, L2)
 	return &c
 }
 
