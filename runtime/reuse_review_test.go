@@ -5,6 +5,10 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -342,4 +346,51 @@ func TestReview_SweepSharedStubsFaultsAndResets(t *testing.T) {
 			assert.NotZero(t, outcomes[runtime.OutcomeRecovered], "%s: no call was retried", name)
 		}
 	}
+}
+
+// echoHTTP answers a fetch with its body.
+type echoHTTP struct{}
+
+func (echoHTTP) Methods() object.Methods { return nil }
+
+func (echoHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	_, _ = w.Write(b)
+}
+
+// Fetches through one stub, the first attempts of some not delivered
+// (retried with a rewound body; a fetch is never retried after delivery,
+// so no retry runs on a settled flight) and the frame reused: every
+// response is its own request's body.
+func TestReview_FetchesReuseTheFrame(t *testing.T) {
+	rt := newRuntime(t, runtime.WithFaults(transport.Plan(
+		transport.Rule{Method: "fetch", Call: 2, Attempt: 1, Fault: transport.NotDelivered},
+		transport.Rule{Method: "fetch", Call: 4, Attempt: 1, Fault: transport.NotDelivered},
+		transport.Rule{Method: "fetch", Call: 4, Attempt: 2, Fault: transport.NotDelivered},
+	)))
+	ns := rt.Namespace("H", func(*object.State) object.Object { return echoHTTP{} })
+	s := mustStub(t, ns, "h")
+	run(t, rt, func(ctx context.Context) error {
+		for i := range 6 {
+			body := fmt.Sprintf("body %d", i)
+			req, err := http.NewRequest(http.MethodPost, "http://h/", strings.NewReader(body))
+			if err != nil {
+				return err
+			}
+			resp, err := s.Fetch(ctx, req)
+			if err != nil {
+				return fmt.Errorf("fetch %d: %w", i, err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			if string(got) != body {
+				t.Errorf("fetch %d: got %q, want %q", i, got, body)
+			}
+		}
+		return nil
+	})
+	calls := rt.Calls()
+	require.Len(t, calls, 6)
+	assert.Equal(t, runtime.OutcomeRecovered, calls[1].Outcome)
+	assert.Len(t, calls[3].Attempts, 3)
+	requireAllEnded(t, rt)
 }
