@@ -86,7 +86,7 @@ func (s *Stub) site(method string) *wire.Site {
 
 // Broken returns the error that broke the stub (rule L2), or nil while it
 // works. Every call through a broken stub fails at once with this error.
-func (s *Stub) Broken() error { return s.broken }
+func (s *Stub) Broken() error { return snapshot(s.broken) }
 
 // Namespace returns the name of the namespace the stub's object belongs to.
 func (s *Stub) Namespace() string { return s.target.Namespace }
@@ -431,7 +431,8 @@ func (s *Stub) breakLine(err error) {
 	if s.broken != nil {
 		return
 	}
-	s.broken = err
+	s.broken = snapshot(err) // the stub's own: the caller's copy may be changed
+	err = s.broken
 	k := s.conn.Kernel()
 	for _, q := range s.line.Queue {
 		f := q.F

@@ -1,6 +1,6 @@
 package runtime_test
 
-// Review of issue 14's reuse of frames, flights and turnInfos: each test
+// The reuse of frames, flights and turnInfos (issue 14): each test
 // sets up a scenario where something may still hold a reused piece.
 
 import (
@@ -56,7 +56,7 @@ func requireAllEnded(t *testing.T, rt *runtime.Runtime) {
 // copy and the original then run two calls on one frame. The second call
 // overwrites the flight the first one's turn still holds: the first turn's
 // reply answers the second call, and the first call's record never ends.
-func TestReview_AStubCopyDoesNotShareItsSpareFrame(t *testing.T) {
+func TestL2_AStubCopyRunsOnAFrameOfItsOwn(t *testing.T) {
 	rt := newRuntime(t)
 	xs, ys := slowNS(rt, "X"), slowNS(rt, "Y")
 	var got1, got2 int
@@ -103,7 +103,7 @@ func TestReview_AStubCopyDoesNotShareItsSpareFrame(t *testing.T) {
 // the later calls' records then keep it uncopied (finish: rec.SetErr). A
 // caller that changes the error it got (or the one Broken returns)
 // changes the records of the later calls: the trace.
-func TestReview_ChangingTheErrorThatBrokeAStubLeavesTheRecordsAlone(t *testing.T) {
+func TestL2_ChangingTheErrorThatBrokeAStubLeavesTheRecordsAlone(t *testing.T) {
 	rt := newRuntime(t, runtime.WithFaults(transport.Plan(transport.Rule{Method: "Slow", Call: 1, Fault: transport.Overloaded})))
 	xs := slowNS(rt, "X")
 	var err1, err2 error
@@ -139,7 +139,7 @@ func TestReview_ChangingTheErrorThatBrokeAStubLeavesTheRecordsAlone(t *testing.T
 // running, and records handed out for calls whose argument could not be
 // copied stay empty among the others: Calls still holds the last n begun,
 // in order, and the sink gets the long call's record complete.
-func TestReview_KeepLastWithACallInFlightAndRefusedArguments(t *testing.T) {
+func TestD2_KeepLastWithACallInFlightAndRefusedArguments(t *testing.T) {
 	for _, keep := range []int{1, 3, 1000} {
 		var sunk []runtime.CallRecord
 		rt := newRuntime(t, runtime.WithRecords(runtime.KeepLast(keep)), runtime.WithRecordSink(func(c runtime.CallRecord) { sunk = append(sunk, c) }))
@@ -325,7 +325,7 @@ func sweepRun(t *testing.T, seed uint64, plan *transport.FaultPlan, outcomes map
 // Shared stubs, nested and reentrant inline turns, stub arguments,
 // random faults and resets: every answer is its question's, every record
 // ends, and a seed gives one trace.
-func TestReview_SweepSharedStubsFaultsAndResets(t *testing.T) {
+func TestD1_SharedStubsFaultsAndResetsKeepAnswersAndTraces(t *testing.T) {
 	plans := map[string]*transport.FaultPlan{
 		"none": nil,
 		"link": transport.Random(transport.Rates{transport.LoseResponse: 0.1, transport.LoseRequest: 0.05, transport.NotDelivered: 0.05,
@@ -362,7 +362,7 @@ func (echoHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (retried with a rewound body; a fetch is never retried after delivery,
 // so no retry runs on a settled flight) and the frame reused: every
 // response is its own request's body.
-func TestReview_FetchesReuseTheFrame(t *testing.T) {
+func TestS11_FetchesReuseTheFrame(t *testing.T) {
 	rt := newRuntime(t, runtime.WithFaults(transport.Plan(
 		transport.Rule{Method: "fetch", Call: 2, Attempt: 1, Fault: transport.NotDelivered},
 		transport.Rule{Method: "fetch", Call: 4, Attempt: 1, Fault: transport.NotDelivered},
