@@ -161,3 +161,28 @@ func BenchmarkSweepRetainedHeap(b *testing.B) {
 	}
 	b.ReportMetric((float64(end)-float64(start))/float64(b.N), "retained-B/seed")
 }
+
+// H2 (issue 14: the explorer's speed is its allocation): a seed of
+// ambiguous-delivery.yaml allocates about 13 KB on one worker. A runtime
+// made per seed must stay small until its run grows: a fixed 128 KB slab
+// of call records, or 4 KB of scheduler events before the first, once
+// made a seed allocate 10 to 150 KB. Bytes, not time: the same on any
+// machine.
+func TestH2_ASweepSeedAllocatesLittle(t *testing.T) {
+	sc := load(t, "ambiguous-delivery")
+	const seeds = 2000
+	if _, err := explore.Run(sc, explore.Options{Seeds: 100}); err != nil { // warm the memos
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := explore.Run(sc, explore.Options{Seeds: seeds}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	perSeed := float64(after.TotalAlloc-before.TotalAlloc) / seeds
+	t.Logf("a seed allocates %.0f bytes", perSeed)
+	if perSeed > 16<<10 {
+		t.Errorf("a seed allocates %.0f bytes, more than 16 KiB", perSeed)
+	}
+}

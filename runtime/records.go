@@ -171,7 +171,10 @@ const contextsPerSlab = 256
 // no allocation of its own.
 func (r *Runtime) newTaskContext() *sched.TaskContext {
 	if len(r.contexts) == 0 {
-		r.contexts = make([]sched.TaskContext, contextsPerSlab)
+		// 8 first, doubling to contextsPerSlab: a run of a few calls (an
+		// explorer's seed) allocates a few.
+		r.nctx = min(max(2*r.nctx, 8), contextsPerSlab)
+		r.contexts = make([]sched.TaskContext, r.nctx)
 	}
 	c := &r.contexts[0]
 	r.contexts = r.contexts[1:]

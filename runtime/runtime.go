@@ -113,6 +113,7 @@ type Runtime struct {
 	slabs    []slab              // the call records kept (records.go)
 	free     []wire.Call         // the records newCall hands out next: the current slab's rest
 	contexts []sched.TaskContext // the contexts newTaskContext hands out next (records.go)
+	nctx     int                 // the size of the last slab of contexts
 	begun    int32               // calls begun: the next call's Seq
 	maxCalls int32               // wire.MaxCalls; lower in a test of ErrTooManyCalls
 	records  Records             // which records Calls keeps (WithRecords)

@@ -996,7 +996,7 @@ func (k *Kernel) pushAt(e event) {
 		// Double, where append grows a large slice by a quarter: 100,000
 		// tasks started at once would copy their events (pointers, so with
 		// write barriers) about five times over instead of twice.
-		grown := make([]event, n, max(64, 2*n))
+		grown := make([]event, n, max(4, 2*n)) // small first: a seed's kernel has few events
 		copy(grown, k.events)
 		k.events = grown
 	}
