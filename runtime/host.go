@@ -269,6 +269,7 @@ func (h *host) receive(f *wire.Flight) {
 		// it once the reply is in.
 		f.Settled = f.Done.Fired() && !r.journaling
 		if !r.journaling { // a pending write names its turn (gate.go)
+			*ti = turnInfo{} // an idle object holds nothing of its last call
 			h.spare = ti
 		}
 		return
