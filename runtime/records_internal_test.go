@@ -50,3 +50,50 @@ func TestD2_TheCallPastMaxCallsIsRefused(t *testing.T) {
 		t.Fatalf("records after the refused call: %+v", calls)
 	}
 }
+
+// TestD2_RecordsAcrossPretouchedSlabs: full-size slabs are made one ahead
+// on a goroutine of their own (their pages touched off the calling core);
+// the records across them are every call's, in order, and the run's trace
+// is the one a run without them gives (the slabs carry no state).
+func TestD2_RecordsAcrossPretouchedSlabs(t *testing.T) {
+	const calls = 3*slabRecords + 7
+	run := func() (*Runtime, string) {
+		r := New()
+		ns := r.Namespace("COUNTER", func(*object.State) object.Object { return &counter{} })
+		err := r.Run(func(ctx context.Context) error {
+			s, err := ns.GetByName("c")
+			if err != nil {
+				return err
+			}
+			for range calls {
+				if _, err := s.Call(ctx, "Add"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, r.Trace()
+	}
+	r, trace := run()
+	defer r.Close()
+	if r.ahead == nil {
+		t.Fatal("no slab was made ahead")
+	}
+	got := r.Calls()
+	if len(got) != calls {
+		t.Fatalf("%d records for %d calls", len(got), calls)
+	}
+	for i, c := range got {
+		if c.Result != i+1 || (i > 0 && c.Began <= got[i-1].Began) {
+			t.Fatalf("record %d: result %v, began %d after %d", i, c.Result, c.Began, got[max(i-1, 0)].Began)
+		}
+	}
+	r2, trace2 := run()
+	defer r2.Close()
+	if trace != trace2 {
+		t.Error("two runs of one seed gave different traces")
+	}
+}

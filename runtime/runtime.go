@@ -114,6 +114,7 @@ type Runtime struct {
 	free     []wire.Call         // the records newCall hands out next: the current slab's rest
 	contexts []sched.TaskContext // the contexts newTaskContext hands out next (records.go)
 	nctx     int                 // the size of the last slab of contexts
+	ahead    chan []wire.Call    // the next full-size slab, its pages being touched (records.go)
 	begun    int32               // calls begun: the next call's Seq
 	maxCalls int32               // wire.MaxCalls; lower in a test of ErrTooManyCalls
 	records  Records             // which records Calls keeps (WithRecords)
