@@ -394,8 +394,13 @@ type taskKey struct{}
 
 // FromContext returns the task carried by ctx, or nil.
 func FromContext(ctx context.Context) *Task {
-	if ctx == nil {
+	switch c := ctx.(type) { // the contexts dosim hands out, without Value's calls
+	case nil:
 		return nil
+	case *Task:
+		return c
+	case *TaskContext:
+		return c.t.Load()
 	}
 	t, _ := ctx.Value(taskKey{}).(*Task)
 	return t
