@@ -115,11 +115,9 @@ func (r *Runtime) dropOld() {
 		kept += s.begun
 	}
 	drop := 0
-	for drop < len(r.slabs)-1 && kept >= n {
+	for drop < len(r.slabs)-1 && kept >= n { // kept: what the slabs after drop hold
 		drop++
-		if drop < len(r.slabs) {
-			kept -= r.slabs[drop].begun
-		}
+		kept -= r.slabs[drop].begun
 	}
 	if drop == 0 {
 		return
