@@ -214,7 +214,7 @@ func TestBlockAfterCloseReturnsAtOnce(t *testing.T) {
 // blocking share one worker goroutine. Each used to get its own goroutine
 // when it was started, so 100,000 calls started from one Group parked
 // 100,000 goroutines and grew 100,000 stacks before the first one ran.
-func TestI14_TasksStartedTogetherShareOneWorker(t *testing.T) {
+func TestScale_TasksStartedTogetherShareOneWorker(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
 	ran := 0
@@ -228,9 +228,9 @@ func TestI14_TasksStartedTogetherShareOneWorker(t *testing.T) {
 	assert.Equal(t, 1, len(k.workers), "the root's worker ran every task in turn")
 }
 
-// Issue 14: a task that was started but never ran has no goroutine yet;
+// H1, issue 14: a task that was started but never ran has no goroutine yet;
 // Close ends the run without waiting for one (goleak checks none is left).
-func TestI14_CloseForgetsTasksThatNeverRan(t *testing.T) {
+func TestH1_CloseForgetsTasksThatNeverRan(t *testing.T) {
 	k := newKernel(1)
 	ran := false
 	k.Go(context.Background(), "never", func(ctx context.Context) { ran = true })
@@ -239,12 +239,12 @@ func TestI14_CloseForgetsTasksThatNeverRan(t *testing.T) {
 	assert.Empty(t, k.workers)
 }
 
-// Issue 14: a gate's line is first come, first served, a reserved place
+// O3, issue 14: a gate's line is first come, first served, a reserved place
 // included, and a task that got the gate is out of the line (it can queue
 // again later). Whether a task is in line is a mark on it, not a scan of
 // the line, which cost O(line) per Acquire: O(n²) for n calls waiting on
 // one object (see BenchmarkGateLine).
-func TestI14_GateLineKeepsOrderAndForgetsWhoLeft(t *testing.T) {
+func TestO3_GateLineKeepsOrderAndForgetsWhoLeft(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
 	var g Gate
@@ -311,9 +311,9 @@ func BenchmarkGateLine(b *testing.B) {
 	}
 }
 
-// Issue 14: a task joins the live list when it first runs, but deadlock
+// H1, issue 14: a task joins the live list when it first runs, but deadlock
 // reports still name the blocked tasks in start order.
-func TestI14_DeadlockReportKeepsStartOrder(t *testing.T) {
+func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 	k := newKernel(7)
 	defer k.Close()
 	var g Gate
