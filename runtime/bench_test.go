@@ -73,9 +73,7 @@ func BenchmarkManyObjects(b *testing.B) {
 	b.ReportAllocs()
 	var retained uint64
 	for range b.N {
-		var before, after goruntime.MemStats
-		goruntime.GC()
-		goruntime.ReadMemStats(&before)
+		before := heapNow()
 		rt := runtime.New()
 		ns := rt.Namespace("INVENTORY", examples.NewInventory)
 		err := rt.Run(func(ctx context.Context) error {
@@ -94,9 +92,7 @@ func BenchmarkManyObjects(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		goruntime.GC()
-		goruntime.ReadMemStats(&after)
-		retained += after.HeapAlloc - before.HeapAlloc
+		retained += heapNow() - before
 		goruntime.KeepAlive(rt)
 		rt.Close()
 		b.StartTimer()
@@ -226,6 +222,12 @@ func BenchmarkGroupCalls(b *testing.B) {
 func liveHeap(b *testing.B) uint64 {
 	b.StopTimer()
 	defer b.StartTimer()
+	return heapNow()
+}
+
+// heapNow collects garbage and returns the live heap; the timer is the
+// caller's.
+func heapNow() uint64 {
 	var m goruntime.MemStats
 	goruntime.GC()
 	goruntime.ReadMemStats(&m)
@@ -308,9 +310,7 @@ func BenchmarkManyObjectsSQL(b *testing.B) {
 	const objects = 10_000
 	var heap, res uint64
 	for range b.N {
-		var before, after goruntime.MemStats
-		goruntime.GC()
-		goruntime.ReadMemStats(&before)
+		before := heapNow()
 		rssBefore := rss()
 		rt := runtime.New()
 		ns := rt.Namespace("NOTES", func(st *object.State) object.Object { return &sqlNote{st: st} })
@@ -330,9 +330,7 @@ func BenchmarkManyObjectsSQL(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		goruntime.GC()
-		goruntime.ReadMemStats(&after)
-		heap += after.HeapAlloc - before.HeapAlloc
+		heap += heapNow() - before
 		if r := rss(); r > rssBefore {
 			res += r - rssBefore
 		}

@@ -89,20 +89,17 @@ func TestD2_KeepLastBelowOneIsAnError(t *testing.T) {
 // retainedAfter is the heap still held after calls AddOne calls on a
 // runtime made with opts, the runtime kept alive, garbage collected.
 func retainedAfter(t testing.TB, calls int, opts ...runtime.Option) uint64 {
-	var before, after goruntime.MemStats
-	goruntime.GC() // twice: what earlier tests left to finalizers goes too,
-	goruntime.GC() // not during the measure
-	goruntime.ReadMemStats(&before)
+	goruntime.GC()      // twice (heapNow collects again): what earlier tests
+	before := heapNow() // left to finalizers goes too, not during the measure
 	rt := runtime.New(opts...)
 	addOnes(t, rt, calls)
-	goruntime.GC()
-	goruntime.ReadMemStats(&after)
+	after := heapNow()
 	goruntime.KeepAlive(rt)
 	rt.Close()
-	if after.HeapAlloc < before.HeapAlloc {
+	if after < before {
 		return 0
 	}
-	return after.HeapAlloc - before.HeapAlloc
+	return after - before
 }
 
 // TestD2_KeepLastReleasesEarlierRecords checks that a bounded run lets go
