@@ -758,8 +758,9 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 
 // Background runs fn on the scheduling goroutine when virtual time reaches
 // now+d, as After(d, false, fn) does, but draws no seeded tie-break: it
-// runs after every other event of its instant, and scheduling it leaves
-// the seeded sequence (and so every trace) as it was. For housekeeping
+// runs after every other event of its instant (Background callbacks of
+// one instant run in the order they were scheduled), and scheduling it
+// leaves the seeded sequence (and so every trace) as it was. For housekeeping
 // that must not disturb a run, such as evicting an idle object.
 func (k *Kernel) Background(d time.Duration, fn func()) Timer {
 	if d < 0 {
