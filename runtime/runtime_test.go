@@ -405,6 +405,48 @@ func TestGroupReturnsFirstErrorAndPanics(t *testing.T) {
 	assert.ErrorContains(t, err, "kaboom")
 }
 
+// Issue 14: a Group keeps its tasks' functions until they run and the
+// kernel only their numbers. Every function runs once, with the context
+// the Group was made with, across Waits and with tasks started by tasks;
+// numbering goes on across Waits, as deadlock reports show.
+func TestGroupRunsEachTaskOnceAcrossWaits(t *testing.T) {
+	rt := newRuntime(t)
+	type key struct{}
+	ran := map[string]int{}
+	err := rt.Run(func(ctx context.Context) error {
+		g := rt.Group(context.WithValue(ctx, key{}, "group"))
+		task := func(name string) func(ctx context.Context) error {
+			return func(ctx context.Context) error {
+				if ctx.Value(key{}) != "group" {
+					return fmt.Errorf("%s ran without the group's context", name)
+				}
+				ran[name]++
+				return nil
+			}
+		}
+		for i := range 3 {
+			g.Go(task(fmt.Sprint("first ", i)))
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		g.Go(func(ctx context.Context) error {
+			g.Go(task("started by a task")) // while this one still runs
+			return task("second 0")(ctx)
+		})
+		g.Go(task("second 1"))
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		g.Go(func(ctx context.Context) error { return g.Wait() }) // task 7 waits for itself
+		return g.Wait()
+	})
+	var dl *runtime.DeadlockError
+	require.ErrorAs(t, err, &dl)
+	assert.Equal(t, []string{"root: waiting for 1 group task(s)", "group task 7: waiting for 1 group task(s)"}, dl.Blocked)
+	assert.Equal(t, map[string]int{"first 0": 1, "first 1": 1, "first 2": 1, "second 0": 1, "second 1": 1, "started by a task": 1}, ran)
+}
+
 func TestDeadlockIsReportedNotHung(t *testing.T) {
 	rt := newRuntime(t)
 	err := rt.Run(func(ctx context.Context) error {

@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	goruntime "runtime"
 	"runtime/debug"
@@ -145,36 +144,61 @@ const (
 	Stalled
 )
 
-// event is one pending wake-up or callback.
+// event is one pending wake-up, callback, start or target. It holds no
+// pointers: what it wakes is in the kernel's refs, at ref. The collector
+// then never scans the heap of events, and growing the heap copies plain
+// memory, which with 100,000 tasks started together matters (issue 14).
 type event struct {
-	at   time.Duration
-	prio uint64 // seeded tie-break among events at the same instant
-	// seq orders events of equal at and prio (Background's, which share
-	// prio MaxUint64) in the order they were pushed, whatever the heap's
-	// shape.
-	seq       uint64
-	task      *Task  // task to resume, or nil for a callback or target
-	gen       uint64 // the task's wait generation this event belongs to
-	cb        *callback
+	at time.Duration
+	// prio orders the events of one instant. A seeded event's is a draw
+	// with the top bit cleared; a Background event's has the top bit set
+	// and counts up, so that Background events run after the seeded ones
+	// of their instant, in the order they were scheduled.
+	prio uint64
+	// arg is the task's wait generation this event belongs to (evTask),
+	// or the start-order id of the task to start (evStart).
+	arg       uint64
+	ref       uint32 // index in Kernel.refs (not for evTarget)
+	num       uint32 // the number of the task to start (evStart)
+	kind      evKind
 	keepAlive bool // someone waits for this instant: time may move to it
-	target    bool // the Advance marker
+}
+
+// evKind says what an event does when it comes up.
+type evKind uint8
+
+const (
+	evTask     evKind = iota // resume refs[ref].p.(*Task)
+	evCallback               // run refs[ref].p.(*callback)
+	evStart                  // start task num of refs[ref].p.(Runner); arg is its id
+	evTarget                 // the Advance marker
+)
+
+// ref is what pending events point at, kept apart from the events so
+// that the heap holds no pointers; n counts the events that point at it
+// (a Runner's slot is shared by the tasks it starts).
+type ref struct {
+	p any
+	n int
 }
 
 func (e *event) before(o *event) bool {
 	if e.at != o.at {
 		return e.at < o.at
 	}
-	if e.prio != o.prio {
-		return e.prio < o.prio
-	}
-	return e.seq < o.seq
+	return e.prio < o.prio
 }
 
-func (e *event) stale() bool {
-	if e.task != nil {
-		return e.gen != e.task.gen
+// stale reports whether e no longer does anything: the task's pending
+// event changed since, or the callback was stopped.
+func (k *Kernel) stale(e *event) bool {
+	switch e.kind {
+	case evTask:
+		return e.arg != k.refs[e.ref].p.(*Task).gen
+	case evCallback:
+		return k.refs[e.ref].p.(*callback).cancelled
 	}
-	return e.cb != nil && e.cb.cancelled
+	return false
 }
 
 // Kernel owns virtual time and the set of tasks. All of its state is touched
@@ -184,8 +208,8 @@ type Kernel struct {
 	rng *rand.Rand
 
 	now    time.Duration
-	events []event // 4-ary min-heap on (at, prio, seq)
-	seq    uint64  // events pushed: the next one's seq
+	events []event // 4-ary min-heap on (at, prio)
+	bgSeq  uint64  // Background events scheduled: orders them (see event.prio)
 	// keepAlive counts valid pending events that someone waits for. Time
 	// moves forward to a background event only while keepAlive > 0.
 	keepAlive int
@@ -227,6 +251,16 @@ type Kernel struct {
 	stuck      *Task       // the task that stalled
 
 	owner any
+
+	// refs holds what pending events point at; free lists its unused
+	// slots. An event takes a slot when pushed and gives it back when
+	// popped; the tasks of one Runner share one slot, the last Runner's
+	// (runner, runSlot), so that starting and picking them touches one
+	// slot, not 100,000 scattered ones.
+	refs    []ref
+	free    []uint32
+	runner  Runner
+	runSlot uint32
 }
 
 // SetOwner records the value that owns the kernel (the runtime), for code
@@ -318,7 +352,7 @@ type Task struct {
 	k      *Kernel
 	id     uint64
 	name   string
-	num    int // with name, when > 0: "name num" (see GoNumbered)
+	num    uint32 // with name, when > 0: "name num" (see Spawn)
 	wake   chan Wake
 	parent context.Context
 
@@ -344,6 +378,8 @@ type Task struct {
 	// from then on (see resume).
 	fn func(ctx context.Context)
 	w  *worker
+	// runner runs the task (with num), for a task started with Spawn.
+	runner Runner
 
 	// Gate, when set, is released while the task waits at a yielding point
 	// (a sleep, an outgoing call) and taken again before it goes on: the
@@ -360,7 +396,7 @@ func (t *Task) Name() string {
 	if t.num == 0 {
 		return t.name
 	}
-	return t.name + " " + strconv.Itoa(t.num)
+	return t.name + " " + strconv.FormatUint(uint64(t.num), 10)
 }
 
 // Ctx returns the task's context: the context it was started with, carrying
@@ -411,18 +447,11 @@ func FromContext(ctx context.Context) *Task {
 // The task's context is ctx with the task attached. A panic that escapes fn
 // ends the task and is kept for TakePanics.
 func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Context)) *Task {
-	return k.GoNumbered(ctx, name, 0, fn)
-}
-
-// GoNumbered starts fn as Go does, as the task named "name num" (num > 0;
-// num <= 0: just name). The name is put together only when asked for (a
-// deadlock report), not for every task started.
-func (k *Kernel) GoNumbered(ctx context.Context, name string, num int, fn func(ctx context.Context)) *Task {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	k.nextID++
-	t := &Task{k: k, id: k.nextID, name: name, num: max(num, 0), parent: ctx}
+	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
 	if k.closed.Load() || k.halted.Load() {
 		t.done.Store(true)
 		return t
@@ -433,6 +462,72 @@ func (k *Kernel) GoNumbered(ctx context.Context, name string, num int, fn func(c
 	t.fn = fn
 	k.ready(t, WokenBySignal)
 	return t
+}
+
+// Runner runs the tasks started with Spawn: tasks that share one context
+// and name and are told apart by a number. Until such a task first runs it
+// is only an event (about 40 bytes, with no pointers) and a slot of the
+// kernel's; its Task is made when it runs. 100,000 tasks started together
+// then hold little memory, and the collector little to mark, while they
+// wait (issue 14).
+type Runner interface {
+	// Context returns the context the tasks run with and the name they are
+	// reported by ("name num").
+	Context() (context.Context, string)
+	// Run runs task number num; ctx is its context (the task).
+	Run(ctx context.Context, num uint32)
+}
+
+// Spawn starts task number num of r, runnable at the current instant; r
+// must be a pointer (Spawn compares it with the last Runner's). The task
+// is named "name num", or name alone for num 0. Spawn draws the same
+// tie-break as Go, at the same point: which of the two starts a task
+// changes nothing in a run's order. The number is kept in 32 bits: it is
+// the task's name and r's to interpret, and more than 2^32 tasks of one
+// Runner waiting at once would not fit in memory anyway.
+func (k *Kernel) Spawn(r Runner, num uint32) {
+	k.nextID++
+	if k.closed.Load() || k.halted.Load() {
+		return
+	}
+	k.alive++
+	k.keepAlive++
+	var slot uint32
+	if k.runner == r {
+		slot = k.runSlot
+		k.refs[slot].n++
+	} else {
+		slot = k.hold(r)
+		k.runner, k.runSlot = r, slot
+	}
+	k.push(event{at: k.now, kind: evStart, arg: k.nextID, num: num, ref: slot, keepAlive: true})
+}
+
+// hold puts p in a free slot of refs and returns the slot.
+func (k *Kernel) hold(p any) uint32 {
+	if n := len(k.free); n > 0 {
+		i := k.free[n-1]
+		k.free = k.free[:n-1]
+		k.refs[i] = ref{p: p, n: 1}
+		return i
+	}
+	k.refs = append(k.refs, ref{p: p, n: 1})
+	return uint32(len(k.refs) - 1)
+}
+
+// release lets go of slot i of refs for one event and returns what it
+// held; the slot is free once no event points at it.
+func (k *Kernel) release(i uint32) any {
+	r := &k.refs[i]
+	p := r.p
+	if r.n--; r.n == 0 {
+		*r = ref{}
+		k.free = append(k.free, i)
+		if k.runner != nil && i == k.runSlot {
+			k.runner = nil
+		}
+	}
+	return p
 }
 
 // resume hands the processor to t, waking it with why. A task gets its
@@ -542,6 +637,11 @@ func (w *worker) run(t *Task) (returned bool) {
 		w.task = nil
 		k.handoff(nil)
 	}()
+	if r := t.runner; r != nil {
+		t.runner = nil
+		r.Run(t, t.num)
+		return true
+	}
 	fn := t.fn
 	t.fn = nil
 	fn(t)
@@ -620,7 +720,7 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 		t.gen++
 		t.hasEvent = true
 		k.keepAlive++
-		k.push(event{at: k.now + timeout, task: t, gen: t.gen, keepAlive: true})
+		k.push(event{at: k.now + timeout, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
 	}
 	k.cur.Store(nil)
 	k.handoff(t)
@@ -649,7 +749,7 @@ func (k *Kernel) ready(t *Task, why Wake) {
 	t.hasEvent = true
 	t.why = why
 	k.keepAlive++
-	k.push(event{at: k.now, task: t, gen: t.gen, keepAlive: true})
+	k.push(event{at: k.now, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
 }
 
 // addCancel puts the blocking task t in the cancel group of done.
@@ -752,7 +852,7 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 	if keepAlive {
 		k.keepAlive++
 	}
-	k.push(event{at: k.now + d, cb: cb, keepAlive: keepAlive})
+	k.push(event{at: k.now + d, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
 	return Timer{k: k, cb: cb}
 }
 
@@ -767,7 +867,8 @@ func (k *Kernel) Background(d time.Duration, fn func()) Timer {
 		d = 0
 	}
 	cb := &callback{fn: fn}
-	k.pushAt(event{at: k.now + d, cb: cb, prio: math.MaxUint64})
+	k.bgSeq++
+	k.pushAt(event{at: k.now + d, kind: evCallback, ref: k.hold(cb), prio: 1<<63 | k.bgSeq})
 	return Timer{k: k, cb: cb}
 }
 
@@ -792,8 +893,8 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			return nil, 0, k.idle()
 		}
 		top := &k.events[0]
-		if top.stale() {
-			k.pop()
+		if k.stale(top) {
+			k.release(k.pop().ref)
 			continue
 		}
 		if top.at > k.now && k.keepAlive == 0 {
@@ -806,14 +907,21 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		if ev.at > k.now {
 			k.now = ev.at
 		}
-		switch {
-		case ev.target:
+		if ev.kind == evTarget {
 			return nil, 0, ReachedTarget
-		case ev.cb != nil:
-			ev.cb.fired = true
-			ev.cb.fn()
+		}
+		p := k.release(ev.ref)
+		switch ev.kind {
+		case evCallback:
+			cb := p.(*callback)
+			cb.fired = true
+			cb.fn()
+		case evStart:
+			run := p.(Runner)
+			ctx, name := run.Context()
+			return &Task{k: k, id: ev.arg, name: name, num: ev.num, parent: ctx, runner: run}, WokenBySignal, 0
 		default:
-			t := ev.task
+			t := p.(*Task)
 			t.hasEvent = false
 			why := t.why
 			if t.blocked { // its timer fired
@@ -867,7 +975,7 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	defer func() { k.driving = false }()
 	if target >= 0 {
 		k.keepAlive++
-		k.push(event{at: target, keepAlive: true, target: true})
+		k.push(event{at: target, kind: evTarget, keepAlive: true})
 	}
 	next, why, stop := k.pick()
 	if stop == 0 {
@@ -937,7 +1045,7 @@ func (k *Kernel) stall(limit time.Duration) error {
 func (k *Kernel) dropTargets() {
 	kept := k.events[:0]
 	for _, e := range k.events {
-		if e.target {
+		if e.kind == evTarget {
 			k.keepAlive--
 			continue
 		}
@@ -978,30 +1086,31 @@ func (k *Kernel) Close() error {
 	}
 	k.workers = nil
 	k.wg.Wait()
-	k.events = nil
+	k.events, k.refs, k.free, k.runner = nil, nil, nil, nil
 	return nil
 }
 
-// push adds e to the heap with a fresh seeded tie-break.
+// push adds e to the heap with a fresh seeded tie-break. The draw loses
+// its lowest bit (Background events own the top one): two draws keep
+// their order unless they differ in that bit alone (one chance in 2^63),
+// and even then the heap's shape orders them, the same in every run.
 func (k *Kernel) push(e event) {
-	e.prio = k.rng.Uint64()
+	e.prio = k.rng.Uint64() >> 1
 	k.pushAt(e)
 }
 
-// The events are a 4-ary min-heap on (at, prio, seq): half the levels of
+// The events are a 4-ary min-heap on (at, prio): half the levels of
 // a binary heap, a node's children side by side, so that 100,000 pending
-// tasks cost few cache misses per pop (issue 14). The order is the total
-// order of the keys, whatever the heap's shape.
+// tasks cost few cache misses per pop (issue 14). The order is the order
+// of the keys, whatever the heap's shape (see push for the one exception).
 const arity = 4
 
 // pushAt adds e to the heap with the tie-break it carries.
 func (k *Kernel) pushAt(e event) {
-	k.seq++
-	e.seq = k.seq
 	if n := len(k.events); n == cap(k.events) {
 		// Double, where append grows a large slice by a quarter: 100,000
-		// tasks started at once would copy their events (pointers, so with
-		// write barriers) about five times over instead of twice.
+		// tasks started at once would copy their events about five times
+		// over instead of twice.
 		grown := make([]event, n, max(4, 2*n)) // small first: a seed's kernel has few events
 		copy(grown, k.events)
 		k.events = grown

@@ -312,15 +312,21 @@ func BenchmarkGateLine(b *testing.B) {
 }
 
 // H1, issue 14: a task joins the live list when it first runs, but deadlock
-// reports still name the blocked tasks in start order.
+// reports still name the blocked tasks in start order, whether Go or Spawn
+// started them (Spawn's tasks get their Task only when they run).
 func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 	k := newKernel(7)
 	defer k.Close()
 	var g Gate
+	waiters := &funcRunner{name: "waiter", fn: func(ctx context.Context, _ uint32) { g.Acquire(FromContext(ctx), "gate") }}
 	stop := run(t, k, func(ctx context.Context) {
 		g.Acquire(FromContext(ctx), "root")
 		for i := range 20 {
-			k.GoNumbered(ctx, "waiter", i+1, func(ctx context.Context) { g.Acquire(FromContext(ctx), "gate") })
+			if i%3 == 2 {
+				k.Go(ctx, fmt.Sprintf("go %d", i+1), func(ctx context.Context) { g.Acquire(FromContext(ctx), "gate") })
+				continue
+			}
+			k.Spawn(waiters, uint32(i+1))
 		}
 		FromContext(ctx).Block(context.Background(), "forever", -1)
 	})
@@ -329,6 +335,10 @@ func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 	require.Len(t, blocked, 21)
 	assert.Equal(t, "root: forever", blocked[0])
 	for i, b := range blocked[1:] {
-		assert.Equal(t, fmt.Sprintf("waiter %d: gate", i+1), b)
+		name := fmt.Sprintf("waiter %d", i+1)
+		if i%3 == 2 {
+			name = fmt.Sprintf("go %d", i+1)
+		}
+		assert.Equal(t, name+": gate", b)
 	}
 }
