@@ -436,7 +436,7 @@ func FromContext(ctx context.Context) *Task {
 	case *Task:
 		return c
 	case *TaskContext:
-		return c.t.Load()
+		return c.task()
 	}
 	t, _ := ctx.Value(taskKey{}).(*Task)
 	return t

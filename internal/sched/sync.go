@@ -187,14 +187,24 @@ func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
 // into the object. Once the turn has ended (End), it carries no task any
 // more: a goroutine the turn started that calls with it gets ErrNotInTask.
 type TaskContext struct {
-	t atomic.Pointer[Task] // nil once the turn has ended
+	t     *Task       // set once, by Begin, before the context is handed out
+	ended atomic.Bool // set by End; read by any goroutine
 }
 
-// Begin makes the context carry t.
-func (c *TaskContext) Begin(t *Task) { c.t.Store(t) }
+// Begin makes the context carry t. It is called once, on a context not yet
+// handed out (so a plain write: no goroutine can read it yet).
+func (c *TaskContext) Begin(t *Task) { c.t = t }
 
 // End marks the turn over: the context no longer carries its task.
-func (c *TaskContext) End() { c.t.Store(nil) }
+func (c *TaskContext) End() { c.ended.Store(true) }
+
+// task returns the task the context carries, nil once the turn has ended.
+func (c *TaskContext) task() *Task {
+	if c.ended.Load() {
+		return nil
+	}
+	return c.t
+}
 
 // Deadline implements context.Context: none.
 func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -208,7 +218,7 @@ func (c *TaskContext) Err() error { return nil }
 // Value implements context.Context: only the task.
 func (c *TaskContext) Value(key any) any {
 	if key == (taskKey{}) {
-		if t := c.t.Load(); t != nil {
+		if t := c.task(); t != nil {
 			return t
 		}
 	}
