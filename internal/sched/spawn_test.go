@@ -3,7 +3,9 @@ package sched
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +160,47 @@ func TestH1_ASpawnedTasksContextEndsWithIt(t *testing.T) {
 	})
 	require.NotNil(t, kept)
 	assert.True(t, FromContext(kept).Finished())
+}
+
+// D1, issue 14: the heap pops events in the order of their keys (at, prio)
+// whatever mix of pushes, pops and filtering came before.
+func TestD1_EventHeapPopsInKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	k := newKernel(5)
+	var want []event
+	pushOne := func() {
+		e := event{at: time.Duration(rng.IntN(50)), kind: evKind(rng.IntN(4)), keepAlive: rng.IntN(2) == 0,
+			prio: rng.Uint64(), arg: rng.Uint64(), ref: rng.Uint32(), num: rng.Uint32()}
+		k.pushAt(e)
+		want = append(want, e)
+	}
+	less := func(a, b event) int {
+		if a.before(&b) {
+			return -1
+		}
+		if b.before(&a) {
+			return 1
+		}
+		return 0
+	}
+	for round := range 40 {
+		for range rng.IntN(300) {
+			pushOne()
+		}
+		if round%7 == 6 { // drop the targets, as Drive does
+			k.dropTargets()
+			want = slices.DeleteFunc(want, func(e event) bool { return e.kind == evTarget })
+		}
+		slices.SortFunc(want, less)
+		for range rng.IntN(len(want) + 1) {
+			got := k.pop()
+			require.Equal(t, want[0], got, "round %d", round)
+			want = want[1:]
+		}
+	}
+	for len(want) > 0 {
+		require.Equal(t, want[0], k.pop())
+		want = want[1:]
+	}
+	assert.Empty(t, k.events)
 }
