@@ -159,7 +159,8 @@ func TestH1_ASpawnedTasksContextEndsWithIt(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNotInTask)
 	})
 	require.NotNil(t, kept)
-	assert.True(t, FromContext(kept).Finished())
+	assert.Nil(t, FromContext(kept), "an ended task's context carries no task")
+	assert.Equal(t, "v", kept.Value(key{}), "and still the Runner's values")
 }
 
 // D1, issue 14: the heap pops events in the order of their keys (at, prio)
@@ -203,4 +204,97 @@ func TestD1_EventHeapPopsInKeyOrder(t *testing.T) {
 		want = want[1:]
 	}
 	assert.Empty(t, k.events)
+}
+
+// H1, issue 14: the kernel reuses an ended spawned task's Task for the
+// next spawned task, but never its context: a context kept from the
+// first task stays ended (no task, ErrNotInTask) while the second runs
+// on the same Task, and still carries the first Runner's values.
+func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	type key struct{}
+	var keptCtx context.Context
+	var first, second *Task
+	a := &funcRunner{name: "a", ctx: context.WithValue(context.Background(), key{}, "a"), fn: func(ctx context.Context, _ uint32) {
+		keptCtx, first = ctx, FromContext(ctx)
+	}}
+	b := &funcRunner{name: "b", ctx: context.WithValue(context.Background(), key{}, "b"), fn: func(ctx context.Context, _ uint32) {
+		second = FromContext(ctx)
+		assert.Equal(t, "b", ctx.Value(key{}))
+		assert.Nil(t, FromContext(keptCtx), "the first task's context carries no task")
+		_, err := k.Enter(keptCtx)
+		assert.ErrorIs(t, err, ErrNotInTask)
+		assert.Equal(t, "a", keptCtx.Value(key{}), "nor the second task's values")
+		assert.Equal(t, "b 2", second.Name())
+	}}
+	run(t, k, func(ctx context.Context) {
+		k.Spawn(a, 1)
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		k.Spawn(b, 2)
+	})
+	require.NotNil(t, first)
+	assert.Same(t, first, second, "the second task ran on the first one's Task")
+}
+
+// Issue 14: a recycled Task keeps nothing of the task before but its
+// kernel and its wait generation (which only grows, so that an event left
+// over from the first task stays stale). The first task here waited on a
+// cancellable context with a timeout, held a gate and carried data.
+func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	var g Gate
+	var used *Task
+	r := &funcRunner{name: "busy", fn: func(ctx context.Context, _ uint32) {
+		used = FromContext(ctx)
+		g.Acquire(used, "gate")
+		used.Gate, used.Data = &g, "turn"
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		require.NoError(t, used.Sleep(cctx, time.Millisecond, true))
+		g.Release()
+	}}
+	run(t, k, func(ctx context.Context) { k.Spawn(r, 1) })
+	require.Len(t, k.spare, 1)
+	require.Same(t, used, k.spare[0])
+	assert.Greater(t, used.gen, uint64(0))
+	v := reflect.ValueOf(used).Elem()
+	for i := range v.NumField() {
+		switch name := v.Type().Field(i).Name; name {
+		case "k", "gen":
+		case "done":
+			assert.False(t, used.done.Load())
+		default:
+			assert.True(t, v.Field(i).IsZero(), "field %s is cleared", name)
+		}
+	}
+}
+
+// H1, issue 14 (run with -race): a goroutine that kept a spawned task's
+// context and calls Enter with it while the task ends and its Task is
+// reused races with nothing, and ends up refused.
+func TestH1_AGoroutineWithAKeptContextWhileItsTaskIsReused(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	refused := make(chan error, 1)
+	r := &funcRunner{name: "t", fn: func(ctx context.Context, num uint32) {
+		if num != 1 {
+			return
+		}
+		go func() {
+			for {
+				if _, err := k.Enter(ctx); err != nil {
+					refused <- err
+					return
+				}
+			}
+		}()
+	}}
+	run(t, k, func(ctx context.Context) {
+		for i := range uint32(200) {
+			k.Spawn(r, i+1)
+		}
+	})
+	assert.ErrorIs(t, <-refused, ErrNotInTask)
 }

@@ -224,3 +224,43 @@ func (c *TaskContext) Value(key any) any {
 	}
 	return nil
 }
+
+// SpawnContext is the context a spawned task's function runs with (see
+// Kernel.Spawn): its Runner's context, carrying the task until the task
+// ends. The kernel reuses the Task of an ended spawned task for a later
+// one; a SpawnContext is never reused, so a function (or a goroutine it
+// started) that keeps its context past its end holds an ended one, and
+// gets ErrNotInTask with it.
+type SpawnContext struct {
+	t      *Task // not to be read once ended: the Task may serve another task
+	parent context.Context
+	ended  atomic.Bool // set when the task ends; read by any goroutine
+}
+
+func (c *SpawnContext) task() *Task {
+	if c.ended.Load() {
+		return nil
+	}
+	return c.t
+}
+
+// Deadline implements context.Context: the Runner's context's.
+func (c *SpawnContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+
+// Done implements context.Context: the Runner's context's.
+func (c *SpawnContext) Done() <-chan struct{} { return c.parent.Done() }
+
+// Err implements context.Context: the Runner's context's.
+func (c *SpawnContext) Err() error { return c.parent.Err() }
+
+// Value implements context.Context: the task, while it runs, and the
+// Runner's context's values.
+func (c *SpawnContext) Value(key any) any {
+	if key == (taskKey{}) {
+		if t := c.task(); t != nil {
+			return t
+		}
+		return nil
+	}
+	return c.parent.Value(key)
+}
