@@ -515,6 +515,18 @@ type Runner interface {
 	Run(ctx context.Context, num uint32)
 }
 
+// Preparer is a Runner that can fetch what a task of its will touch into
+// the processor's cache ahead of time. When the kernel starts one of its
+// tasks, it names the Runner's tasks that come next: the next one (ahead
+// 1) and the one after it (ahead 2). The names are hints: new events may
+// still come first, and a Preparer must change nothing a run computes.
+// 100,000 tasks started together run in seeded order, which is no order
+// the hardware can guess, so each task's data is a cache miss unless
+// fetched while the task before runs (issue 14).
+type Preparer interface {
+	Prepare(num uint32, ahead int)
+}
+
 // Spawn starts task number num of r, runnable at the current instant; r
 // must be a pointer (Spawn compares it with the last Runner's). The task
 // is named "name num", or name alone for num 0. Spawn draws the same
@@ -987,6 +999,9 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 				t = &Task{k: k}
 			}
 			t.id, t.name, t.num, t.parent, t.runner = ev.arg, name, ev.num, ctx, run
+			if pr, ok := run.(Preparer); ok {
+				k.hint(pr, ev.ref)
+			}
 			return t, WokenBySignal, 0
 		default:
 			t := p.(*Task)
@@ -1000,6 +1015,28 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			t.why = WokenBySignal
 			return t, why, 0
 		}
+	}
+}
+
+// hint names to pr, whose tasks' events point at slot ref, the tasks of
+// its that come next as the heap stands: the root, and the least of the
+// root's children. Both are at the top of the heap, in the cache.
+func (k *Kernel) hint(pr Preparer, ref uint32) {
+	h := k.events
+	if len(h) == 0 {
+		return
+	}
+	if h[0].kind == evStart && h[0].ref == ref {
+		pr.Prepare(h[0].num, 1)
+	}
+	m := 0
+	for j := 1; j <= arity && j < len(h); j++ {
+		if m == 0 || h[j].before(&h[m]) {
+			m = j
+		}
+	}
+	if m > 0 && h[m].kind == evStart && h[m].ref == ref {
+		pr.Prepare(h[m].num, 2)
 	}
 }
 
