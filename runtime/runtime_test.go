@@ -447,6 +447,32 @@ func TestGroupRunsEachTaskOnceAcrossWaits(t *testing.T) {
 	assert.Equal(t, map[string]int{"first 0": 1, "first 1": 1, "first 2": 1, "second 0": 1, "second 1": 1, "started by a task": 1}, ran)
 }
 
+// Issue 14: a Group keeps its functions in blocks of 4,096; a wave larger
+// than a block, then a small one reusing the blocks, each run every
+// function exactly once.
+func TestGroupRunsEveryTaskOfAWaveLargerThanABlock(t *testing.T) {
+	rt := newRuntime(t)
+	counts := make([]int, 5_010)
+	err := rt.Run(func(ctx context.Context) error {
+		g := rt.Group(ctx)
+		for _, wave := range [][2]int{{0, 5_000}, {5_000, 5_010}} {
+			for i := wave[0]; i < wave[1]; i++ {
+				g.Go(func(ctx context.Context) error { counts[i]++; return nil })
+			}
+			if err := g.Wait(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for i, n := range counts {
+		if n != 1 {
+			t.Fatalf("task %d ran %d times", i, n)
+		}
+	}
+}
+
 func TestDeadlockIsReportedNotHung(t *testing.T) {
 	rt := newRuntime(t)
 	err := rt.Run(func(ctx context.Context) error {
