@@ -12,7 +12,7 @@ import (
 type Promise struct {
 	s      *Stub
 	k      *sched.Kernel
-	ctx    context.Context
+	ctx    context.Context // the context Start was called with; nil when it was outside a task
 	method string
 	done   sched.Signal
 	val    any
@@ -24,12 +24,13 @@ type Promise struct {
 // promise for the result, or pipeline calls on it.
 func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
 	k := s.conn.Kernel()
-	p := &Promise{s: s, k: k, ctx: ctx, method: method, cs: &callState{}}
+	p := &Promise{s: s, k: k, method: method, cs: &callState{}}
 	if ctx == nil || sched.FromContext(ctx) == nil {
 		p.err = ErrNotInTask
 		p.done.Fire(k)
 		return p
 	}
+	p.ctx = ctx
 	k.Go(ctx, fmt.Sprintf("promise %s/%s.%s", s.target.Namespace, s.target.Object, method), func(ctx context.Context) {
 		p.val, _, p.err = s.do(ctx, method, args, nil, p.cs)
 		p.done.Fire(k)
@@ -65,7 +66,11 @@ func (p *Promise) Pipeline(method string, args ...any) *Promise {
 	k := p.k
 	q := &Promise{s: p.s, k: k, ctx: p.ctx, method: method, cs: &callState{}}
 	p.cs.pipelined = true
-	if p.ctx == nil || sched.FromContext(p.ctx) == nil {
+	// p.ctx is nil when p was started outside a task. Otherwise the
+	// pipelined call runs in a task of its own with p.ctx: that the task
+	// that started p may have ended since (its context then carries no
+	// task) does not matter.
+	if p.ctx == nil {
 		q.err = ErrNotInTask
 		q.done.Fire(k)
 		return q
