@@ -5,11 +5,3 @@
 // current task runs (issue 14: 100,000 tasks picked in seeded order touch
 // memory in no order a hardware prefetcher can follow).
 package prefetch
-
-import "unsafe"
-
-// Line hints that the cache line holding p will be read soon. p may be
-// any address, nil included.
-//
-//go:noescape
-func Line(p unsafe.Pointer)
