@@ -56,6 +56,7 @@ func (w *mixedWorld) body(ctx context.Context, i uint32) {
 	require.Same(w.t, k.Current(), t)
 	rng := rand.New(rand.NewPCG(uint64(i), 7))
 	w.log("%d start", i)
+	checkRefs(w.t, k)
 	for range 1 + rng.IntN(4) {
 		switch op := rng.IntN(9); op {
 		case 0:
@@ -83,7 +84,10 @@ func (w *mixedWorld) body(ctx context.Context, i uint32) {
 				w.startNext()
 			})
 		case 5:
-			k.Background(time.Duration(rng.IntN(3))*time.Millisecond, func() { w.log("%d background", i) })
+			k.Background(time.Duration(rng.IntN(3))*time.Millisecond, func() {
+				w.log("%d background", i)
+				checkRefs(w.t, k)
+			})
 		case 6, 7:
 			w.startNext()
 		case 8:
@@ -118,13 +122,7 @@ func mixedRun(t *testing.T, seed uint64, spawn bool) string {
 		}
 	})
 	require.Zero(t, k.alive, "every task ended")
-	for i, r := range k.refs {
-		if r.p != nil {
-			// Background events that time never reached, and stale timers.
-			continue
-		}
-		assert.Zero(t, r.n, "slot %d", i)
-	}
+	checkRefs(t, k)
 	return strings.Join(w.order, "\n")
 }
 
@@ -151,4 +149,27 @@ func TestD1_SpawnMixedWithTimersSignalsGatesAndCancelsRunsAsGoWould(t *testing.T
 		orders[withGo] = true
 	}
 	assert.Greater(t, len(orders), 20, "the seeds give different orders, so the comparison can fail")
+}
+
+// checkRefs checks the kernel's slots against its heap: each slot counts
+// the events that point at it (Background events time never reached and
+// stale timers are left), and the free list holds exactly the others.
+func checkRefs(t *testing.T, k *Kernel) {
+	t.Helper()
+	n := make([]int, len(k.refs))
+	for _, e := range k.events {
+		if e.kind != evTarget {
+			n[e.ref]++
+		}
+	}
+	free := map[uint32]bool{}
+	for _, i := range k.free {
+		require.False(t, free[i], "slot %d is free twice", i)
+		free[i] = true
+	}
+	for i, r := range k.refs {
+		require.Equal(t, n[i], r.n, "slot %d", i)
+		require.Equal(t, r.n == 0, free[uint32(i)], "slot %d (%d events) is free", i, r.n)
+		require.Equal(t, r.n == 0, r.p == nil, "slot %d", i)
+	}
 }
