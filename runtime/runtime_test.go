@@ -447,10 +447,10 @@ func TestGroupRunsEachTaskOnceAcrossWaits(t *testing.T) {
 	assert.Equal(t, map[string]int{"first 0": 1, "first 1": 1, "first 2": 1, "second 0": 1, "second 1": 1, "started by a task": 1}, ran)
 }
 
-// Issue 14: a Group keeps its functions in blocks of 4,096; a wave larger
-// than a block, then a small one reusing the blocks, each run every
-// function exactly once.
-func TestGroupRunsEveryTaskOfAWaveLargerThanABlock(t *testing.T) {
+// Issue 14: a Group keeps its tasks' functions until they run, and its
+// numbering moves on once every task has run. A wave of 5,000 tasks, then
+// a small one that reuses the list, each run every function exactly once.
+func TestGroupRunsEveryTaskOfALargeWaveThenASmallOne(t *testing.T) {
 	rt := newRuntime(t)
 	counts := make([]int, 5_010)
 	err := rt.Run(func(ctx context.Context) error {

@@ -346,7 +346,11 @@ func (k *Kernel) Enter(ctx context.Context) (*Task, error) {
 	}
 	t := FromContext(ctx)
 	cur := k.cur.Load()
-	if t == nil || cur == nil || t.Finished() {
+	// FromContext again, last: a spawned task's Task is reused once it
+	// has ended, so a goroutine that read ctx just before the end may find
+	// the Task running again. Its context was ended before the Task was
+	// reused (finish, recycle), so the second look sees that.
+	if t == nil || cur == nil || t.Finished() || FromContext(ctx) != t {
 		return nil, ErrNotInTask
 	}
 	if k.closed.Load() {
