@@ -47,8 +47,12 @@ type groupRunner Group
 
 func (g *groupRunner) Context() (context.Context, string) { return g.ctx, "group task" }
 
+// index returns where in fns task num's function is. Task numbers are
+// kept in 32 bits (sched.Spawn), so the difference is taken in 32 bits.
+func (g *groupRunner) index(num uint32) int { return int(num - uint32(g.base) - 1) }
+
 func (g *groupRunner) Run(ctx context.Context, num uint32) {
-	i := int(num - uint32(g.base) - 1) // task numbers are kept in 32 bits (sched.Spawn)
+	i := g.index(num)
 	fn := g.fns[i]
 	g.fns[i] = nil
 	err := runGuarded(ctx, fn)
@@ -72,7 +76,7 @@ func (g *groupRunner) Run(ctx context.Context, num uint32) {
 // task before). A func value points at its closure; a hint to a wrong
 // address is harmless.
 func (g *groupRunner) Prepare(num uint32, ahead int) {
-	i := int(num - uint32(g.base) - 1)
+	i := g.index(num)
 	if i < 0 || i >= len(g.fns) {
 		return
 	}
