@@ -669,7 +669,7 @@ func (w *worker) done() {
 // it up.
 func (k *Kernel) finish(t *Task) {
 	if t.sctx != nil {
-		t.sctx.ended.Store(true)
+		t.sctx.end()
 	}
 	t.done.Store(true)
 	k.alive--

@@ -186,25 +186,32 @@ func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
 // caller's task gets one, so that nothing of the caller's context leaks
 // into the object. Once the turn has ended (End), it carries no task any
 // more: a goroutine the turn started that calls with it gets ErrNotInTask.
-type TaskContext struct {
-	t     *Task       // set once, by Begin, before the context is handed out
-	ended atomic.Bool // set by End; read by any goroutine
+type TaskContext struct{ carrier }
+
+// carrier is what TaskContext and SpawnContext share: a task, set once
+// before the context is handed out (so a plain write: no goroutine can
+// read it yet), until the context is ended.
+type carrier struct {
+	t     *Task       // not to be read once ended: the Task may serve another task
+	ended atomic.Bool // set by end; read by any goroutine
 }
 
-// Begin makes the context carry t. It is called once, on a context not yet
-// handed out (so a plain write: no goroutine can read it yet).
-func (c *TaskContext) Begin(t *Task) { c.t = t }
-
-// End marks the turn over: the context no longer carries its task.
-func (c *TaskContext) End() { c.ended.Store(true) }
-
-// task returns the task the context carries, nil once the turn has ended.
-func (c *TaskContext) task() *Task {
+// task returns the task the context carries, nil once it has ended.
+func (c *carrier) task() *Task {
 	if c.ended.Load() {
 		return nil
 	}
 	return c.t
 }
+
+func (c *carrier) end() { c.ended.Store(true) }
+
+// Begin makes the context carry t. It is called once, on a context not yet
+// handed out.
+func (c *TaskContext) Begin(t *Task) { c.t = t }
+
+// End marks the turn over: the context no longer carries its task.
+func (c *TaskContext) End() { c.end() }
 
 // Deadline implements context.Context: none.
 func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -232,16 +239,8 @@ func (c *TaskContext) Value(key any) any {
 // started) that keeps its context past its end holds an ended one, and
 // gets ErrNotInTask with it.
 type SpawnContext struct {
-	t      *Task // not to be read once ended: the Task may serve another task
-	parent context.Context
-	ended  atomic.Bool // set when the task ends; read by any goroutine
-}
-
-func (c *SpawnContext) task() *Task {
-	if c.ended.Load() {
-		return nil
-	}
-	return c.t
+	carrier // ended when the task ends
+	parent  context.Context
 }
 
 // Deadline implements context.Context: the Runner's context's.
