@@ -583,6 +583,19 @@ func (k *Kernel) release(i uint32) any {
 	return p
 }
 
+// popLast removes and returns the last of *s, or nil when it is empty
+// (the kernel's parked workers, its spare Tasks).
+func popLast[T any](s *[]*T) *T {
+	n := len(*s)
+	if n == 0 {
+		return nil
+	}
+	x := (*s)[n-1]
+	(*s)[n-1] = nil
+	*s = (*s)[:n-1]
+	return x
+}
+
 // resume hands the processor to t, waking it with why. A task gets its
 // worker only here, when it first runs: a task that finishes without
 // blocking gives its worker back before the next one starts, so n tasks
@@ -591,12 +604,8 @@ func (k *Kernel) release(i uint32) any {
 func (k *Kernel) resume(t *Task, why Wake) {
 	k.cur.Store(t)
 	if t.w == nil {
-		var w *worker
-		if n := len(k.workers); n > 0 {
-			w = k.workers[n-1]
-			k.workers[n-1] = nil
-			k.workers = k.workers[:n-1]
-		} else {
+		w := popLast(&k.workers)
+		if w == nil {
 			w = &worker{k: k, wake: make(chan Wake, 1)}
 			k.wg.Add(1)
 			go w.loop()
@@ -994,12 +1003,8 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		case evStart:
 			run := p.(Runner)
 			ctx, name := run.Context()
-			var t *Task
-			if n := len(k.spare); n > 0 {
-				t = k.spare[n-1]
-				k.spare[n-1] = nil
-				k.spare = k.spare[:n-1]
-			} else {
+			t := popLast(&k.spare)
+			if t == nil {
 				t = &Task{k: k}
 			}
 			t.id, t.name, t.num, t.parent, t.runner = ev.arg, name, ev.num, ctx, run
