@@ -23,6 +23,7 @@ const (
 	scheduleKeys = ReservedPrefix + "schedule/"
 	queueKeys    = ReservedPrefix + "queue/"
 	deadKeys     = ReservedPrefix + "dead/"
+	runKeys      = ReservedPrefix + "retry/"
 	seqKey       = ReservedPrefix + "seq"
 )
 
@@ -168,6 +169,24 @@ func taskKey(lane wire.Lane, seq uint64) string {
 		return fmt.Sprintf("%s%020d", queueKeys, seq)
 	}
 	return fmt.Sprintf("%s%020d", scheduleKeys, seq)
+}
+
+// retrying is a run of a task that is not Independent, between two of its
+// attempts: the item holds its lane (no other task of the lane runs) until
+// the run ends. It is stored under retryKey, beside the task's record, so
+// that it survives a reset and the record stays as the task was made.
+type retrying struct {
+	Attempt int       // attempts made so far in the run
+	At      time.Time // when the next one falls due
+	LastErr string    // the last attempt's error
+}
+
+// retryKey is where the run of the task seq of lane keeps its retrying.
+func retryKey(lane wire.Lane, seq uint64) string {
+	if lane == wire.LaneQueue {
+		return fmt.Sprintf("%squeue/%020d", runKeys, seq)
+	}
+	return fmt.Sprintf("%sschedule/%020d", runKeys, seq)
 }
 
 // parseID returns the sequence number of an id with the given letter.
@@ -343,9 +362,23 @@ func (s *State) CancelSchedule(ctx context.Context, id string) (bool, error) {
 }
 
 func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (bool, error) {
-	found, err := s.storage.Delete(ctx, taskKey(lane, seq))
+	key := taskKey(lane, seq)
+	var waiting *taskRecord // a run waiting for its next attempt: it ends, cancelled
+	if b, ok := s.index(ctx).blocked(lane); ok && b == seq {
+		var rec taskRecord
+		if found, err := s.storage.Get(ctx, key, &rec); err == nil && found {
+			waiting = &rec
+		}
+		if _, err := s.storage.Delete(ctx, retryKey(lane, seq)); err != nil {
+			return false, err
+		}
+	}
+	found, err := s.storage.Delete(ctx, key)
 	if err != nil {
 		return false, err
+	}
+	if waiting != nil {
+		s.event(waiting.event(EventTaskDone, wire.Event{Note: "cancelled"}))
 	}
 	s.index(ctx).remove(lane, seq)
 	s.reportDue(ctx, lane)
@@ -385,6 +418,9 @@ type taskIndex struct {
 type laneIndex struct {
 	heap entryHeap
 	live map[uint64]uint64 // seq -> version of its live entry
+	// blocker is the seq of the task whose run waits for its next
+	// attempt and holds the lane (see retrying); 0 when none does.
+	blocker uint64
 }
 
 type idxEntry struct {
@@ -438,7 +474,38 @@ func (s *State) index(ctx context.Context) *taskIndex {
 		}
 	}
 	s.tasks = idx
+	es, err := s.storage.List(ctx, ListOptions{Prefix: runKeys})
+	if err != nil {
+		s.event(wire.Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
+	}
+	for _, e := range es {
+		var rt retrying
+		lane, seq, ok := parseRetryKey(e.Key)
+		if !ok || e.Decode(&rt) != nil {
+			s.event(wire.Event{Kind: EventTaskError, Note: "index", Key: e.Key, Err: "not a task's retry"})
+			continue
+		}
+		if _, live := idx.lanes[laneSlot(lane)].live[seq]; live {
+			idx.block(lane, seq, rt.At)
+		}
+	}
 	return idx
+}
+
+// parseRetryKey reads the lane and seq of a retryKey.
+func parseRetryKey(key string) (wire.Lane, uint64, bool) {
+	rest, ok := strings.CutPrefix(key, runKeys)
+	if !ok {
+		return 0, 0, false
+	}
+	lane := wire.LaneSchedule
+	if r, ok := strings.CutPrefix(rest, "queue/"); ok {
+		lane, rest = wire.LaneQueue, r
+	} else if rest, ok = strings.CutPrefix(rest, "schedule/"); !ok {
+		return 0, 0, false
+	}
+	seq, err := strconv.ParseUint(rest, 10, 64)
+	return lane, seq, err == nil
 }
 
 func (x *taskIndex) add(rec *taskRecord) {
@@ -449,18 +516,58 @@ func (x *taskIndex) add(rec *taskRecord) {
 }
 
 func (x *taskIndex) remove(lane wire.Lane, seq uint64) {
-	delete(x.lanes[laneSlot(lane)].live, seq)
+	l := &x.lanes[laneSlot(lane)]
+	delete(l.live, seq)
+	if l.blocker == seq {
+		l.blocker = 0
+	}
 }
 
-// peek returns the earliest live entry of lane.
+// block makes the task seq of lane hold the lane until its run ends, its
+// next attempt due at at (see retrying).
+func (x *taskIndex) block(lane wire.Lane, seq uint64, at time.Time) {
+	x.ver++
+	l := &x.lanes[laneSlot(lane)]
+	l.live[seq], l.blocker = x.ver, seq
+	heap.Push(&l.heap, idxEntry{due: at, seq: seq, ver: x.ver})
+}
+
+// blocked returns the seq of the task that holds lane, if one does.
+func (x *taskIndex) blocked(lane wire.Lane) (uint64, bool) {
+	b := x.lanes[laneSlot(lane)].blocker
+	return b, b != 0
+}
+
+// peek returns the earliest live entry of lane; while a task holds the
+// lane (block), that task's entry.
 func (x *taskIndex) peek(lane wire.Lane) (idxEntry, bool) {
 	l := &x.lanes[laneSlot(lane)]
+	if l.blocker != 0 {
+		if e, ok := l.find(l.blocker); ok {
+			return e, true
+		}
+		l.blocker = 0
+	}
 	for l.heap.Len() > 0 {
 		top := l.heap[0]
 		if v, ok := l.live[top.seq]; ok && v == top.ver {
 			return top, true
 		}
 		heap.Pop(&l.heap)
+	}
+	return idxEntry{}, false
+}
+
+// find returns the live entry of the task seq.
+func (l *laneIndex) find(seq uint64) (idxEntry, bool) {
+	v, ok := l.live[seq]
+	if !ok {
+		return idxEntry{}, false
+	}
+	for _, e := range l.heap {
+		if e.seq == seq && e.ver == v {
+			return e, true
+		}
 	}
 	return idxEntry{}, false
 }

@@ -3,6 +3,7 @@ package object
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/dosim/dosim/internal/wire"
@@ -14,27 +15,29 @@ func init() {
 
 // runLane runs the lane's due tasks one at a time, in (due, creation)
 // order, then reports when the lane is next due. The host calls it in a
-// turn that holds the object's input gate.
+// turn that holds the object's input gate. Each task makes one attempt
+// per lane turn (runTask): the turn never sleeps.
 func (s *State) runLane(ctx context.Context, lane wire.Lane) {
 	for {
-		rec, ok := s.popDue(ctx, lane)
+		rec, rt, ok := s.popDue(ctx, lane)
 		if !ok {
 			break
 		}
-		s.runTask(ctx, rec)
+		s.runTask(ctx, rec, rt)
 	}
 	s.reportDue(ctx, lane)
 }
 
 // popDue takes the earliest due task of lane out of the index and reads it
-// from storage.
-func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, bool) {
+// from storage, with its run's retrying when it holds the lane.
+func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retrying, bool) {
 	for {
 		idx := s.index(ctx)
 		e, ok := idx.peek(lane)
 		if !ok || e.due.After(s.Now()) {
-			return nil, false
+			return nil, nil, false
 		}
+		b, blocking := idx.blocked(lane)
 		idx.remove(lane, e.seq)
 		var rec taskRecord
 		key := taskKey(lane, e.seq)
@@ -44,7 +47,17 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, bool) 
 			}
 			continue
 		}
-		return &rec, true
+		if !blocking || b != e.seq {
+			return &rec, nil, true
+		}
+		var rt retrying
+		if found, err := s.storage.Get(ctx, retryKey(lane, e.seq), &rt); err != nil || !found {
+			if err != nil {
+				s.event(wire.Event{Kind: EventTaskError, Key: retryKey(lane, e.seq), Err: err.Error()})
+			}
+			return &rec, nil, true // start the run again
+		}
+		return &rec, &rt, true
 	}
 }
 
@@ -54,17 +67,22 @@ func (s *State) stored(rec *taskRecord) bool {
 	return ok
 }
 
-// runTask makes one run of a task: its attempts, with Retry's backoff, or
-// for an Independent queue item one attempt and, if it fails, a retry on
-// its own timer.
-func (s *State) runTask(ctx context.Context, rec *taskRecord) {
+// runTask makes one attempt of a task's run (rt: the run so far, nil for
+// its first attempt), in the lane turn that popped it. A failed attempt
+// with attempts left is followed by a later lane turn at the time Retry's
+// backoff says (rule A2), not by a sleep: no lane turn sleeps, so each is
+// one atomic step of the object's history (rule C2). Until then a task
+// that is not Independent holds its lane, as the Agents SDK's sequential
+// flush does; an Independent queue item keeps its place and the items
+// behind it run meanwhile (rule A7).
+func (s *State) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 	p, err := resolve(s.classDefaults(), rec.Retry.options())
 	var r *retrier
 	if err == nil {
 		r, err = s.newRetrier(p, rec)
 	}
 	if err != nil { // the class's defaults changed since the task was made
-		s.finish(ctx, rec, 0, err)
+		s.finishRun(ctx, rec, rt, 0, err)
 		return
 	}
 	attempt := func(ctx context.Context, n int) error {
@@ -74,31 +92,51 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord) {
 		s.event(rec.event(EventTaskRun, wire.Event{Attempt: n}))
 		return s.host.Invoke(ctx, rec.Callback, rec.Payload)
 	}
-	if !rec.Independent {
-		n, err := r.loop(ctx, attempt)
-		s.finish(ctx, rec, n, err)
-		return
+	n, last := rec.Attempts+1, ""
+	if rt != nil {
+		n, last = rt.Attempt+1, rt.LastErr
 	}
-	n := rec.Attempts + 1
 	if err := r.br.allow(s); err != nil {
-		s.finish(ctx, rec, n-1, err)
+		if last != "" {
+			err = fmt.Errorf("%w (last error: %s)", err, last)
+		}
+		s.finishRun(ctx, rec, rt, n-1, err)
 		return
 	}
 	again, delay, err := r.step(ctx, n, attempt)
 	if !again {
-		s.finish(ctx, rec, n, err)
+		s.finishRun(ctx, rec, rt, n, err)
 		return
 	}
 	if !s.stored(rec) { // the callback dequeued its own item
-		s.finish(ctx, rec, n, errTaskGone)
+		s.finishRun(ctx, rec, rt, n, errTaskGone)
 		return
 	}
-	rec.Attempts, rec.Due = n, s.Now().Add(delay)
-	if err := s.storage.Put(ctx, rec.key(), rec); err != nil {
-		s.finish(ctx, rec, n, err)
+	at := s.Now().Add(delay)
+	if rec.Independent {
+		rec.Attempts, rec.Due = n, at
+		if err := s.storage.Put(ctx, rec.key(), rec); err != nil {
+			s.finish(ctx, rec, n, err)
+			return
+		}
+		s.index(ctx).add(rec)
 		return
 	}
-	s.index(ctx).add(rec)
+	if err := s.storage.Put(ctx, retryKey(rec.lane(), rec.Seq), retrying{Attempt: n, At: at, LastErr: err.Error()}); err != nil {
+		s.finishRun(ctx, rec, rt, n, err)
+		return
+	}
+	s.index(ctx).block(rec.lane(), rec.Seq, at)
+}
+
+// finishRun is finish for a run that may hold its lane: its retrying goes.
+func (s *State) finishRun(ctx context.Context, rec *taskRecord, rt *retrying, attempts int, err error) {
+	if rt != nil {
+		if _, derr := s.storage.Delete(ctx, retryKey(rec.lane(), rec.Seq)); derr != nil {
+			s.event(rec.event(EventTaskError, wire.Event{Err: derr.Error()}))
+		}
+	}
+	s.finish(ctx, rec, attempts, err)
 }
 
 // finish ends a task's run: a one-shot task or a queue item is removed, a
