@@ -63,7 +63,7 @@ func (h *host) setLane(l wire.Lane, at time.Duration, ok bool) {
 func (h *host) arm(l wire.Lane) {
 	ln := h.lane(l)
 	k := h.ns.r.k
-	if ln.running || k.Closed() {
+	if ln.running || k.Closed() || h.ns.r.replay != nil { // a replay runs one turn (Replay)
 		return
 	}
 	if ln.armed && ln.has && ln.armedAt == ln.due {
@@ -97,6 +97,7 @@ func (h *host) fire(l wire.Lane) {
 type laneTurn struct {
 	h    *host
 	lane wire.Lane
+	log  *turnLog // the turn's history (WithHistory); nil without
 }
 
 // TurnState gives object code running in the turn its State.
@@ -118,6 +119,8 @@ func (lt *laneTurn) run(ctx context.Context) {
 	}()
 	h.gate.Acquire(t, "waiting for the object's input gate")
 	defer h.gate.Release()
+	h.beginLane(lt)
+	defer h.endLane(lt)
 	if err := h.build(); err != nil {
 		if l == wire.LaneAlarm {
 			h.deliverAlarm(ctx, err)

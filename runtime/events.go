@@ -158,6 +158,9 @@ func (h *host) event(w wire.Event) {
 		Delay: w.Delay, Next: w.Next, Err: w.Err, Panic: w.Panic,
 	}
 	r.events.add(e)
+	if r.hist != nil || r.replay != nil {
+		r.noteEvent(h, e)
+	}
 }
 
 // Event records a trace event of the object.

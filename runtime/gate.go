@@ -71,6 +71,7 @@ func (h *host) strike() {
 		if ti, ok := by.(*turnInfo); ok {
 			ti.f.Call.LoseWrite(ti.f.Rec)
 		}
+		noteLost(by)
 	}
 	h.resetFor(transport.ResetStorage)
 }

@@ -100,7 +100,7 @@ func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
 	return cur.Sleep(ctx, d, true)
 }
 
-func (v hostView) Now() time.Time { return v.h.ns.r.Now() }
+func (v hostView) Now() time.Time { return v.h.ns.r.clockRead(v.h) }
 
 func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
 	return v.h.ns.r.effect(ctx, v.h, kind, payload)
@@ -299,6 +299,7 @@ type turnInfo struct {
 	// while it waited at the gate.
 	prev, next       *turnInfo
 	started, dropped bool
+	log              *turnLog // the turn's history (WithHistory); nil without
 }
 
 func (ti *turnInfo) run(ctx context.Context) { ti.h.turn(ctx, sched.FromContext(ctx), ti) }
@@ -357,6 +358,7 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 			return
 		}
 	}
+	ti.log = h.beginRequest(f)
 	h.starting(f)
 	f.Rec.Executed = true
 	var result any
@@ -370,6 +372,7 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 		// its goroutine must not touch the simulation again.
 		goruntime.Goexit()
 	}
+	h.endRequest(ctx, ti.log)
 	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, err)
@@ -426,6 +429,7 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 	if req.Body == nil {
 		req.Body = http.NoBody
 	}
+	tl := h.beginFetch(ctx, f, req)
 	h.starting(f)
 	f.Rec.Executed = true
 	rec := httptest.NewRecorder()
@@ -438,6 +442,7 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 		h.handler.ServeHTTP(rec, req)
 		return nil
 	}()
+	h.endFetch(ctx, tl, rec)
 	f.Rec.Extend(k.Now())
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, err)

@@ -111,6 +111,9 @@ func (h *host) leave(ti *turnInfo) {
 // makes the old instance's State stale (rule L4). The alarm and the task
 // timers are the host's: they survive too.
 func (h *host) drop(why string) {
+	if hs := h.ns.r.hist; hs != nil && why != "evicted" {
+		hs.cutOpen(h, "reset")
+	}
 	h.inst, h.methods, h.handler, h.compiled = nil, nil, nil, nil
 	h.state = wire.RenewState(h.state, why).(*object.State)
 }

@@ -17,7 +17,7 @@ import (
 func (ti *turnInfo) TurnState() any { return ti.h.state }
 
 // Rand is the runtime's seeded source.
-func (v hostView) Rand() *rand.Rand { return v.h.ns.r.rng }
+func (v hostView) Rand() *rand.Rand { return v.h.ns.r.objectRand() }
 
 // Instance builds the object if needed; nil while its constructor runs.
 func (v hostView) Instance() (any, error) {
@@ -96,6 +96,7 @@ func (v hostView) TasksDue(l wire.Lane, at time.Time, ok bool) {
 // Shared is the runtime-wide registry of object code's shared values.
 func (v hostView) Shared(key string, mk func() any) any {
 	r := v.h.ns.r
+	r.noteShared(v.h)
 	if x, ok := r.shared[key]; ok || mk == nil {
 		return x
 	}

@@ -238,6 +238,9 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 		return fmt.Errorf("State.Effect(%q): payload: %w", kind, err)
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
+	if r.hist != nil {
+		r.hist.noteOutside(r, h)
+	}
 	if t := sched.FromContext(ctx); t != nil {
 		if ti, ok := t.Data.(*turnInfo); ok {
 			e.RequestID = ti.f.Req.ID.String()

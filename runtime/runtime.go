@@ -133,6 +133,12 @@ type Runtime struct {
 	// callers are the objects whose turns made calls of their own (see
 	// Callers); nil until one does.
 	callers map[*host]struct{}
+	// hist keeps the objects' turns (WithHistory), replay feeds a replayed
+	// turn what it read (Replay); orng is the seeded source object code
+	// draws from when either is set (rng otherwise).
+	hist   *history
+	replay *replayer
+	orng   *rand.Rand
 }
 
 // Option configures a Runtime.
@@ -200,6 +206,12 @@ func New(opts ...Option) *Runtime {
 	}
 	r.pcg = rand.NewPCG(r.seed, r.seed^0x9e3779b97f4a7c15)
 	r.rng = rand.New(r.pcg)
+	switch {
+	case r.replay != nil:
+		r.orng = rand.New(replaySource{r})
+	case r.hist != nil:
+		r.orng = rand.New(histSource{r})
+	}
 	r.k = sched.New(r.rng)
 	r.k.SetOwner(r)
 	if !r.stallSet {
@@ -366,6 +378,9 @@ func (c *connImpl) Begin(call *wire.Call) error {
 				c.callers = map[*host]struct{}{}
 			}
 			c.callers[ti.h] = struct{}{}
+		}
+		if c.hist != nil {
+			(*Runtime)(c).noteCall(call)
 		}
 	}
 	c.begun++

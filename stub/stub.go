@@ -199,6 +199,25 @@ func (s *Stub) Fetch(ctx context.Context, req *http.Request) (*http.Response, er
 	return resp, err
 }
 
+// replayed answers a call made by an object turn that another runtime
+// replays alone (runtime.Replay, for the explorer's model): the call is not
+// sent, its answer comes from the turn's history. A fetch cannot be
+// answered so: it gets the replay's divergence error.
+func (s *Stub) replayed(ctx context.Context, method string, args []any, hreq *http.Request) (any, error, bool) {
+	t := sched.FromContext(ctx)
+	if t == nil {
+		return nil, nil, false
+	}
+	rp, ok := t.Data.(wire.CallReplayer)
+	if !ok {
+		return nil, nil, false
+	}
+	if hreq != nil {
+		method = "fetch"
+	}
+	return rp.ReplayCall(s.target.Namespace, s.target.Object, method, args)
+}
+
 // bodyReplayable reports whether every attempt can send the same body.
 func bodyReplayable(req *http.Request) bool {
 	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
@@ -221,6 +240,9 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	cur, err := k.Enter(ctx)
 	if err != nil {
 		if errors.Is(err, sched.ErrNotInTask) {
+			if v, rerr, ok := s.replayed(ctx, method, args, hreq); ok {
+				return v, nil, rerr
+			}
 			err = ErrNotInTask
 		}
 		return nil, nil, err

@@ -72,6 +72,15 @@ type Turn interface {
 	TurnState() any
 }
 
+// CallReplayer is implemented by the Data of a task that runs an object
+// turn: a call the turn makes through a stub of another runtime while the
+// turn is replayed alone (runtime.Replay) is answered from the turn's
+// history instead of being sent. ok is false when the turn is not being
+// replayed.
+type CallReplayer interface {
+	ReplayCall(namespace, object, method string, args []any) (v any, err error, ok bool)
+}
+
 // StateFrom returns the *object.State of the object whose turn runs on
 // ctx's task, or nil outside an object turn (real signature:
 // func(ctx context.Context) *object.State).

@@ -1,0 +1,388 @@
+package runtime
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
+)
+
+// The history of objects' turns (WithHistory): for every turn an object
+// ran, when it ran and what it read from outside its own storage, so that
+// a checker can replay the turn alone, from a state it chooses, and get
+// what the turn would have computed there (rule C1; see Replay). A
+// runtime without the option records nothing and pays one nil check where
+// a turn reads the clock or the seeded source.
+
+// WithHistory makes the runtime keep the history of its objects' turns
+// (Turns): each request turn (a method or fetch handler that ran), alarm
+// delivery and run of the scheduled or queued tasks, with the instant it
+// began, the clock readings, seeded draws and replies of calls out it
+// read, the events it recorded and whether it ran to its end. The
+// explorer's model replays turns from it (Replay). Memory grows with the
+// turns run: keep it for runs you check.
+func WithHistory() Option { return optionFunc(func(r *Runtime) { r.hist = &history{} }) }
+
+// TurnKind says what an object turn ran.
+type TurnKind uint8
+
+// The kinds of turn.
+const (
+	TurnRequest  TurnKind = iota + 1 // an attempt of a call: the method or the fetch handler
+	TurnAlarm                        // a delivery of the object's alarm (rule O6)
+	TurnSchedule                     // a run of the object's due scheduled tasks (rule A6)
+	TurnQueue                        // a run of the object's due queue items (rule A6)
+)
+
+var turnKindNames = [...]string{"", "request", "alarm", "schedule", "queue"}
+
+// String names the kind: "request", "alarm", "schedule", "queue".
+func (k TurnKind) String() string {
+	if int(k) < len(turnKindNames) && k > 0 {
+		return turnKindNames[k]
+	}
+	return fmt.Sprintf("TurnKind(%d)", uint8(k))
+}
+
+// ReadKind says what a turn read from outside its object's storage.
+type ReadKind uint8
+
+// The kinds of read.
+const (
+	ReadClock  ReadKind = iota + 1 // the virtual clock (State.Now, SQL 'now', Schedule, Retry)
+	ReadRandom                     // a draw of the seeded source (Retry's jitter, SQL random())
+	ReadCall                       // the answer of a call the turn made to another object
+)
+
+// Read is one thing a turn read from outside its object's storage, in the
+// order it read them. Replaying the turn from the same state with the same
+// reads computes what it computed.
+type Read struct {
+	Kind  ReadKind
+	Time  time.Time // ReadClock: the instant read
+	Value uint64    // ReadRandom: the 64 bits drawn
+	Call  *CallOut  // ReadCall: the call and its answer
+}
+
+// CallOut is a call a turn made to another object, and its answer as the
+// turn got it.
+type CallOut struct {
+	Namespace, Object, Method string
+	Args                      []any // copies, as sent (nil for a fetch)
+	Result                    any   // a copy of what the call returned
+	Err                       error // the error the call returned, nil on success
+}
+
+// AlarmState is an object's alarm: whether one is set, for when, and how
+// many deliveries of it failed so far (rule O6).
+type AlarmState struct {
+	Set   bool
+	At    time.Time
+	Retry int
+}
+
+// FetchExchange is what a fetch handler got and answered, as a request
+// turn ran it: the request's method, URL, header and the body bytes the
+// handler read, and the response it wrote.
+type FetchExchange struct {
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte // what the handler read of the body
+	// BodyErr is the error reading the body ended with, other than io.EOF.
+	BodyErr    string
+	Status     int
+	RespHeader http.Header
+	RespBody   []byte
+}
+
+// Turn is one object turn as it ran (WithHistory). Began and Ended order
+// the starts and ends of all turns, finer than virtual time.
+type Turn struct {
+	Kind      TurnKind
+	Namespace string
+	Object    string
+	// Call and Attempt say which call's attempt a request turn ran: Call is
+	// the call's number (its position in Calls, from 1). Method and Args
+	// are the call's.
+	Call, Attempt int
+	Method        string
+	Args          []any
+	// Fetch is a fetch handler's exchange (Method "fetch").
+	Fetch *FetchExchange
+	// Alarm is the object's alarm as an alarm turn found it.
+	Alarm AlarmState
+	// At is the instant (the virtual wall clock) the turn began.
+	At           time.Time
+	Start, End   time.Duration // virtual time since the runtime started
+	Began, Ended uint64
+	// Reads are what the turn read from outside its storage, in order.
+	Reads []Read
+	// Events are the trace events the turn recorded, in order.
+	Events []Event
+	// Shared says the turn read runtime-wide state (a circuit breaker)
+	// that no replay of it alone can reproduce.
+	Shared bool
+	// Cut says why the turn did not run as it would have alone, "" when
+	// it did: "reset" (the object was reset under it: its instance went
+	// stale and its storage refused it from then on), "writes lost" (a
+	// storage write failure took back writes it made, rule L7),
+	// "cancelled" (its caller gave up and its context was cancelled).
+	Cut string
+}
+
+// history is what WithHistory keeps.
+type history struct {
+	stamp uint64
+	turns []*turnLog
+	// init is each object's storage and alarm when its first turn began;
+	// outside counts, per object, writes and effects made outside its turns
+	// after that.
+	init    map[*host]ObjectState
+	outside map[*host]int
+}
+
+// turnLog is a Turn being recorded.
+type turnLog struct {
+	kind         TurnKind
+	h            *host
+	call         *wire.Call
+	attempt      int
+	fetch        *FetchExchange
+	alarm        AlarmState
+	start, end   time.Duration
+	began, ended uint64
+	reads        []read
+	events       []Event
+	shared       bool
+	cut          string
+	open         bool
+}
+
+// read is a Read as recorded: a call out keeps its record until Turns.
+type read struct {
+	kind  ReadKind
+	time  time.Time
+	value uint64
+	call  *wire.Call
+}
+
+// begin starts the log of a turn of h.
+func (hs *history) begin(h *host, kind TurnKind) *turnLog {
+	if _, ok := hs.init[h]; !ok {
+		if hs.init == nil {
+			hs.init = map[*host]ObjectState{}
+		}
+		hs.init[h] = h.objectState()
+	}
+	hs.stamp++
+	tl := &turnLog{kind: kind, h: h, start: h.ns.r.k.Now(), began: hs.stamp, open: true}
+	hs.turns = append(hs.turns, tl)
+	return tl
+}
+
+// end closes a turn's log.
+func (hs *history) end(tl *turnLog) {
+	if tl == nil || !tl.open {
+		return
+	}
+	hs.stamp++
+	tl.open, tl.ended, tl.end = false, hs.stamp, tl.h.ns.r.k.Now()
+}
+
+// cutOpen marks every open turn of h cut, for why.
+func (hs *history) cutOpen(h *host, why string) {
+	for i := len(hs.turns) - 1; i >= 0; i-- {
+		if tl := hs.turns[i]; tl.open && tl.h == h && tl.cut == "" {
+			tl.cut = why
+		}
+	}
+}
+
+// current is the log of the turn running on the kernel's current task,
+// if it is a turn of h (of any host when h is nil) and not building the
+// instance (a constructor's reads belong to no turn).
+func (r *Runtime) current(h *host) *turnLog {
+	cur := r.k.Current()
+	if cur == nil {
+		return nil
+	}
+	var tl *turnLog
+	switch t := cur.Data.(type) {
+	case *turnInfo:
+		tl = t.log
+	case *laneTurn:
+		tl = t.log
+	}
+	if tl == nil || !tl.open || (h != nil && tl.h != h) || tl.h.building {
+		return nil
+	}
+	return tl
+}
+
+// noteOutside counts a write or an effect of h made outside its turns,
+// once its history has begun.
+func (hs *history) noteOutside(r *Runtime, h *host) {
+	if _, begun := hs.init[h]; !begun || r.current(h) != nil {
+		return
+	}
+	if hs.outside == nil {
+		hs.outside = map[*host]int{}
+	}
+	hs.outside[h]++
+}
+
+// histSource is the object-visible seeded source of a runtime that keeps
+// a history: the runtime's own draws, each recorded in the turn that made
+// it.
+type histSource struct{ r *Runtime }
+
+func (s histSource) Uint64() uint64 {
+	v := s.r.pcg.Uint64()
+	if tl := s.r.current(nil); tl != nil {
+		tl.reads = append(tl.reads, read{kind: ReadRandom, value: v})
+	}
+	return v
+}
+
+// objectRand is the seeded source object code draws from (wire.Host.Rand).
+func (r *Runtime) objectRand() *rand.Rand {
+	if r.orng != nil {
+		return r.orng
+	}
+	return r.rng
+}
+
+// clockRead is what object code of h reads of the clock: the virtual
+// clock, recorded in the history, or the replayed turn's reading.
+func (r *Runtime) clockRead(h *host) time.Time {
+	if r.replay != nil {
+		return r.replay.clock(r, h)
+	}
+	now := r.Now()
+	if r.hist != nil {
+		if tl := r.current(h); tl != nil {
+			tl.reads = append(tl.reads, read{kind: ReadClock, time: now})
+		}
+	}
+	return now
+}
+
+// noteCall records a call out of the running turn (WithHistory).
+func (r *Runtime) noteCall(c *wire.Call) {
+	if tl := r.current(nil); tl != nil {
+		tl.reads = append(tl.reads, read{kind: ReadCall, call: c})
+	}
+}
+
+// noteEvent records an event in the running turn of h.
+func (r *Runtime) noteEvent(h *host, e Event) {
+	if tl := r.current(h); tl != nil {
+		tl.events = append(tl.events, e)
+	}
+}
+
+// objectState is the storage and alarm of h now.
+func (h *host) objectState() ObjectState {
+	return ObjectState{Storage: h.storage.Snapshot(), Alarm: h.alarmState()}
+}
+
+// alarmState is h's alarm, in absolute time.
+func (h *host) alarmState() AlarmState {
+	if !h.alarm.set {
+		return AlarmState{}
+	}
+	return AlarmState{Set: true, At: h.ns.r.start.Add(h.alarm.at), Retry: h.alarm.retry}
+}
+
+// Turns returns the history of every object turn so far, in the order the
+// turns began (nil without WithHistory). A turn that did nothing at all
+// (a lane turn that found no work due) is left out.
+func (r *Runtime) Turns() []Turn {
+	if r.hist == nil {
+		return nil
+	}
+	out := make([]Turn, 0, len(r.hist.turns))
+	for _, tl := range r.hist.turns {
+		if tl.kind != TurnRequest && len(tl.events) == 0 && len(tl.reads) == 0 {
+			continue
+		}
+		out = append(out, tl.turn())
+	}
+	return out
+}
+
+func (tl *turnLog) turn() Turn {
+	h := tl.h
+	t := Turn{Kind: tl.kind, Namespace: h.ns.name, Object: h.target.Object, Fetch: tl.fetch, Alarm: tl.alarm,
+		At: h.ns.r.start.Add(tl.start), Start: tl.start, End: tl.end, Began: tl.began, Ended: tl.ended, Shared: tl.shared, Cut: tl.cut,
+		Events: append([]Event(nil), tl.events...)}
+	if tl.open { // still running (a turn that never ended: the run stopped)
+		t.End, t.Ended, t.Cut = h.ns.r.k.Now(), h.ns.r.hist.stamp+1, "unfinished"
+	}
+	if c := tl.call; c != nil {
+		t.Call, t.Attempt, t.Method, t.Args = int(c.Seq), tl.attempt, c.Site.Method, copyArgs(c.Args())
+		if t.Cut == "" && c.LostWrites(c.Attempt(tl.attempt-1)) > 0 {
+			t.Cut = "writes lost"
+		}
+	}
+	for _, rd := range tl.reads {
+		t.Reads = append(t.Reads, rd.materialize())
+	}
+	return t
+}
+
+func (rd read) materialize() Read {
+	out := Read{Kind: rd.kind, Time: rd.time, Value: rd.value}
+	if c := rd.call; c != nil {
+		out.Call = &CallOut{Namespace: c.Site.Target.Namespace, Object: c.Site.Target.Object, Method: c.Site.Method,
+			Args: copyArgs(c.Args()), Result: copyValue(c.Result), Err: copyErr(c.Err())}
+	}
+	return out
+}
+
+// copyErr copies a recorded error for a reader: a *stub.Error by value.
+func copyErr(err error) error {
+	if e, ok := err.(*stub.Error); ok {
+		cp := *e
+		return &cp
+	}
+	return err
+}
+
+// InitialState returns the storage and alarm the object ns/name had when
+// its first turn began (WithHistory), and whether it had a turn.
+func (r *Runtime) InitialState(namespace, name string) (ObjectState, bool) {
+	if r.hist == nil {
+		return ObjectState{}, false
+	}
+	for h, st := range r.hist.init {
+		if h.ns.name == namespace && h.target.Object == name {
+			return st, true
+		}
+	}
+	return ObjectState{}, false
+}
+
+// OutsideTurns counts the storage writes and effects the object ns/name
+// had made outside any of its own turns (by a test writing its storage
+// directly between calls, say) since its first turn began (WithHistory):
+// a replay of its turns alone cannot account for them.
+func (r *Runtime) OutsideTurns(namespace, name string) int {
+	if r.hist == nil {
+		return 0
+	}
+	for h, n := range r.hist.outside {
+		if h.ns.name == namespace && h.target.Object == name {
+			return n
+		}
+	}
+	return 0
+}
+
+// ObjectStateOf returns the storage and alarm of the object with id now.
+func (ns *Namespace) ObjectStateOf(id object.ID) ObjectState { return ns.host(id).objectState() }
