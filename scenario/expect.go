@@ -173,57 +173,7 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 	if sn := f.get("storage"); sn != nil {
 		items, _ := p.seq(sn, at+".storage", "{stub, key, value} or {stub, key, absent: true}")
 		for i, item := range items {
-			path := fmt.Sprintf("%s.storage[%d]", at, i)
-			g := p.mapping(item, path, "stub", "key", "value", "absent")
-			if g == nil {
-				continue
-			}
-			e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectStorage}
-			ok := true
-			if stn := g.require(p, "stub", item); stn != nil {
-				name, good := p.name(stn, path+".stub")
-				if good {
-					e.Stub = p.stubs[name]
-					if e.Stub == nil {
-						if !p.brokenStubs[name] {
-							p.errorf(stn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
-						}
-						good = false
-					}
-				}
-				ok = ok && good
-			} else {
-				ok = false
-			}
-			if kn := g.require(p, "key", item); kn != nil {
-				v, good := p.name(kn, path+".key")
-				e.Key = v
-				ok = ok && good
-			} else {
-				ok = false
-			}
-			vn, an := g.get("value"), g.get("absent")
-			switch {
-			case vn != nil && an != nil:
-				p.errorf(an, path+".absent", nil, "give a value or absent: true, not both")
-				ok = false
-			case vn != nil:
-				v, good := p.value(vn, path+".value")
-				e.Want, e.canon = v, canonical(v)
-				ok = ok && good
-			case an != nil:
-				v, good := p.boolean(an, path+".absent")
-				if good && !v {
-					p.errorf(an, path+".absent", nil, "absent: false says nothing; give the value expected instead")
-					good = false
-				}
-				e.Absent = true
-				ok = ok && good
-			default:
-				p.errorf(item, path+".value", nil, "missing: give the value expected, or absent: true")
-				ok = false
-			}
-			if ok {
+			if e, ok := p.parseStorageExpect(item, fmt.Sprintf("%s.storage[%d]", at, i)); ok {
 				*out = append(*out, e)
 			}
 		}
@@ -253,6 +203,47 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 			}
 		}
 	}
+}
+
+// parseStorageExpect reads one storage expectation at path: {stub, key,
+// value} or {stub, key, absent: true}.
+func (p *parser) parseStorageExpect(item *yaml.Node, path string) (Expectation, bool) {
+	e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectStorage}
+	g := p.mapping(item, path, "stub", "key", "value", "absent")
+	if g == nil {
+		return e, false
+	}
+	st, ok := p.endStub(g, item, path)
+	e.Stub = st
+	if kn := g.require(p, "key", item); kn != nil {
+		v, good := p.name(kn, path+".key")
+		e.Key = v
+		ok = ok && good
+	} else {
+		ok = false
+	}
+	vn, an := g.get("value"), g.get("absent")
+	switch {
+	case vn != nil && an != nil:
+		p.errorf(an, path+".absent", nil, "give a value or absent: true, not both")
+		ok = false
+	case vn != nil:
+		v, good := p.value(vn, path+".value")
+		e.Want, e.canon = v, canonical(v)
+		ok = ok && good
+	case an != nil:
+		v, good := p.boolean(an, path+".absent")
+		if good && !v {
+			p.errorf(an, path+".absent", nil, "absent: false says nothing; give the value expected instead")
+			good = false
+		}
+		e.Absent = true
+		ok = ok && good
+	default:
+		p.errorf(item, path+".value", nil, "missing: give the value expected, or absent: true")
+		ok = false
+	}
+	return e, ok
 }
 
 // endStub reads the stub field of an end-state expectation.
