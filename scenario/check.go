@@ -123,11 +123,7 @@ func (r *Result) checkCall(e *Expectation, out *CallResult, describe bool) (want
 		return n
 	}
 	count := func(n int, unit string) (string, string, bool) {
-		w := e.Want.(int)
-		if !describe {
-			return "", "", w == n
-		}
-		return plural(w, unit), plural(n, unit), w == n
+		return checkCount(e, n, unit, "", describe)
 	}
 	errText := func() string { return "an error: " + out.Err.Error() }
 	switch e.Kind {
@@ -282,12 +278,7 @@ func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met 
 		return want, where + " = " + render.Value(a.rows), met
 	case ExpectResets:
 		n := r.Resets[[2]string{e.Stub.Namespace.Name, e.Stub.Object}]
-		w := e.Want.(int)
-		if !describe {
-			return "", "", w == n
-		}
-		where := e.Stub.Namespace.Name + "/" + e.Stub.Object + " reset "
-		return where + plural(w, "time"), where + plural(n, "time"), w == n
+		return checkCount(e, n, "time", e.Stub.Namespace.Name+"/"+e.Stub.Object+" reset ", describe)
 	case ExpectEffectKind:
 		n := 0
 		for _, ef := range r.Effects {
@@ -295,11 +286,7 @@ func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met 
 				n++
 			}
 		}
-		w := e.Want.(int)
-		if !describe {
-			return "", "", w == n
-		}
-		return plural(w, e.Key+" effect"), plural(n, e.Key+" effect"), w == n
+		return checkCount(e, n, e.Key+" effect", "", describe)
 	}
 	return e.Kind, "an expectation dosim cannot check", false
 }

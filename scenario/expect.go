@@ -74,15 +74,15 @@ func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectati
 				add(vn, kind, v)
 			}
 		case ExpectCalls:
-			if v, ok := p.integer(vn, fp, 1, c.Outer); ok {
+			if v, ok := p.count(vn, fp, 1, c.Outer); ok {
 				add(vn, kind, v)
 			}
 		case ExpectAttempts, ExpectExecutions, ExpectRejected:
-			if v, ok := p.integer(vn, fp, 0, maxAttempts); ok {
+			if v, ok := p.count(vn, fp, 0, maxAttempts); ok {
 				add(vn, kind, v)
 			}
 		case ExpectEffects:
-			if v, ok := p.integer(vn, fp, 0, 1_000_000); ok {
+			if v, ok := p.count(vn, fp, 0, maxCount); ok {
 				add(vn, kind, v)
 			}
 		case ExpectDuration:
@@ -179,7 +179,7 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 		}
 	}
 	if rn := f.get("resets"); rn != nil {
-		keys, vals := p.entries(rn, at+".resets", "STUB: count")
+		keys, vals := p.entries(rn, at+".resets", "STUB: count (N, {min: N}, {max: N})")
 		for i, k := range keys {
 			path := join(at+".resets", k.Value)
 			st := p.stubs[k.Value]
@@ -189,16 +189,16 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 				}
 				continue
 			}
-			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
+			if v, ok := p.count(vals[i], path, 0, maxCount); ok {
 				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectResets, Stub: st, Want: v})
 			}
 		}
 	}
 	if en := f.get("effects"); en != nil {
-		keys, vals := p.entries(en, at+".effects", "KIND: count")
+		keys, vals := p.entries(en, at+".effects", "KIND: count (N, {min: N}, {max: N})")
 		for i, k := range keys {
 			path := join(at+".effects", k.Value)
-			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
+			if v, ok := p.count(vals[i], path, 0, maxCount); ok {
 				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectEffectKind, Key: k.Value, Want: v})
 			}
 		}
