@@ -5,8 +5,8 @@
 // retry options, the calls to make (in order, at a virtual time, or
 // concurrently), a fault plan (rules matched per attempt and random rates)
 // and what to expect: each call's outcome, attempts, executions and error
-// flags, values left in storage, effects. docs/scenarios.md documents every
-// field.
+// flags, values left in storage, effects. A count is exact or bounded
+// ({max: N}, {min: N}: Count). docs/scenarios.md documents every field.
 //
 // The classes a file may name are the ones the caller registers, a Go
 // constructor per class name (WithClasses): a class of your own, or dosim's
