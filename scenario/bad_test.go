@@ -129,7 +129,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{
 				"bad.yaml:8: expect.storage[0].value: missing: give the value expected, or absent: true",
 				"bad.yaml:9: expect.storage[1].absent: give a value or absent: true, not both",
-				`bad.yaml:10: expect.effects.email: is a string ("many"): want an integer from 0 to 1000000`,
+				`bad.yaml:10: expect.effects.email: is a string ("many"): want an integer from 0 to 1000000 (exactly that many), or {min: N}, {max: N} or both`,
 			}, nil},
 		{"bad SQL expectations", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexpect:\n  sql:\n    - {stub: nope, query: SELECT 1, rows: [[1]]}\n    - {stub: shop, rows: [1, [2]]}\n    - {stub: shop, query: SELECT 1, args: [[1]], rows: [[{a: 1}]]}\n    - {stub: shop, query: SELECT 1}\n    - {stub: shop, query: SELECT 1, rows: many}\n",
 			[]string{

@@ -94,3 +94,41 @@ func ExampleWithClasses() {
 	// wallet.yaml:1: namespaces.W: unknown class "wallet"; no classes are registered (register classes with scenario.WithClasses)
 	// wallet.yaml:1: namespaces.W: unknown class "wallet"; the registered classes are counter, ledger
 }
+
+// A count in an expectation is exact, or bounded (rule C7): {max: 1} in
+// explore.expect lets an overloaded seed charge nobody and still fails
+// one that charges twice. A count that is not met reads as it was written.
+func ExampleCount() {
+	sc, err := scenario.Parse("mail.yaml", []byte(`
+namespaces: {MAIL: mailer}
+stubs: {mail: {}}
+faults:
+  rules: [{method: Send, attempt: 1, fault: lose-response}]
+calls:
+  - stub: mail
+    method: Send
+    args: [ada@example.com, hi]
+    expect: {attempts: {max: 2}, executions: {min: 1}}
+explore:
+  expect:
+    effects: {email: {max: 1}}
+`), scenario.WithBuiltInClasses(examples.Constructors()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := sc.Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("expectations met:", res.Passed())
+	for _, f := range res.CheckExplore() {
+		fmt.Println(f)
+	}
+	fmt.Println(scenario.AtMost(1).Describe("charge"), "|", scenario.Count{Min: 1, Max: 2}.Describe("charge"))
+	// Output:
+	// expectations met: true
+	// mail.yaml:13: explore.expect.effects.email: expected at most 1 email effect, got 2 email effects
+	// at most 1 charge | 1 to 2 charges
+}

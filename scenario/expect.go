@@ -3,14 +3,10 @@ package scenario
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"go.yaml.in/yaml/v3"
@@ -78,15 +74,15 @@ func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectati
 				add(vn, kind, v)
 			}
 		case ExpectCalls:
-			if v, ok := p.integer(vn, fp, 1, c.Outer); ok {
+			if v, ok := p.count(vn, fp, 1, c.Outer); ok {
 				add(vn, kind, v)
 			}
 		case ExpectAttempts, ExpectExecutions, ExpectRejected:
-			if v, ok := p.integer(vn, fp, 0, maxAttempts); ok {
+			if v, ok := p.count(vn, fp, 0, maxAttempts); ok {
 				add(vn, kind, v)
 			}
 		case ExpectEffects:
-			if v, ok := p.integer(vn, fp, 0, 1_000_000); ok {
+			if v, ok := p.count(vn, fp, 0, maxCount); ok {
 				add(vn, kind, v)
 			}
 		case ExpectDuration:
@@ -177,63 +173,13 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 	if sn := f.get("storage"); sn != nil {
 		items, _ := p.seq(sn, at+".storage", "{stub, key, value} or {stub, key, absent: true}")
 		for i, item := range items {
-			path := fmt.Sprintf("%s.storage[%d]", at, i)
-			g := p.mapping(item, path, "stub", "key", "value", "absent")
-			if g == nil {
-				continue
-			}
-			e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectStorage}
-			ok := true
-			if stn := g.require(p, "stub", item); stn != nil {
-				name, good := p.name(stn, path+".stub")
-				if good {
-					e.Stub = p.stubs[name]
-					if e.Stub == nil {
-						if !p.brokenStubs[name] {
-							p.errorf(stn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
-						}
-						good = false
-					}
-				}
-				ok = ok && good
-			} else {
-				ok = false
-			}
-			if kn := g.require(p, "key", item); kn != nil {
-				v, good := p.name(kn, path+".key")
-				e.Key = v
-				ok = ok && good
-			} else {
-				ok = false
-			}
-			vn, an := g.get("value"), g.get("absent")
-			switch {
-			case vn != nil && an != nil:
-				p.errorf(an, path+".absent", nil, "give a value or absent: true, not both")
-				ok = false
-			case vn != nil:
-				v, good := p.value(vn, path+".value")
-				e.Want, e.canon = v, canonical(v)
-				ok = ok && good
-			case an != nil:
-				v, good := p.boolean(an, path+".absent")
-				if good && !v {
-					p.errorf(an, path+".absent", nil, "absent: false says nothing; give the value expected instead")
-					good = false
-				}
-				e.Absent = true
-				ok = ok && good
-			default:
-				p.errorf(item, path+".value", nil, "missing: give the value expected, or absent: true")
-				ok = false
-			}
-			if ok {
+			if e, ok := p.parseStorageExpect(item, fmt.Sprintf("%s.storage[%d]", at, i)); ok {
 				*out = append(*out, e)
 			}
 		}
 	}
 	if rn := f.get("resets"); rn != nil {
-		keys, vals := p.entries(rn, at+".resets", "STUB: count")
+		keys, vals := p.entries(rn, at+".resets", "STUB: count (N, {min: N}, {max: N})")
 		for i, k := range keys {
 			path := join(at+".resets", k.Value)
 			st := p.stubs[k.Value]
@@ -243,20 +189,61 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 				}
 				continue
 			}
-			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
+			if v, ok := p.count(vals[i], path, 0, maxCount); ok {
 				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectResets, Stub: st, Want: v})
 			}
 		}
 	}
 	if en := f.get("effects"); en != nil {
-		keys, vals := p.entries(en, at+".effects", "KIND: count")
+		keys, vals := p.entries(en, at+".effects", "KIND: count (N, {min: N}, {max: N})")
 		for i, k := range keys {
 			path := join(at+".effects", k.Value)
-			if v, ok := p.integer(vals[i], path, 0, 1_000_000); ok {
+			if v, ok := p.count(vals[i], path, 0, maxCount); ok {
 				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectEffectKind, Key: k.Value, Want: v})
 			}
 		}
 	}
+}
+
+// parseStorageExpect reads one storage expectation at path: {stub, key,
+// value} or {stub, key, absent: true}.
+func (p *parser) parseStorageExpect(item *yaml.Node, path string) (Expectation, bool) {
+	e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectStorage}
+	g := p.mapping(item, path, "stub", "key", "value", "absent")
+	if g == nil {
+		return e, false
+	}
+	st, ok := p.endStub(g, item, path)
+	e.Stub = st
+	if kn := g.require(p, "key", item); kn != nil {
+		v, good := p.name(kn, path+".key")
+		e.Key = v
+		ok = ok && good
+	} else {
+		ok = false
+	}
+	vn, an := g.get("value"), g.get("absent")
+	switch {
+	case vn != nil && an != nil:
+		p.errorf(an, path+".absent", nil, "give a value or absent: true, not both")
+		ok = false
+	case vn != nil:
+		v, good := p.value(vn, path+".value")
+		e.Want, e.canon = v, canonical(v)
+		ok = ok && good
+	case an != nil:
+		v, good := p.boolean(an, path+".absent")
+		if good && !v {
+			p.errorf(an, path+".absent", nil, "absent: false says nothing; give the value expected instead")
+			good = false
+		}
+		e.Absent = true
+		ok = ok && good
+	default:
+		p.errorf(item, path+".value", nil, "missing: give the value expected, or absent: true")
+		ok = false
+	}
+	return e, ok
 }
 
 // endStub reads the stub field of an end-state expectation.
@@ -355,78 +342,6 @@ func (p *parser) sqlRows(n *yaml.Node, path string) ([]any, bool) {
 	return out, ok
 }
 
-// Failure is an expectation that was not met.
-type Failure struct {
-	File string // the scenario's file
-	Line int    // where the expectation is written
-	// Path names the expectation: "calls[1].expect.executions".
-	Path string
-	// Call says which call, for a person ("INVENTORY/shop.AddOne"); empty
-	// for expectations on the end state.
-	Call string
-	// Want is what was expected, Got what happened.
-	Want, Got string
-}
-
-// Where locates the failure: FILE:LINE: path (call).
-func (f Failure) Where() string {
-	s := fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Path)
-	if f.Call != "" {
-		s += " (" + f.Call + ")"
-	}
-	return s
-}
-
-// String renders the failure on one line: where, expected, got.
-func (f Failure) String() string {
-	return fmt.Sprintf("%s: expected %s, got %s", f.Where(), f.Want, f.Got)
-}
-
-// check evaluates every expectation of a finished run. Each is first
-// checked without building any text; what was expected and what happened
-// are described only for those not met, so that a passing run stays cheap.
-func (r *Result) check() {
-	s := r.Scenario
-	for _, c := range s.calls {
-		out := &r.Outcomes[c.Index]
-		for i := range c.Expect {
-			e := &c.Expect[i]
-			r.Checked++
-			if _, _, met := r.checkCall(e, out, false); met {
-				continue
-			}
-			want, got, _ := r.checkCall(e, out, true)
-			who := fmt.Sprintf("%s/%s.%s", c.Stub.Namespace.Name, c.Stub.Object, c.Method)
-			r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Call: who, Want: want, Got: got})
-		}
-	}
-	for i := range s.Expect {
-		e := &s.Expect[i]
-		r.Checked++
-		if _, _, met := r.checkEnd(e, false); met {
-			continue
-		}
-		want, got, _ := r.checkEnd(e, true)
-		r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
-	}
-}
-
-// CheckExplore evaluates the scenario's explore.expect expectations, the
-// ones that must hold under any faults, and returns those not met.
-func (r *Result) CheckExplore() []Failure {
-	s := r.Scenario
-	var out []Failure
-	for i := range s.Explore.Expect {
-		e := &s.Explore.Expect[i]
-		if _, _, met := r.checkEnd(e, false); met {
-			continue
-		}
-		want, got, _ := r.checkEnd(e, true)
-		out = append(out, Failure{File: s.File, Line: e.Line, Path: e.Path, Want: want, Got: got})
-	}
-	return out
-}
-
 // sqlAnswer is what an SQL expectation's query returned at the end of the
 // run: its rows, or the error.
 type sqlAnswer struct {
@@ -461,219 +376,3 @@ func (r *Result) querySQL(nss map[*Namespace]*runtime.Namespace, exps []Expectat
 
 // quoteSQL quotes a query on one line.
 func quoteSQL(q string) string { return fmt.Sprintf("%q", strings.Join(strings.Fields(q), " ")) }
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
-}
-
-// sameValue compares an expected value (already canonical) with a Go value.
-func sameValue(want, got any) bool {
-	switch g := got.(type) {
-	case int:
-		w, ok := want.(float64)
-		return ok && w == float64(g)
-	case string:
-		w, ok := want.(string)
-		return ok && w == g
-	case bool:
-		w, ok := want.(bool)
-		return ok && w == g
-	}
-	return reflect.DeepEqual(want, canonical(got))
-}
-
-// checkCall checks one expectation of a call; with describe, it also says
-// what was expected and what happened.
-func (r *Result) checkCall(e *Expectation, out *CallResult, describe bool) (want, got string, met bool) {
-	recs := out.Records
-	sum := func(f func(*runtime.CallRecord) int) int {
-		n := 0
-		for _, idx := range recs {
-			n += f(&r.Calls[idx])
-		}
-		return n
-	}
-	count := func(n int, unit string) (string, string, bool) {
-		w := e.Want.(int)
-		if !describe {
-			return "", "", w == n
-		}
-		return plural(w, unit), plural(n, unit), w == n
-	}
-	errText := func() string { return "an error: " + out.Err.Error() }
-	switch e.Kind {
-	case ExpectOutcome:
-		o := "(no call made)"
-		if len(recs) > 0 {
-			o = r.Calls[recs[len(recs)-1]].Outcome.String()
-		}
-		return e.Want.(string), o, o == e.Want.(string)
-	case ExpectCalls:
-		return count(len(recs), "call")
-	case ExpectAttempts:
-		return count(sum(func(c *runtime.CallRecord) int { return len(c.Attempts) }), "attempt")
-	case ExpectExecutions:
-		return count(sum(func(c *runtime.CallRecord) int { return c.Executions() }), "execution")
-	case ExpectRejected:
-		return count(sum(func(c *runtime.CallRecord) int { return c.Rejections() }), "rejection")
-	case ExpectEffects:
-		n := 0
-		for _, ef := range r.Effects {
-			for _, idx := range recs {
-				if ef.RequestID == r.Calls[idx].RequestID {
-					n++
-					break
-				}
-			}
-		}
-		return count(n, "effect")
-	case ExpectDuration:
-		if len(recs) == 0 {
-			return render.Ms(e.Want.(time.Duration)), "(no call made)", false
-		}
-		d := r.Calls[recs[len(recs)-1]].End - r.Calls[recs[0]].Start
-		return render.Ms(e.Want.(time.Duration)), render.Ms(d), d == e.Want.(time.Duration)
-	case ExpectResult:
-		met := out.Err == nil && sameValue(e.canon, out.Value)
-		if !describe {
-			return "", "", met
-		}
-		if out.Err != nil {
-			return render.Value(e.Want), errText(), false
-		}
-		return render.Value(e.Want), render.Value(out.Value), met
-	case ExpectStatus:
-		if out.Err != nil {
-			return fmt.Sprint(e.Want), errText(), false
-		}
-		return fmt.Sprint(e.Want), fmt.Sprint(out.Status), e.Want.(int) == out.Status
-	case ExpectBody:
-		if out.Err != nil {
-			return fmt.Sprintf("%q", e.Want), errText(), false
-		}
-		return fmt.Sprintf("%q", e.Want), fmt.Sprintf("%q", out.Body), e.Want.(string) == out.Body
-	case ExpectError:
-		return checkError(e.Want.(ErrorExpectation), out.Err, describe)
-	}
-	return e.Kind, "an expectation dosim cannot check", false
-}
-
-// checkError compares a call's error with what was expected of it.
-func checkError(want ErrorExpectation, err error, describe bool) (string, string, bool) {
-	if want.None {
-		if err == nil {
-			return "no error", "no error", true
-		}
-		if !describe {
-			return "", "", false
-		}
-		return "no error", "an error: " + err.Error(), false
-	}
-	flags := []struct {
-		name string
-		want *bool
-		get  func(*stub.Error) bool
-	}{
-		{"retryable", want.Retryable, func(e *stub.Error) bool { return e.Retryable }},
-		{"overloaded", want.Overloaded, func(e *stub.Error) bool { return e.Overloaded }},
-		{"remote", want.Remote, func(e *stub.Error) bool { return e.Remote }},
-	}
-	var se *stub.Error
-	isStub := err != nil && errors.As(err, &se)
-	met := err != nil
-	for _, f := range flags {
-		if f.want != nil {
-			met = met && (isStub && f.get(se)) == *f.want
-		}
-	}
-	if met && want.Contains != "" && !strings.Contains(err.Error(), want.Contains) {
-		met = false
-	}
-	if !describe {
-		return "", "", met
-	}
-	var parts, gotParts []string
-	for _, f := range flags {
-		if f.want != nil {
-			parts = append(parts, fmt.Sprintf("%s: %t", f.name, *f.want))
-			gotParts = append(gotParts, fmt.Sprintf("%s: %t", f.name, isStub && f.get(se)))
-		}
-	}
-	if want.Contains != "" {
-		parts = append(parts, fmt.Sprintf("containing %q", want.Contains))
-	}
-	wantText := "an error"
-	if len(parts) > 0 {
-		wantText += " (" + strings.Join(parts, ", ") + ")"
-	}
-	if err == nil {
-		return wantText, "no error", false
-	}
-	gotText := "an error"
-	if len(gotParts) > 0 {
-		gotText += " (" + strings.Join(gotParts, ", ") + ")"
-	}
-	return wantText, gotText + ": " + err.Error(), met
-}
-
-// checkEnd checks one expectation on the end state; with describe, it
-// also says what was expected and what happened.
-func (r *Result) checkEnd(e *Expectation, describe bool) (want, got string, met bool) {
-	switch e.Kind {
-	case ExpectStorage:
-		v, found := r.storageOf(e.Stub)[e.Key]
-		met := found != e.Absent && (e.Absent || sameValue(e.canon, v))
-		if !describe {
-			return "", "", met
-		}
-		where := fmt.Sprintf("%s/%s %q", e.Stub.Namespace.Name, e.Stub.Object, e.Key)
-		want = where + " absent"
-		if !e.Absent {
-			want = where + " = " + render.Value(e.Want)
-		}
-		got = where + " absent"
-		if found {
-			got = where + " = " + render.Value(v)
-		}
-		return want, got, met
-	case ExpectSQL:
-		a := r.sql[e]
-		met := a.err == nil && sameValue(e.canon, a.rows)
-		if !describe {
-			return "", "", met
-		}
-		where := fmt.Sprintf("%s/%s SQL %s", e.Stub.Namespace.Name, e.Stub.Object, quoteSQL(e.Key))
-		if len(e.Args) > 0 {
-			where += " with " + render.Value(e.Args)
-		}
-		want = where + " = " + render.Value(e.Want)
-		if a.err != nil {
-			return want, where + " failed: " + a.err.Error(), false
-		}
-		return want, where + " = " + render.Value(a.rows), met
-	case ExpectResets:
-		n := r.Resets[[2]string{e.Stub.Namespace.Name, e.Stub.Object}]
-		w := e.Want.(int)
-		if !describe {
-			return "", "", w == n
-		}
-		where := e.Stub.Namespace.Name + "/" + e.Stub.Object + " reset "
-		return where + plural(w, "time"), where + plural(n, "time"), w == n
-	case ExpectEffectKind:
-		n := 0
-		for _, ef := range r.Effects {
-			if ef.Kind == e.Key {
-				n++
-			}
-		}
-		w := e.Want.(int)
-		if !describe {
-			return "", "", w == n
-		}
-		return plural(w, e.Key+" effect"), plural(n, e.Key+" effect"), w == n
-	}
-	return e.Kind, "an expectation dosim cannot check", false
-}

@@ -27,6 +27,8 @@ func FuzzLoadScenario(f *testing.F) {
 		head + "calls: [{stub: shop, method: AddOne, args: [apple], outer: 2}]\n",
 		head + "calls: [{concurrent: [{stub: shop, method: Get, args: [a], at: 1s}]}, {sleep: 1s}]\n",
 		head + "faults: {random: {lose-request: 0.5}, rules: [{attempt: 1, fault: overloaded}]}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+		head + "calls: [{stub: shop, method: AddOne, args: [a], outer: 2, expect: {attempts: {max: 3}, calls: {min: 1, max: 2}, rejected: {min: 0}}}]\n" +
+			"expect: {effects: {email: {max: 1}}, resets: {shop: {min: 3, max: 1}}}\nexplore: {expect: {effects: {email: {mx: 1}}}}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -5,8 +5,8 @@
 // retry options, the calls to make (in order, at a virtual time, or
 // concurrently), a fault plan (rules matched per attempt and random rates)
 // and what to expect: each call's outcome, attempts, executions and error
-// flags, values left in storage, effects. docs/scenarios.md documents every
-// field.
+// flags, values left in storage, effects. A count is exact or bounded
+// ({max: N}, {min: N}: Count). docs/scenarios.md documents every field.
 //
 // The classes a file may name are the ones the caller registers, a Go
 // constructor per class name (WithClasses): a class of your own, or dosim's
@@ -199,8 +199,11 @@ type Expectation struct {
 	// Path names the expectation: "calls[1].expect.executions".
 	Path string
 	Kind string // one of the Expect... constants
-	// Want is what is expected: a string, an int, a bool, a value decoded
-	// from YAML, or an ErrorExpectation.
+	// Want is what is expected: a Count for the kinds that count (calls,
+	// attempts, executions, rejected, effects, resets, effects-of-kind;
+	// an int there is read as exactly that many), a string, an int (a
+	// status), a time.Duration, a value decoded from YAML, or an
+	// ErrorExpectation.
 	Want any
 	// Stub and Key locate a stored value (Kind storage); Absent expects
 	// the key not to be there. Key is the effect kind for effects-of-kind.
