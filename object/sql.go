@@ -174,7 +174,6 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrSQL, op, err)
 	}
-	now := db.now()
 	stmts, err := splitSQL(query)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %w", ErrSQL, op, shortSQL(query), err)
@@ -211,6 +210,9 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 		defer func() { _, _ = db.run("PRAGMA query_only = OFF", nil) }()
 	}
 	var by any // the turn whose unconfirmed write this is (rule L7)
+	if writes && db.root != nil && db.root.onWrite != nil {
+		db.root.onWrite()
+	}
 	if writes {
 		if db.depth > 0 {
 			db.txWrote = true
@@ -234,7 +236,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 				if k < len(sv) {
 					if str, ok := sv[k].Value.(string); ok && strings.EqualFold(str, "now") {
 						sv = append([]driver.NamedValue(nil), sv...)
-						sv[k].Value = now // a bound 'now' given to a date function
+						sv[k].Value = db.now() // a bound 'now' given to a date function: the clock, read only then
 					}
 				}
 			}

@@ -41,7 +41,18 @@ type Storage struct {
 	j *journal
 	// sql is the object's SQL database (sql.go); nil until State.SQL.
 	sql *SQL
+	// onWrite, when set, is told of every write at the top level
+	// (NotifyWrites).
+	onWrite func()
 }
+
+// NotifyWrites makes the storage call fn before each write it takes at
+// its top level: a Put, Delete or the commit of a Transaction (not each
+// write inside one), and an SQL statement that writes. The runtime uses
+// it to notice writes made outside the object's own turns (a test
+// writing storage between calls), which a replay of those turns cannot
+// account for. A nil fn stops it.
+func (s *Storage) NotifyWrites(fn func()) { s.onWrite = fn }
 
 // txn is a transaction's state: the storage it commits to, its pending
 // writes (a nil entry deletes the key), whether it has finished, and
@@ -90,6 +101,9 @@ func (s *Storage) setAs(key string, v any, allow bool) {
 	if s.j != nil {
 		s.j.note(s, key, allow)
 	}
+	if s.onWrite != nil {
+		s.onWrite()
+	}
 	if s.idx != nil {
 		if _, ok := s.data[key]; !ok {
 			s.idx.insert(key)
@@ -109,6 +123,9 @@ func (s *Storage) delAs(key string, allow bool) {
 	}
 	if s.j != nil {
 		s.j.note(s, key, allow)
+	}
+	if s.onWrite != nil {
+		s.onWrite()
 	}
 	if s.idx != nil {
 		if _, ok := s.data[key]; ok {

@@ -302,3 +302,21 @@ func TestD1_HistoryChangesNoTrace(t *testing.T) {
 	}
 	assert.Equal(t, trace(), trace(runtime.WithHistory()))
 }
+
+// C2: a write a test makes to an object's storage between its turns is
+// counted: a replay of the turns alone cannot account for it. Writes
+// before the first turn are its initial state.
+func TestC2_WritesOutsideTheTurnsAreCounted(t *testing.T) {
+	rt, ns, _ := boothWorld(t)
+	id := ns.IDFromName("show")
+	require.NoError(t, ns.Storage(id).Put(context.Background(), "seeded", 1))
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		_, err := call(ctx, ns, "Hold", "a1")
+		return err
+	}))
+	init, _ := rt.InitialState("BOOTH", "show")
+	assert.Equal(t, map[string]any{"seeded": 1}, init.Storage)
+	assert.Zero(t, rt.OutsideTurns("BOOTH", "show"))
+	require.NoError(t, ns.Storage(id).Put(context.Background(), "between", 2))
+	assert.Equal(t, 1, rt.OutsideTurns("BOOTH", "show"))
+}

@@ -86,6 +86,9 @@ func newHost(ns *Namespace, id object.ID) *host {
 	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
 	h.state = wire.NewState(id, h.storage, hostView{h}).(*object.State)
 	h.startJournal()
+	if hs := ns.r.hist; hs != nil {
+		h.storage.NotifyWrites(func() { hs.noteOutside(ns.r, h) })
+	}
 	return h
 }
 
