@@ -26,6 +26,8 @@ func TestSamplesAndVerdicts(t *testing.T) {
 		"ledger.Deposit":        verify.VerdictOK,
 		"seats.Book":            verify.VerdictOK,     // idempotent by booking id (rule Q2)
 		"seats-leaky.Book":      verify.VerdictDanger, // the retry fails on UNIQUE
+		"seats.Cancel":          verify.VerdictOK,     // its tombstone remembers the answer (C6)
+		"seats-leaky.Cancel":    verify.VerdictOK,     // Seats' Cancel, inherited
 	}
 	for _, c := range examples.Classes() {
 		rt := runtime.New()
