@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every method of every built-in class has a sample, and the verifier's
-// verdicts on them are what the classes teach: the mailer's Send is
-// dangerous, the ledger's Transfer is safe.
+// Rule C6: every method of every built-in class has a sample, and the
+// verifier's verdicts on them are what the classes teach: the mailer's
+// Send is dangerous, the ledger's Transfer is safe, seats' Cancel too.
 func TestSamplesAndVerdicts(t *testing.T) {
 	want := map[string]string{
 		"mailer.Send":           verify.VerdictDanger,
