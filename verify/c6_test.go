@@ -134,6 +134,7 @@ type refuser struct{ st *object.State }
 func (r *refuser) Methods() object.Methods {
 	return object.Methods{
 		"Refuse":     object.Retryable(r.Refuse),
+		"Shrug":      object.Func(r.Refuse), // unmarked: was "could be marked"
 		"LongKey":    object.Retryable(r.LongKey),
 		"Block":      object.Retryable(r.Block),
 		"WriteFail":  object.Retryable(r.WriteFail),
@@ -182,6 +183,8 @@ func TestC6_FailuresAndResetsAreInconclusive(t *testing.T) {
 		mentions                []string
 	}{
 		{"Refuse", verify.VerdictInconclusive, verify.ReasonBothFailed,
+			[]string{"the call failed in both runs (once: object error: closed on sundays; twice: object error: closed on sundays)"}},
+		{"Shrug", verify.VerdictInconclusive, verify.ReasonBothFailed,
 			[]string{"the call failed in both runs (once: object error: closed on sundays; twice: object error: closed on sundays)"}},
 		{"LongKey", verify.VerdictInconclusive, verify.ReasonBothFailed,
 			[]string{"once: object error: ", "3000 bytes", "twice: object error: "}},
