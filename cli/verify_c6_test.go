@@ -96,6 +96,8 @@ func TestC6_VerifyInconclusiveAloneExitsZero(t *testing.T) {
 	assert.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "refuser  Refuse  []    yes     ?           inconclusive: both runs failed\n")
 	assert.Contains(t, out, "\nfailed calls:\n  refuser.Refuse  once   object error: no\n  refuser.Refuse  twice  object error: no\n")
+	_, help, _ := walletsim(t, only, "verify", "--help")
+	assert.Contains(t, help, "  inconclusive: REASON               nothing was proven: both runs failed, the\n", "the help lists the verdict")
 }
 
 // dosim runs the command line of cmd/dosim (the built-in classes).
