@@ -4,16 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dosim/dosim/object"
-	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
-	"github.com/dosim/dosim/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -30,11 +28,20 @@ func (a *app) newVerify() *cobra.Command {
 --scenario file's namespaces, else all of them; each class once), run it
 once and, separately, twice for one request (a lost reply, then the duplicate
 delivery a retry brings), from the same storage, and compare the result, the
-storage and the side effects. The verdicts:
+storage and the side effects. The class runs as it is: its alarm, OnError,
+retry defaults and fetch handler work as they do anywhere. The verdicts:
 
   ok                                 the mark (or its absence) is right
   DANGER: marked but not idempotent  a retry changes the outcome: unmark it, or fix it
   could be marked                    running it twice is the same as once
+  inconclusive: REASON               nothing was proven: both runs failed, the
+                                     object was reset, or the duplicate did not run
+
+Calls that failed are listed under the table with their errors; IDEMPOTENT
+reads ? when the check was inconclusive. An inconclusive method does not
+change the exit code: its row says it was not checked. A fetch handler
+(ServeHTTP) is never run twice by a retry (it is never marked), so it is
+listed as not checked.
 
 Arguments come from --args METHOD=JSON-ARRAY, else from the first call of the
 method in --scenario FILE, else from the class's own samples (a class gives
@@ -49,110 +56,77 @@ being verified, is an error (exit 2).` + verifyExitCodesHelp,
   dosim verify CLASS --args 'METHOD=["a string", 7]'
   dosim verify --scenario FILE`),
 		RunE: func(cmd *cobra.Command, names []string) error {
-			var sc *scenario.Scenario
-			if scenFile != "" {
-				var err error
-				if sc, err = a.loadScenario(scenFile); err != nil {
-					return &codeError{code: exitUsage, msg: err.Error()}
-				}
-			}
-			classes, err := a.pickClasses(names, sc)
+			classes, checks, err := a.verifyChecks(names, scenFile, argFlags)
 			if err != nil {
 				return err
 			}
-			given, err := parseArgFlags(argFlags)
-			if err != nil {
-				return err
-			}
-			if err := a.checkArgFlags(given, classes); err != nil {
-				return err
-			}
-			var fromScenario map[string][]any
-			if sc != nil {
-				fromScenario = map[string][]any{}
-				for _, c := range sc.Calls() {
-					k := c.Stub.Namespace.Class.Name + "." + c.Method
-					if _, seen := fromScenario[k]; !seen && c.Fetch == nil {
-						fromScenario[k] = c.Args
-					}
-				}
-			}
-			// Pick every method's arguments before anything runs: a method
-			// with none is an error, and nothing is printed.
-			type check struct {
-				class  verifyClass
-				method string
-				sample object.Sample
-			}
-			var checks []check
-			for _, c := range classes {
-				for _, m := range c.methodNames() {
-					sample, ok := c.samples[m]
-					if a, found := fromScenario[c.name+"."+m]; found {
-						sample.Args, ok = a, true
-					}
-					if a, found := given[c.name+"."+m]; found {
-						sample.Args, ok = a, true
-					} else if a, found := given[m]; found {
-						sample.Args, ok = a, true
-					}
-					if n := c.arity(m); !ok && n != 0 {
-						return usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
-							c.name, m, plural(n, "argument"), m, c.name, m, m)
-					}
-					checks = append(checks, check{c, m, sample})
-				}
-			}
-			out := cmd.OutOrStdout()
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "CLASS\tMETHOD\tARGS\tMARKED\tIDEMPOTENT\tVERDICT")
-			danger := 0
-			var diffs []string
-			namespaces := map[string]*runtime.Namespace{}
-			for _, c := range classes {
-				rt := runtime.New()
-				defer rt.Close()
-				namespaces[c.name] = rt.Namespace(c.name, c.new)
-			}
-			for _, ch := range checks {
-				c, m, sample := ch.class, ch.method, ch.sample
-				ns := namespaces[c.name]
-				rep, err := verify.Idempotent(ns, m, sample.Args, verify.Options{Snapshot: sample.Storage})
-				if err != nil {
-					return usageErrorf("%v", err)
-				}
-				args := render.Value(sample.Args)
-				if sample.Args == nil {
-					args = "[]"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.name, m, args, yesNo(rep.Marked), yesNo(rep.Idempotent), rep.Verdict)
-				if rep.Verdict == verify.VerdictDanger {
-					danger++
-				}
-				if rep.Diff != "" && (showDiff || rep.Verdict == verify.VerdictDanger) {
-					lines := strings.Split(strings.TrimRight(rep.Diff, "\n"), "\n")
-					for i, l := range lines {
-						lines[i] = render.Escape(l)
-					}
-					diffs = append(diffs, fmt.Sprintf("%s.%s, once vs twice:\n  %s", c.name, m, strings.Join(lines, "\n  ")))
-				}
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			for _, d := range diffs {
-				fmt.Fprintf(out, "\n%s\n", d)
-			}
-			if danger > 0 {
-				return &codeError{code: exitExpect}
-			}
-			return nil
+			return runVerify(cmd.OutOrStdout(), classes, checks, showDiff)
 		},
 	}
 	cmd.Flags().StringArrayVar(&argFlags, "args", nil, "arguments of a method, as METHOD=JSON-ARRAY or CLASS.METHOD=JSON-ARRAY (repeatable)")
 	cmd.Flags().StringVar(&scenFile, "scenario", "", "take arguments from the calls of this scenario")
 	cmd.Flags().BoolVar(&showDiff, "diff", false, "show how twice differed from once for every method, not only the dangerous ones")
 	return cmd
+}
+
+// verifyCheck is one method verify checks, with its sample call.
+type verifyCheck struct {
+	class  verifyClass
+	method string
+	sample object.Sample
+}
+
+// verifyChecks picks the classes and every method's arguments before
+// anything runs: a method with none is an error, and nothing is printed.
+func (a *app) verifyChecks(names []string, scenFile string, argFlags []string) ([]verifyClass, []verifyCheck, error) {
+	var sc *scenario.Scenario
+	if scenFile != "" {
+		var err error
+		if sc, err = a.loadScenario(scenFile); err != nil {
+			return nil, nil, &codeError{code: exitUsage, msg: err.Error()}
+		}
+	}
+	classes, err := a.pickClasses(names, sc)
+	if err != nil {
+		return nil, nil, err
+	}
+	given, err := parseArgFlags(argFlags)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.checkArgFlags(given, classes); err != nil {
+		return nil, nil, err
+	}
+	var fromScenario map[string][]any
+	if sc != nil {
+		fromScenario = map[string][]any{}
+		for _, c := range sc.Calls() {
+			k := c.Stub.Namespace.Class.Name + "." + c.Method
+			if _, seen := fromScenario[k]; !seen && c.Fetch == nil {
+				fromScenario[k] = c.Args
+			}
+		}
+	}
+	var checks []verifyCheck
+	for _, c := range classes {
+		for _, m := range c.methodNames() {
+			sample, ok := c.samples[m]
+			if a, found := fromScenario[c.name+"."+m]; found {
+				sample.Args, ok = a, true
+			}
+			if a, found := given[c.name+"."+m]; found {
+				sample.Args, ok = a, true
+			} else if a, found := given[m]; found {
+				sample.Args, ok = a, true
+			}
+			if n := c.arity(m); !ok && n != 0 {
+				return nil, nil, usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
+					c.name, m, plural(n, "argument"), m, c.name, m, m)
+			}
+			checks = append(checks, verifyCheck{c, m, sample})
+		}
+	}
+	return classes, checks, nil
 }
 
 func yesNo(b bool) string {
@@ -170,6 +144,7 @@ type verifyClass struct {
 	new     runtime.Constructor
 	methods object.Methods
 	samples map[string]object.Sample // from object.Sampler; nil without
+	fetch   bool                     // it serves Stub.Fetch (http.Handler)
 }
 
 // methodNames lists the class's methods, sorted.
@@ -213,6 +188,7 @@ func (a *app) lookupClass(name string) (c verifyClass, err error) {
 		return c, usageErrorf("class %s: its constructor returned nil", name)
 	}
 	c = verifyClass{name: name, new: ctor, methods: inst.Methods()}
+	_, c.fetch = inst.(http.Handler)
 	if s, ok := inst.(object.Sampler); ok {
 		c.samples = s.VerifySamples()
 	}

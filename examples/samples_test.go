@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every method of every built-in class has a sample, and the verifier's
-// verdicts on them are what the classes teach: the mailer's Send is
-// dangerous, the ledger's Transfer is safe.
+// Rule C6: every method of every built-in class has a sample, and the
+// verifier's verdicts on them are what the classes teach: the mailer's
+// Send is dangerous, the ledger's Transfer is safe, seats' Cancel too.
 func TestSamplesAndVerdicts(t *testing.T) {
 	want := map[string]string{
 		"mailer.Send":           verify.VerdictDanger,
@@ -26,6 +26,8 @@ func TestSamplesAndVerdicts(t *testing.T) {
 		"ledger.Deposit":        verify.VerdictOK,
 		"seats.Book":            verify.VerdictOK,     // idempotent by booking id (rule Q2)
 		"seats-leaky.Book":      verify.VerdictDanger, // the retry fails on UNIQUE
+		"seats.Cancel":          verify.VerdictOK,     // its tombstone remembers the answer (C6)
+		"seats-leaky.Cancel":    verify.VerdictOK,     // Seats' Cancel, inherited
 	}
 	for _, c := range examples.Classes() {
 		rt := runtime.New()

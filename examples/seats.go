@@ -12,10 +12,14 @@ import (
 // table of seats with a UNIQUE constraint on the seat, one row per
 // booking. Book is marked Retryable and is idempotent by its booking id:
 // a retry of a booking that was made finds it and answers the same. Cancel
-// is idempotent too; Holder and Booked only read.
+// is idempotent too, in its answer as in its effect: a tombstone remembers
+// each booking it cancelled, so the retry of a cancel whose reply was lost
+// answers true again, not false (an idempotency key must remember the
+// answer, not only the fact). Holder and Booked only read.
 type Seats struct {
 	st    *object.State
-	ready bool // the table exists (a field: a new instance checks again)
+	ready bool // the seats table exists (a field: a new instance checks again)
+	tombs bool // the cancelled table exists (likewise)
 }
 
 // NewSeats is the Seats constructor for runtime.Namespace.
@@ -39,6 +43,10 @@ const seatsSchema = `CREATE TABLE IF NOT EXISTS seats (
 	holder  TEXT NOT NULL,
 	booking TEXT UNIQUE
 )`
+
+// cancelledSchema is Cancel's tombstones: the bookings it cancelled. Cancel
+// makes the table on its first run, so an object never cancelled has none.
+const cancelledSchema = `CREATE TABLE IF NOT EXISTS cancelled (booking TEXT PRIMARY KEY)`
 
 func (s *Seats) db(ctx context.Context) (*object.SQL, error) {
 	db := s.st.SQL()
@@ -92,17 +100,41 @@ func (s *Seats) Book(ctx context.Context, bookingID string, seat int, holder str
 	return out, err
 }
 
-// Cancel deletes the booking bookingID and reports whether it existed.
+// Cancel deletes the booking bookingID and reports whether there was one
+// to cancel: true when it deletes it now or cancelled it before (its
+// tombstone says so), false for an id with no booking and no tombstone.
+// Running it again for one request (a retry after a lost reply) answers
+// the same and writes nothing. A booking id booked again after its cancel
+// is cancelled again.
 func (s *Seats) Cancel(ctx context.Context, bookingID string) (bool, error) {
 	db, err := s.db(ctx)
 	if err != nil {
 		return false, err
 	}
-	c, err := db.Exec(ctx, "DELETE FROM seats WHERE booking = ?", bookingID)
-	if err != nil {
-		return false, err
+	if !s.tombs {
+		if _, err := db.Exec(ctx, cancelledSchema); err != nil {
+			return false, err
+		}
+		s.tombs = true
 	}
-	return c.RowsWritten > 0, nil
+	var existed bool
+	err = db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+		c, err := tx.Exec(ctx, "DELETE FROM seats WHERE booking = ?", bookingID)
+		if err != nil {
+			return err
+		}
+		if c.RowsWritten > 0 {
+			existed = true
+			_, err = tx.Exec(ctx, "INSERT OR IGNORE INTO cancelled (booking) VALUES (?)", bookingID)
+			return err
+		}
+		if c, err = tx.Exec(ctx, "SELECT 1 FROM cancelled WHERE booking = ?", bookingID); err != nil {
+			return err
+		}
+		existed = c.Len() > 0
+		return nil
+	})
+	return existed, err
 }
 
 // Holder returns who holds seat ("" if nobody).

@@ -341,7 +341,7 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 		h.respond(f, wire.FailSetup, nil, nil, err)
 		return
 	}
-	if dup && !m.retryable { // S6: refused before user code runs
+	if dup && !m.retryable && !h.ns.rerunDuplicates { // S6: refused before user code runs (RerunDuplicates: run again)
 		f.Rec.Rejected = true
 		f.Rec.Extend(k.Now()) // a late arrival is recorded to its refusal
 		h.respond(f, wire.FailRejected, nil, nil, nil)

@@ -34,13 +34,46 @@ type Namespace struct {
 	names map[[32]byte]string // ids made from names, to restore their label
 	// resets counts the resets of each object (Resets); nil until one.
 	resets map[[32]byte]int
+	// rerunDuplicates turns rule S6's refusal off (RerunDuplicates).
+	rerunDuplicates bool
 }
 
-// Namespace defines a namespace named name whose objects ctor builds. A nil
-// constructor, an empty name or a name already defined gives a namespace
-// whose Get returns the error; Run returns it too.
-func (r *Runtime) Namespace(name string, ctor Constructor) *Namespace {
+// NamespaceOption configures one namespace (Runtime.Namespace).
+type NamespaceOption interface{ applyNamespace(*Namespace) }
+
+type namespaceOptionFunc func(*Namespace)
+
+func (f namespaceOptionFunc) applyNamespace(ns *Namespace) { f(ns) }
+
+// RerunDuplicates makes the namespace's objects run a duplicate delivery
+// of a request (a retry of a request the object has already received)
+// again, as if every method and the fetch handler were marked
+// object.Retryable: the refusal of rule S6 is off for this namespace, and
+// only for it.
+//
+// It is for verifiers, which must run a method twice for one request,
+// marked or not, on the class exactly as it is (package verify does).
+// Wrapping the class to mark its methods would hide the optional
+// interfaces the runtime and package object look for on the instance
+// (object.Alarmer, object.ErrorHandler, object.RetryDefaulter,
+// http.Handler), so that an alarm, an OnError or a class's retry defaults
+// would not work under the check. A model of the platform never uses it:
+// the platform refuses a duplicate of an unmarked method.
+func RerunDuplicates() NamespaceOption {
+	return namespaceOptionFunc(func(ns *Namespace) { ns.rerunDuplicates = true })
+}
+
+// Namespace defines a namespace named name whose objects ctor builds,
+// configured by opts (RerunDuplicates; none for a model of the platform).
+// A nil constructor, an empty name or a name already defined gives a
+// namespace whose Get returns the error; Run returns it too.
+func (r *Runtime) Namespace(name string, ctor Constructor, opts ...NamespaceOption) *Namespace {
 	ns := &Namespace{r: r, name: name, ctor: ctor, hosts: map[[32]byte]*host{}, names: map[[32]byte]string{}}
+	for _, o := range opts {
+		if o != nil {
+			o.applyNamespace(ns)
+		}
+	}
 	h := sha256.Sum256([]byte("dosim-namespace\x00" + name))
 	copy(ns.tag[:], h[:8])
 	switch {

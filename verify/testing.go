@@ -14,9 +14,13 @@ import (
 // effects, from the storage the object named "verify" of ns holds now
 // (usually empty). A method marked object.Retryable that is not idempotent
 // fails t with the difference; an unmarked method that is idempotent is
-// logged as a candidate for the mark. Both runs use the seed of
-// -dosim.seed (registered by package runtimetest), else DOSIM_SEED, else 1.
-// It returns the report.
+// logged as a candidate for the mark. An inconclusive check (the call
+// failed in both runs, the object was reset, the duplicate did not run)
+// fails t too, with the reason and the errors the calls got: a test that
+// asked for a proof and checked nothing must not pass (rules C6 and H2).
+// Give the method arguments and storage under which it succeeds. Both runs
+// use the seed of -dosim.seed (registered by package runtimetest), else
+// DOSIM_SEED, else 1. It returns the report.
 func Test(t testing.TB, ns *runtime.Namespace, method string, args ...any) Report {
 	t.Helper()
 	seed, err := testrun.Seed()
@@ -36,7 +40,7 @@ func Test(t testing.TB, ns *runtime.Namespace, method string, args ...any) Repor
 	case VerdictCouldBeMarked:
 		t.Logf("%s.%s is idempotent and not marked: it could be marked object.Retryable", rep.Class, rep.Method)
 	case VerdictInconclusive:
-		t.Errorf("%s.%s: inconclusive: %s", rep.Class, rep.Method, rep.Diff)
+		t.Errorf("%s.%s: inconclusive, %s: nothing was proven about its mark.\n%s", rep.Class, rep.Method, rep.Reason, rep.Diff)
 	}
 	return rep
 }

@@ -10,6 +10,23 @@
 // retry changes the outcome. An unmarked method whose worlds agree could be
 // marked.
 //
+// The class runs as it is (rule C6): its own constructor builds the
+// instance, so every optional interface the runtime looks for on it works
+// under the check (object.Alarmer for State.SetAlarm, object.ErrorHandler,
+// object.RetryDefaulter, http.Handler). To run an unmarked method again on
+// the duplicate, the verifier's namespace is defined with
+// runtime.RerunDuplicates, not by wrapping the class.
+//
+// A check is inconclusive, never ok, when the comparison would prove
+// nothing: the object was reset during the call (a failed
+// BlockConcurrencyWhile, a storage failure), the duplicate did not run, or
+// the call failed in both runs (two errors agreeing say nothing of what the
+// method does when it works). Both worlds keep the error the caller got.
+//
+// What the worlds do not compare: the object's pending alarm (the runtime
+// keeps it outside storage), and background work (alarms, schedules) that
+// falls due after the call returned, which does not run.
+//
 // Test wraps it for go test, beside it as httptest is beside net/http.
 package verify
 
@@ -22,7 +39,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -36,16 +52,30 @@ const (
 	VerdictInconclusive  = "inconclusive"
 )
 
+// Why a check was inconclusive, as Report.Reason spells it.
+const (
+	// ReasonReset: the object was reset during the call, in either run.
+	ReasonReset = "the object was reset"
+	// ReasonNoRerun: the duplicate delivery did not run the method.
+	ReasonNoRerun = "the duplicate did not run"
+	// ReasonBothFailed: the call failed in both runs.
+	ReasonBothFailed = "both runs failed"
+)
+
 // Report is what Idempotent found for one method.
 type Report struct {
 	Class      string // the namespace's name
 	Method     string
 	Args       []any
 	Marked     bool // marked object.Retryable
-	Idempotent bool // running it twice left the same world as once
+	Idempotent bool // running it twice left the same world as once; false when inconclusive
 	Verdict    string
+	// Reason is, for an inconclusive check, why in a few words (one of the
+	// Reason constants); empty otherwise.
+	Reason string
 	// Diff says, for a person, how twice differed from once (empty when
-	// they agree), or why the check was inconclusive.
+	// they agree), or, for an inconclusive check, why nothing could be
+	// concluded, with the errors.
 	Diff string
 	// Once and Twice are the two worlds compared.
 	Once, Twice World
@@ -53,12 +83,19 @@ type Report struct {
 
 // World is what one run left behind.
 type World struct {
-	Result  any
-	Err     string
+	Result any
+	// Err is the error the caller got ("" when the call succeeded): the
+	// object's own error, or the reset's message.
+	Err string
+	// Reset says the object was reset during the call (rule L3).
+	Reset   bool
 	Storage map[string]any
 	Effects []Effect
 	Runs    int // how many times the method ran
 }
+
+// Failed reports whether the caller got an error.
+func (w World) Failed() bool { return w.Err != "" }
 
 // Effect is a side effect, without its timing and request identity.
 type Effect struct {
@@ -74,7 +111,10 @@ type Options struct {
 	Snapshot map[string]any
 }
 
-// ErrVerify is wrapped by errors that kept a check from running.
+// ErrVerify is wrapped by errors that kept a check from running: an
+// unknown method, arguments that do not fit, a class that cannot be built,
+// a run that failed outside the method's turn. What the method itself does
+// (an error, a panic, a reset) is a verdict, not an error.
 var ErrVerify = errors.New("verify")
 
 // Idempotent checks method of ns's class with args.
@@ -97,22 +137,59 @@ func Idempotent(ns *runtime.Namespace, method string, args []any, opts Options) 
 	if rep.Twice, err = world(ns, method, args, opts, true); err != nil {
 		return rep, err
 	}
-	if rep.Twice.Runs < 2 {
-		rep.Verdict = VerdictInconclusive
-		rep.Diff = fmt.Sprintf("the duplicate delivery did not run the method (it ran %d time(s)); a method slower than the 60 s deadline cannot be retried", rep.Twice.Runs)
-		return rep, nil
+	judge(&rep)
+	return rep, nil
+}
+
+// judge gives rep its verdict from its two worlds.
+func judge(rep *Report) {
+	once, twice := rep.Once, rep.Twice
+	inconclusive := func(reason, why string) {
+		rep.Verdict, rep.Reason, rep.Idempotent, rep.Diff = VerdictInconclusive, reason, false, why
 	}
-	rep.Diff = diff(rep.Once, rep.Twice)
+	switch {
+	case once.Reset || twice.Reset:
+		inconclusive(ReasonReset, fmt.Sprintf("the object was reset during the call (%s): a reset fails the call whatever the method did, so once and twice cannot be compared\n",
+			failures(once, twice)))
+		return
+	case twice.Runs < 2:
+		inconclusive(ReasonNoRerun, fmt.Sprintf("the duplicate delivery did not run the method (it ran %d time(s)); a method slower than the 60 s deadline cannot be retried\n", twice.Runs))
+		return
+	}
+	result, state := diffResult(once, twice), diffState(once, twice)
+	rep.Diff = result + state
 	rep.Idempotent = rep.Diff == ""
 	switch {
-	case marked && !rep.Idempotent:
+	case once.Failed() && twice.Failed() && !(rep.Marked && state != ""):
+		// Two failures prove nothing, unless storage or effects show that
+		// running twice did more than once: a marked method is then
+		// dangerous whatever it answered.
+		inconclusive(ReasonBothFailed, fmt.Sprintf("the call failed in both runs (%s): a failing call shows nothing of what the method does when it works, so the check proves nothing; call it with arguments and storage under which it succeeds\n%s",
+			failures(once, twice), rep.Diff))
+	case rep.Marked && !rep.Idempotent:
 		rep.Verdict = VerdictDanger
-	case !marked && rep.Idempotent:
+	case !rep.Marked && rep.Idempotent:
 		rep.Verdict = VerdictCouldBeMarked
 	default:
 		rep.Verdict = VerdictOK
 	}
-	return rep, nil
+}
+
+// failures says which runs failed, and with what: "once: ERR; twice: ERR".
+func failures(once, twice World) string {
+	var parts []string
+	for _, w := range []struct {
+		name string
+		w    World
+	}{{"once", once}, {"twice", twice}} {
+		if w.w.Failed() {
+			parts = append(parts, w.name+": "+w.w.Err)
+		}
+	}
+	if len(parts) == 0 {
+		return "no error"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // isMarked builds a throwaway instance to read the method's mark.
@@ -131,17 +208,11 @@ func isMarked(ns *runtime.Namespace, method string) (bool, error) {
 	return m.IsRetryable(), nil
 }
 
-// allMarked wraps a class so that every method is marked: a duplicate
-// delivery then runs it again, whatever its own mark says.
-type allMarked struct{ object.Object }
-
-func (a allMarked) Methods() object.Methods {
-	ms := a.Object.Methods()
-	out := make(object.Methods, len(ms))
-	for n, m := range ms {
-		out[n] = object.Retryable(m.Fn())
-	}
-	return out
+// asItIs defines ns's class in rt as it is, built by its own constructor
+// (rule C6): its instances keep every optional interface. The namespace
+// runs every duplicate delivery again, marked or not.
+func asItIs(rt *runtime.Runtime, ns *runtime.Namespace) *runtime.Namespace {
+	return rt.Namespace(ns.Name(), ns.Constructor(), runtime.RerunDuplicates())
 }
 
 // world runs the method once, or twice (a lost reply, then the duplicate
@@ -153,14 +224,7 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 	}
 	rt := runtime.New(runtime.WithSeed(opts.Seed), runtime.WithFaults(plan))
 	defer rt.Close()
-	ctor := ns.Constructor()
-	inner := rt.Namespace(ns.Name(), func(st *object.State) object.Object {
-		obj := ctor(st)
-		if obj == nil {
-			return nil
-		}
-		return allMarked{obj}
-	})
+	inner := asItIs(rt, ns)
 	id := inner.IDFromName("verify")
 	if err := inner.Storage(id).Restore(opts.Snapshot); err != nil {
 		return World{}, fmt.Errorf("%w: snapshot: %w", ErrVerify, err)
@@ -176,6 +240,8 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 		var e *stub.Error
 		switch {
 		case err == nil:
+		case errors.As(err, &e) && e.DurableObjectReset:
+			w.Err, w.Reset = e.Msg, true // the reset's message (rule L3)
 		case errors.As(err, &e) && e.Remote:
 			w.Err = e.Msg // the object's error, without the attempt it came from
 		case errors.As(err, &e) && e.Retryable:
@@ -198,12 +264,19 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 	return w, nil
 }
 
-// diff says how twice differs from once, or "" if it does not.
-func diff(once, twice World) string {
-	var b strings.Builder
-	if !reflect.DeepEqual(once.Result, twice.Result) || once.Err != twice.Err {
-		fmt.Fprintf(&b, "result: once %s, twice %s\n", show(once.Result, once.Err), show(twice.Result, twice.Err))
+// diffResult says how the caller's answer differs twice from once, or ""
+// if it does not.
+func diffResult(once, twice World) string {
+	if reflect.DeepEqual(once.Result, twice.Result) && once.Err == twice.Err {
+		return ""
 	}
+	return fmt.Sprintf("result: once %s, twice %s\n", show(once.Result, once.Err), show(twice.Result, twice.Err))
+}
+
+// diffState says how storage and effects differ twice from once, or "" if
+// they do not.
+func diffState(once, twice World) string {
+	var b strings.Builder
 	keys := map[string]bool{}
 	for k := range once.Storage {
 		keys[k] = true

@@ -24,7 +24,7 @@ func (s *shop) Methods() object.Methods {
 		"SendOffer": object.Retryable(s.SendOffer), // marked, but each run sends: DANGER
 		"Price":     object.Func(s.Price),          // idempotent, unmarked: could be marked
 		"Bump":      object.Func(s.Bump),           // not idempotent, unmarked: ok
-		"Refuse":    object.Retryable(s.Refuse),    // always fails the same way: idempotent
+		"Refuse":    object.Retryable(s.Refuse),    // always fails the same way: inconclusive (C6)
 	}
 }
 
@@ -50,6 +50,8 @@ func (s *shop) Bump(ctx context.Context) (int, error) {
 
 func (s *shop) Refuse(ctx context.Context) error { return fmt.Errorf("closed on sundays") }
 
+// Rules C6 and S6: one method for each verdict; every duplicate delivery
+// runs the method again, marked or not.
 func TestVerdicts(t *testing.T) {
 	rt := runtime.New()
 	defer rt.Close()
@@ -67,7 +69,7 @@ func TestVerdicts(t *testing.T) {
 		{"SendOffer", []any{"ada"}, true, false, verify.VerdictDanger, "effects: once 1 [email offer to ada], twice 2"},
 		{"Price", nil, false, true, verify.VerdictCouldBeMarked, ""},
 		{"Bump", nil, false, false, verify.VerdictOK, `storage "price": once 11, twice 12`},
-		{"Refuse", nil, true, true, verify.VerdictOK, ""},
+		{"Refuse", nil, true, false, verify.VerdictInconclusive, "the call failed in both runs (once: object error: closed on sundays; twice: object error: closed on sundays)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.method, func(t *testing.T) {

@@ -550,7 +550,6 @@ var allowedEdges = map[edge]bool{
 	{from: "runtime/runtimetest", to: "runtime"}:          true,
 
 	{from: "verify", to: "internal/testrun"}: true,
-	{from: "verify", to: "object"}:           true,
 	{from: "verify", to: "runtime"}:          true,
 	{from: "verify", to: "stub"}:             true,
 	{from: "verify", to: "transport"}:        true,
