@@ -31,6 +31,7 @@ func (a *app) newExplore() *cobra.Command {
 		shard, rates, jsonOut, arts  string
 		keepRules, noShrink          bool
 		shrinkTime                   time.Duration
+		minChecked                   float64
 	)
 	cmd := &cobra.Command{
 		Use:   "explore FILE",
@@ -40,11 +41,19 @@ the seed, so each seed replays exactly) and check each run: the S-rule
 invariants (an unmarked method runs at most once per call, at most MaxRetries+1
 attempts, no retry at or after the deadline, the first attempt never cancelled,
 one subrequest per call), the scenario's explore.expect expectations, and that
-each object's history is linearizable against the class itself run one call at
-a time (a call that failed ambiguously may or may not have taken effect). The
-history of an object whose alarms, schedules or queues ran is not checked, and
-is counted apart: that background work runs after the calls return, which the
-one-call-at-a-time model cannot place.
+each object's history is linearizable against the class itself run one
+operation at a time. An object's history is every turn it ran: its calls and
+its own background work (alarm deliveries, runs of its scheduled and queued
+tasks); each is replayed alone at the instant it ran, with the clock readings,
+seeded draws and answers of calls out it read then, so a class that stores the
+time is judged by what it could have computed. A turn cut short (a reset, a
+lost write) may or may not have taken effect.
+
+The report says what was checked: the object histories checked and not (with
+the reason), the faults that fired by method and stage, and the rule paths the
+runs took. It says "clean" only when it checked at least --min-checked of the
+object histories (default ` + fmt.Sprint(explore.DefaultMinChecked) + `); below that a sweep with no violation
+exits 1 all the same.
 
 The lowest failing seed is shrunk to the fewest faults that still fail it (for
 at most --shrink-time; progress goes to standard error), and printed with the
@@ -91,7 +100,13 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 				return usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", workers)
 			}
 			opts := explore.Options{First: first, FromSeedZero: first == 0, Seeds: seeds, Workers: workers, MaxAmbiguous: maxAmbiguous,
-				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime}
+				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime, MinChecked: minChecked}
+			if !(minChecked >= 0 && minChecked <= 1) {
+				return usageErrorf("--min-checked %v: want a share from 0 to 1, such as 0.9 (0: no minimum)", minChecked)
+			}
+			if minChecked == 0 {
+				opts.MinChecked = -1 // no minimum
+			}
 			if shrinkTime <= 0 {
 				return usageErrorf("--shrink-time %v: want a positive duration, such as 60s (--no-shrink turns shrinking off)", shrinkTime)
 			}
@@ -171,20 +186,21 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 				}
 				fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
 			}
-			if sum.Total > 0 {
+			if sum.Total > 0 || !sum.CheckedEnough() {
 				return &codeError{code: exitExpect}
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
+	f.Float64Var(&minChecked, "min-checked", explore.DefaultMinChecked, "the least share (0 to 1) of object histories a sweep must check to be clean; below it, exit 1 (0: no minimum)")
 	f.IntVar(&seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
 	f.Uint64Var(&first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")
 	f.IntVar(&workers, "workers", 1, "seeds checked in parallel (1 to 256)")
 	f.StringVar(&shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
 	f.StringVar(&rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
 	f.BoolVar(&keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
-	f.IntVar(&maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more ambiguous calls")
+	f.IntVar(&maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
 	f.BoolVar(&noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
 	f.StringVar(&jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
@@ -352,14 +368,7 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 		shards = fmt.Sprintf(", %d shards merged", len(sum.Shards))
 	}
 	fmt.Fprintf(w, "seeds %d..%d%s, rates %s\n", sum.First, sum.First+uint64(sum.Seeds-1), shards, explore.RatesText(sum.Rates))
-	fmt.Fprintf(w, "%d seeds run, %d object histories checked for linearizability", sum.Ran, sum.Histories)
-	if sum.Skipped > 0 {
-		fmt.Fprintf(w, " (%d skipped: too many ambiguous calls)", sum.Skipped)
-	}
-	fmt.Fprintln(w)
-	if sum.Background > 0 {
-		fmt.Fprintf(w, "%d object histories not checked for linearizability: %s\n", sum.Background, explore.ReasonBackground)
-	}
+	sum.WriteChecked(w)
 	missing := 0
 	if merged {
 		ranges := sum.Missing()
@@ -385,6 +394,8 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	}
 	if sum.Total == 0 {
 		switch {
+		case sum.Complete && missing == 0 && !sum.CheckedEnough():
+			fmt.Fprintf(w, "%s (--min-checked)\n", sum.NotCheckedEnough())
 		case sum.Complete && missing == 0 && len(sum.Shards) == 1 && sum.Shards[0].Count > 1:
 			fmt.Fprintf(w, "clean: no violation in shard %s\n", sum.Shards[0])
 		case sum.Complete && missing == 0:
@@ -394,7 +405,7 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "\n%d violation(s) in %d seed(s):\n", sum.Total, sum.Failed)
+	fmt.Fprintf(w, "\n%d violation(s) in %d seed(s), each in the seed's own run:\n", sum.Total, sum.Failed)
 	for i, v := range sum.Violations {
 		if i == 10 {
 			fmt.Fprintf(w, "  ... and %d more\n", sum.Total-10)
@@ -408,6 +419,10 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
 				fmt.Fprintf(w, "  %s\n", line)
 			}
+		}
+		fmt.Fprintf(w, "%s violates:\n", f.RunText())
+		for _, v := range f.Violations {
+			fmt.Fprintf(w, "  %s\n", v)
 		}
 		fmt.Fprintf(w, "replay: %s\n", a.replayCommand(sum, f.Seed))
 	} else if len(sum.Violations) > 0 {

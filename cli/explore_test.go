@@ -14,7 +14,9 @@ const ambiguous = "../testdata/scenarios/ambiguous-delivery.yaml"
 func TestExploreClean(t *testing.T) {
 	code, out, errOut := runCLI(t, "explore", ambiguous, "--seeds", "500")
 	require.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, out, "500 seeds run, 500 object histories checked for linearizability")
+	assert.Contains(t, out, "500 seeds run; 500 of 500 object histories checked for linearizability (100%)")
+	assert.Contains(t, out, "faults fired, by method and stage:\n  AddOne: before the object: ")
+	assert.Regexp(t, `rule paths: recovered \d+ \(S3\), duplicate-rejected \d+ \(S6\), marked-rerun \d+ \(S6\)`, out)
 	assert.Contains(t, out, "clean: no violation")
 }
 

@@ -11,15 +11,17 @@
 //   - the scenario's explore.expect expectations, which must hold under any
 //     faults;
 //   - linearizability of each object's history against a sequential model,
-//     checked with porcupine: the class itself, run one call at a time from
-//     the same storage. A call that failed ambiguously may or may not have
-//     taken effect; histories with more such calls than MaxAmbiguous are
-//     skipped (and counted) to keep checks fast. Histories of objects
-//     whose alarms, schedules or queues ran are not checked either, and
-//     counted apart (Summary.Background, ReasonBackground): that work runs
-//     after the call that asked for it returned, which a model of one call
-//     at a time cannot place, and a guess would report violations nobody
-//     made.
+//     checked with porcupine: the class itself, one operation at a time.
+//     An object's history is every turn it ran: its calls (each applied
+//     once, within the span of the attempts that ran it) and its own
+//     background work (alarm deliveries, runs of its scheduled and queued
+//     tasks, rule C2). The model replays each turn alone at the instant it
+//     ran, with the clock readings, seeded draws and answers of calls out
+//     it read then (rule C1, runtime.Replay), so a class that stores the
+//     time or draws at random is judged by what it could have computed. A
+//     turn cut short (a reset, a lost write, a cancellation) may or may
+//     not have taken effect. A history the check cannot judge is counted
+//     with its reason (Summary.Unchecked), never reported as a violation.
 //
 // On a violation the explorer keeps the first failing seed, shrinks its
 // fault set by delta debugging to a smallest one that still fails (within
@@ -62,8 +64,9 @@ func DefaultRates() transport.Rates {
 	return r
 }
 
-// DefaultMaxAmbiguous is how many ambiguous calls a history may hold before
-// its linearizability check is skipped.
+// DefaultMaxAmbiguous is how many turns of unknown effect (cut short by a
+// reset, a lost write or a cancellation) a history may hold before its
+// linearizability check is skipped (ReasonCut).
 const DefaultMaxAmbiguous = 10
 
 // Shard selects every Count-th seed of a sweep, starting with the Index-th.
@@ -107,11 +110,16 @@ type Options struct {
 	Workers int
 	// Shard restricts the sweep to one shard (default: all seeds).
 	Shard Shard
-	// MaxAmbiguous caps the ambiguous calls of a history whose
-	// linearizability is checked (default DefaultMaxAmbiguous).
+	// MaxAmbiguous caps the turns of unknown effect (cut short by a reset,
+	// a lost write or a cancellation) of a history whose linearizability is
+	// checked (default DefaultMaxAmbiguous).
 	MaxAmbiguous int
 	// NoLinearizability skips the linearizability check.
 	NoLinearizability bool
+	// MinChecked is the least share of object histories (0 to 1) a sweep
+	// must check for its report to be clean (rule C3): 0 takes
+	// DefaultMinChecked, a negative value sets no minimum.
+	MinChecked float64
 	// NoShrink keeps the first failing seed's whole fault set.
 	NoShrink bool
 	// ShrinkTime bounds the wall-clock time shrinking may take (default
@@ -175,6 +183,14 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if o.MaxAmbiguous < 0 || o.MaxAmbiguous > 20 {
 		return fmt.Errorf("%w: max ambiguous is %d, must be from 1 to 20 (the check is exponential in it)", ErrOptions, o.MaxAmbiguous)
 	}
+	switch {
+	case o.MinChecked == 0:
+		o.MinChecked = DefaultMinChecked
+	case o.MinChecked < 0:
+		o.MinChecked = -1
+	case !(o.MinChecked <= 1):
+		return fmt.Errorf("%w: min checked is %v, must be a share from 0 to 1 (negative: no minimum)", ErrOptions, o.MinChecked)
+	}
 	if o.ShrinkTime == 0 {
 		o.ShrinkTime = DefaultShrinkTime
 	}
@@ -199,11 +215,9 @@ type Explorer struct {
 	sc     *scenario.Scenario
 	opts   Options
 	marks  map[string]map[string]bool // namespace -> method -> marked
+	ctors  map[string]runtime.Constructor
 	models *models
 	now    func() time.Time // the wall clock, read only to stop shrinking
-	// ops are the scenario's calls as the model sees them, by
-	// scenario.Call.Index: made once, read by every seed.
-	ops []*op
 	// random are the run options of a seed with random faults, but its
 	// seed: made once (with the fault plan), read by every seed.
 	random, randomSweep []scenario.RunOption
@@ -231,28 +245,10 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		}
 		e.marks[ns.Name] = marks
 	}
-	e.models = newModels(ctors)
-	calls := sc.Calls()
-	e.ops = make([]*op, len(calls))
-	for _, c := range calls {
-		if c.Index < 0 || c.Index >= len(calls) {
-			return nil, fmt.Errorf("explore: call %s has index %d of %d calls", c.Path, c.Index, len(calls))
-		}
-		e.ops[c.Index] = callOp(c)
-	}
+	e.models, e.ctors = newModels(), ctors
 	e.random = e.runOptions(nil)
 	e.randomSweep = append(e.runOptions(nil), scenario.SkipExpectations())
 	return e, nil
-}
-
-// callOp is a scenario call as the model sees it.
-func callOp(c *scenario.Call) *op {
-	in := &op{method: c.Method, args: c.Args, fetch: c.Fetch, label: c.Label()}
-	in.key = c.Method + " " + canonical(c.Args)
-	if c.Fetch != nil {
-		in.key = "fetch " + canonical(c.Fetch)
-	}
-	return in
 }
 
 // Options returns the options in force, defaults filled in.
@@ -277,7 +273,7 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 // runOptions are the scenario run options, but the seed, for random
 // faults, or for an explicit fault set when rules is not nil.
 func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
-	var opts []scenario.RunOption
+	opts := []scenario.RunOption{scenario.History()}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}
@@ -304,17 +300,16 @@ type SeedResult struct {
 	// Faults are the faults the seed's attempts met, as rules naming each
 	// call and attempt: replaying them gives the same run.
 	Faults []transport.Rule
-	// Checked and Skipped count the object histories whose linearizability
-	// was checked, and those skipped for too many ambiguous calls.
-	Checked, Skipped int
-	// Background counts the object histories not checked because the
-	// object's alarms, schedules or queues ran outside its calls
-	// (ReasonBackground).
-	Background int
+	// Checked counts the object histories whose linearizability was
+	// checked; Unchecked those that were not, by reason (the Reason
+	// constants).
+	Checked   int
+	Unchecked map[string]int
 	// Linear holds what the linearizability check needs to draw each
 	// violating history, by object (nil when none violated).
 	Linear map[string]*History
 
+	paths    pathCounts
 	timedOut bool // a linearizability check ran out of its time (shrinking only)
 }
 
@@ -333,6 +328,7 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
 	}
 	out := &SeedResult{Seed: seed, Result: res, Faults: drawn(res)}
+	out.paths = countPaths(res.Calls, res.Events, marksOfCall(e.marks))
 	out.Violations = append(out.Violations, e.invariants(seed, res)...)
 	for _, f := range res.CheckExplore() {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})
@@ -340,7 +336,7 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 	if !e.opts.NoLinearizability && !mode.skipLinear {
 		lr := e.linearizable(seed, res, mode.linearTimeout)
 		out.Violations = append(out.Violations, lr.violations...)
-		out.Linear, out.Checked, out.Skipped, out.Background = lr.histories, lr.checked, lr.skipped, lr.background
+		out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
 		out.timedOut = lr.timedOut
 	}
 	return out, nil

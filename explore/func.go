@@ -64,20 +64,34 @@ func Func(t testing.TB, opts Options, fn func(ctx context.Context, rt *runtime.R
 	if sum.Clean() {
 		return sum
 	}
+	if sum.Total == 0 { // rule C3: nothing failed, but too little was checked
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s\n", t.Name(), sum.NotCheckedEnough())
+		sum.WriteChecked(&b)
+		b.WriteString("(Options.MinChecked sets the minimum; a negative value sets none)")
+		t.Errorf("%s", b.String())
+		return sum
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first:\n", t.Name(), sum.Total, sum.Failed, sum.Ran)
+	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first, seed %d:\n", t.Name(), sum.Total, sum.Failed, sum.Ran, sum.FirstFailing.Seed)
 	f := sum.FirstFailing
+	fmt.Fprintf(&b, "faults drawn %d, shrunk (%s, %d replays) to %d:\n%s", len(f.Faults), f.Shrink, f.Replays, len(f.Shrunk), FaultsYAML(f.Shrunk))
+	// Everything below describes one run, and says which (rule C5).
+	var rules []transport.Rule // nil: the seed's own run, with its random faults
+	if f.Run == RunShrunk {
+		rules = append([]transport.Rule{}, f.Shrunk...)
+	}
+	r := fe.check(f.Seed, rules, checkMode{}, true)
+	fmt.Fprintf(&b, "%s violates:\n", f.RunText())
 	for _, v := range f.Violations {
 		fmt.Fprintf(&b, "  %s\n", v)
 	}
-	fmt.Fprintf(&b, "seed %d; faults shrunk (%s, %d replays) from %d to %d:\n%s", f.Seed, f.Shrink, f.Replays, len(f.Faults), len(f.Shrunk), FaultsYAML(f.Shrunk))
 	cmd := FuncReplayCommand(t, f.Seed)
 	fmt.Fprintf(&b, "replay: %s\n", cmd)
-	r := fe.check(f.Seed, nil, checkMode{}, true)
 	if replay != nil && r.report != nil {
 		var tl bytes.Buffer
 		if err := render.Text(&tl, *r.report, render.TextOptions{}); err == nil {
-			fmt.Fprintf(&b, "timeline:\n%s", tl.String())
+			fmt.Fprintf(&b, "timeline of %s:\n%s", f.RunText(), tl.String())
 		}
 	}
 	if dir, err := testrun.ArtifactsDir(t.Name(), f.Seed); err == nil {
@@ -146,7 +160,7 @@ func newFuncExplorer(opts Options, fn func(ctx context.Context, rt *runtime.Runt
 	if err := opts.defaults(nil); err != nil {
 		return nil, err
 	}
-	return &funcExplorer{opts: opts, fn: fn, models: newModels(map[string]runtime.Constructor{}),
+	return &funcExplorer{opts: opts, fn: fn, models: newModels(),
 		now: time.Now, marks: map[string]marksOf{}}, nil
 }
 
@@ -175,7 +189,7 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	if rules != nil {
 		plan = transport.Plan(rules...)
 	}
-	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory())
 	defer rt.Close()
 	var fnErr error
 	runErr := rt.Run(func(ctx context.Context) error {
@@ -223,58 +237,58 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 		}
 		out.Violations = append(out.Violations, recordInvariants(seed, c, marks[c.Method], c.MaxRetries, c.Timeout)...)
 	}
-	// The objects' storage at the end, for the model's end state.
-	view := &runView{Calls: calls, Events: rt.Events(), Effects: rt.Effects(), Callers: rt.Callers()}
-	seen := map[string]bool{}
+	out.paths = countPaths(calls, rt.Events(), func(c *runtime.CallRecord) bool {
+		ns := namespaces[c.Namespace]
+		if ns == nil || broken[c.Namespace] {
+			return false
+		}
+		marks, _ := fe.methodMarks(c.Namespace, ns.Constructor())
+		return marks[c.Method]
+	})
+	// The objects' storage at the end, for the timeline.
+	var storage []render.Object
+	listed := map[string]bool{}
 	for _, c := range calls {
 		ns := namespaces[c.Namespace]
 		key := c.Namespace + "/" + c.Object
-		if ns == nil || seen[key] {
+		if ns == nil || listed[key] {
 			continue
 		}
-		seen[key] = true
+		listed[key] = true
 		id := ns.IDFromName(c.Object)
 		if len(c.Object) == 64 {
 			if hid, err := ns.IDFromString(c.Object); err == nil {
 				id = hid
 			}
 		}
-		view.Storage = append(view.Storage, render.Object{Namespace: c.Namespace, Object: c.Object, Data: ns.Storage(id).Snapshot()})
+		storage = append(storage, render.Object{Namespace: c.Namespace, Object: c.Object, Data: ns.Storage(id).Snapshot()})
 	}
+	effects := rt.Effects()
 	if keep {
-		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: view.Effects, Events: view.Events, Storage: view.Storage}
+		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: effects, Events: rt.Events(), Storage: storage}
 	}
 	if fe.opts.NoLinearizability || mode.skipLinear || runErr != nil {
 		return out
 	}
-	var lin []linCall
-	unchecked := map[string]bool{}
+	view := &runView{Calls: calls, Seen: make([]seen, len(calls)), History: rt.History(), Effects: effects,
+		Ctors: map[string]runtime.Constructor{}}
+	for name, ns := range namespaces {
+		view.Ctors[name] = ns.Constructor()
+	}
 	for i, c := range calls {
-		obj := c.Namespace + "/" + c.Object
-		ns := namespaces[c.Namespace]
-		if ns == nil || broken[c.Namespace] || c.Method == "fetch" {
-			unchecked[obj] = true
-		} else {
-			fe.models.learn(c.Namespace, ns.Constructor())
-		}
-		in := &op{method: c.Method, args: c.Args, label: render.CallText(c.Method, c.Args)}
-		in.key = c.Method + " " + canonical(c.Args)
-		var res outcome
 		switch {
 		case c.Outcome == runtime.OutcomeOK || c.Outcome == runtime.OutcomeRecovered:
-			res.key = resultKey(c.Result, nil)
+			view.Seen[i] = seen{known: true}
+			if c.Method != "fetch" {
+				view.Seen[i].key = resultKey(c.Result, nil)
+			}
 		case c.ObjectErr != "":
-			res.key = "err " + c.ObjectErr
-		case c.Outcome != runtime.OutcomePending && c.Executions() == 0:
-			res.noEffect = true
-		default:
-			res.unknown = true // it may or may not have taken effect
+			view.Seen[i] = seen{known: true, key: "err " + c.ObjectErr}
 		}
-		lin = append(lin, linCall{idx: i, op: in, out: res})
 	}
-	lr := checkLinear(seed, view, lin, unchecked, fe.models, fe.opts.MaxAmbiguous, mode.linearTimeout)
+	lr := checkLinear(seed, view, fe.models, fe.opts.MaxAmbiguous, broken, mode.linearTimeout)
 	out.Violations = append(out.Violations, lr.violations...)
-	out.Linear, out.Checked, out.Skipped, out.Background = lr.histories, lr.checked, lr.skipped, lr.background
+	out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
 	out.timedOut = lr.timedOut
 	return out
 }
@@ -289,7 +303,7 @@ func (fe *funcExplorer) sweep() *Summary {
 	}
 	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rates,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
-		Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
+		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
 	sum.Fingerprint = sum.fingerprint()
 	var (
 		mu   sync.Mutex
@@ -327,7 +341,7 @@ func (fe *funcExplorer) sweep() *Summary {
 // Explorer.Failing does for a scenario.
 func (fe *funcExplorer) failing(seed uint64) *Failing {
 	r := fe.check(seed, nil, checkAll, false)
-	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults}
+	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
 	if len(r.Violations) == 0 {
 		return f
 	}
@@ -339,12 +353,16 @@ func (fe *funcExplorer) failing(seed uint64) *Failing {
 		got := fe.check(seed, rules, mode, false)
 		return got.Violations, got.timedOut
 	})
+	if f.Run == RunShrunk {
+		f.settle(fe.check(seed, append([]transport.Rule{}, f.Shrunk...), checkAll, false).Violations)
+	}
 	return f
 }
 
-// writeArtifacts writes, under dir, a failing seed's timeline (text and
-// HTML, the seed's own run), porcupine's view of each history that failed
-// the check, its violations, the shrunk faults and the replay command.
+// writeArtifacts writes, under dir, the timeline (text and HTML) of r, the
+// run f's report describes, porcupine's view of each of its histories that
+// failed the check, its violations, the shrunk faults and the replay
+// command.
 func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -366,7 +384,8 @@ func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 			write("linearizability-"+strings.NewReplacer("/", "-", " ", "_").Replace(v.Object)+".html", b.Bytes()))
 	}
 	var vs strings.Builder
-	for _, v := range f.Violations {
+	fmt.Fprintf(&vs, "%s violates:\n", f.RunText())
+	for _, v := range r.Violations {
 		vs.WriteString(v.String() + "\n")
 	}
 	errs = append(errs, write("violations.txt", []byte(vs.String())),

@@ -84,7 +84,7 @@ func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults}
+	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
 	if len(r.Violations) == 0 {
 		return f, nil
 	}
@@ -99,7 +99,26 @@ func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 		}
 		return got.Violations, got.timedOut
 	})
+	if f.Run == RunShrunk { // the report is the shrunk replay's, every check of it
+		got, err := e.ReplayFaults(seed, f.Shrunk)
+		if err != nil {
+			return nil, err
+		}
+		f.settle(got.Violations)
+	}
 	return f, nil
+}
+
+// settle keeps the violations of the final replay of the shrunk faults, or
+// falls back to the seed's run if that replay, with every check, does not
+// fail the same way.
+func (f *Failing) settle(got []Violation) {
+	kind := f.Violations[0].Kind
+	if slices.ContainsFunc(got, func(v Violation) bool { return v.Kind == kind }) {
+		f.Violations = got
+		return
+	}
+	f.Run, f.Shrunk, f.Shrink = RunSeed, f.Faults, ShrinkNotReproduced
 }
 
 // shrink shrinks f's drawn faults (f.Faults, which fail with the kind of
@@ -135,8 +154,9 @@ func shrink(f *Failing, opts Options, now func() time.Time, replay func(rules []
 		return fails, false
 	}
 	f.Shrunk, f.Shrink = ddmin(slices.Clone(f.Faults), test)
+	f.Run = RunShrunk
 	if f.Shrink == ShrinkNotReproduced {
-		f.Violations = drawn
+		f.Violations, f.Run = drawn, RunSeed
 	}
 }
 
@@ -237,15 +257,20 @@ func FaultsYAML(rules []transport.Rule) string {
 // ReplayCommand is the dosim command that replays seed of a sweep.
 func (e *Explorer) ReplayCommand(seed uint64) string { return e.newSummary().ReplayCommand(seed) }
 
-// WriteArtifacts replays a failing seed with its shrunk faults and writes,
-// under dir: timeline.html (the run), linearizability-OBJECT.html (porcupine's
-// view of each history that failed the check), faults.yaml (the shrunk
-// fault set), violations.txt and replay.txt. It returns the files written.
+// WriteArtifacts replays the run a failing seed's report describes
+// (f.Run: its shrunk replay, or the seed's own run) and writes, under dir:
+// timeline.html (that run), linearizability-OBJECT.html (porcupine's view
+// of each history of it that failed the check), faults.yaml (the shrunk
+// fault set), violations.txt (that run's) and replay.txt. It returns the
+// files written.
 func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r, err := e.ReplayFaults(f.Seed, f.Shrunk)
+	r, err := e.Replay(f.Seed)
+	if f.Run == RunShrunk {
+		r, err = e.ReplayFaults(f.Seed, f.Shrunk)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +286,7 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 	if r.Result != nil {
 		var b bytes.Buffer
 		rep := r.Result.Report()
-		rep.Name = fmt.Sprintf("%s, seed %d, shrunk faults", rep.Name, f.Seed)
+		rep.Name = fmt.Sprintf("%s, %s", rep.Name, f.RunText())
 		if err := render.HTML(&b, rep); err != nil {
 			return written, err
 		}
@@ -284,7 +309,8 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 		}
 	}
 	var vs strings.Builder
-	for _, v := range f.Violations {
+	fmt.Fprintf(&vs, "%s violates:\n", f.RunText())
+	for _, v := range r.Violations {
 		vs.WriteString(v.String() + "\n")
 	}
 	if err := write("violations.txt", []byte(vs.String())); err != nil {

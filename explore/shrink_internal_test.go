@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -96,4 +97,29 @@ func TestH2_DdminBudget(t *testing.T) {
 	assert.Equal(t, ShrinkBudget, res)
 	assert.Less(t, len(got), 1000)
 	assert.True(t, slices.ContainsFunc(got, func(r transport.Rule) bool { return r.Call == 500 }), "the set kept still fails")
+}
+
+// C5: when the drawn faults, replayed as rules, do not fail the same way,
+// shrinking says so, keeps the drawn set, and the report stays the seed's
+// own run.
+func TestC5_ShrinkSaysWhenTheReplayDoesNotReproduce(t *testing.T) {
+	drawn := rules(3)
+	f := &Failing{Seed: 9, Violations: []Violation{{Seed: 9, Kind: KindLinearizability, Message: "own"}}, Faults: drawn, Shrunk: drawn, Run: RunSeed}
+	replays := 0
+	shrink(f, Options{ShrinkTime: time.Minute}, time.Now, func([]transport.Rule, checkMode) ([]Violation, bool) {
+		replays++
+		return nil, false // nothing fails
+	})
+	assert.Equal(t, ShrinkNotReproduced, f.Shrink)
+	assert.Equal(t, 1, replays)
+	assert.Equal(t, drawn, f.Shrunk)
+	assert.Equal(t, RunSeed, f.Run)
+	assert.Equal(t, "own", f.Violations[0].Message)
+
+	// A final replay that does not fail the same way falls back too.
+	f = &Failing{Seed: 9, Violations: []Violation{{Seed: 9, Kind: KindLinearizability}}, Faults: drawn, Shrunk: drawn[:1], Run: RunShrunk}
+	f.settle([]Violation{{Kind: KindInvariant}})
+	assert.Equal(t, RunSeed, f.Run)
+	assert.Equal(t, drawn, f.Shrunk)
+	assert.Equal(t, ShrinkNotReproduced, f.Shrink)
 }

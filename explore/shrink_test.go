@@ -87,22 +87,31 @@ func TestH2_ShrinkStopsWhenItsBudgetRunsOut(t *testing.T) {
 	assert.ErrorContains(t, err, "shrink time is -1s, must be > 0")
 }
 
-// Seed 364 of setquantity-overwrites-addone.yaml at the default rates
-// fails, but its three drawn faults replayed as explicit rules do not
-// (without the random draws the retries' backoffs differ and the AddOne
-// lands elsewhere). Shrinking says so instead of claiming it shrank the
-// set to itself.
-func TestH2_ShrinkSaysWhenTheReplayDoesNotReproduce(t *testing.T) {
+// C5: random faults are drawn from a hash of the seed, the call and the
+// attempt, so a seed's drawn faults, replayed as rules, give the seed's
+// own run exactly: the same trace, byte for byte. Every failing seed of a
+// sweep reproduces, and its shrunk replay fails the same way.
+func TestC5_DrawnFaultsReplayedAsRulesAreTheSeedsRun(t *testing.T) {
 	e, err := explore.New(load(t, "setquantity-overwrites-addone"), explore.Options{Rates: explore.DefaultRates()})
 	require.NoError(t, err)
-	f, err := e.Failing(364)
-	require.NoError(t, err)
-	require.NotEmpty(t, f.Violations)
-	assert.Equal(t, explore.ShrinkNotReproduced, f.Shrink)
-	assert.Equal(t, 1, f.Replays)
-	assert.Len(t, f.Faults, 3)
-	assert.Equal(t, f.Faults, f.Shrunk)
-	got, err := e.ReplayFaults(364, f.Faults)
-	require.NoError(t, err)
-	assert.Empty(t, got.Violations, "the explicit faults do not fail")
+	failing := 0
+	for seed := uint64(1); seed <= 400; seed++ {
+		own, err := e.Replay(seed)
+		require.NoError(t, err)
+		again, err := e.ReplayFaults(seed, own.Faults)
+		require.NoError(t, err)
+		require.Equal(t, own.Result.Trace(), again.Result.Trace(), "seed %d", seed)
+		if len(own.Violations) == 0 {
+			continue
+		}
+		failing++
+		f, err := e.Failing(seed)
+		require.NoError(t, err)
+		assert.NotEqual(t, explore.ShrinkNotReproduced, f.Shrink, "seed %d", seed)
+		assert.Equal(t, explore.RunShrunk, f.Run, "seed %d", seed)
+		shrunk, err := e.ReplayFaults(seed, f.Shrunk)
+		require.NoError(t, err)
+		assert.Equal(t, f.Violations, shrunk.Violations, "seed %d: the report is the shrunk replay's", seed)
+	}
+	assert.Positive(t, failing, "some seeds fail, so the shrinks were compared")
 }

@@ -56,13 +56,17 @@ type Summary struct {
 	// Ran counts the seeds checked; Failed those with a violation.
 	Ran    int `json:"ran"`
 	Failed int `json:"failed"`
-	// Histories counts object histories checked for linearizability, and
-	// Skipped those with too many ambiguous calls.
-	Histories int `json:"histories"`
-	Skipped   int `json:"skipped"`
-	// Background counts object histories not checked because background
-	// work ran (ReasonBackground).
-	Background int `json:"background,omitempty"`
+	// Histories counts object histories checked for linearizability;
+	// Unchecked those that were not, by reason (the Reason constants).
+	Histories int            `json:"histories"`
+	Unchecked map[string]int `json:"unchecked,omitempty"`
+	// MinChecked is the least share of object histories the sweep had to
+	// check to be clean (Options.MinChecked; 0: no minimum).
+	MinChecked float64 `json:"minChecked"`
+	// Fired counts the faults that struck an attempt, by method and fault.
+	Fired map[string]map[string]int `json:"fired,omitempty"`
+	// Paths counts the calls that took each rule path (the Path constants).
+	Paths map[string]int `json:"paths,omitempty"`
 	// Violations holds the first MaxViolations, by seed; Total counts all.
 	Violations []Violation `json:"violations"`
 	Total      int         `json:"total"`
@@ -84,11 +88,31 @@ type Failing struct {
 	// Shrink says how shrinking went, and Replays how many runs it took.
 	Shrink  ShrinkResult `json:"shrink,omitempty"`
 	Replays int          `json:"replays,omitempty"`
+	// Run says which run Violations describe, as the timeline and the
+	// artifacts do (rule C5): RunShrunk, the seed replayed with the Shrunk
+	// faults only, when shrinking reproduced the failure; else RunSeed,
+	// the seed's own run.
+	Run string `json:"run"`
+}
+
+// Which run a failure report describes (Failing.Run).
+const (
+	RunSeed   = "seed"   // the seed's own run, with the faults it drew
+	RunShrunk = "shrunk" // the seed replayed with the shrunk faults only
+)
+
+// RunText names the run a failure report describes, for a person.
+func (f *Failing) RunText() string {
+	if f.Run == RunShrunk {
+		return fmt.Sprintf("the shrunk replay (seed %d with %s only)", f.Seed, plural(len(f.Shrunk), "fault"))
+	}
+	return fmt.Sprintf("seed %d's own run", f.Seed)
 }
 
 // Clean reports whether the sweep checked every seed it covers (complete,
-// no shard missing) and none failed.
-func (s *Summary) Clean() bool { return s.Total == 0 && s.Whole() }
+// no shard missing), none failed, and it checked at least its minimum share
+// of object histories (CheckedEnough, rule C3).
+func (s *Summary) Clean() bool { return s.Total == 0 && s.Whole() && s.CheckedEnough() }
 
 // Whole reports whether every seed of the sweep was checked: each shard
 // ran to the end and no shard of the split is missing.
@@ -100,7 +124,7 @@ func (e *Explorer) newSummary() *Summary {
 		rates[f.String()] = r
 	}
 	s := &Summary{Scenario: e.sc.Name, File: e.sc.File, ScenarioDigest: e.sc.Digest, First: e.opts.First, Seeds: e.opts.Seeds,
-		Rates: rates, KeepRules: e.opts.KeepRules, MaxAmbiguous: e.opts.MaxAmbiguous,
+		Rates: rates, KeepRules: e.opts.KeepRules, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
 		NoLinearizability: e.opts.NoLinearizability, NoShrink: e.opts.NoShrink,
 		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
 	for ns, c := range e.opts.Classes {
@@ -116,12 +140,12 @@ func (e *Explorer) newSummary() *Summary {
 // fingerprint hashes what makes two sweeps the same sweep, seeds aside.
 func (s *Summary) fingerprint() string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "dosim explore 1\nscenario %q\ndigest %q\nrates", s.Scenario, s.ScenarioDigest)
+	fmt.Fprintf(&b, "dosim explore 2\nscenario %q\ndigest %q\nrates", s.Scenario, s.ScenarioDigest)
 	for _, k := range slices.Sorted(maps.Keys(s.Rates)) {
 		fmt.Fprintf(&b, " %q=%s", k, strconv.FormatFloat(s.Rates[k], 'g', -1, 64))
 	}
-	fmt.Fprintf(&b, "\nkeepRules %t\nmaxAmbiguous %d\nnoLinearizability %t\nnoShrink %t\nclasses %q\n",
-		s.KeepRules, s.MaxAmbiguous, s.NoLinearizability, s.NoShrink, s.Classes)
+	fmt.Fprintf(&b, "\nkeepRules %t\nmaxAmbiguous %d\nnoLinearizability %t\nnoShrink %t\nclasses %q\nminChecked %s\n",
+		s.KeepRules, s.MaxAmbiguous, s.NoLinearizability, s.NoShrink, s.Classes, strconv.FormatFloat(s.MinChecked, 'g', -1, 64))
 	sum := sha256.Sum256(b.Bytes())
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -131,9 +155,15 @@ func (s *Summary) fingerprint() string {
 // workers finish in.
 func (s *Summary) add(r *SeedResult) {
 	s.Ran++
+	s.addPaths(r.paths)
+	s.addFired(r.Faults)
 	s.Histories += r.Checked
-	s.Skipped += r.Skipped
-	s.Background += r.Background
+	for why, n := range r.Unchecked {
+		if s.Unchecked == nil {
+			s.Unchecked = map[string]int{}
+		}
+		s.Unchecked[why] += n
+	}
 	if len(r.Violations) == 0 {
 		return
 	}
@@ -292,12 +322,37 @@ func (s *Summary) Validate() error {
 		return bad("failed", s.Failed, "total is %d: violations come from failed seeds", s.Total)
 	case s.Histories < 0:
 		return bad("histories", s.Histories, "want 0 or more")
-	case s.Skipped < 0:
-		return bad("skipped", s.Skipped, "want 0 or more")
-	case s.Background < 0:
-		return bad("background", s.Background, "want 0 or more")
 	case len(s.Violations) != min(s.Total, MaxViolations):
 		return bad("violations", fmt.Sprintf("%d long", len(s.Violations)), "total is %d: want the first %d", s.Total, min(s.Total, MaxViolations))
+	}
+	if !(s.MinChecked >= 0 && s.MinChecked <= 1) {
+		return bad("minChecked", s.MinChecked, "want a share from 0 to 1")
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Paths)) {
+		if pathIndex(name) < 0 {
+			return bad("paths", strconv.Quote(name), "not a rule path")
+		}
+		if s.Paths[name] < 0 {
+			return bad("paths."+name, s.Paths[name], "want 0 or more")
+		}
+	}
+	for _, method := range slices.Sorted(maps.Keys(s.Fired)) {
+		for name, n := range s.Fired[method] {
+			if f, err := transport.ParseFault(name); err != nil || f == transport.None {
+				return bad("fired."+method, strconv.Quote(name), "not a fault; allowed are %s", faultNames())
+			}
+			if n < 0 {
+				return bad("fired."+method+"."+name, n, "want 0 or more")
+			}
+		}
+	}
+	for _, why := range slices.Sorted(maps.Keys(s.Unchecked)) {
+		if !slices.Contains(reasons, why) {
+			return bad("unchecked", strconv.Quote(why), "not a reason; allowed are %q", reasons)
+		}
+		if n := s.Unchecked[why]; n < 0 {
+			return bad("unchecked."+why, n, "want 0 or more")
+		}
 	}
 	seeds := 0
 	for i, v := range s.Violations {
@@ -333,6 +388,8 @@ func (s *Summary) Validate() error {
 		return bad("firstFailing.seed", f.Seed, "want the lowest failing seed, %d", s.Violations[0].Seed)
 	case len(f.Violations) == 0:
 		return bad("firstFailing.violations", "empty", "a failing seed has a violation")
+	case f.Run != RunSeed && f.Run != RunShrunk:
+		return bad("firstFailing.run", strconv.Quote(f.Run), "want %q or %q", RunSeed, RunShrunk)
 	}
 	return s.checkSeed("firstFailing.seed", f.Seed, seen)
 }
@@ -348,6 +405,9 @@ func (s *Summary) checkSeed(field string, seed uint64, shards map[int]bool) erro
 	}
 	return nil
 }
+
+// reasons are why a history may go unchecked.
+var reasons = []string{ReasonCut, ReasonUnreproducible, ReasonOutside, ReasonUnfinished, ReasonNoClass, ReasonStates}
 
 // kinds are the kinds of violation.
 var kinds = []string{KindInvariant, KindExpectation, KindLinearizability, KindError}
@@ -388,7 +448,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	}
 	a := parts[0]
 	out := &Summary{Scenario: a.Scenario, File: a.File, ScenarioDigest: a.ScenarioDigest, First: a.First, Seeds: a.Seeds,
-		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous,
+		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
 		Fingerprint: a.Fingerprint, Complete: true, Violations: []Violation{}}
 	owner := map[int]*Summary{}
@@ -436,11 +496,34 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		if out.Histories, err = addCount("histories", out.Histories, p.Histories); err != nil {
 			return nil, err
 		}
-		if out.Skipped, err = addCount("skipped", out.Skipped, p.Skipped); err != nil {
-			return nil, err
+		for name, n := range p.Paths {
+			if out.Paths == nil {
+				out.Paths = map[string]int{}
+			}
+			if out.Paths[name], err = addCount("paths."+name, out.Paths[name], n); err != nil {
+				return nil, err
+			}
 		}
-		if out.Background, err = addCount("background", out.Background, p.Background); err != nil {
-			return nil, err
+		for method, m := range p.Fired {
+			if out.Fired == nil {
+				out.Fired = map[string]map[string]int{}
+			}
+			if out.Fired[method] == nil {
+				out.Fired[method] = map[string]int{}
+			}
+			for name, n := range m {
+				if out.Fired[method][name], err = addCount("fired."+method+"."+name, out.Fired[method][name], n); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for why, n := range p.Unchecked {
+			if out.Unchecked == nil {
+				out.Unchecked = map[string]int{}
+			}
+			if out.Unchecked[why], err = addCount("unchecked."+why, out.Unchecked[why], n); err != nil {
+				return nil, err
+			}
 		}
 		if out.Total, err = addCount("total", out.Total, p.Total); err != nil {
 			return nil, err

@@ -35,12 +35,19 @@ func Test(t testing.TB, sc *scenario.Scenario, opts Options) *Summary {
 		return sum
 	}
 	var b strings.Builder
+	if sum.Total == 0 { // rule C3: nothing failed, but too little was checked
+		fmt.Fprintf(&b, "%s: %s\n", sc.Name, sum.NotCheckedEnough())
+		sum.WriteChecked(&b)
+		t.Errorf("%s", b.String())
+		return sum
+	}
 	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first:\n", sc.Name, sum.Total, sum.Failed, sum.Ran)
 	if f := sum.FirstFailing; f != nil {
+		fmt.Fprintf(&b, "seed %d, shrunk to %d fault(s):\n%s", f.Seed, len(f.Shrunk), FaultsYAML(f.Shrunk))
+		fmt.Fprintf(&b, "%s violates:\n", f.RunText())
 		for _, v := range f.Violations {
 			fmt.Fprintf(&b, "  %s\n", v)
 		}
-		fmt.Fprintf(&b, "shrunk to %d fault(s):\n%s", len(f.Shrunk), FaultsYAML(f.Shrunk))
 		fmt.Fprintf(&b, "replay: %s\n", e.ReplayCommand(f.Seed))
 		dir, err := testrun.ArtifactsDir(t.Name(), f.Seed)
 		if err == nil {

@@ -163,7 +163,12 @@ type storageJournal struct{ s *Storage }
 
 func (sj storageJournal) Pending() (int, bool) { return sj.s.j.Pending() }
 func (sj storageJournal) Confirm()             { sj.s.j.Confirm(); sj.s.sql.endTurn(true) }
-func (sj storageJournal) Lose() []any          { return sj.s.j.lose(sj.s) }
+func (sj storageJournal) Lose() []any {
+	fn := sj.s.onWrite // rolling back is no write of anybody's (NotifyWrites)
+	sj.s.onWrite = nil
+	defer func() { sj.s.onWrite = fn }()
+	return sj.s.j.lose(sj.s)
+}
 
 func init() {
 	wire.StartJournal = func(storage any, current func() any, sync func(ctx context.Context) error) wire.Journal {

@@ -144,6 +144,7 @@ type history struct {
 	// after that.
 	init    map[*host]ObjectState
 	outside map[*host]int
+	objects []*host // the keys of init, in the order of their first turn
 }
 
 // turnLog is a Turn being recorded.
@@ -178,6 +179,7 @@ func (hs *history) begin(h *host, kind TurnKind) *turnLog {
 			hs.init = map[*host]ObjectState{}
 		}
 		hs.init[h] = h.objectState()
+		hs.objects = append(hs.objects, h)
 	}
 	hs.stamp++
 	tl := &turnLog{kind: kind, h: h, start: h.ns.r.k.Now(), began: hs.stamp, open: true}
@@ -354,34 +356,42 @@ func copyErr(err error) error {
 	return err
 }
 
-// InitialState returns the storage and alarm the object ns/name had when
-// its first turn began (WithHistory), and whether it had a turn.
-func (r *Runtime) InitialState(namespace, name string) (ObjectState, bool) {
-	if r.hist == nil {
-		return ObjectState{}, false
-	}
-	for h, st := range r.hist.init {
-		if h.ns.name == namespace && h.target.Object == name {
-			return st, true
-		}
-	}
-	return ObjectState{}, false
+// History is what a runtime made WithHistory kept of its objects' turns,
+// as a checker reads it: every turn, and for each object that ran one,
+// its state when its first turn began and now.
+type History struct {
+	// Turns are the objects' turns, in the order they began (see Turns).
+	Turns []Turn
+	// Objects are the objects that ran a turn, in the order of their first.
+	Objects []ObjectHistory
 }
 
-// OutsideTurns counts the storage writes and effects the object ns/name
-// had made outside any of its own turns (by a test writing its storage
-// directly between calls, say) since its first turn began (WithHistory):
-// a replay of its turns alone cannot account for them.
-func (r *Runtime) OutsideTurns(namespace, name string) int {
-	if r.hist == nil {
-		return 0
+// ObjectHistory is one object's part of a History.
+type ObjectHistory struct {
+	Namespace, Object string
+	// Initial is the object's storage and alarm when its first turn began;
+	// Final is what they are now.
+	Initial, Final ObjectState
+	// Outside counts the storage writes and effects made to the object
+	// outside its own turns (a test writing its storage between calls,
+	// say) since its first turn began: a replay of its turns alone cannot
+	// account for them.
+	Outside int
+}
+
+// History returns the history of the objects' turns so far, or nil
+// without WithHistory.
+func (r *Runtime) History() *History {
+	hs := r.hist
+	if hs == nil {
+		return nil
 	}
-	for h, n := range r.hist.outside {
-		if h.ns.name == namespace && h.target.Object == name {
-			return n
-		}
+	out := &History{Turns: r.Turns(), Objects: make([]ObjectHistory, 0, len(hs.objects))}
+	for _, h := range hs.objects {
+		out.Objects = append(out.Objects, ObjectHistory{Namespace: h.ns.name, Object: h.target.Object,
+			Initial: hs.init[h], Final: h.objectState(), Outside: hs.outside[h]})
 	}
-	return 0
+	return out
 }
 
 // ObjectStateOf returns the storage and alarm of the object with id now.

@@ -119,6 +119,18 @@ func turnsOf(rt *runtime.Runtime) []runtime.Turn {
 	return out
 }
 
+// objectHistory is BOOTH/show's part of rt's history.
+func objectHistory(t *testing.T, rt *runtime.Runtime) runtime.ObjectHistory {
+	t.Helper()
+	for _, oh := range rt.History().Objects {
+		if oh.Namespace == "BOOTH" && oh.Object == "show" {
+			return oh
+		}
+	}
+	t.Fatal("BOOTH/show ran no turn")
+	return runtime.ObjectHistory{}
+}
+
 // C1: a turn's history holds the instant it began and what it read of the
 // clock, in order; replayed alone from the state it began in, it computes
 // what it computed, exactly.
@@ -145,8 +157,7 @@ func TestC1_ReplayOfATurnThatReadsTheClock(t *testing.T) {
 	assert.Equal(t, runtime.ReadClock, tu.Reads[0].Kind)
 	assert.Equal(t, runtime.Epoch.Add(42*time.Second), tu.Reads[0].Time)
 
-	init, ok := rt.InitialState("BOOTH", "show")
-	require.True(t, ok)
+	init := objectHistory(t, rt).Initial
 	assert.Empty(t, init.Storage, "the booth was empty when its first turn began")
 	rep := runtime.Replay(ctor, init, tu)
 	assert.True(t, rep.Exact, rep.Diverged)
@@ -314,9 +325,11 @@ func TestC2_WritesOutsideTheTurnsAreCounted(t *testing.T) {
 		_, err := call(ctx, ns, "Hold", "a1")
 		return err
 	}))
-	init, _ := rt.InitialState("BOOTH", "show")
-	assert.Equal(t, map[string]any{"seeded": 1}, init.Storage)
-	assert.Zero(t, rt.OutsideTurns("BOOTH", "show"))
+	oh := objectHistory(t, rt)
+	assert.Equal(t, map[string]any{"seeded": 1}, oh.Initial.Storage)
+	assert.Zero(t, oh.Outside)
 	require.NoError(t, ns.Storage(id).Put(context.Background(), "between", 2))
-	assert.Equal(t, 1, rt.OutsideTurns("BOOTH", "show"))
+	oh = objectHistory(t, rt)
+	assert.Equal(t, 1, oh.Outside)
+	assert.Equal(t, map[string]any{"seeded": 1, "between": 2, "hold/a1": "2025-01-01T00:15:00Z"}, oh.Final.Storage)
 }

@@ -51,11 +51,12 @@ func (r *Runtime) send(f *wire.Flight) {
 		Method:    f.Req.Method,
 		N:         f.N,
 		Call:      int(f.Call.Seq),
+		Seed:      r.seed,
 	}
 	if r.faults.NamesObjects() {
 		a.ObjectID = h.objectID()
 	}
-	d := r.faults.DecideAttempt(a, r.rng)
+	d := r.faults.DecideAttempt(a)
 	f.Fault, f.Reset = d.Fault, d.Reason
 	f.Rec.Fault = d.Fault
 	f.Call.InFlight++

@@ -27,6 +27,7 @@ type runConfig struct {
 	replace bool
 	sink    func(runtime.CallRecord)
 	noCheck bool
+	history bool
 	// plan is faults' plan, made when ReplaceFaults was (a sweep makes
 	// the option once and runs it for every seed; a plan is read-only).
 	plan *transport.FaultPlan
@@ -90,6 +91,10 @@ func RecordSink(fn func(runtime.CallRecord)) RunOption {
 // faults, and formatting what they missed cost every explored seed.
 func SkipExpectations() RunOption { return runOptionFunc(func(c *runConfig) { c.noCheck = true }) }
 
+// History keeps the history of the objects' turns (runtime.WithHistory)
+// in Result.History: what the explorer's model replays.
+func History() RunOption { return runOptionFunc(func(c *runConfig) { c.history = true }) }
+
 // nopLogger is the default logger, made once: a run under the explorer
 // cannot afford a logger of its own.
 var nopLogger = zap.NewNop()
@@ -145,6 +150,9 @@ type Result struct {
 	// Checked counts the expectations checked; Failures lists those not met.
 	Checked  int
 	Failures []Failure // in the order of the file
+	// History is the objects' turns, with the run option History (nil
+	// without).
+	History *runtime.History
 
 	rt *runtime.Runtime
 }
@@ -235,7 +243,12 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	rt := runtime.New(runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger), runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink))
+	ropts := []runtime.Option{runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
+		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink)}
+	if cfg.history {
+		ropts = append(ropts, runtime.WithHistory())
+	}
+	rt := runtime.New(ropts...)
 	defer rt.Close()
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
 	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))
@@ -274,6 +287,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	}
 	res.Effects = rt.Effects()
 	res.Events = rt.Events()
+	res.History = rt.History()
 	if len(s.Stubs) > 0 {
 		res.Storage = make([]render.Object, 0, len(s.Stubs))
 	}

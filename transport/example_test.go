@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/dosim/dosim/transport"
@@ -14,13 +13,12 @@ func ExamplePlan() {
 		transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse},
 		transport.Rule{Method: "Get", Delay: 3 * time.Second},
 	)
-	rng := rand.New(rand.NewPCG(1, 2))
 	for _, a := range []transport.Attempt{
 		{Object: "apple", Method: "AddOne", N: 1},
 		{Object: "apple", Method: "AddOne", N: 2},
 		{Object: "apple", Method: "Get", N: 1},
 	} {
-		fault, delay := plan.Decide(a, rng)
+		fault, delay := plan.Decide(a)
 		fmt.Printf("%s attempt %d: %s, delay %v\n", a.Method, a.N, fault, delay)
 	}
 	// Output:

@@ -23,8 +23,7 @@ package transport
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"slices"
+		"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +37,9 @@ type Attempt struct {
 	Method    string // "fetch" for Stub.Fetch
 	N         int    // attempt number, from 1
 	Call      int    // the call's sequence number in its runtime, from 1
+	// Seed is the runtime's seed: a random fault is drawn from a hash of
+	// it, the call and the attempt (see DecideAttempt).
+	Seed uint64
 }
 
 // Rule matches attempts and says what the link does to them. Zero fields
@@ -171,6 +173,21 @@ func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 	return out
 }
 
+// Draw is the uniform number in [0, 1) from which a random fault of
+// attempt n of call number call, in a runtime with seed, is drawn: a
+// SplitMix64 hash of the three.
+func Draw(seed uint64, call, n int) float64 {
+	x := splitmix(splitmix(seed^0x5851f42d4c957f2d) ^ uint64(call)<<8 ^ uint64(n))
+	return float64(x>>11) / (1 << 53)
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
 // Names reports whether the plan can give an attempt fault f: a rule
 // names it or a random rate for it is above zero. A nil plan names none.
 func (p *FaultPlan) Names(f Fault) bool {
@@ -247,18 +264,23 @@ func (p *FaultPlan) sortedRates() []Fault {
 	return fs
 }
 
-// Decide returns the fault and latency for attempt a. Random draws come from
-// rng, and only when the plan has rates, so a plan without them never
-// changes the seeded sequence.
-func (p *FaultPlan) Decide(a Attempt, rng *rand.Rand) (Fault, time.Duration) {
-	d := p.DecideAttempt(a, rng)
+// Decide returns the fault and latency for attempt a.
+func (p *FaultPlan) Decide(a Attempt) (Fault, time.Duration) {
+	d := p.DecideAttempt(a)
 	return d.Fault, d.Delay
 }
 
 // DecideAttempt is Decide with the reason of a Reset fault: the matching
 // rule's Reason, or ResetCodeUpdate when the rule gives none or the fault
 // was drawn at random.
-func (p *FaultPlan) DecideAttempt(a Attempt, rng *rand.Rand) Decision {
+//
+// A random fault is drawn from a hash of the runtime's seed, the call's
+// number and the attempt's (Draw), never from the runtime's seeded source:
+// whether one attempt gets a fault depends on nothing else, so a run that
+// replays some of a seed's faults as rules (the explorer's shrinking,
+// rule C5) keeps every other draw of the seed (backoff jitter, the order
+// of same-instant tasks) as it was.
+func (p *FaultPlan) DecideAttempt(a Attempt) Decision {
 	if p == nil {
 		return Decision{}
 	}
@@ -267,7 +289,7 @@ func (p *FaultPlan) DecideAttempt(a Attempt, rng *rand.Rand) Decision {
 		d = Decision{Fault: r.Fault, Delay: r.Delay, Reason: r.Reason}
 	}
 	if d.Fault == None && len(p.rates) > 0 {
-		u := rng.Float64()
+		u := Draw(a.Seed, a.Call, a.N)
 		acc := 0.0
 		for _, dr := range p.draws {
 			acc += dr.rate

@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"encoding/json"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -119,8 +118,7 @@ func TestFirstMatchingRuleWins(t *testing.T) {
 		transport.Rule{Object: "apple", Fault: transport.Overloaded, Delay: time.Second},
 		transport.Rule{Method: "Get", Delay: 3 * time.Second},
 	)
-	rng := rand.New(rand.NewPCG(1, 1))
-	decide := func(a transport.Attempt) (transport.Fault, time.Duration) { return plan.Decide(a, rng) }
+	decide := func(a transport.Attempt) (transport.Fault, time.Duration) { return plan.Decide(a) }
 	f, d := decide(transport.Attempt{Namespace: "A", Object: "x", Method: "Get", N: 2})
 	assert.Equal(t, transport.LoseRequest, f)
 	assert.Zero(t, d)
@@ -133,7 +131,7 @@ func TestFirstMatchingRuleWins(t *testing.T) {
 	assert.Equal(t, transport.None, f)
 	assert.Equal(t, 3*time.Second, d)
 	var none *transport.FaultPlan
-	f, d = none.Decide(transport.Attempt{Method: "Get"}, rng)
+	f, d = none.Decide(transport.Attempt{Method: "Get"})
 	assert.Equal(t, transport.None, f, "a nil plan injects nothing")
 	assert.Zero(t, d)
 }
@@ -150,7 +148,6 @@ func TestFirstMatchingRuleWinsWithCallRules(t *testing.T) {
 		transport.Rule{Fault: transport.FailAfterDelivery},
 	)
 	for _, plan := range []*transport.FaultPlan{base, base.WithRandom(transport.Rates{transport.LoseRequest: 0})} {
-		rng := rand.New(rand.NewPCG(1, 1))
 		tests := []struct {
 			a    transport.Attempt
 			want transport.Fault
@@ -163,7 +160,7 @@ func TestFirstMatchingRuleWinsWithCallRules(t *testing.T) {
 			{transport.Attempt{Call: 2, Method: "Put", N: 1}, transport.FailAfterDelivery},
 		}
 		for _, tc := range tests {
-			f, _ := plan.Decide(tc.a, rng)
+			f, _ := plan.Decide(tc.a)
 			assert.Equal(t, tc.want, f, "%+v", tc.a)
 		}
 	}
@@ -173,11 +170,10 @@ func TestRandomRatesComposeWithRules(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "Slow", Delay: time.Second}).
 		WithRandom(transport.Rates{transport.LoseRequest: 0.25, transport.LoseResponse: 0.25})
 	require.NoError(t, plan.Validate())
-	rng := rand.New(rand.NewPCG(9, 9))
 	counts := map[transport.Fault]int{}
 	const n = 20000
-	for range n {
-		f, d := plan.Decide(transport.Attempt{Method: "Slow"}, rng)
+	for i := range n {
+		f, d := plan.Decide(transport.Attempt{Method: "Slow", Seed: 9, Call: i/3 + 1, N: i%3 + 1})
 		assert.Equal(t, time.Second, d, "the rule's delay applies with a random fault")
 		counts[f]++
 	}
@@ -190,7 +186,7 @@ func TestRandomRatesComposeWithRules(t *testing.T) {
 	}
 	// A rule naming a fault takes precedence over random draws.
 	fixed := transport.Plan(transport.Rule{Fault: transport.Overloaded}).WithRandom(transport.Rates{transport.LoseRequest: 1})
-	f, _ := fixed.Decide(transport.Attempt{}, rng)
+	f, _ := fixed.Decide(transport.Attempt{})
 	assert.Equal(t, transport.Overloaded, f)
 }
 
@@ -214,4 +210,30 @@ func TestValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	assert.NoError(t, (*transport.FaultPlan)(nil).Validate())
+}
+
+// C5: a random fault is a function of the seed, the call and the attempt
+// alone: the same three always draw the same, and the draws are uniform.
+func TestC5_RandomFaultsAreAHashOfSeedCallAndAttempt(t *testing.T) {
+	plan := transport.Random(transport.Rates{transport.LoseResponse: 0.3})
+	a := transport.Attempt{Seed: 7, Call: 3, N: 2}
+	first, _ := plan.Decide(a)
+	for range 5 {
+		again, _ := plan.Decide(a)
+		assert.Equal(t, first, again)
+	}
+	assert.Equal(t, transport.Draw(7, 3, 2), transport.Draw(7, 3, 2))
+	assert.NotEqual(t, transport.Draw(7, 3, 2), transport.Draw(7, 3, 3))
+	assert.NotEqual(t, transport.Draw(7, 3, 2), transport.Draw(8, 3, 2))
+	assert.NotEqual(t, transport.Draw(7, 3, 2), transport.Draw(7, 4, 2))
+	hits := 0
+	const n = 30000
+	for i := range n {
+		u := transport.Draw(1, i+1, 1)
+		require.True(t, u >= 0 && u < 1)
+		if u < 0.3 {
+			hits++
+		}
+	}
+	assert.InDelta(t, 0.3, float64(hits)/n, 0.01)
 }

@@ -578,7 +578,6 @@ var allowedEdges = map[edge]bool{
 	{from: "scenario", to: "transport"}:      true,
 
 	{from: "explore", to: "internal/testrun"}: true,
-	{from: "explore", to: "object"}:           true,
 	{from: "explore", to: "render"}:           true,
 	{from: "explore", to: "runtime"}:          true,
 	{from: "explore", to: "scenario"}:         true,

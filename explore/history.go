@@ -1,0 +1,280 @@
+package explore
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
+)
+
+// An object's history, as the linearizability check reads it (rules C1,
+// C2): the operations the object ran, each a call (the turns of its
+// attempts that ran the method) or a turn of its own background work (an
+// alarm delivery, a run of its scheduled or queued tasks), with the
+// virtual instant and the reads it ran with, what its caller saw, and when
+// it began and ended among the object's other turns; then the object's
+// end state.
+
+// seen is what a call's caller saw of it, as the model compares it.
+type seen struct {
+	known bool   // the caller got the method's own answer
+	key   string // its resultKey or fetchKey ("" for a fetch still to fill in)
+}
+
+// runView is what the linearizability check reads of a run, whether a
+// scenario's or an explored function's.
+type runView struct {
+	Calls []runtime.CallRecord
+	// Seen is what each call's caller saw, by index of Calls.
+	Seen    []seen
+	History *runtime.History
+	Effects []runtime.Effect
+	// Ctors are the run's constructors, by namespace.
+	Ctors map[string]runtime.Constructor
+}
+
+// hop is one operation of an object's history.
+type hop struct {
+	turn *runtime.Turn // the turn the model replays
+	// input is all the model's step depends on besides the state: what
+	// the turn ran and what it read (the step's memo key).
+	input string
+	seen  seen
+	// maybe: the turn was cut short (a reset, a lost write, a
+	// cancellation), so it may have taken effect or not.
+	maybe    bool
+	from, to uint64 // the turns' Began and Ended stamps
+	label    string
+	// final marks the read of the end state that ends every history.
+	final bool
+}
+
+// objHistory is one object's history.
+type objHistory struct {
+	ns, name string
+	ctor     runtime.Constructor
+	obj      *runtime.ObjectHistory
+	ops      []*hop
+	maybes   int      // ops of unknown effect
+	end      []string // the effects and calls out the object made, for its end state
+	// skip is why the history cannot be checked ("" when it can), one of
+	// the Reason constants.
+	skip string
+}
+
+// Why an object history is not checked (Summary.Unchecked counts them).
+const (
+	// ReasonCut: more of the history's turns were cut short (by a reset,
+	// a lost write or a cancellation: each may have taken effect or not)
+	// than Options.MaxAmbiguous allows.
+	ReasonCut = "too many turns cut short"
+	// ReasonUnreproducible: no order of the operations explains the
+	// history, but the model could not replay some turn as it ran (it read
+	// runtime-wide state such as a circuit breaker, fetched another
+	// object, or read other values than it did), so that is not a
+	// violation anybody can be sure of.
+	ReasonUnreproducible = "a turn the model cannot reproduce"
+	// ReasonOutside: storage was written, or effects recorded, outside
+	// the object's turns (a test writing its storage between calls).
+	ReasonOutside = "state changed outside the object's turns"
+	// ReasonUnfinished: a turn had not ended when the run did.
+	ReasonUnfinished = "a turn that never ended"
+	// ReasonNoClass: the object's class is not known or cannot be built.
+	ReasonNoClass = "its class cannot be built"
+	// ReasonStates: the operations whose effect is unknown leave more
+	// possible states than the check follows (maxStates).
+	ReasonStates = "too many possible states"
+)
+
+// histories builds each object's history from a run.
+func histories(v *runView, maxCut int, broken map[string]bool) []*objHistory {
+	if v.History == nil {
+		return nil
+	}
+	out := make([]*objHistory, 0, len(v.History.Objects))
+	index := make(map[[2]string]*objHistory, len(v.History.Objects))
+	for i := range v.History.Objects {
+		oh := &v.History.Objects[i]
+		h := &objHistory{ns: oh.Namespace, name: oh.Object, ctor: v.Ctors[oh.Namespace], obj: oh}
+		switch {
+		case h.ctor == nil || broken[oh.Namespace]:
+			h.skip = ReasonNoClass
+		case oh.Outside > 0:
+			h.skip = ReasonOutside
+		}
+		out = append(out, h)
+		index[[2]string{oh.Namespace, oh.Object}] = h
+	}
+	calls := map[*objHistory][]int{} // the call numbers of each object's request turns, in order
+	byCall := map[int][]*runtime.Turn{}
+	for i := range v.History.Turns {
+		t := &v.History.Turns[i]
+		h := index[[2]string{t.Namespace, t.Object}]
+		if h == nil {
+			continue
+		}
+		if t.Cut == "unfinished" && h.skip == "" {
+			h.skip = ReasonUnfinished
+		}
+		for _, rd := range t.Reads {
+			if rd.Kind == runtime.ReadCall {
+				h.end = append(h.end, callEffect(rd.Call))
+			}
+		}
+		if t.Kind != runtime.TurnRequest {
+			h.ops = append(h.ops, laneOp(t))
+			continue
+		}
+		if _, ok := byCall[t.Call]; !ok {
+			calls[h] = append(calls[h], t.Call)
+		}
+		byCall[t.Call] = append(byCall[t.Call], t)
+	}
+	for _, h := range out {
+		for _, n := range calls[h] {
+			if op := callOp(v, n, byCall[n]); op != nil {
+				h.ops = append(h.ops, op)
+			}
+		}
+		for _, op := range h.ops {
+			if op.maybe {
+				h.maybes++
+			}
+		}
+		if h.skip == "" && h.maybes > maxCut {
+			h.skip = ReasonCut
+		}
+		for _, e := range v.Effects {
+			if e.Namespace == h.ns && e.Object == h.name {
+				h.end = append(h.end, effectText(e.Kind, e.Payload))
+			}
+		}
+	}
+	return out
+}
+
+// callOp is the operation of call number n, whose executing turns are
+// turns: the model applies it once, replaying the turn whose reply its
+// caller got (else its last), within the span of all of them.
+func callOp(v *runView, n int, turns []*runtime.Turn) *hop {
+	if n < 1 || n > len(v.Calls) || len(turns) == 0 {
+		return nil
+	}
+	c := &v.Calls[n-1]
+	rep := turns[len(turns)-1]
+	last := len(c.Attempts)
+	for _, t := range turns {
+		if t.Attempt == last {
+			rep = t
+		}
+	}
+	op := &hop{turn: rep, seen: v.Seen[n-1], maybe: rep.Cut != "", from: turns[0].Began,
+		label: render.CallText(c.Method, c.Args)}
+	if c.Method == "fetch" {
+		op.label = "fetch"
+		if rep.Fetch != nil {
+			op.label = "fetch " + rep.Fetch.Method + " " + rep.Fetch.URL
+		}
+	}
+	for _, t := range turns {
+		op.to = max(op.to, t.Ended)
+	}
+	if op.seen.known && (rep.Attempt != last || rep.Cut != "") {
+		op.seen = seen{} // the answer the caller got is not the replayed turn's
+	}
+	if op.seen.known && op.seen.key == "" && rep.Fetch != nil {
+		op.seen.key = fetchKey(rep.Fetch.Status, string(rep.Fetch.RespBody))
+	}
+	op.input = "R " + c.Method + " " + canonical(rep.Args) + fetchInput(rep.Fetch) + readsKey(rep)
+	return op
+}
+
+// laneOp is the operation of a background turn: what it did is the events
+// it recorded.
+func laneOp(t *runtime.Turn) *hop {
+	op := &hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended}
+	switch t.Kind {
+	case runtime.TurnAlarm:
+		op.label = fmt.Sprintf("alarm delivery (retry %d) at %v", t.Alarm.Retry, t.Start)
+	default:
+		op.label = fmt.Sprintf("%s run at %v", t.Kind, t.Start)
+	}
+	op.input = "L " + t.Kind.String() + " " + strconv.FormatInt(t.At.UnixNano(), 10) + readsKey(t)
+	return op
+}
+
+// fetchInput is a fetch's request, as the model's step key.
+func fetchInput(x *runtime.FetchExchange) string {
+	if x == nil {
+		return ""
+	}
+	return fmt.Sprintf(" %s %q %s %q", x.Method, x.URL, canonical(x.Header), x.Body)
+}
+
+// readsKey is what a turn read, as the model's step key.
+func readsKey(t *runtime.Turn) string {
+	if len(t.Reads) == 0 && !t.Shared {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" |")
+	if t.Shared {
+		b.WriteString(" shared")
+	}
+	var buf [8]byte
+	for _, rd := range t.Reads {
+		switch rd.Kind {
+		case runtime.ReadClock:
+			b.WriteString(" c")
+			b.WriteString(strconv.FormatInt(rd.Time.UnixNano(), 10))
+		case runtime.ReadRandom:
+			binary.BigEndian.PutUint64(buf[:], rd.Value)
+			b.WriteString(" r")
+			b.WriteString(hex.EncodeToString(buf[:]))
+		case runtime.ReadCall:
+			b.WriteString(" o")
+			b.WriteString(callEffect(rd.Call))
+			b.WriteString("=")
+			reply := resultKey(rd.Call.Result, nil)
+			if rd.Call.Err != nil { // the whole error: its message, attempt and flags are what the turn read
+				reply = "err " + rd.Call.Err.Error()
+			}
+			b.WriteString(strconv.Quote(reply))
+		}
+	}
+	return b.String()
+}
+
+// callEffect is a call out as an effect of the calling object.
+func callEffect(c *runtime.CallOut) string {
+	return "call " + c.Namespace + "/" + c.Object + "." + c.Method + " " + canonical(c.Args)
+}
+
+// effectText is a recorded effect as the model's state holds it.
+func effectText(kind string, payload any) string { return kind + " " + canonical(payload) }
+
+// eventsKey is what a background turn did, as its observed output: its
+// events' kinds and fields, without their times.
+func eventsKey(events []runtime.Event) string {
+	parts := make([]string, len(events))
+	for i, e := range events {
+		parts[i] = e.Kind + " " + e.Text()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// sortedEffects is effects as a multiset: concurrent turns may record them
+// in any order.
+func sortedEffects(effects []string) []string {
+	if len(effects) < 2 {
+		return effects
+	}
+	out := slices.Clone(effects)
+	slices.Sort(out)
+	return out
+}
