@@ -216,6 +216,9 @@ type Explorer struct {
 	opts   Options
 	marks  map[string]map[string]bool // namespace -> method -> marked
 	ctors  map[string]runtime.Constructor
+	// inputs are the model's step keys of the scenario's calls, without
+	// their turns' reads, by scenario.Call.Index: made once.
+	inputs []string
 	models *models
 	now    func() time.Time // the wall clock, read only to stop shrinking
 	// random are the run options of a seed with random faults, but its
@@ -246,6 +249,14 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		e.marks[ns.Name] = marks
 	}
 	e.models, e.ctors = newModels(), ctors
+	calls := sc.Calls()
+	e.inputs = make([]string, len(calls))
+	for _, c := range calls {
+		if c.Index < 0 || c.Index >= len(calls) {
+			return nil, fmt.Errorf("explore: call %s has index %d of %d calls", c.Path, c.Index, len(calls))
+		}
+		e.inputs[c.Index] = callInput(c.Method, c.Args)
+	}
 	e.random = e.runOptions(nil)
 	e.randomSweep = append(e.runOptions(nil), scenario.SkipExpectations())
 	return e, nil

@@ -31,7 +31,11 @@ type seen struct {
 type runView struct {
 	Calls []runtime.CallRecord
 	// Seen is what each call's caller saw, by index of Calls.
-	Seen    []seen
+	Seen []seen
+	// Inputs are, by index of Calls, the model's step key of each call
+	// without its reads ("R METHOD ARGS"): made once per scenario call,
+	// when known (nil: made from the record).
+	Inputs  []string
 	History *runtime.History
 	Effects []runtime.Effect
 	// Ctors are the run's constructors, by namespace.
@@ -49,9 +53,25 @@ type hop struct {
 	// cancellation), so it may have taken effect or not.
 	maybe    bool
 	from, to uint64 // the turns' Began and Ended stamps
-	label    string
+	call     *runtime.CallRecord
 	// final marks the read of the end state that ends every history.
 	final bool
+}
+
+// label names the operation for a person.
+func (op *hop) label() string {
+	t := op.turn
+	switch {
+	case op.final:
+		return "end state"
+	case t.Kind == runtime.TurnAlarm:
+		return fmt.Sprintf("alarm delivery (retry %d) at %v", t.Alarm.Retry, t.Start)
+	case t.Kind != runtime.TurnRequest:
+		return fmt.Sprintf("%s run at %v", t.Kind, t.Start)
+	case t.Fetch != nil:
+		return "fetch " + t.Fetch.Method + " " + t.Fetch.URL
+	}
+	return render.CallText(op.call.Method, op.call.Args)
 }
 
 // objHistory is one object's history.
@@ -59,7 +79,7 @@ type objHistory struct {
 	ns, name string
 	ctor     runtime.Constructor
 	obj      *runtime.ObjectHistory
-	ops      []*hop
+	ops      []hop
 	maybes   int      // ops of unknown effect
 	end      []string // the effects and calls out the object made, for its end state
 	// skip is why the history cannot be checked ("" when it can), one of
@@ -92,29 +112,37 @@ const (
 )
 
 // histories builds each object's history from a run.
-func histories(v *runView, maxCut int, broken map[string]bool) []*objHistory {
+func histories(v *runView, maxCut int, broken map[string]bool) []objHistory {
 	if v.History == nil {
 		return nil
 	}
-	out := make([]*objHistory, 0, len(v.History.Objects))
-	index := make(map[[2]string]*objHistory, len(v.History.Objects))
+	out := make([]objHistory, len(v.History.Objects))
 	for i := range v.History.Objects {
 		oh := &v.History.Objects[i]
-		h := &objHistory{ns: oh.Namespace, name: oh.Object, ctor: v.Ctors[oh.Namespace], obj: oh}
+		h := &out[i]
+		*h = objHistory{ns: oh.Namespace, name: oh.Object, ctor: v.Ctors[oh.Namespace], obj: oh}
 		switch {
 		case h.ctor == nil || broken[oh.Namespace]:
 			h.skip = ReasonNoClass
 		case oh.Outside > 0:
 			h.skip = ReasonOutside
 		}
-		out = append(out, h)
-		index[[2]string{oh.Namespace, oh.Object}] = h
 	}
-	calls := map[*objHistory][]int{} // the call numbers of each object's request turns, in order
-	byCall := map[int][]*runtime.Turn{}
+	// Each object's operations in one array: as many as its turns at most.
+	owner := make([]*objHistory, len(v.History.Turns))
 	for i := range v.History.Turns {
 		t := &v.History.Turns[i]
-		h := index[[2]string{t.Namespace, t.Object}]
+		if owner[i] = find(out, t.Namespace, t.Object); owner[i] != nil {
+			owner[i].maybes++ // counts turns for now
+		}
+	}
+	arena := make([]hop, len(v.History.Turns))
+	for i := range out {
+		n := out[i].maybes
+		out[i].ops, arena, out[i].maybes = arena[:0:n], arena[n:], 0
+	}
+	for i := range v.History.Turns {
+		t, h := &v.History.Turns[i], owner[i]
 		if h == nil {
 			continue
 		}
@@ -130,18 +158,21 @@ func histories(v *runView, maxCut int, broken map[string]bool) []*objHistory {
 			h.ops = append(h.ops, laneOp(t))
 			continue
 		}
-		if _, ok := byCall[t.Call]; !ok {
-			calls[h] = append(calls[h], t.Call)
+		if k := slices.IndexFunc(h.ops, func(op hop) bool { return op.call != nil && op.turn.Call == t.Call }); k >= 0 {
+			addTurn(v, &h.ops[k], t)
+			continue
 		}
-		byCall[t.Call] = append(byCall[t.Call], t)
+		if op, ok := callOp(v, t); ok {
+			h.ops = append(h.ops, op)
+		}
 	}
-	for _, h := range out {
-		for _, n := range calls[h] {
-			if op := callOp(v, n, byCall[n]); op != nil {
-				h.ops = append(h.ops, op)
+	for i := range out {
+		h := &out[i]
+		for k := range h.ops {
+			op := &h.ops[k]
+			if op.call != nil {
+				finishCall(v, op)
 			}
-		}
-		for _, op := range h.ops {
 			if op.maybe {
 				h.maybes++
 			}
@@ -158,52 +189,66 @@ func histories(v *runView, maxCut int, broken map[string]bool) []*objHistory {
 	return out
 }
 
-// callOp is the operation of call number n, whose executing turns are
-// turns: the model applies it once, replaying the turn whose reply its
-// caller got (else its last), within the span of all of them.
-func callOp(v *runView, n int, turns []*runtime.Turn) *hop {
-	if n < 1 || n > len(v.Calls) || len(turns) == 0 {
-		return nil
-	}
-	c := &v.Calls[n-1]
-	rep := turns[len(turns)-1]
-	last := len(c.Attempts)
-	for _, t := range turns {
-		if t.Attempt == last {
-			rep = t
+// find returns the history of ns/name among hs.
+func find(hs []objHistory, ns, name string) *objHistory {
+	for i := range hs {
+		if hs[i].name == name && hs[i].ns == ns {
+			return &hs[i]
 		}
 	}
-	op := &hop{turn: rep, seen: v.Seen[n-1], maybe: rep.Cut != "", from: turns[0].Began,
-		label: render.CallText(c.Method, c.Args)}
-	if c.Method == "fetch" {
-		op.label = "fetch"
-		if rep.Fetch != nil {
-			op.label = "fetch " + rep.Fetch.Method + " " + rep.Fetch.URL
-		}
+	return nil
+}
+
+// callOp starts the operation of the call whose first executing turn is
+// t: the model applies it once, replaying the turn whose reply its caller
+// got (else its last), within the span of all of them.
+func callOp(v *runView, t *runtime.Turn) (hop, bool) {
+	if t.Call < 1 || t.Call > len(v.Calls) {
+		return hop{}, false
 	}
-	for _, t := range turns {
-		op.to = max(op.to, t.Ended)
+	return hop{turn: t, call: &v.Calls[t.Call-1], from: t.Began, to: t.Ended}, true
+}
+
+// addTurn adds another executing turn of a call to its operation.
+func addTurn(v *runView, op *hop, t *runtime.Turn) {
+	op.to = max(op.to, t.Ended)
+	if op.turn.Attempt != len(op.call.Attempts) {
+		op.turn = t // the later attempt, unless the first is the one whose reply came
 	}
-	if op.seen.known && (rep.Attempt != last || rep.Cut != "") {
+}
+
+// finishCall sets what the call's caller saw and the model's step key,
+// once all its turns are in.
+func finishCall(v *runView, op *hop) {
+	rep, n := op.turn, op.turn.Call
+	op.maybe = rep.Cut != ""
+	op.seen = v.Seen[n-1]
+	if op.seen.known && (rep.Attempt != len(op.call.Attempts) || rep.Cut != "") {
 		op.seen = seen{} // the answer the caller got is not the replayed turn's
 	}
 	if op.seen.known && op.seen.key == "" && rep.Fetch != nil {
 		op.seen.key = fetchKey(rep.Fetch.Status, string(rep.Fetch.RespBody))
 	}
-	op.input = "R " + c.Method + " " + canonical(rep.Args) + fetchInput(rep.Fetch) + readsKey(rep)
-	return op
+	base := ""
+	if n-1 < len(v.Inputs) {
+		base = v.Inputs[n-1]
+	}
+	if base == "" {
+		base = callInput(op.call.Method, rep.Args)
+	}
+	op.input = base
+	if rep.Fetch != nil || len(rep.Reads) > 0 || rep.Shared {
+		op.input = base + fetchInput(rep.Fetch) + readsKey(rep)
+	}
 }
+
+// callInput is a call's step key, without what its turn read.
+func callInput(method string, args []any) string { return "R " + method + " " + canonical(args) }
 
 // laneOp is the operation of a background turn: what it did is the events
 // it recorded.
-func laneOp(t *runtime.Turn) *hop {
-	op := &hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended}
-	switch t.Kind {
-	case runtime.TurnAlarm:
-		op.label = fmt.Sprintf("alarm delivery (retry %d) at %v", t.Alarm.Retry, t.Start)
-	default:
-		op.label = fmt.Sprintf("%s run at %v", t.Kind, t.Start)
-	}
+func laneOp(t *runtime.Turn) hop {
+	op := hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended}
 	op.input = "L " + t.Kind.String() + " " + strconv.FormatInt(t.At.UnixNano(), 10) + readsKey(t)
 	return op
 }

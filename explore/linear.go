@@ -54,13 +54,15 @@ func (r *linearReport) skip(reason string) {
 // not decide a verdict), a check that takes longer stops and the report
 // says it timed out.
 func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
-	v := &runView{Calls: res.Calls, Seen: make([]seen, len(res.Calls)), History: res.History, Effects: res.Effects, Ctors: e.ctors}
+	v := &runView{Calls: res.Calls, Seen: make([]seen, len(res.Calls)), Inputs: make([]string, len(res.Calls)),
+		History: res.History, Effects: res.Effects, Ctors: e.ctors}
 	var se *stub.Error
 	for _, o := range res.Outcomes {
 		if o.Call == nil {
 			continue
 		}
 		for k, idx := range o.Records {
+			v.Inputs[idx] = e.inputs[o.Call.Index]
 			err := o.Errs[k]
 			switch {
 			case err == nil && o.Call.Fetch != nil:
@@ -79,25 +81,19 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 // model. Namespaces in broken have a class that cannot be built.
 func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[string]bool, timeout time.Duration) linearReport {
 	var rep linearReport
-	for _, h := range histories(v, maxCut, broken) {
+	hs := histories(v, maxCut, broken)
+	for i := range hs {
+		h := &hs[i]
 		if h.skip != "" {
 			rep.skip(h.skip)
 			continue
 		}
 		m := ms.get(h.ns, h.name)
-		c := &checker{m: m, ctor: h.ctor, sets: map[string]*pset{}}
-		c.wild = &pset{wild: true, key: "wild"}
+		c := &checker{m: m, ctor: h.ctor}
 		init := m.intern(h.obj.Initial, nil)
 		c.endKey = m.intern(h.obj.Final, h.end).key
-		events := historyEvents(h)
-		if dbg {
-			fmt.Printf("seed %d %s/%s end %s\n", seed, h.ns, h.name, c.endKey)
-			for _, op := range h.ops {
-				fmt.Printf("   op %s [%d,%d] seen=%+v maybe=%v input=%s\n", op.label, op.from, op.to, op.seen, op.maybe, op.input)
-			}
-		}
-		got := m.verdict(c, init, events, timeout)
-		switch got {
+		order := orderOps(h)
+		switch m.verdict(c, init, h, order, timeout) {
 		case 0:
 			rep.timedOut = true
 			continue
@@ -116,7 +112,7 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		if rep.histories == nil {
 			rep.histories = map[string]*History{}
 		}
-		rep.histories[obj] = &History{Object: obj, Events: events, c: c, init: init}
+		rep.histories[obj] = &History{Object: obj, Events: historyEvents(h, order), c: c, init: init}
 		rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
 			Message: fmt.Sprintf("no order of its %s, each applied once (those cut short at most once), explains what callers saw and its end state %s",
 				opsText(h.ops), describeEnd(h))})
@@ -126,10 +122,10 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 
 // opsText counts a history's operations for a person: "3 calls", "2
 // calls and 1 background turn".
-func opsText(ops []*hop) string {
+func opsText(ops []hop) string {
 	calls := 0
-	for _, op := range ops {
-		if op.turn.Kind == 1 { // runtime.TurnRequest
+	for i := range ops {
+		if ops[i].call != nil {
 			calls++
 		}
 	}
@@ -140,57 +136,70 @@ func opsText(ops []*hop) string {
 	return s
 }
 
-// historyEvents orders a history's operations by the stamps of their
-// turns, then the end-state read after them all.
-func historyEvents(h *objHistory) []porcupine.Event {
-	type stamp struct {
-		at  uint64
-		id  int
-		ret bool
-	}
+// stamp is one event of a history: the start (or the end, ret) of the
+// id-th operation, or of the end-state read when id is the number of
+// operations; at orders them.
+type stamp struct {
+	at  uint64
+	id  int32
+	ret bool
+}
+
+// orderOps orders a history's operations by the stamps of their turns
+// (each is unique), then the end-state read after them all.
+func orderOps(h *objHistory) []stamp {
 	stamps := make([]stamp, 0, 2*len(h.ops)+2)
 	var last uint64
-	for i, op := range h.ops {
-		stamps = append(stamps, stamp{op.from, i, false}, stamp{op.to, i, true})
+	for i := range h.ops {
+		op := &h.ops[i]
+		stamps = append(stamps, stamp{op.from, int32(i), false}, stamp{op.to, int32(i), true})
 		last = max(last, op.to)
 	}
-	n := len(h.ops)
-	final := &hop{final: true, label: "end state"}
+	n := int32(len(h.ops))
 	stamps = append(stamps, stamp{last + 1, n, false}, stamp{last + 2, n, true})
-	slices.SortStableFunc(stamps, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
-	events := make([]porcupine.Event, len(stamps))
-	for i, s := range stamps {
-		op := final
-		if s.id < n {
-			op = h.ops[s.id]
+	slices.SortFunc(stamps, func(a, b stamp) int { return cmp.Compare(a.at, b.at) })
+	return stamps
+}
+
+// finalOp is the read of the end state that ends every history.
+var finalOp = &hop{final: true}
+
+// historyEvents makes porcupine's events of a history, in order.
+func historyEvents(h *objHistory, order []stamp) []porcupine.Event {
+	events := make([]porcupine.Event, len(order))
+	for i, s := range order {
+		op := finalOp
+		if int(s.id) < len(h.ops) {
+			op = &h.ops[s.id]
 		}
 		kind := porcupine.CallEvent
 		if s.ret {
 			kind = porcupine.ReturnEvent
 		}
-		events[i] = porcupine.Event{ClientId: s.id, Kind: kind, Value: op, Id: s.id}
+		events[i] = porcupine.Event{ClientId: int(s.id), Kind: kind, Value: op, Id: int(s.id)}
 	}
 	return events
 }
 
 // verdict checks a history, memoised by all the verdict depends on: the
-// initial and end states and the events with their inputs and outputs.
-// 0 means the check ran out of its time.
-func (m *model) verdict(c *checker, init *state, events []porcupine.Event, timeout time.Duration) verdict {
-	key := historyKey(init, c.endKey, events)
+// initial and end states and the operations in order with their inputs
+// and outputs. 0 means the check ran out of its time.
+func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, timeout time.Duration) verdict {
+	var buf [512]byte
+	key := historyKey(buf[:0], init, c.endKey, h, order)
 	m.mu.Lock()
-	v, seen := m.verdicts[key]
+	v, seen := m.verdicts[string(key)]
 	m.mu.Unlock()
 	if seen {
 		return v
 	}
-	v = c.run(init, events, timeout)
+	v = c.run(init, historyEvents(h, order), timeout)
 	if v == 0 {
 		return 0
 	}
 	m.mu.Lock()
 	if len(m.verdicts) < maxVerdicts {
-		m.verdicts[key] = v
+		m.verdicts[string(key)] = v
 	}
 	m.mu.Unlock()
 	return v
@@ -236,25 +245,25 @@ func (c *checker) run(init *state, events []porcupine.Event, timeout time.Durati
 	return violation
 }
 
-// historyKey is all a history's verdict depends on, unambiguously.
-func historyKey(init *state, end string, events []porcupine.Event) string {
-	var b []byte
+// historyKey appends to b all a history's verdict depends on,
+// unambiguously.
+func historyKey(b []byte, init *state, end string, h *objHistory, order []stamp) []byte {
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
 	str(init.key)
 	str(end)
-	for _, ev := range events {
-		op := ev.Value.(*hop)
-		b = binary.AppendUvarint(b, uint64(ev.Id))
-		if ev.Kind == porcupine.CallEvent {
-			if op.final {
-				b = append(b, 'F')
-			} else {
-				b = append(b, 'C')
-				str(op.input)
-			}
+	for _, s := range order {
+		b = binary.AppendUvarint(b, uint64(s.id))
+		if int(s.id) == len(h.ops) {
+			b = append(b, 'F')
+			continue
+		}
+		op := &h.ops[s.id]
+		if !s.ret {
+			b = append(b, 'C')
+			str(op.input)
 			continue
 		}
 		flags := byte('R')
@@ -267,7 +276,7 @@ func historyKey(init *state, end string, events []porcupine.Event) string {
 		b = append(b, flags)
 		str(op.seen.key)
 	}
-	return string(b)
+	return b
 }
 
 // describeEnd is an object's end state for a violation's message.

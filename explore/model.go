@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -59,8 +58,6 @@ const (
 	unreproducible         // no exact order explains it, but some step was not exact
 	tooManyStates          // the possible states outgrew maxStates
 )
-
-var dbg = os.Getenv("DBG") != ""
 
 // maxStates caps the possible states a check follows.
 const maxStates = 256
@@ -144,9 +141,6 @@ func (m *model) step(ctor runtime.Constructor, s *state, op *hop) stepResult {
 	r, ok := m.steps[k]
 	m.mu.Unlock()
 	if ok {
-		if dbg {
-			fmt.Printf("  memo step %s from %s -> %s %q exact=%v\n", op.label, s.key, r.to.key, r.out, r.exact)
-		}
 		return r
 	}
 	rep := runtime.Replay(ctor, s.st, *op.turn)
@@ -159,9 +153,6 @@ func (m *model) step(ctor runtime.Constructor, s *state, op *hop) stepResult {
 	}
 	r = stepResult{out: replayedKey(op.turn, rep), exact: rep.Exact, why: rep.Diverged}
 	r.to = m.intern(rep.State, effects)
-	if dbg {
-		fmt.Printf("  step %s %s from %s -> %s %q exact=%v %s\n", op.label, op.input, s.key, r.to.key, r.out, r.exact, r.why)
-	}
 	m.mu.Lock()
 	m.steps[k] = r
 	m.mu.Unlock()
@@ -200,8 +191,7 @@ type checker struct {
 	lenient bool
 	inexact string // the first step that was not exact, when one was met
 	over    bool   // the states outgrew maxStates
-	sets    map[string]*pset
-	wild    *pset
+	sets    map[string]*pset // made on first use
 	endKey  string
 }
 
@@ -216,6 +206,9 @@ func (c *checker) set(members []*state) *pset {
 		b.WriteByte(0)
 		binary.LittleEndian.PutUint64(buf[:], s.hash)
 		_, _ = h.Write(buf[:])
+	}
+	if c.sets == nil {
+		c.sets = map[string]*pset{}
 	}
 	if p := c.sets[b.String()]; p != nil {
 		return p
@@ -237,11 +230,11 @@ func (c *checker) porcupineModel(init *state) porcupine.Model {
 			case op.final:
 				return "end state"
 			case op.maybe:
-				return op.label + " -> ? (cut short: may or may not have taken effect)"
+				return op.label() + " -> ? (cut short: may or may not have taken effect)"
 			case !op.seen.known:
-				return op.label + " -> ? (its reply was lost)"
+				return op.label() + " -> ? (its reply was lost)"
 			}
-			return op.label + " -> " + op.seen.key
+			return op.label() + " -> " + op.seen.key
 		},
 		DescribeState: func(st any) string {
 			p := st.(*pset)
@@ -277,10 +270,10 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 		r := c.m.step(c.ctor, s, op)
 		if !r.exact {
 			if c.inexact == "" {
-				c.inexact = op.label + ": " + r.why
+				c.inexact = op.label() + ": " + r.why
 			}
 			if c.lenient {
-				return true, c.wild
+				return true, &pset{wild: true, key: "wild"}
 			}
 			continue
 		}

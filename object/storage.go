@@ -391,3 +391,12 @@ func (s *Storage) Restore(snap map[string]any) error {
 
 // Len returns the number of stored keys.
 func (s *Storage) Len() int { return len(s.flatten()) }
+
+// HasSQL reports whether the storage holds an SQL database (State.SQL was
+// used), whose tables Snapshot writes beside the keys.
+func (s *Storage) HasSQL() bool {
+	for s.txn != nil {
+		s = s.parent
+	}
+	return s.sql != nil
+}

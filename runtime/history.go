@@ -108,7 +108,8 @@ type Turn struct {
 	Object    string
 	// Call and Attempt say which call's attempt a request turn ran: Call is
 	// the call's number (its position in Calls, from 1). Method and Args
-	// are the call's.
+	// are the call's: Args are the runtime's own copies, to read, not to
+	// change.
 	Call, Attempt int
 	Method        string
 	Args          []any
@@ -139,12 +140,16 @@ type Turn struct {
 type history struct {
 	stamp uint64
 	turns []*turnLog
-	// init is each object's storage and alarm when its first turn began;
-	// outside counts, per object, writes and effects made outside its turns
-	// after that.
-	init    map[*host]ObjectState
-	outside map[*host]int
-	objects []*host // the keys of init, in the order of their first turn
+	// objects are the hosts that ran a turn, in the order of their first
+	// (each keeps its objectLog).
+	objects []*host
+	slab    []turnLog // where the next turn logs come from
+}
+
+// objectLog is what the history keeps of one object besides its turns.
+type objectLog struct {
+	init    ObjectState // its storage and alarm when its first turn began
+	outside int         // writes and effects made outside its turns since
 }
 
 // turnLog is a Turn being recorded.
@@ -154,7 +159,7 @@ type turnLog struct {
 	call         *wire.Call
 	attempt      int
 	fetch        *FetchExchange
-	alarm        AlarmState
+	alarm        *AlarmState // an alarm turn's, as it found it
 	start, end   time.Duration
 	began, ended uint64
 	reads        []read
@@ -174,15 +179,20 @@ type read struct {
 
 // begin starts the log of a turn of h.
 func (hs *history) begin(h *host, kind TurnKind) *turnLog {
-	if _, ok := hs.init[h]; !ok {
-		if hs.init == nil {
-			hs.init = map[*host]ObjectState{}
+	if h.hist == nil {
+		h.hist = &objectLog{}
+		if h.storage.Len() > 0 || h.storage.HasSQL() || h.alarm.set { // most objects begin empty: nothing to copy
+			h.hist.init = h.objectState()
 		}
-		hs.init[h] = h.objectState()
 		hs.objects = append(hs.objects, h)
 	}
 	hs.stamp++
-	tl := &turnLog{kind: kind, h: h, start: h.ns.r.k.Now(), began: hs.stamp, open: true}
+	if len(hs.slab) == 0 {
+		hs.slab = make([]turnLog, 4)
+	}
+	tl := &hs.slab[0]
+	hs.slab = hs.slab[1:]
+	*tl = turnLog{kind: kind, h: h, start: h.ns.r.k.Now(), began: hs.stamp, open: true}
 	hs.turns = append(hs.turns, tl)
 	return tl
 }
@@ -229,13 +239,10 @@ func (r *Runtime) current(h *host) *turnLog {
 // noteOutside counts a write or an effect of h made outside its turns,
 // once its history has begun.
 func (hs *history) noteOutside(r *Runtime, h *host) {
-	if _, begun := hs.init[h]; !begun || r.current(h) != nil {
+	if h.hist == nil || r.current(h) != nil {
 		return
 	}
-	if hs.outside == nil {
-		hs.outside = map[*host]int{}
-	}
-	hs.outside[h]++
+	h.hist.outside++
 }
 
 // histSource is the object-visible seeded source of a runtime that keeps
@@ -320,14 +327,17 @@ func (r *Runtime) Turns() []Turn {
 
 func (tl *turnLog) turn() Turn {
 	h := tl.h
-	t := Turn{Kind: tl.kind, Namespace: h.ns.name, Object: h.target.Object, Fetch: tl.fetch, Alarm: tl.alarm,
+	t := Turn{Kind: tl.kind, Namespace: h.ns.name, Object: h.target.Object, Fetch: tl.fetch,
 		At: h.ns.r.start.Add(tl.start), Start: tl.start, End: tl.end, Began: tl.began, Ended: tl.ended, Shared: tl.shared, Cut: tl.cut,
-		Events: append([]Event(nil), tl.events...)}
+		Events: tl.events[:len(tl.events):len(tl.events)]} // an ended turn's events change no more
+	if tl.alarm != nil {
+		t.Alarm = *tl.alarm
+	}
 	if tl.open { // still running (a turn that never ended: the run stopped)
 		t.End, t.Ended, t.Cut = h.ns.r.k.Now(), h.ns.r.hist.stamp+1, "unfinished"
 	}
 	if c := tl.call; c != nil {
-		t.Call, t.Attempt, t.Method, t.Args = int(c.Seq), tl.attempt, c.Site.Method, copyArgs(c.Args())
+		t.Call, t.Attempt, t.Method, t.Args = int(c.Seq), tl.attempt, c.Site.Method, c.Args()
 		if t.Cut == "" && c.LostWrites(c.Attempt(tl.attempt-1)) > 0 {
 			t.Cut = "writes lost"
 		}
@@ -379,6 +389,21 @@ type ObjectHistory struct {
 	Outside int
 }
 
+// FinalStorage returns the storage the object ns/name holds now, as its
+// Final state says, when it ran a turn (ok); a nil History has none.
+// The map is the history's own: do not change it.
+func (h *History) FinalStorage(namespace, name string) (map[string]any, bool) {
+	if h == nil {
+		return nil, false
+	}
+	for i := range h.Objects {
+		if o := &h.Objects[i]; o.Namespace == namespace && o.Object == name {
+			return o.Final.Storage, true
+		}
+	}
+	return nil, false
+}
+
 // History returns the history of the objects' turns so far, or nil
 // without WithHistory.
 func (r *Runtime) History() *History {
@@ -389,7 +414,7 @@ func (r *Runtime) History() *History {
 	out := &History{Turns: r.Turns(), Objects: make([]ObjectHistory, 0, len(hs.objects))}
 	for _, h := range hs.objects {
 		out.Objects = append(out.Objects, ObjectHistory{Namespace: h.ns.name, Object: h.target.Object,
-			Initial: hs.init[h], Final: h.objectState(), Outside: hs.outside[h]})
+			Initial: h.hist.init, Final: h.objectState(), Outside: h.hist.outside})
 	}
 	return out
 }

@@ -94,7 +94,10 @@ func (h *host) beginLane(lt *laneTurn) {
 		kind = TurnQueue
 	}
 	lt.log = hs.begin(h, kind)
-	lt.log.alarm = h.alarmState()
+	if kind == TurnAlarm {
+		a := h.alarmState()
+		lt.log.alarm = &a
+	}
 }
 
 // endLane closes a lane turn's log.

@@ -74,6 +74,9 @@ type host struct {
 	turns      *turnInfo
 	lastActive time.Duration
 	evictArmed bool
+	// hist is what the runtime's history keeps of the object (WithHistory),
+	// from its first turn on; nil before, and without a history.
+	hist *objectLog
 }
 
 type compiled struct {

@@ -297,8 +297,11 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 			continue // an object named twice is listed once
 		}
 		ns, id := nss[st.Namespace], ids[st]
-		res.Storage = append(res.Storage, render.Object{Namespace: st.Namespace.Name, Object: st.Object,
-			Data: ns.Storage(id).Snapshot()})
+		data, ok := res.History.FinalStorage(st.Namespace.Name, st.Object)
+		if !ok {
+			data = ns.Storage(id).Snapshot()
+		}
+		res.Storage = append(res.Storage, render.Object{Namespace: st.Namespace.Name, Object: st.Object, Data: data})
 		if n := ns.Resets(id); n > 0 {
 			if res.Resets == nil {
 				res.Resets = map[[2]string]int{}
