@@ -47,15 +47,16 @@ func TestH2_ExploreFindsSetQuantityOverwritingAddOne(t *testing.T) {
 	assert.Contains(t, out, "seed 16 violates:")
 }
 
-// When the drawn faults replayed as rules do not reproduce the failure,
-// explore says so: it used to print "3 fault(s) drawn, shrunk to 3".
-func TestH2_ExploreSaysWhenTheReplayDidNotReproduce(t *testing.T) {
-	code, out, errOut := runCLI(t, "explore", setQuantity, "--first", "364", "--seeds", "1", "--rates", allRates)
+// C5: the first failing seed's report is its shrunk replay, said so, with
+// that replay's own violations; a replay that did not reproduce would say
+// so too (TestH2_ExploreSummarySaysHowShrinkingEnded).
+func TestC5_ExploreReportsTheShrunkReplay(t *testing.T) {
+	code, out, errOut := runCLI(t, "explore", setQuantity, "--seeds", "400", "--rates", allRates)
 	require.Equal(t, exitExpect, code, errOut)
-	assert.Contains(t, out, "first failing seed 364: 3 fault(s) drawn, not shrunk: replayed as explicit rules they did not reproduce the failure")
-	assert.NotContains(t, out, "shrunk to")
-	assert.NotContains(t, out, "faults:\n", "no fault set that does not replay is offered")
-	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 364 --rates "+allRates)
+	assert.Contains(t, out, "violation(s) in ")
+	assert.Contains(t, out, " seed(s), each in the seed's own run:\n")
+	assert.Regexp(t, `first failing seed \d+: \d+ fault\(s\) drawn, shrunk to 1:`, out)
+	assert.Regexp(t, `the shrunk replay \(seed \d+ with 1 fault only\) violates:\n  seed \d+: linearizability INVENTORY/shop`, out)
 }
 
 // The other ways shrinking can end each say what happened.
@@ -71,6 +72,8 @@ func TestH2_ExploreSummarySaysHowShrinkingEnded(t *testing.T) {
 		{explore.Failing{Faults: three, Shrunk: three, Shrink: explore.ShrinkOff}, "3 fault(s) drawn (not shrunk: --no-shrink):"},
 		{explore.Failing{Faults: three, Shrunk: nil, Shrink: explore.ShrinkDone}, "3 fault(s) drawn, shrunk to 0: it fails with no fault at all:"},
 		{explore.Failing{Faults: three, Shrunk: three[:1], Shrink: explore.ShrinkDone}, "3 fault(s) drawn, shrunk to 1:"},
+		{explore.Failing{Faults: three, Shrunk: three, Shrink: explore.ShrinkNotReproduced},
+			"3 fault(s) drawn, not shrunk: replayed as explicit rules they did not reproduce the failure (the run took another course without the random draws); the seed itself replays it:"},
 	}
 	for _, tc := range tests {
 		f := tc.f

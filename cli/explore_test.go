@@ -25,18 +25,18 @@ func TestExploreFindsTheMailerAndReplays(t *testing.T) {
 	code, out, errOut := runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--seeds", "200", "--artifacts", dir)
 	require.Equal(t, exitExpect, code, errOut)
 	assert.Contains(t, out, "linearizability MAIL/newsletter")
-	assert.Contains(t, out, "first failing seed 2: 2 fault(s) drawn, shrunk to 1:")
+	assert.Contains(t, out, "first failing seed 16: 1 fault(s) drawn, shrunk to 1:")
 	assert.Contains(t, out, "- {call: 1, method: Send, attempt: 1, fault: lose-while-running}")
-	assert.Contains(t, out, "replay: dosim explore ../testdata/scenarios/mailer-vs-ledger.yaml --replay 2 --rates ")
+	assert.Contains(t, out, "replay: dosim explore ../testdata/scenarios/mailer-vs-ledger.yaml --replay 16 --rates ")
 	for _, f := range []string{"timeline.html", "linearizability-MAIL-newsletter.html", "faults.yaml", "replay.txt", "violations.txt"} {
 		_, err := os.Stat(filepath.Join(dir, f))
 		assert.NoError(t, err, f)
 	}
 
-	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "2")
+	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "16")
 	assert.Equal(t, exitExpect, code)
 	assert.Contains(t, out, "lose-while-running")
-	assert.Contains(t, out, "seed 2 violates:")
+	assert.Contains(t, out, "seed 16 violates:")
 	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "1")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, out, "seed 1: no violation")

@@ -212,10 +212,10 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 // Explorer checks seeds of one scenario. Make it with New; it is safe for
 // concurrent use by the workers of one sweep.
 type Explorer struct {
-	sc     *scenario.Scenario
-	opts   Options
-	marks  map[string]map[string]bool // namespace -> method -> marked
-	ctors  map[string]runtime.Constructor
+	sc    *scenario.Scenario
+	opts  Options
+	marks map[string]map[string]bool // namespace -> method -> marked
+	ctors map[string]runtime.Constructor
 	// inputs are the model's step keys of the scenario's calls, without
 	// their turns' reads, by scenario.Call.Index: made once.
 	inputs []string

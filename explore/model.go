@@ -189,8 +189,8 @@ type checker struct {
 	m       *model
 	ctor    runtime.Constructor
 	lenient bool
-	inexact string // the first step that was not exact, when one was met
-	over    bool   // the states outgrew maxStates
+	inexact string           // the first step that was not exact, when one was met
+	over    bool             // the states outgrew maxStates
 	sets    map[string]*pset // made on first use
 	endKey  string
 }

@@ -23,7 +23,7 @@ package transport
 import (
 	"errors"
 	"fmt"
-		"slices"
+	"slices"
 	"sort"
 	"strings"
 	"time"
