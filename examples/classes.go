@@ -28,7 +28,11 @@ type Sample = object.Sample
 
 // The built-in classes' samples: what dosim verify tries.
 var (
-	bucketSamples    = map[string]Sample{"Size": {}}
+	bucketSamples = map[string]Sample{"Size": {}}
+	choresSamples = map[string]Sample{
+		"Poison": {Args: []any{false}}, "Deliver": {Args: []any{Parcel{Fine: true}}}, "Watch": {Args: []any{2}}, "WatchForever": {},
+		"Sprout": {}, "Grow": {}, "Tend": {}, "Sweep": {}, "Swept": {}, "Kick": {}, "KickOnce": {}, "Arm": {},
+	}
 	counterSamples   = map[string]Sample{"Increment": {}, "Get": {}, "Reset": {}}
 	inventorySamples = map[string]Sample{
 		"SetQuantity": {Args: []any{"apple", 3}},
@@ -70,6 +74,9 @@ var (
 // VerifySamples returns the bucket's sample calls (object.Sampler).
 func (*Bucket) VerifySamples() map[string]Sample { return bucketSamples }
 
+// VerifySamples returns the chores' sample calls (object.Sampler).
+func (*Chores) VerifySamples() map[string]Sample { return choresSamples }
+
 // VerifySamples returns the counter's sample calls (object.Sampler).
 func (*Counter) VerifySamples() map[string]Sample { return counterSamples }
 
@@ -97,6 +104,8 @@ func (*Tally) VerifySamples() map[string]Sample { return tallySamples }
 var classes = []Class{
 	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
 		Samples: bucketSamples},
+	{Name: "chores", Doc: "background work that never settles, each beside its fix: a queue that never drains (Poison(true)), an alarm that re-arms for ever (WatchForever), schedules that keep growing (Sprout), an alarm retried for ever (Kick); rule C8", New: NewChores,
+		Samples: choresSamples},
 	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter,
 		Samples: counterSamples},
 	{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory,

@@ -116,6 +116,14 @@ type Options struct {
 	MaxAmbiguous int
 	// NoLinearizability skips the linearizability check.
 	NoLinearizability bool
+	// Horizon bounds each run in virtual time and then lets the objects'
+	// background work go on for as long after it, to report what never
+	// settles (rule C8): 0 takes the scenario's explore.horizon, else
+	// DefaultHorizon; a negative value turns the liveness checks off.
+	Horizon time.Duration
+	// RecurringAlarms says alarms that re-arm for ever are intended (a
+	// heartbeat): they are not reported (also explore.recurring-alarms).
+	RecurringAlarms bool
 	// MinChecked is the least share of object histories (0 to 1) a sweep
 	// must check for its report to be clean (rule C3): 0 takes
 	// DefaultMinChecked, a negative value sets no minimum.
@@ -284,7 +292,7 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 // runOptions are the scenario run options, but the seed, for random
 // faults, or for an explicit fault set when rules is not nil.
 func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
-	opts := []scenario.RunOption{scenario.History()}
+	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}
@@ -336,13 +344,20 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 	}
 	res, err := e.sc.Run(append(opts[:len(opts):len(opts)], scenario.Seed(seed))...)
 	if err != nil {
-		return &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}, nil
+		v, ok := horizonViolation(seed, err)
+		if !ok {
+			v = Violation{Seed: seed, Kind: KindError, Message: err.Error()}
+		}
+		return &SeedResult{Seed: seed, Violations: []Violation{v}}, nil
 	}
 	out := &SeedResult{Seed: seed, Result: res, Faults: drawn(res)}
 	out.paths = countPaths(res.Calls, res.Events, marksOfCall(e.marks))
 	out.Violations = append(out.Violations, e.invariants(seed, res)...)
 	for _, f := range res.CheckExplore() {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})
+	}
+	if lv := res.Liveness; lv != nil {
+		out.Violations = append(out.Violations, liveness(seed, lv.Horizon, lv.End, lv.After, lv.Err, e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms)...)
 	}
 	if !e.opts.NoLinearizability && !mode.skipLinear {
 		lr := e.linearizable(seed, res, mode.linearTimeout)

@@ -189,7 +189,8 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	if rules != nil {
 		plan = transport.Plan(rules...)
 	}
-	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory())
+	h := horizon(fe.opts.Horizon, nil)
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h))
 	defer rt.Close()
 	var fnErr error
 	runErr := rt.Run(func(ctx context.Context) error {
@@ -200,7 +201,9 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	bad := func(kind, object, msg string) {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: kind, Object: object, Message: msg})
 	}
-	if runErr != nil {
+	if v, ok := horizonViolation(seed, runErr); ok {
+		out.Violations = append(out.Violations, v)
+	} else if runErr != nil {
 		bad(KindError, "", runErr.Error())
 	}
 	if fnErr != nil {
@@ -267,6 +270,15 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	if keep {
 		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: effects, Events: rt.Events(), Storage: storage}
 	}
+	if h > 0 && runErr == nil { // rule C8: what the background work leaves
+		end := rt.Backlogs()
+		var qerr error
+		if rt.BackgroundPending() {
+			qerr = rt.Quiesce(h)
+			effects = rt.Effects()
+		}
+		out.Violations = append(out.Violations, liveness(seed, h, end, rt.Backlogs(), qerr, fe.opts.RecurringAlarms)...)
+	}
 	if fe.opts.NoLinearizability || mode.skipLinear || runErr != nil {
 		return out
 	}
@@ -302,6 +314,7 @@ func (fe *funcExplorer) sweep() *Summary {
 		rates[f.String()] = r
 	}
 	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rates,
+		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
 	sum.Fingerprint = sum.fingerprint()

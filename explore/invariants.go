@@ -15,6 +15,9 @@ const (
 	KindLinearizability = "linearizability" // an object's history has no sequential explanation
 	KindError           = "error"           // the simulation itself failed (deadlock, panic)
 	KindFunc            = "func"            // an explored function returned an error (explore.Func)
+	// KindNondeterminism: the same seed ran twice and the runs differed
+	// (Options.CheckDeterminism).
+	KindNondeterminism = "nondeterminism"
 )
 
 // Violation is one thing a seed broke.

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dosim/dosim/transport"
 )
@@ -60,6 +61,10 @@ type Summary struct {
 	// Unchecked those that were not, by reason (the Reason constants).
 	Histories int            `json:"histories"`
 	Unchecked map[string]int `json:"unchecked,omitempty"`
+	// Horizon is the liveness horizon in force (0: liveness off), and
+	// RecurringAlarms whether alarms that re-arm for ever were allowed.
+	Horizon         time.Duration `json:"horizon"`
+	RecurringAlarms bool          `json:"recurringAlarms,omitempty"`
 	// MinChecked is the least share of object histories the sweep had to
 	// check to be clean (Options.MinChecked; 0: no minimum).
 	MinChecked float64 `json:"minChecked"`
@@ -125,6 +130,7 @@ func (e *Explorer) newSummary() *Summary {
 	}
 	s := &Summary{Scenario: e.sc.Name, File: e.sc.File, ScenarioDigest: e.sc.Digest, First: e.opts.First, Seeds: e.opts.Seeds,
 		Rates: rates, KeepRules: e.opts.KeepRules, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
+		Horizon: horizon(e.opts.Horizon, e.sc), RecurringAlarms: e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms,
 		NoLinearizability: e.opts.NoLinearizability, NoShrink: e.opts.NoShrink,
 		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
 	for ns, c := range e.opts.Classes {
@@ -144,8 +150,9 @@ func (s *Summary) fingerprint() string {
 	for _, k := range slices.Sorted(maps.Keys(s.Rates)) {
 		fmt.Fprintf(&b, " %q=%s", k, strconv.FormatFloat(s.Rates[k], 'g', -1, 64))
 	}
-	fmt.Fprintf(&b, "\nkeepRules %t\nmaxAmbiguous %d\nnoLinearizability %t\nnoShrink %t\nclasses %q\nminChecked %s\n",
-		s.KeepRules, s.MaxAmbiguous, s.NoLinearizability, s.NoShrink, s.Classes, strconv.FormatFloat(s.MinChecked, 'g', -1, 64))
+	fmt.Fprintf(&b, "\nkeepRules %t\nmaxAmbiguous %d\nnoLinearizability %t\nnoShrink %t\nclasses %q\nminChecked %s\nhorizon %v\nrecurringAlarms %t\n",
+		s.KeepRules, s.MaxAmbiguous, s.NoLinearizability, s.NoShrink, s.Classes, strconv.FormatFloat(s.MinChecked, 'g', -1, 64),
+		s.Horizon, s.RecurringAlarms)
 	sum := sha256.Sum256(b.Bytes())
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
@@ -325,6 +332,9 @@ func (s *Summary) Validate() error {
 	case len(s.Violations) != min(s.Total, MaxViolations):
 		return bad("violations", fmt.Sprintf("%d long", len(s.Violations)), "total is %d: want the first %d", s.Total, min(s.Total, MaxViolations))
 	}
+	if s.Horizon < 0 {
+		return bad("horizon", s.Horizon, "want 0 (liveness off) or a positive duration")
+	}
 	if !(s.MinChecked >= 0 && s.MinChecked <= 1) {
 		return bad("minChecked", s.MinChecked, "want a share from 0 to 1")
 	}
@@ -410,7 +420,7 @@ func (s *Summary) checkSeed(field string, seed uint64, shards map[int]bool) erro
 var reasons = []string{ReasonCut, ReasonUnreproducible, ReasonOutside, ReasonUnfinished, ReasonNoClass, ReasonStates}
 
 // kinds are the kinds of violation.
-var kinds = []string{KindInvariant, KindExpectation, KindLinearizability, KindError}
+var kinds = []string{KindInvariant, KindExpectation, KindLinearizability, KindError, KindFunc, KindLiveness, KindNondeterminism}
 
 func isDigest(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
@@ -449,6 +459,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	a := parts[0]
 	out := &Summary{Scenario: a.Scenario, File: a.File, ScenarioDigest: a.ScenarioDigest, First: a.First, Seeds: a.Seeds,
 		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
+		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
 		Fingerprint: a.Fingerprint, Complete: true, Violations: []Violation{}}
 	owner := map[int]*Summary{}

@@ -336,6 +336,20 @@ func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOp
 	return rec.task(), nil
 }
 
+// TaskCounts returns how many scheduled tasks and queue items the storage
+// holds (rule C8: what an object leaves behind).
+func (s *Storage) TaskCounts() (schedules, queued int) {
+	for k := range s.flatten() {
+		switch {
+		case strings.HasPrefix(k, scheduleKeys):
+			schedules++
+		case strings.HasPrefix(k, queueKeys):
+			queued++
+		}
+	}
+	return schedules, queued
+}
+
 // ListSchedules returns the object's scheduled tasks, earliest first.
 func (s *State) ListSchedules(ctx context.Context) ([]Task, error) {
 	recs, err := s.records(ctx, scheduleKeys)

@@ -156,6 +156,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	*a = alarmState{}
 	h.lane(wire.LaneAlarm).has = false
 	h.event(wire.Event{Kind: object.EventAlarm, Retry: retry})
+	h.alarmRuns++
 	err := setupErr
 	if err == nil {
 		if al, ok := h.inst.(object.Alarmer); ok {
@@ -167,6 +168,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if err == nil {
 		return
 	}
+	h.alarmFailures++
 	if retry >= object.AlarmMaxRetries {
 		*a = alarmState{}
 		h.lane(wire.LaneAlarm).has = false

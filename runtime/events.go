@@ -127,11 +127,20 @@ type eventLog struct {
 	n      int
 }
 
-const eventChunk = 256
+// The chunks start small and double up to eventChunk: a run with an event
+// or two (an eviction) does not pay for 256.
+const (
+	eventChunk      = 256
+	firstEventChunk = 4
+)
 
 func (l *eventLog) add(e Event) {
-	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == eventChunk {
-		l.chunks = append(l.chunks, make([]Event, 0, eventChunk))
+	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == cap(l.chunks[k-1]) {
+		size := firstEventChunk
+		if k > 0 {
+			size = min(2*cap(l.chunks[k-1]), eventChunk)
+		}
+		l.chunks = append(l.chunks, make([]Event, 0, size))
 	}
 	last := &l.chunks[len(l.chunks)-1]
 	*last = append(*last, e)

@@ -77,6 +77,8 @@ type host struct {
 	// hist is what the runtime's history keeps of the object (WithHistory),
 	// from its first turn on; nil before, and without a history.
 	hist *objectLog
+	// alarmRuns and alarmFailures count the alarm's deliveries (Backlogs).
+	alarmRuns, alarmFailures int
 }
 
 type compiled struct {

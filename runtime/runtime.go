@@ -139,6 +139,8 @@ type Runtime struct {
 	hist   *history
 	replay *replayer
 	orng   *rand.Rand
+	// horizon bounds virtual time (WithHorizon, Quiesce); 0: none.
+	horizon time.Duration
 }
 
 // Option configures a Runtime.
@@ -218,6 +220,9 @@ func New(opts ...Option) *Runtime {
 		r.stallLimit = time.Duration(defaultStall.Load())
 	}
 	r.k.SetStallLimit(r.stallLimit)
+	if r.horizon > 0 {
+		r.k.SetLimit(r.horizon, true)
+	}
 	return r
 }
 
@@ -290,6 +295,9 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 	}
 	if stop == sched.Deadlocked {
 		return &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
+	}
+	if stop == sched.PastLimit {
+		return r.horizonError()
 	}
 	if result != nil {
 		return *result

@@ -51,7 +51,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{`bad.yaml:1: seed: is an integer (-1): want an integer from 0 to 18446744073709551615`}, nil},
 		{"unknown class", "namespaces:\n  INVENTORY: invntory\nstubs:\n  shop: {}\ncalls: [{stub: shop, method: Get}]\n",
 			[]string{
-				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory"; the built-in classes are bucket, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
+				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory"; the built-in classes are bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
 			}, nil},
 		{"duplicate field", head + "calls:\n  - stub: shop\n    method: Get\n    method: AddOne\n    args: [a]\n",
 			[]string{"bad.yaml:8: calls[0].method: given twice (first at line 7); give each field once"}, nil},
@@ -147,7 +147,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{"bad.yaml:1: yaml: document contains excessive aliasing (the file is not valid YAML)"}, nil},
 		{"explore block", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexplore:\n  random: {lose-reply: 0.1, lose-request: 2}\n  expect: {storage: [{stub: nope, key: a, value: 1}]}\n  seeds: 10\n",
 			[]string{
-				"bad.yaml:9: explore.seeds: unknown field; allowed are random, expect",
+				"bad.yaml:9: explore.seeds: unknown field; allowed are random, expect, horizon, recurring-alarms",
 				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
 				"bad.yaml:7: explore.random.lose-request: 2 is out of range: want a number from 0 to 1",
 				`bad.yaml:8: explore.expect.storage[0].stub: unknown stub "nope"; defined are shop`,

@@ -529,9 +529,21 @@ func (p *parser) rates(n *yaml.Node, at string) transport.Rates {
 // parseExplore reads what dosim explore uses: its random fault rates and
 // the expectations that must hold under any faults.
 func (p *parser) parseExplore(n *yaml.Node) {
-	f := p.mapping(n, "explore", "random", "expect")
+	f := p.mapping(n, "explore", "random", "expect", "horizon", "recurring-alarms")
 	if f == nil {
 		return
+	}
+	if hn := f.get("horizon"); hn != nil {
+		if d, ok := p.duration(hn, "explore.horizon"); ok {
+			if d <= 0 {
+				p.errorf(hn, "explore.horizon", nil, "is %v: want a positive virtual duration, such as 24h", d)
+			} else {
+				p.s.Explore.Horizon = d
+			}
+		}
+	}
+	if bn := f.get("recurring-alarms"); bn != nil {
+		p.s.Explore.RecurringAlarms, _ = p.boolean(bn, "explore.recurring-alarms")
 	}
 	if rn := f.get("random"); rn != nil {
 		p.s.Explore.Rates = p.rates(rn, "explore.random")

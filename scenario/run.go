@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
@@ -28,6 +29,7 @@ type runConfig struct {
 	sink    func(runtime.CallRecord)
 	noCheck bool
 	history bool
+	horizon time.Duration
 	// plan is faults' plan, made when ReplaceFaults was (a sweep makes
 	// the option once and runs it for every seed; a plan is read-only).
 	plan *transport.FaultPlan
@@ -91,6 +93,15 @@ func RecordSink(fn func(runtime.CallRecord)) RunOption {
 // faults, and formatting what they missed cost every explored seed.
 func SkipExpectations() RunOption { return runOptionFunc(func(c *runConfig) { c.noCheck = true }) }
 
+// Horizon bounds the run at d of virtual time (runtime.WithHorizon: a run
+// whose work goes on past it fails with a *runtime.HorizonError), then
+// lets the objects' background work go on for d after the steps end
+// (runtime.Quiesce) and keeps what it left in Result.Liveness (rule C8).
+// The result's calls, storage and expectations are those of the end of
+// the steps; its History (with the run option History) goes on to the
+// horizon.
+func Horizon(d time.Duration) RunOption { return runOptionFunc(func(c *runConfig) { c.horizon = d }) }
+
 // History keeps the history of the objects' turns (runtime.WithHistory)
 // in Result.History: what the explorer's model replays.
 func History() RunOption { return runOptionFunc(func(c *runConfig) { c.history = true }) }
@@ -153,6 +164,9 @@ type Result struct {
 	// History is the objects' turns, with the run option History (nil
 	// without).
 	History *runtime.History
+	// Liveness is what background work did after the steps, with the run
+	// option Horizon (nil without).
+	Liveness *Liveness
 
 	rt *runtime.Runtime
 }
@@ -244,13 +258,59 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
 	ropts := []runtime.Option{runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
-		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink)}
+		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink), runtime.WithHorizon(cfg.horizon)}
 	if cfg.history {
 		ropts = append(ropts, runtime.WithHistory())
 	}
 	rt := runtime.New(ropts...)
 	defer rt.Close()
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
+	run, err := s.runner(rt, res, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	err = rt.Run(func(ctx context.Context) error {
+		for _, step := range s.Steps {
+			if err := run.step(ctx, step); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s (seed %d): %w", ErrRun, s.File, cfg.seed, err)
+	}
+	res.Calls = rt.Calls()
+	if len(res.Calls) != run.seq {
+		return nil, fmt.Errorf("%w: %s (seed %d): %d call records for %d calls made", ErrRun, s.File, cfg.seed, len(res.Calls), run.seq)
+	}
+	res.Effects = rt.Effects()
+	res.Events = rt.Events()
+	later := cfg.horizon > 0 && rt.BackgroundPending() // work goes on after the steps
+	if !later {
+		res.History = rt.History() // its end states serve as the storage too
+	}
+	run.storage()
+	if !cfg.noCheck {
+		res.querySQL(run.nss, s.Expect)
+	}
+	res.querySQL(run.nss, s.Explore.Expect)
+	if cfg.horizon > 0 {
+		res.Liveness = &Liveness{Horizon: cfg.horizon, End: rt.Backlogs()}
+		if later {
+			res.Liveness.Err = rt.Quiesce(cfg.horizon)
+			res.History = rt.History()
+		}
+		res.Liveness.After = rt.Backlogs()
+	}
+	if !cfg.noCheck {
+		res.check()
+	}
+	return res, nil
+}
+
+// runner makes the run's namespaces and its stubs.
+func (s *Scenario) runner(rt *runtime.Runtime, res *Result, cfg *runConfig) (*runner, error) {
 	nss := make(map[*Namespace]*runtime.Namespace, len(s.Namespaces))
 	for _, ns := range s.Namespaces {
 		ctor := ns.Class.New
@@ -269,25 +329,13 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		}
 		stubs[st] = h
 	}
-	run := &runner{rt: rt, res: res, stubs: stubs, ids: ids, nss: nss}
-	err := rt.Run(func(ctx context.Context) error {
-		for _, step := range s.Steps {
-			if err := run.step(ctx, step); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s (seed %d): %w", ErrRun, s.File, cfg.seed, err)
-	}
-	res.Calls = rt.Calls()
-	if len(res.Calls) != run.seq {
-		return nil, fmt.Errorf("%w: %s (seed %d): %d call records for %d calls made", ErrRun, s.File, cfg.seed, len(res.Calls), run.seq)
-	}
-	res.Effects = rt.Effects()
-	res.Events = rt.Events()
-	res.History = rt.History()
+	return &runner{rt: rt, res: res, stubs: stubs, ids: ids, nss: nss}, nil
+}
+
+// storage fills the result's storage and resets of the objects the
+// stubs name, each once, in the order of the stubs.
+func (r *runner) storage() {
+	res, s := r.res, r.res.Scenario
 	if len(s.Stubs) > 0 {
 		res.Storage = make([]render.Object, 0, len(s.Stubs))
 	}
@@ -296,7 +344,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 		if slices.ContainsFunc(res.Storage, func(o render.Object) bool { return o.Namespace == key[0] && o.Object == key[1] }) {
 			continue // an object named twice is listed once
 		}
-		ns, id := nss[st.Namespace], ids[st]
+		ns, id := r.nss[st.Namespace], r.ids[st]
 		data, ok := res.History.FinalStorage(st.Namespace.Name, st.Object)
 		if !ok {
 			data = ns.Storage(id).Snapshot()
@@ -309,14 +357,19 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 			res.Resets[key] = n
 		}
 	}
-	if !cfg.noCheck {
-		res.querySQL(nss, s.Expect)
-	}
-	res.querySQL(nss, s.Explore.Expect)
-	if !cfg.noCheck {
-		res.check()
-	}
-	return res, nil
+}
+
+// Liveness is what the objects' background work did after a run, to the
+// horizon (the run option Horizon, rule C8).
+type Liveness struct {
+	// Horizon is how long after the run the background work went on.
+	Horizon time.Duration
+	// End and After are each object's background work when the run ended
+	// and at the horizon.
+	End, After []runtime.Backlog
+	// Err is a *runtime.HorizonError when work that keeps a run going (a
+	// queue) was still pending at the horizon.
+	Err error
 }
 
 // runner makes a scenario's calls inside the simulation.

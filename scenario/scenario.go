@@ -91,6 +91,13 @@ func (s *Scenario) Calls() []*Call { return append([]*Call(nil), s.calls...) }
 type Explore struct {
 	Rates  transport.Rates
 	Expect []Expectation
+	// Horizon is how long after the run the explorer lets background work
+	// go on, and how long the run may take (rule C8); 0: the explorer's
+	// default.
+	Horizon time.Duration
+	// RecurringAlarms says an alarm that re-arms for ever is intended (a
+	// heartbeat), not a liveness violation.
+	RecurringAlarms bool
 }
 
 // Namespace is a namespace bound to a registered class.

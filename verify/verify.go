@@ -31,6 +31,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -60,6 +62,8 @@ const (
 	ReasonNoRerun = "the duplicate did not run"
 	// ReasonBothFailed: the call failed in both runs.
 	ReasonBothFailed = "both runs failed"
+	// ReasonUnsettled: the call's work was still going on at the horizon.
+	ReasonUnsettled = "its work never settled"
 )
 
 // Report is what Idempotent found for one method.
@@ -88,10 +92,14 @@ type World struct {
 	// object's own error, or the reset's message.
 	Err string
 	// Reset says the object was reset during the call (rule L3).
-	Reset   bool
-	Storage map[string]any
-	Effects []Effect
-	Runs    int // how many times the method ran
+	Reset bool
+	// Unsettled, when set, says the work the call started (a queue, a
+	// sleep) was still going on at the horizon (Horizon): the run was cut
+	// there.
+	Unsettled string
+	Storage   map[string]any
+	Effects   []Effect
+	Runs      int // how many times the method ran
 }
 
 // Failed reports whether the caller got an error.
@@ -109,7 +117,15 @@ type Options struct {
 	Seed uint64
 	// Snapshot is the storage the object starts from (default empty).
 	Snapshot map[string]any
+	// Horizon bounds each run in virtual time (default Horizon): the work
+	// of a call that never settles (a queue that keeps filling itself) is
+	// cut there, and the check is inconclusive.
+	Horizon time.Duration
 }
+
+// Horizon is how long in virtual time a run of the check may take, unless
+// Options.Horizon says.
+const Horizon = 24 * time.Hour
 
 // ErrVerify is wrapped by errors that kept a check from running: an
 // unknown method, arguments that do not fit, a class that cannot be built,
@@ -148,6 +164,10 @@ func judge(rep *Report) {
 		rep.Verdict, rep.Reason, rep.Idempotent, rep.Diff = VerdictInconclusive, reason, false, why
 	}
 	switch {
+	case once.Unsettled != "" || twice.Unsettled != "":
+		inconclusive(ReasonUnsettled, fmt.Sprintf("the work the call started was still going on at the horizon (%s): a run that never ends cannot be compared\n",
+			cmp.Or(once.Unsettled, twice.Unsettled)))
+		return
 	case once.Reset || twice.Reset:
 		inconclusive(ReasonReset, fmt.Sprintf("the object was reset during the call (%s): a reset fails the call whatever the method did, so once and twice cannot be compared\n",
 			failures(once, twice)))
@@ -222,7 +242,7 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 	if twice {
 		plan = transport.Plan(transport.Rule{Method: method, Attempt: 1, Fault: transport.LoseResponse})
 	}
-	rt := runtime.New(runtime.WithSeed(opts.Seed), runtime.WithFaults(plan))
+	rt := runtime.New(runtime.WithSeed(opts.Seed), runtime.WithFaults(plan), runtime.WithHorizon(cmp.Or(opts.Horizon, Horizon)))
 	defer rt.Close()
 	inner := asItIs(rt, ns)
 	id := inner.IDFromName("verify")
@@ -251,6 +271,9 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 		}
 		return nil
 	})
+	if errors.Is(err, runtime.ErrHorizon) {
+		w.Unsettled, err = err.Error(), nil
+	}
 	if err != nil {
 		return World{}, fmt.Errorf("%w: %s.%s: %w", ErrVerify, ns.Name(), method, err)
 	}

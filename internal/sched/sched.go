@@ -142,6 +142,10 @@ const (
 	// Stalled: the running task did not reach a blocking point within the
 	// stall limit (see StallError). The kernel is halted: only Close works.
 	Stalled
+	// PastLimit: work that keeps the run going (a task's sleep, a call in
+	// flight, a queue) falls due after the limit (SetLimit): time stopped
+	// at the last event before it.
+	PastLimit
 )
 
 // event is one pending wake-up, callback, start or target. It holds no
@@ -272,6 +276,10 @@ type Kernel struct {
 	// doubles up to spawnSlab; nsctx is the last slab's size.
 	sctxs []SpawnContext
 	nsctx int
+	// limit is the instant past which virtual time never moves (SetLimit);
+	// 0 when there is none.
+	limit    time.Duration
+	hasLimit bool
 }
 
 // spawnSlab is how many SpawnContexts one allocation holds at most.
@@ -310,6 +318,11 @@ func New(rng *rand.Rand) *Kernel {
 		stallLimit: DefaultStallLimit,
 	}
 }
+
+// SetLimit sets the instant, in virtual time since the kernel started,
+// past which time never moves: a driver call whose work would go on past
+// it returns PastLimit. ok false removes the limit.
+func (k *Kernel) SetLimit(at time.Duration, ok bool) { k.limit, k.hasLimit = at, ok }
 
 // SetStallLimit sets the watchdog's wall-clock stall limit; d <= 0 turns
 // the watchdog off. The watchdog reads the wall clock only to end a hang:
@@ -984,6 +997,9 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		if top.at > k.now && k.keepAlive == 0 {
 			return nil, 0, k.idle()
 		}
+		if k.hasLimit && top.at > k.limit {
+			return nil, 0, PastLimit
+		}
 		ev := k.pop()
 		if ev.keepAlive {
 			k.keepAlive--
@@ -1103,7 +1119,7 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	if stop != ReachedTarget && target >= 0 {
 		// Drop the unreached marker so it does not keep time moving later.
 		k.dropTargets()
-		if target > k.now {
+		if target > k.now && stop != PastLimit {
 			k.now = target
 		}
 	}
