@@ -32,6 +32,8 @@ func (a *app) newExplore() *cobra.Command {
 		keepRules, noShrink          bool
 		shrinkTime                   time.Duration
 		minChecked                   float64
+		horizonFlag                  time.Duration
+		checkDet, recurring          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "explore FILE",
@@ -48,6 +50,14 @@ tasks); each is replayed alone at the instant it ran, with the clock readings,
 seeded draws and answers of calls out it read then, so a class that stores the
 time is judged by what it could have computed. A turn cut short (a reset, a
 lost write) may or may not have taken effect.
+
+After the run, the objects' background work (alarms, schedules, queues) goes on
+to a horizon of virtual time (--horizon, default ` + explore.DefaultHorizon.String() + `; the run itself must end
+within it too), and what never settles is a violation: a queue that never
+drains, an alarm that keeps re-arming (--recurring-alarms allows a heartbeat)
+or is retried for ever, schedule rows that keep growing. --check-determinism
+runs each failing seed, and every 64th other one, twice and reports any
+difference (object code that reads the wall clock or a map's order).
 
 The report says what was checked: the object histories checked and not (with
 the reason), the faults that fired by method and stage, and the rule paths the
@@ -100,7 +110,11 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 				return usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", workers)
 			}
 			opts := explore.Options{First: first, FromSeedZero: first == 0, Seeds: seeds, Workers: workers, MaxAmbiguous: maxAmbiguous,
-				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime, MinChecked: minChecked}
+				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime, MinChecked: minChecked,
+				Horizon: horizonFlag, CheckDeterminism: checkDet, RecurringAlarms: recurring}
+			if horizonFlag < 0 {
+				return usageErrorf("--horizon %v: want a positive virtual duration, such as 24h, or 0 for the scenario's (default %v)", horizonFlag, explore.DefaultHorizon)
+			}
 			if !(minChecked >= 0 && minChecked <= 1) {
 				return usageErrorf("--min-checked %v: want a share from 0 to 1, such as 0.9 (0: no minimum)", minChecked)
 			}
@@ -193,6 +207,9 @@ ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHel
 		},
 	}
 	f := cmd.Flags()
+	f.DurationVar(&horizonFlag, "horizon", 0, "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
+	f.BoolVar(&recurring, "recurring-alarms", false, "alarms that re-arm for ever are intended (a heartbeat): do not report them")
+	f.BoolVar(&checkDet, "check-determinism", false, "run each failing seed, and every 64th other one, twice and report a difference (object code reading the wall clock, map order)")
 	f.Float64Var(&minChecked, "min-checked", explore.DefaultMinChecked, "the least share (0 to 1) of object histories a sweep must check to be clean; below it, exit 1 (0: no minimum)")
 	f.IntVar(&seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
 	f.Uint64Var(&first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")

@@ -121,6 +121,11 @@ type Options struct {
 	// settles (rule C8): 0 takes the scenario's explore.horizon, else
 	// DefaultHorizon; a negative value turns the liveness checks off.
 	Horizon time.Duration
+	// CheckDeterminism runs each failing seed, and every 64th of the
+	// others, a second time and reports a difference between the two runs
+	// (their traces, results and storage, byte for byte) as a violation of
+	// kind KindNondeterminism, naming the first line that differs.
+	CheckDeterminism bool
 	// RecurringAlarms says alarms that re-arm for ever are intended (a
 	// heartbeat): they are not reported (also explore.recurring-alarms).
 	RecurringAlarms bool
@@ -365,6 +370,19 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 		out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
 		out.timedOut = lr.timedOut
 	}
+	if e.opts.CheckDeterminism && mode.sweep && (len(out.Violations) > 0 || sampled(seed)) {
+		again, err := e.sc.Run(append(opts[:len(opts):len(opts)], scenario.Seed(seed))...)
+		first := runText(res.Trace(), res.Calls, res.Storage)
+		second := ""
+		if err == nil {
+			second = runText(again.Trace(), again.Calls, again.Storage)
+		} else {
+			second = "error " + err.Error()
+		}
+		if v, ok := differs(seed, first, second); ok {
+			out.Violations = append(out.Violations, v)
+		}
+	}
 	return out, nil
 }
 
@@ -473,7 +491,7 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum.FirstFailing = f
+		sum.FirstFailing = f.orSweep(sum.Violations)
 	}
 	return sum, nil
 }

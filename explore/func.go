@@ -168,6 +168,7 @@ func newFuncExplorer(opts Options, fn func(ctx context.Context, rt *runtime.Runt
 type funcSeed struct {
 	SeedResult
 	report *render.Report // kept when asked
+	trace  string         // all the run did, with checkMode.trace
 }
 
 // methodMarks reads (once per namespace) which of its methods are marked.
@@ -267,6 +268,9 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 		storage = append(storage, render.Object{Namespace: c.Namespace, Object: c.Object, Data: ns.Storage(id).Snapshot()})
 	}
 	effects := rt.Effects()
+	if mode.trace {
+		out.trace = runText(rt.Trace(), calls, storage)
+	}
 	if keep {
 		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: effects, Events: rt.Events(), Storage: storage}
 	}
@@ -328,7 +332,12 @@ func (fe *funcExplorer) sweep() *Summary {
 		go func() {
 			defer wg.Done()
 			for seed := range next {
-				r := fe.check(seed, nil, checkAll, false)
+				r := fe.check(seed, nil, checkMode{trace: o.CheckDeterminism}, false)
+				if o.CheckDeterminism && (len(r.Violations) > 0 || sampled(seed)) {
+					if v, ok := differs(seed, r.trace, fe.check(seed, nil, checkMode{trace: true, skipLinear: true}, false).trace); ok {
+						r.Violations = append(r.Violations, v)
+					}
+				}
 				mu.Lock()
 				sum.add(&r.SeedResult)
 				if o.Progress != nil {
@@ -345,7 +354,7 @@ func (fe *funcExplorer) sweep() *Summary {
 	wg.Wait()
 	sum.Complete = sum.Ran == o.Seeds
 	if len(sum.Violations) > 0 {
-		sum.FirstFailing = fe.failing(sum.Violations[0].Seed)
+		sum.FirstFailing = fe.failing(sum.Violations[0].Seed).orSweep(sum.Violations)
 	}
 	return sum
 }

@@ -36,6 +36,9 @@ type checkMode struct {
 	// expectations (scenario.SkipExpectations): a sweep never reads
 	// them, and its seeds are judged by every check of the explorer.
 	sweep bool
+	// trace keeps all the run did as text (explore.Func, for the
+	// determinism self-check).
+	trace bool
 }
 
 // checkAll is a full check, as a replay makes.
@@ -107,6 +110,22 @@ func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 		f.settle(got.Violations)
 	}
 	return f, nil
+}
+
+// orSweep adds to f the sweep's nondeterminism violations of f's seed,
+// which compare two runs and do not show in one replay; a seed that failed
+// only so is not shrunk.
+func (f *Failing) orSweep(vs []Violation) *Failing {
+	only := len(f.Violations) == 0
+	for _, v := range vs {
+		if v.Seed == f.Seed && v.Kind == KindNondeterminism {
+			f.Violations = append(f.Violations, v)
+		}
+	}
+	if only {
+		f.Shrink, f.Shrunk, f.Run = ShrinkNotReproduced, f.Faults, RunSeed
+	}
+	return f
 }
 
 // settle keeps the violations of the final replay of the shrunk faults, or
