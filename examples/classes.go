@@ -29,6 +29,21 @@ type Sample = object.Sample
 // The built-in classes' samples: what dosim verify tries.
 var (
 	bucketSamples = map[string]Sample{"Size": {}}
+	boothSamples  = map[string]Sample{
+		"Hold":    {Args: []any{"ada-1", 1, "ada"}},
+		"Pay":     {Args: []any{"ada-1"}, Storage: boothHeld},
+		"Confirm": {Args: []any{"ada-1"}},
+		"Holder":  {Args: []any{1}, Storage: boothHeld},
+	}
+	// boothHeld is a booth where ada holds seat 1 under key ada-1 until a
+	// quarter past the epoch, unpaid, as Storage.Snapshot writes an SQL
+	// table.
+	boothHeld = map[string]any{object.SQLSnapshotPrefix + "holds": map[string]any{
+		"type":    "table",
+		"schema":  boothSchema,
+		"columns": []any{"key", "seat", "holder", "until", "paid", "answer"},
+		"rows":    []any{[]any{"ada-1", 1, "ada", "2025-01-01 00:15:00", 0, "seat 1 held by ada until 2025-01-01 00:15:00"}},
+	}}
 	choresSamples = map[string]Sample{
 		"Poison": {Args: []any{false}}, "Deliver": {Args: []any{Parcel{Fine: true}}}, "Watch": {Args: []any{2}}, "WatchForever": {},
 		"Sprout": {}, "Grow": {}, "Tend": {}, "Sweep": {}, "Swept": {}, "Kick": {}, "KickOnce": {}, "Arm": {},
@@ -71,6 +86,9 @@ var (
 	sessionSamples = map[string]Sample{"Hit": {}, "HitsCached": {}, "Hits": {Storage: map[string]any{"hits": 2}}}
 )
 
+// VerifySamples returns the booth's sample calls (object.Sampler).
+func (*Booth) VerifySamples() map[string]Sample { return boothSamples }
+
 // VerifySamples returns the bucket's sample calls (object.Sampler).
 func (*Bucket) VerifySamples() map[string]Sample { return bucketSamples }
 
@@ -102,6 +120,10 @@ func (*Session) VerifySamples() map[string]Sample { return sessionSamples }
 func (*Tally) VerifySamples() map[string]Sample { return tallySamples }
 
 var classes = []Class{
+	{Name: "booth", Doc: "a ticket booth in SQL: Hold and Pay marked Retryable and idempotent by their keys, holds that run out (datetime('now')), an alarm that releases them, a confirmation queued after each payment (rules C1, C2)", New: NewBooth,
+		Samples: boothSamples},
+	{Name: "booth-leaky", Doc: "booth with a planted bug: its marked Pay charges before it looks whether the hold is paid, so a retry charges the card again", New: NewBoothLeaky,
+		Samples: boothSamples},
 	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
 		Samples: bucketSamples},
 	{Name: "chores", Doc: "background work that never settles, each beside its fix: a queue that never drains (Poison(true)), an alarm that re-arms for ever (WatchForever), schedules that keep growing (Sprout), an alarm retried for ever (Kick); rule C8", New: NewChores,

@@ -44,10 +44,16 @@ type runView struct {
 
 // hop is one operation of an object's history.
 type hop struct {
-	turn *runtime.Turn // the turn the model replays
-	// input is all the model's step depends on besides the state: what
-	// the turn ran and what it read (the step's memo key).
-	input string
+	// turn is the operation's turn: a call's whose reply its caller got
+	// (else its last); it names the operation.
+	turn *runtime.Turn
+	// alts are the turns the model may replay for it, each with its step
+	// key: a background turn's own; for a call each of its executing turns
+	// that ran to its end (all of them when none did). A call applied once
+	// is applied as one of its executions ran: the first of a method that
+	// keeps its answer under a key, the last of one that overwrites.
+	first alt
+	rest  []alt
 	seen  seen
 	// maybe: the turn was cut short (a reset, a lost write, a
 	// cancellation), so it may have taken effect or not.
@@ -56,6 +62,25 @@ type hop struct {
 	call     *runtime.CallRecord
 	// final marks the read of the end state that ends every history.
 	final bool
+}
+
+// nalts is how many turns the model may replay for op.
+func (op *hop) nalts() int { return 1 + len(op.rest) }
+
+// alt returns op's i-th alternative.
+func (op *hop) alt(i int) *alt {
+	if i == 0 {
+		return &op.first
+	}
+	return &op.rest[i-1]
+}
+
+// alt is one turn the model may replay for an operation, with its step
+// key: all the step depends on besides the state (what the turn ran and
+// what it read).
+type alt struct {
+	turn  *runtime.Turn
+	input string
 }
 
 // label names the operation for a person.
@@ -200,31 +225,40 @@ func find(hs []objHistory, ns, name string) *objHistory {
 }
 
 // callOp starts the operation of the call whose first executing turn is
-// t: the model applies it once, replaying the turn whose reply its caller
-// got (else its last), within the span of all of them.
+// t: the model applies it once, as one of its executions ran, within the
+// span of all of them.
 func callOp(v *runView, t *runtime.Turn) (hop, bool) {
 	if t.Call < 1 || t.Call > len(v.Calls) {
 		return hop{}, false
 	}
-	return hop{turn: t, call: &v.Calls[t.Call-1], from: t.Began, to: t.Ended}, true
+	return hop{turn: t, first: alt{turn: t}, call: &v.Calls[t.Call-1], from: t.Began, to: t.Ended}, true
 }
 
 // addTurn adds another executing turn of a call to its operation.
 func addTurn(v *runView, op *hop, t *runtime.Turn) {
 	op.to = max(op.to, t.Ended)
+	op.rest = append(op.rest, alt{turn: t})
 	if op.turn.Attempt != len(op.call.Attempts) {
 		op.turn = t // the later attempt, unless the first is the one whose reply came
 	}
 }
 
-// finishCall sets what the call's caller saw and the model's step key,
+// finishCall sets what the call's caller saw and the model's step keys,
 // once all its turns are in.
 func finishCall(v *runView, op *hop) {
 	rep, n := op.turn, op.turn.Call
-	op.maybe = rep.Cut != ""
+	if len(op.rest) > 0 {
+		all := append([]alt{op.first}, op.rest...)
+		whole := slices.DeleteFunc(slices.Clone(all), func(a alt) bool { return a.turn.Cut != "" })
+		if len(whole) > 0 {
+			all = whole
+		}
+		op.first, op.rest = all[0], all[1:]
+	}
+	op.maybe = op.first.turn.Cut != "" // no execution ran to its end: it may have taken effect or not
 	op.seen = v.Seen[n-1]
 	if op.seen.known && (rep.Attempt != len(op.call.Attempts) || rep.Cut != "") {
-		op.seen = seen{} // the answer the caller got is not the replayed turn's
+		op.seen = seen{} // the answer the caller got is not an execution's to its end
 	}
 	if op.seen.known && op.seen.key == "" && rep.Fetch != nil {
 		op.seen.key = fetchKey(rep.Fetch.Status, string(rep.Fetch.RespBody))
@@ -236,9 +270,12 @@ func finishCall(v *runView, op *hop) {
 	if base == "" {
 		base = callInput(op.call.Method, rep.Args)
 	}
-	op.input = base
-	if rep.Fetch != nil || len(rep.Reads) > 0 || rep.Shared {
-		op.input = base + fetchInput(rep.Fetch) + readsKey(rep)
+	for i := range op.nalts() {
+		a := op.alt(i)
+		a.input = base
+		if t := a.turn; t.Fetch != nil || len(t.Reads) > 0 || t.Shared {
+			a.input = base + fetchInput(t.Fetch) + readsKey(t)
+		}
 	}
 }
 
@@ -249,7 +286,7 @@ func callInput(method string, args []any) string { return "R " + method + " " + 
 // it recorded.
 func laneOp(t *runtime.Turn) hop {
 	op := hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended}
-	op.input = "L " + t.Kind.String() + " " + strconv.FormatInt(t.At.UnixNano(), 10) + readsKey(t)
+	op.first = alt{turn: t, input: "L " + t.Kind.String() + " " + strconv.FormatInt(t.At.UnixNano(), 10) + readsKey(t)}
 	return op
 }
 

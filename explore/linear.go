@@ -263,7 +263,10 @@ func historyKey(b []byte, init *state, end string, h *objHistory, order []stamp)
 		op := &h.ops[s.id]
 		if !s.ret {
 			b = append(b, 'C')
-			str(op.input)
+			b = binary.AppendUvarint(b, uint64(op.nalts()))
+			for i := range op.nalts() {
+				str(op.alt(i).input)
+			}
 			continue
 		}
 		flags := byte('R')

@@ -133,17 +133,18 @@ func (m *model) intern(st runtime.ObjectState, effects []string) *state {
 	return s
 }
 
-// step replays op's turn from s, once per (state, input): the replay runs
-// outside the lock, so that workers replay different steps at once.
-func (m *model) step(ctor runtime.Constructor, s *state, op *hop) stepResult {
-	k := stepKey{from: s, input: op.input}
+// step replays a turn (one alternative of an operation) from s, once per
+// (state, input): the replay runs outside the lock, so that workers replay
+// different steps at once.
+func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
+	k := stepKey{from: s, input: a.input}
 	m.mu.Lock()
 	r, ok := m.steps[k]
 	m.mu.Unlock()
 	if ok {
 		return r
 	}
-	rep := runtime.Replay(ctor, s.st, *op.turn)
+	rep := runtime.Replay(ctor, s.st, *a.turn)
 	effects := slices.Clone(s.effects)
 	for _, e := range rep.Effects {
 		effects = append(effects, effectText(e.Kind, e.Payload))
@@ -151,7 +152,7 @@ func (m *model) step(ctor runtime.Constructor, s *state, op *hop) stepResult {
 	for i := range rep.Calls {
 		effects = append(effects, callEffect(&rep.Calls[i]))
 	}
-	r = stepResult{out: replayedKey(op.turn, rep), exact: rep.Exact, why: rep.Diverged}
+	r = stepResult{out: replayedKey(a.turn, rep), exact: rep.Exact, why: rep.Diverged}
 	r.to = m.intern(rep.State, effects)
 	m.mu.Lock()
 	m.steps[k] = r
@@ -267,20 +268,22 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 		if op.maybe {
 			next = append(next, s)
 		}
-		r := c.m.step(c.ctor, s, op)
-		if !r.exact {
-			if c.inexact == "" {
-				c.inexact = op.label() + ": " + r.why
+		for i := range op.nalts() {
+			r := c.m.step(c.ctor, s, op.alt(i))
+			if !r.exact {
+				if c.inexact == "" {
+					c.inexact = op.label() + ": " + r.why
+				}
+				if c.lenient {
+					return true, &pset{wild: true, key: "wild"}
+				}
+				continue
 			}
-			if c.lenient {
-				return true, &pset{wild: true, key: "wild"}
+			if op.seen.known && r.out != op.seen.key {
+				continue
 			}
-			continue
+			next = append(next, r.to)
 		}
-		if op.seen.known && r.out != op.seen.key {
-			continue
-		}
-		next = append(next, r.to)
 	}
 	if len(next) == 0 {
 		return false, p

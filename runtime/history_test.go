@@ -168,19 +168,33 @@ func TestC1_ReplayOfATurnThatReadsTheClock(t *testing.T) {
 }
 
 // C1: replayed from a state in which it takes another path, a turn reads
-// other things than it did; the replay says so rather than guess silently.
-func TestC1_ReplayFromAnotherStateSaysItDiverged(t *testing.T) {
+// the clock as it would have there (at its instant), exactly; a call out
+// the turn did not make cannot be answered, and the replay says so rather
+// than guess silently.
+func TestC1_ReplayFromAnotherStateAndWhereItDiverges(t *testing.T) {
 	rt, ns, ctor := boothWorld(t)
 	require.NoError(t, rt.Run(func(ctx context.Context) error {
-		_, err := call(ctx, ns, "Hold", "a1")
+		if _, err := call(ctx, ns, "Hold", "a1"); err != nil {
+			return err
+		}
+		_, err := call(ctx, ns, "Confirm", "a1")
 		return err
 	}))
-	tu := turnsOf(rt)[0]
+	turns := turnsOf(rt)
 	taken := runtime.ObjectState{Storage: map[string]any{"hold/a1": "2025-01-01T00:15:00Z"}}
-	rep := runtime.Replay(ctor, taken, tu)
+	rep := runtime.Replay(ctor, taken, turns[0])
 	assert.Equal(t, "taken", rep.Value)
+	assert.True(t, rep.Exact, "another path, no read it cannot know: %s", rep.Diverged)
+
+	other := turns[1]
+	other.Reads = append([]runtime.Read(nil), other.Reads...)
+	out := *other.Reads[0].Call
+	out.Method = "Sub" // as if the turn had called another method
+	other.Reads[0].Call = &out
+	rep = runtime.Replay(ctor, runtime.ObjectState{}, other)
 	assert.False(t, rep.Exact)
-	assert.Contains(t, rep.Diverged, "it read 0 of the 1 things the turn read")
+	assert.Contains(t, rep.Diverged, "it called BANK/bank.Add where the turn called BANK/bank.Sub")
+	assert.ErrorContains(t, rep.Err, runtime.ErrReplayDiverged.Error(), "the method got the error, and returned it")
 }
 
 // C1: the seeded draws a turn makes (Retry's jitter) are in its history

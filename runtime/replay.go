@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"time"
@@ -20,9 +21,15 @@ import (
 // class computes, one turn at a time, runs the turn from a state of its
 // choosing on a fresh instance, at the instant the turn ran, and feeds it
 // the clock readings, seeded draws and answers of calls out the turn read
-// as it ran (Turn.Reads). Where the turn, run from this state, reads what
-// it read then, the replay computes what the real turn would have; where
-// it reads something else or more, the replay says so (not Exact) and
+// as it ran (Turn.Reads), each kind in its order. Run from the state the
+// turn ran in, the replay reads what the turn read and computes what it
+// computed. Run from another state it may take another path: it reads the
+// clock readings and draws the turn read, as far as they go, then the
+// replay's own clock (the turn's instant, moved on by the replay's own
+// sleeps) and a source seeded by the turn, which is what the turn would
+// have read there. A call out is answered only where the turn made the
+// same call; any other call out, a fetch out, and runtime-wide state (a
+// circuit breaker) cannot be known: the replay says so (not Exact) and
 // what it then computed is a guess.
 
 // ObjectState is what an object keeps from one turn to the next: its
@@ -68,7 +75,7 @@ var ErrReplayDiverged = errors.New("dosim replay: the turn did not make this cal
 // turn delivers the alarm as it was (state.Alarm should hold it); a
 // schedule or queue turn runs the lane's due tasks.
 func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
-	rp := &replayer{reads: t.Reads}
+	rp := newReplayer(t)
 	r := New(WithStart(t.At), WithEviction(false), withReplay(rp))
 	defer r.Close()
 	ns := r.Namespace(t.Namespace, ctor)
@@ -110,10 +117,7 @@ func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
 	out.State = h.objectState()
 	out.Effects = r.Effects()
 	out.Events = r.Events()
-	out.Calls = rp.calls
-	if rp.pos < len(rp.reads) {
-		rp.diverge(fmt.Sprintf("it read %d of the %d things the turn read", rp.pos, len(rp.reads)))
-	}
+	out.Calls = rp.made
 	out.Exact, out.Diverged = rp.why == "", rp.why
 	return out
 }
@@ -153,50 +157,41 @@ func replayRequest(ctx context.Context, ns *Namespace, id object.ID, t Turn, out
 // withReplay makes a runtime replay one turn with rp's reads.
 func withReplay(rp *replayer) Option { return optionFunc(func(r *Runtime) { r.replay = rp }) }
 
-// replayer feeds a replayed turn the reads of the turn it replays.
+// replayer feeds a replayed turn the reads of the turn it replays, each
+// kind in its order.
 type replayer struct {
-	reads []Read
-	pos   int
-	why   string    // how the replay diverged; "" while it has not
-	calls []CallOut // the calls out the replay made, as answered
+	clocks []time.Time
+	draws  []uint64
+	calls  []*CallOut
+	extra  *rand.Rand // draws past the turn's: seeded by the turn
+	why    string     // how the replay diverged; "" while it has not
+	made   []CallOut  // the calls out the replay made, as answered
 }
 
-// diverge notes the first way the replay read otherwise than the turn.
+func newReplayer(t Turn) *replayer {
+	rp := &replayer{}
+	for _, rd := range t.Reads {
+		switch rd.Kind {
+		case ReadClock:
+			rp.clocks = append(rp.clocks, rd.Time)
+		case ReadRandom:
+			rp.draws = append(rp.draws, rd.Value)
+		case ReadCall:
+			rp.calls = append(rp.calls, rd.Call)
+		}
+	}
+	seed := uint64(t.At.UnixNano()) ^ uint64(t.Call)<<32 ^ uint64(t.Attempt)
+	rp.extra = rand.New(rand.NewPCG(seed, uint64(t.Kind)))
+	return rp
+}
+
+// diverge notes the first way the replay read what it cannot know.
 func (rp *replayer) diverge(why string) {
 	if rp.why == "" {
 		rp.why = why
 	}
 }
 
-// next returns the turn's next read if it is of kind, else diverges.
-func (rp *replayer) next(kind ReadKind) (Read, bool) {
-	if rp.why != "" {
-		return Read{}, false
-	}
-	if rp.pos >= len(rp.reads) {
-		rp.diverge(fmt.Sprintf("it read more than the %d things the turn read (a %s)", len(rp.reads), kindWord(kind)))
-		return Read{}, false
-	}
-	rd := rp.reads[rp.pos]
-	if rd.Kind != kind {
-		rp.diverge(fmt.Sprintf("its read %d is a %s where the turn read a %s", rp.pos+1, kindWord(kind), kindWord(rd.Kind)))
-		return Read{}, false
-	}
-	rp.pos++
-	return rd, true
-}
-
-func kindWord(k ReadKind) string {
-	switch k {
-	case ReadClock:
-		return "clock reading"
-	case ReadRandom:
-		return "seeded draw"
-	case ReadCall:
-		return "call out"
-	}
-	return "read"
-}
 
 // inTurn reports whether the running task runs a turn of h (any host when
 // h is nil) past its constructor: what a replay feeds reads to.
@@ -219,25 +214,28 @@ func (r *Runtime) inTurn(h *host) bool {
 
 // clock is the replayed turn's clock reading.
 func (rp *replayer) clock(r *Runtime, h *host) time.Time {
-	if !r.inTurn(h) {
+	if !r.inTurn(h) || len(rp.clocks) == 0 {
 		return r.Now()
 	}
-	if rd, ok := rp.next(ReadClock); ok {
-		return rd.Time
-	}
-	return r.Now()
+	t := rp.clocks[0]
+	rp.clocks = rp.clocks[1:]
+	return t
 }
 
 // replaySource is the seeded source of a replayed turn.
 type replaySource struct{ r *Runtime }
 
 func (s replaySource) Uint64() uint64 {
-	if s.r.inTurn(nil) {
-		if rd, ok := s.r.replay.next(ReadRandom); ok {
-			return rd.Value
-		}
+	rp := s.r.replay
+	if !s.r.inTurn(nil) {
+		return s.r.pcg.Uint64()
 	}
-	return s.r.pcg.Uint64()
+	if len(rp.draws) == 0 {
+		return rp.extra.Uint64()
+	}
+	v := rp.draws[0]
+	rp.draws = rp.draws[1:]
+	return v
 }
 
 // ReplayCall answers a call the replayed turn makes to another object's
@@ -261,19 +259,20 @@ func (r *Runtime) replayCall(namespace, name, method string, args []any) (any, e
 		rp.diverge(fmt.Sprintf("it fetched %s/%s, and a replay cannot answer a fetch out", namespace, name))
 		return nil, fmt.Errorf("%w: %s/%s fetch", ErrReplayDiverged, namespace, name), true
 	}
-	rd, ok := rp.next(ReadCall)
-	if ok {
-		c := rd.Call
-		if c.Namespace != namespace || c.Object != name || c.Method != method || !sameArgs(c.Args, args) {
-			rp.diverge(fmt.Sprintf("it called %s/%s.%s where the turn called %s/%s.%s", namespace, name, method, c.Namespace, c.Object, c.Method))
-			ok = false
-		}
-	}
-	if !ok {
+	if rp.why != "" {
 		return nil, fmt.Errorf("%w: %s/%s.%s", ErrReplayDiverged, namespace, name, method), true
 	}
-	c := rd.Call
-	rp.calls = append(rp.calls, *c)
+	if len(rp.calls) == 0 {
+		rp.diverge(fmt.Sprintf("it called %s/%s.%s, a call the turn did not make", namespace, name, method))
+		return nil, fmt.Errorf("%w: %s/%s.%s", ErrReplayDiverged, namespace, name, method), true
+	}
+	c := rp.calls[0]
+	if c.Namespace != namespace || c.Object != name || c.Method != method || !sameArgs(c.Args, args) {
+		rp.diverge(fmt.Sprintf("it called %s/%s.%s where the turn called %s/%s.%s", namespace, name, method, c.Namespace, c.Object, c.Method))
+		return nil, fmt.Errorf("%w: %s/%s.%s", ErrReplayDiverged, namespace, name, method), true
+	}
+	rp.calls = rp.calls[1:]
+	rp.made = append(rp.made, *c)
 	return copyValue(c.Result), copyErr(c.Err), true
 }
 
