@@ -83,7 +83,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", ambiguous, "--max-ambiguous", "99"}, "max ambiguous is 99, must be from 1 to 20"},
 		{[]string{"explore", "nope.yaml"}, "nope.yaml"},
 		{[]string{"explore", "merge", "nope.json"}, "open nope.json"},
-		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`},
+		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity"}, `--args "SetQuantity": want METHOD=JSON-ARRAY`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity=[apple"}, "--args SetQuantity: \"[apple\" is not a JSON array"},
 		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: verify: inventory.SetQuantity: inventory/verify SetQuantity, attempt 1: cannot run the request: method "SetQuantity": bad arguments: argument 2: cannot use "three" (a string): want an integer`},

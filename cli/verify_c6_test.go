@@ -121,13 +121,18 @@ func (refuser) Methods() object.Methods {
 //     email (the classic mistake)".
 //   - seats-leaky.Book: "a planted bug: Book marked Retryable inserts
 //     without its booking id, so a retry fails on UNIQUE".
+//   - booth-leaky.Pay: "its marked Pay charges before it looks whether
+//     the hold is paid, so a retry charges the card again".
+//
+// chores plants liveness bugs (rule C8), not idempotency bugs: its
+// planted methods are rightly unmarked.
 //
 // The other classes' bugs are not idempotency bugs, so verify must not
 // flag them: session.HitsCached trusts a field an eviction empties (rule
 // L5; it reads the same twice), tally.VoteFast replies before its write is
 // durable (rule L7; unmarked), outbox.Post and Deliver, counter.Increment,
 // inventory.AddOne and ledger.Deposit are rightly unmarked.
-var planted = map[string]bool{"mailer.Send": true, "seats-leaky.Book": true}
+var planted = map[string]bool{"mailer.Send": true, "seats-leaky.Book": true, "booth-leaky.Pay": true}
 
 var verifyRow = regexp.MustCompile(`^(\S+)\s+(\S+)\s+.*\s(yes|no)\s+(yes|no|\?)\s+(ok|DANGER: marked but not idempotent|could be marked|inconclusive: .*)$`)
 

@@ -68,6 +68,7 @@ var maxVerdicts = 1024
 
 // model is the memoised sequential model of one object.
 type model struct {
+	ms        *models
 	mu        sync.Mutex
 	namespace string
 	object    string
@@ -80,6 +81,10 @@ type model struct {
 type models struct {
 	mu    sync.Mutex
 	byObj map[[2]string]*model
+	// timed makes the models add up, in replaying, the wall-clock time
+	// their replays take (BenchmarkCheckHistory says where the time goes).
+	timed     bool
+	replaying time.Duration
 }
 
 func newModels() *models { return &models{byObj: map[[2]string]*model{}} }
@@ -90,7 +95,7 @@ func (ms *models) get(namespace, object string) *model {
 	k := [2]string{namespace, object}
 	m := ms.byObj[k]
 	if m == nil {
-		m = &model{namespace: namespace, object: object, states: map[string]*state{},
+		m = &model{ms: ms, namespace: namespace, object: object, states: map[string]*state{},
 			steps: map[stepKey]stepResult{}, verdicts: map[string]verdict{}}
 		ms.byObj[k] = m
 	}
@@ -144,7 +149,16 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
 	if ok {
 		return r
 	}
+	var start time.Time
+	if m.ms.timed {
+		start = time.Now()
+	}
 	rep := runtime.Replay(ctor, s.st, *a.turn)
+	if m.ms.timed {
+		m.ms.mu.Lock()
+		m.ms.replaying += time.Since(start)
+		m.ms.mu.Unlock()
+	}
 	effects := slices.Clone(s.effects)
 	for _, e := range rep.Effects {
 		effects = append(effects, effectText(e.Kind, e.Payload))

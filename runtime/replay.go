@@ -192,7 +192,6 @@ func (rp *replayer) diverge(why string) {
 	}
 }
 
-
 // inTurn reports whether the running task runs a turn of h (any host when
 // h is nil) past its constructor: what a replay feeds reads to.
 func (r *Runtime) inTurn(h *host) bool {

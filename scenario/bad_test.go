@@ -51,7 +51,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{`bad.yaml:1: seed: is an integer (-1): want an integer from 0 to 18446744073709551615`}, nil},
 		{"unknown class", "namespaces:\n  INVENTORY: invntory\nstubs:\n  shop: {}\ncalls: [{stub: shop, method: Get}]\n",
 			[]string{
-				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory"; the built-in classes are bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
+				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
 			}, nil},
 		{"duplicate field", head + "calls:\n  - stub: shop\n    method: Get\n    method: AddOne\n    args: [a]\n",
 			[]string{"bad.yaml:8: calls[0].method: given twice (first at line 7); give each field once"}, nil},
