@@ -146,3 +146,35 @@ func TestD1_VerdictMemoChangesNoResult(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, first.Total, "the bug is found: verdicts of both kinds were compared")
 }
+
+// C2 and C3: at default settings every shipped scenario checks every one
+// of its object histories (background work and calls out included), and
+// its summary says so; none is clean having checked nothing.
+func TestC2_EveryShippedScenarioChecksEveryHistory(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../testdata/scenarios/*.yaml", "../testdata/cli/*.yaml", "../testdata/liveness/*.yaml"} {
+		m, err := filepath.Glob(glob)
+		require.NoError(t, err)
+		files = append(files, m...)
+	}
+	require.GreaterOrEqual(t, len(files), 30)
+	// Files that check nothing, and why.
+	nothing := map[string]string{
+		"queue-never-drains.yaml": "its run never ends (the liveness violation says so): there is no history to check",
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if why, ok := nothing[filepath.Base(f)]; ok {
+				t.Skip(why)
+			}
+			sc, err := scenario.Load(f, builtIns)
+			require.NoError(t, err)
+			sum, err := explore.Run(sc, explore.Options{Seeds: 200, NoShrink: true})
+			require.NoError(t, err)
+			assert.Empty(t, sum.Unchecked, "every history checked, or the reason named here")
+			assert.Positive(t, sum.Histories)
+			assert.Equal(t, 1.0, sum.CheckedShare())
+			assert.True(t, sum.CheckedEnough())
+		})
+	}
+}
