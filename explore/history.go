@@ -89,7 +89,7 @@ func (op *hop) label() string {
 	switch {
 	case op.final:
 		return "end state"
-	case t.Kind == runtime.TurnAlarm:
+	case t.Kind == runtime.TurnAlarm && t.Alarm != nil:
 		return fmt.Sprintf("alarm delivery (retry %d) at %v", t.Alarm.Retry, t.Start)
 	case t.Kind != runtime.TurnRequest:
 		return fmt.Sprintf("%s run at %v", t.Kind, t.Start)
@@ -154,9 +154,15 @@ func histories(v *runView, maxCut int, broken map[string]bool) []objHistory {
 		}
 	}
 	// Each object's operations in one array: as many as its turns at most.
-	owner := make([]*objHistory, len(v.History.Turns))
+	var ownerBuf [16]*objHistory
+	owner := ownerBuf[:0]
+	if n := len(v.History.Turns); n <= len(ownerBuf) {
+		owner = ownerBuf[:n]
+	} else {
+		owner = make([]*objHistory, n)
+	}
 	for i := range v.History.Turns {
-		t := &v.History.Turns[i]
+		t := v.History.Turns[i]
 		if owner[i] = find(out, t.Namespace, t.Object); owner[i] != nil {
 			owner[i].maybes++ // counts turns for now
 		}
@@ -167,7 +173,7 @@ func histories(v *runView, maxCut int, broken map[string]bool) []objHistory {
 		out[i].ops, arena, out[i].maybes = arena[:0:n], arena[n:], 0
 	}
 	for i := range v.History.Turns {
-		t, h := &v.History.Turns[i], owner[i]
+		t, h := v.History.Turns[i], owner[i]
 		if h == nil {
 			continue
 		}

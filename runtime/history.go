@@ -103,7 +103,10 @@ type FetchExchange struct {
 // Turn is one object turn as it ran (WithHistory). Began and Ended order
 // the starts and ends of all turns, finer than virtual time.
 type Turn struct {
-	Kind      TurnKind
+	Kind TurnKind
+	// Shared says the turn read runtime-wide state (a circuit breaker)
+	// that no replay of it alone can reproduce.
+	Shared    bool
 	Namespace string
 	Object    string
 	// Call and Attempt say which call's attempt a request turn ran: Call is
@@ -115,8 +118,9 @@ type Turn struct {
 	Args          []any
 	// Fetch is a fetch handler's exchange (Method "fetch").
 	Fetch *FetchExchange
-	// Alarm is the object's alarm as an alarm turn found it.
-	Alarm AlarmState
+	// Alarm is the object's alarm as an alarm turn found it (nil for the
+	// other kinds).
+	Alarm *AlarmState
 	// At is the instant (the virtual wall clock) the turn began.
 	At           time.Time
 	Start, End   time.Duration // virtual time since the runtime started
@@ -125,9 +129,6 @@ type Turn struct {
 	Reads []Read
 	// Events are the trace events the turn recorded, in order.
 	Events []Event
-	// Shared says the turn read runtime-wide state (a circuit breaker)
-	// that no replay of it alone can reproduce.
-	Shared bool
 	// Cut says why the turn did not run as it would have alone, "" when
 	// it did: "reset" (the object was reset under it: its instance went
 	// stale and its storage refused it from then on), "writes lost" (a
@@ -152,29 +153,17 @@ type objectLog struct {
 	outside int         // writes and effects made outside its turns since
 }
 
-// turnLog is a Turn being recorded.
+// turnLog is a Turn being recorded: the Turn readers get (History hands
+// out pointers to it), and what it is finished from.
 type turnLog struct {
-	kind         TurnKind
-	h            *host
-	call         *wire.Call
-	attempt      int
-	fetch        *FetchExchange
-	alarm        *AlarmState // an alarm turn's, as it found it
-	start, end   time.Duration
-	began, ended uint64
-	reads        []read
-	events       []Event
-	shared       bool
-	cut          string
-	open         bool
-}
-
-// read is a Read as recorded: a call out keeps its record until Turns.
-type read struct {
-	kind  ReadKind
-	time  time.Time
-	value uint64
-	call  *wire.Call
+	Turn
+	h     *host
+	call  *wire.Call   // a request turn's call
+	calls []*wire.Call // the records of its calls out, in their order
+	open  bool
+	// made says the ReadCall reads' CallOuts are made (finish); unfinished
+	// says finish marked the turn cut because it had not ended yet.
+	made, unfinished bool
 }
 
 // begin starts the log of a turn of h.
@@ -189,10 +178,15 @@ func (hs *history) begin(h *host, kind TurnKind) *turnLog {
 	hs.stamp++
 	if len(hs.slab) == 0 {
 		hs.slab = make([]turnLog, 4)
+		if hs.turns == nil {
+			hs.turns = make([]*turnLog, 0, 4)
+		}
 	}
 	tl := &hs.slab[0]
 	hs.slab = hs.slab[1:]
-	*tl = turnLog{kind: kind, h: h, start: h.ns.r.k.Now(), began: hs.stamp, open: true}
+	now := h.ns.r.k.Now()
+	*tl = turnLog{h: h, open: true, Turn: Turn{Kind: kind, Namespace: h.ns.name, Object: h.target.Object,
+		At: h.ns.r.start.Add(now), Start: now, Began: hs.stamp}}
 	hs.turns = append(hs.turns, tl)
 	return tl
 }
@@ -203,14 +197,17 @@ func (hs *history) end(tl *turnLog) {
 		return
 	}
 	hs.stamp++
-	tl.open, tl.ended, tl.end = false, hs.stamp, tl.h.ns.r.k.Now()
+	tl.open, tl.Ended, tl.End = false, hs.stamp, tl.h.ns.r.k.Now()
+	if tl.unfinished {
+		tl.unfinished, tl.Cut = false, ""
+	}
 }
 
 // cutOpen marks every open turn of h cut, for why.
 func (hs *history) cutOpen(h *host, why string) {
 	for i := len(hs.turns) - 1; i >= 0; i-- {
-		if tl := hs.turns[i]; tl.open && tl.h == h && tl.cut == "" {
-			tl.cut = why
+		if tl := hs.turns[i]; tl.open && tl.h == h && tl.Cut == "" {
+			tl.Cut = why
 		}
 	}
 }
@@ -253,7 +250,7 @@ type histSource struct{ r *Runtime }
 func (s histSource) Uint64() uint64 {
 	v := s.r.pcg.Uint64()
 	if tl := s.r.current(nil); tl != nil {
-		tl.reads = append(tl.reads, read{kind: ReadRandom, value: v})
+		tl.Reads = append(tl.Reads, Read{Kind: ReadRandom, Value: v})
 	}
 	return v
 }
@@ -275,7 +272,7 @@ func (r *Runtime) clockRead(h *host) time.Time {
 	now := r.Now()
 	if r.hist != nil {
 		if tl := r.current(h); tl != nil {
-			tl.reads = append(tl.reads, read{kind: ReadClock, time: now})
+			tl.Reads = append(tl.Reads, Read{Kind: ReadClock, Time: now})
 		}
 	}
 	return now
@@ -284,14 +281,15 @@ func (r *Runtime) clockRead(h *host) time.Time {
 // noteCall records a call out of the running turn (WithHistory).
 func (r *Runtime) noteCall(c *wire.Call) {
 	if tl := r.current(nil); tl != nil {
-		tl.reads = append(tl.reads, read{kind: ReadCall, call: c})
+		tl.Reads = append(tl.Reads, Read{Kind: ReadCall})
+		tl.calls = append(tl.calls, c)
 	}
 }
 
 // noteEvent records an event in the running turn of h.
 func (r *Runtime) noteEvent(h *host, e Event) {
 	if tl := r.current(h); tl != nil {
-		tl.events = append(tl.events, e)
+		tl.Events = append(tl.Events, e)
 	}
 }
 
@@ -309,52 +307,64 @@ func (h *host) alarmState() AlarmState {
 }
 
 // Turns returns the history of every object turn so far, in the order the
-// turns began (nil without WithHistory). A turn that did nothing at all
-// (a lane turn that found no work due) is left out.
+// turns began (nil without WithHistory): copies of History's. A turn that
+// did nothing at all (a lane turn that found no work due) is left out.
 func (r *Runtime) Turns() []Turn {
+	turns := r.turns()
+	out := make([]Turn, len(turns))
+	for i, t := range turns {
+		out[i] = *t
+	}
+	return out
+}
+
+// turns are the history's turns, finished, as History hands them out.
+func (r *Runtime) turns() []*Turn {
 	if r.hist == nil {
 		return nil
 	}
-	out := make([]Turn, 0, len(r.hist.turns))
+	out := make([]*Turn, 0, len(r.hist.turns))
 	for _, tl := range r.hist.turns {
-		if tl.kind != TurnRequest && len(tl.events) == 0 && len(tl.reads) == 0 {
+		if tl.Kind != TurnRequest && len(tl.Events) == 0 && len(tl.Reads) == 0 {
 			continue
 		}
-		out = append(out, tl.turn())
+		tl.finish()
+		out = append(out, &tl.Turn)
 	}
 	return out
 }
 
-func (tl *turnLog) turn() Turn {
+// finish fills in what a turn's Turn takes from elsewhere: its call, a
+// lost write, its calls out, and whether it has ended.
+func (tl *turnLog) finish() {
 	h := tl.h
-	t := Turn{Kind: tl.kind, Namespace: h.ns.name, Object: h.target.Object, Fetch: tl.fetch,
-		At: h.ns.r.start.Add(tl.start), Start: tl.start, End: tl.end, Began: tl.began, Ended: tl.ended, Shared: tl.shared, Cut: tl.cut,
-		Events: tl.events[:len(tl.events):len(tl.events)]} // an ended turn's events change no more
-	if tl.alarm != nil {
-		t.Alarm = *tl.alarm
-	}
-	if tl.open { // still running (a turn that never ended: the run stopped)
-		t.End, t.Ended, t.Cut = h.ns.r.k.Now(), h.ns.r.hist.stamp+1, "unfinished"
-	}
-	if c := tl.call; c != nil {
-		t.Call, t.Attempt, t.Method, t.Args = int(c.Seq), tl.attempt, c.Site.Method, c.Args()
-		if t.Cut == "" && c.LostWrites(c.Attempt(tl.attempt-1)) > 0 {
-			t.Cut = "writes lost"
+	tl.Events = tl.Events[:len(tl.Events):len(tl.Events)] // a reader's appends go elsewhere
+	if tl.open {                                          // still running (a turn that never ended: the run stopped)
+		tl.End, tl.Ended = h.ns.r.k.Now(), h.ns.r.hist.stamp+1
+		if tl.Cut == "" {
+			tl.Cut, tl.unfinished = "unfinished", true
 		}
 	}
-	for _, rd := range tl.reads {
-		t.Reads = append(t.Reads, rd.materialize())
+	if c := tl.call; c != nil {
+		tl.Call, tl.Method, tl.Args = int(c.Seq), c.Site.Method, c.Args()
+		if tl.Cut == "" && c.LostWrites(c.Attempt(tl.Attempt-1)) > 0 {
+			tl.Cut = "writes lost"
+		}
 	}
-	return t
-}
-
-func (rd read) materialize() Read {
-	out := Read{Kind: rd.kind, Time: rd.time, Value: rd.value}
-	if c := rd.call; c != nil {
-		out.Call = &CallOut{Namespace: c.Site.Target.Namespace, Object: c.Site.Target.Object, Method: c.Site.Method,
+	if tl.made || len(tl.calls) == 0 || tl.open {
+		return
+	}
+	tl.made = true
+	k := 0
+	for i := range tl.Reads {
+		if tl.Reads[i].Kind != ReadCall {
+			continue
+		}
+		c := tl.calls[k]
+		k++
+		tl.Reads[i].Call = &CallOut{Namespace: c.Site.Target.Namespace, Object: c.Site.Target.Object, Method: c.Site.Method,
 			Args: copyArgs(c.Args()), Result: copyValue(c.Result), Err: copyErr(c.Err())}
 	}
-	return out
 }
 
 // copyErr copies a recorded error for a reader: a *stub.Error by value.
@@ -370,8 +380,9 @@ func copyErr(err error) error {
 // as a checker reads it: every turn, and for each object that ran one,
 // its state when its first turn began and now.
 type History struct {
-	// Turns are the objects' turns, in the order they began (see Turns).
-	Turns []Turn
+	// Turns are the objects' turns, in the order they began (see
+	// Runtime.Turns): the runtime's own records, to read, not to change.
+	Turns []*Turn
 	// Objects are the objects that ran a turn, in the order of their first.
 	Objects []ObjectHistory
 }
@@ -411,7 +422,7 @@ func (r *Runtime) History() *History {
 	if hs == nil {
 		return nil
 	}
-	out := &History{Turns: r.Turns(), Objects: make([]ObjectHistory, 0, len(hs.objects))}
+	out := &History{Turns: r.turns(), Objects: make([]ObjectHistory, 0, len(hs.objects))}
 	for _, h := range hs.objects {
 		out.Objects = append(out.Objects, ObjectHistory{Namespace: h.ns.name, Object: h.target.Object,
 			Initial: h.hist.init, Final: h.objectState(), Outside: h.hist.outside})

@@ -21,7 +21,7 @@ func (h *host) beginRequest(f *wire.Flight) *turnLog {
 		return nil
 	}
 	tl := hs.begin(h, TurnRequest)
-	tl.call, tl.attempt = f.Call, f.N
+	tl.call, tl.Attempt = f.Call, f.N
 	return tl
 }
 
@@ -31,8 +31,8 @@ func (h *host) endRequest(ctx context.Context, tl *turnLog) {
 	if tl == nil {
 		return
 	}
-	if ctx.Err() != nil && tl.cut == "" {
-		tl.cut = "cancelled"
+	if ctx.Err() != nil && tl.Cut == "" {
+		tl.Cut = "cancelled"
 	}
 	h.ns.r.hist.end(tl)
 }
@@ -47,8 +47,8 @@ func (h *host) beginFetch(ctx context.Context, f *wire.Flight, req *http.Request
 	if ti, ok := sched.FromContext(ctx).Data.(*turnInfo); ok {
 		ti.log = tl
 	}
-	tl.fetch = &FetchExchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}
-	req.Body = &teeBody{rc: req.Body, x: tl.fetch}
+	tl.Fetch = &FetchExchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}
+	req.Body = &teeBody{rc: req.Body, x: tl.Fetch}
 	return tl
 }
 
@@ -57,8 +57,8 @@ func (h *host) endFetch(ctx context.Context, tl *turnLog, rec *httptest.Response
 	if tl == nil {
 		return
 	}
-	tl.fetch.Status, tl.fetch.RespHeader = rec.Code, rec.Header().Clone()
-	tl.fetch.RespBody = append([]byte(nil), rec.Body.Bytes()...)
+	tl.Fetch.Status, tl.Fetch.RespHeader = rec.Code, rec.Header().Clone()
+	tl.Fetch.RespBody = append([]byte(nil), rec.Body.Bytes()...)
 	h.endRequest(ctx, tl)
 }
 
@@ -96,7 +96,7 @@ func (h *host) beginLane(lt *laneTurn) {
 	lt.log = hs.begin(h, kind)
 	if kind == TurnAlarm {
 		a := h.alarmState()
-		lt.log.alarm = &a
+		lt.log.Alarm = &a
 	}
 }
 
@@ -117,7 +117,7 @@ func (r *Runtime) noteShared(h *host) {
 		return
 	}
 	if tl := r.current(h); tl != nil {
-		tl.shared = true
+		tl.Shared = true
 	}
 }
 
@@ -125,12 +125,12 @@ func (r *Runtime) noteShared(h *host) {
 func noteLost(by any) {
 	switch t := by.(type) {
 	case *turnInfo:
-		if t.log != nil && t.log.cut == "" {
-			t.log.cut = "writes lost"
+		if t.log != nil && t.log.Cut == "" {
+			t.log.Cut = "writes lost"
 		}
 	case *laneTurn:
-		if t.log != nil && t.log.cut == "" {
-			t.log.cut = "writes lost"
+		if t.log != nil && t.log.Cut == "" {
+			t.log.Cut = "writes lost"
 		}
 	}
 }

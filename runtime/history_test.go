@@ -266,7 +266,7 @@ func TestC2_LaneTurnsAreInTheHistoryAndReplay(t *testing.T) {
 	assert.Equal(t, []string{"request 0", "request 0", "queue 2", "alarm 1"}, kinds)
 	turns := turnsOf(rt)
 	// Replay the alarm from the state before it: after the queue ran.
-	before := runtime.ObjectState{Storage: map[string]any{"__dosim/seq": uint64(1)}, Alarm: turns[3].Alarm}
+	before := runtime.ObjectState{Storage: map[string]any{"__dosim/seq": uint64(1)}, Alarm: *turns[3].Alarm}
 	require.True(t, before.Alarm.Set)
 	rep := runtime.Replay(ctor, before, turns[3])
 	assert.True(t, rep.Exact, rep.Diverged)

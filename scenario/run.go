@@ -257,8 +257,9 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	ropts := []runtime.Option{runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
-		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink), runtime.WithHorizon(cfg.horizon)}
+	ropts := make([]runtime.Option, 0, 7)
+	ropts = append(ropts, runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
+		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink), runtime.WithHorizon(cfg.horizon))
 	if cfg.history {
 		ropts = append(ropts, runtime.WithHistory())
 	}

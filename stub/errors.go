@@ -2,8 +2,7 @@ package stub
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/transport"
@@ -59,21 +58,33 @@ var ErrPipelined = errors.New("pipelined on a failed call")
 // Error says which object, method and attempt failed, how, and the
 // error's flags.
 func (e *Error) Error() string {
-	var flags []string
-	if e.Retryable {
-		flags = append(flags, "retryable")
+	// Built by hand, not by fmt: every call record of a failed call writes
+	// its error's text, an explored seed a few of them.
+	b := make([]byte, 0, len(e.Namespace)+len(e.Object)+len(e.Method)+len(e.Msg)+48)
+	b = append(b, e.Namespace...)
+	b = append(b, '/')
+	b = append(b, e.Object...)
+	b = append(b, ' ')
+	b = append(b, e.Method...)
+	b = append(b, ", attempt "...)
+	b = strconv.AppendInt(b, int64(e.Attempt), 10)
+	b = append(b, ": "...)
+	b = append(b, e.Msg...)
+	sep := " ["
+	for _, f := range [...]struct {
+		on   bool
+		name string
+	}{{e.Retryable, "retryable"}, {e.Overloaded, "overloaded"}, {e.Remote, "remote"}} {
+		if f.on {
+			b = append(b, sep...)
+			b = append(b, f.name...)
+			sep = ", "
+		}
 	}
-	if e.Overloaded {
-		flags = append(flags, "overloaded")
+	if sep == ", " {
+		b = append(b, ']')
 	}
-	if e.Remote {
-		flags = append(flags, "remote")
-	}
-	f := ""
-	if len(flags) > 0 {
-		f = " [" + strings.Join(flags, ", ") + "]"
-	}
-	return fmt.Sprintf("%s/%s %s, attempt %d: %s%s", e.Namespace, e.Object, e.Method, e.Attempt, e.Msg, f)
+	return string(b)
 }
 
 // Unwrap returns the cause: the object's error text (wrapping ErrRemote),
