@@ -155,7 +155,7 @@ func histories(v *runView, maxCut int, broken map[string]bool) []objHistory {
 	}
 	// Each object's operations in one array: as many as its turns at most.
 	var ownerBuf [16]*objHistory
-	owner := ownerBuf[:0]
+	var owner []*objHistory
 	if n := len(v.History.Turns); n <= len(ownerBuf) {
 		owner = ownerBuf[:n]
 	} else {
