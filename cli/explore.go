@@ -24,21 +24,59 @@ import (
 // progress: a bar on a terminal, else a line every progressEvery.
 const exploreProgressMin = 2000
 
+// exploreFlags holds explore's flags.
+type exploreFlags struct {
+	seeds, workers, maxAmbiguous int
+	first, replay                uint64
+	shard, rates, jsonOut, arts  string
+	keepRules, noShrink          bool
+	shrinkTime, horizon          time.Duration
+	minChecked                   float64
+	checkDet, recurring          bool
+}
+
 func (a *app) newExplore() *cobra.Command {
-	var (
-		seeds, workers, maxAmbiguous int
-		first, replay                uint64
-		shard, rates, jsonOut, arts  string
-		keepRules, noShrink          bool
-		shrinkTime                   time.Duration
-		minChecked                   float64
-		horizonFlag                  time.Duration
-		checkDet, recurring          bool
-	)
+	var fl exploreFlags
 	cmd := &cobra.Command{
 		Use:   "explore FILE",
 		Short: "Search a scenario's fault space for the seed where an object breaks",
-		Long: `Run a scenario once per seed with faults drawn at random for every attempt (from
+		Long:  a.exploreLong(),
+		Example: a.example(`  dosim explore testdata/scenarios/ambiguous-delivery.yaml --seeds 10000
+  dosim explore testdata/scenarios/ledger-transfers.yaml --seeds 100000 --workers 2
+  dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
+  dosim explore merge shard-*.json
+  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`, `  dosim explore FILE --seeds 10000
+  dosim explore FILE --seeds 100000 --workers 2
+  dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
+  dosim explore merge shard-*.json
+  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`),
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runExplore(cmd, args[0], &fl) },
+	}
+	f := cmd.Flags()
+	f.DurationVar(&fl.horizon, "horizon", 0, "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
+	f.BoolVar(&fl.recurring, "recurring-alarms", false, "alarms that re-arm for ever are intended (a heartbeat): do not report them")
+	f.BoolVar(&fl.checkDet, "check-determinism", false, "run each failing seed, and every 64th other one, twice and report a difference (object code reading the wall clock, map order)")
+	f.Float64Var(&fl.minChecked, "min-checked", explore.DefaultMinChecked, "the least share (0 to 1) of object histories a sweep must check to be clean; below it, exit 1 (0: no minimum)")
+	f.IntVar(&fl.seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
+	f.Uint64Var(&fl.first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")
+	f.IntVar(&fl.workers, "workers", 1, "seeds checked in parallel (1 to 256)")
+	f.StringVar(&fl.shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
+	f.StringVar(&fl.rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
+	f.BoolVar(&fl.keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
+	f.IntVar(&fl.maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
+	f.BoolVar(&fl.noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
+	f.DurationVar(&fl.shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
+	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
+	f.StringVar(&fl.arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
+	f.Uint64Var(&fl.replay, "replay", 0, "run only this seed and show its timeline and violations")
+	cmd.AddCommand(a.newExploreMerge())
+	return cmd
+}
+
+// exploreLong is explore's help text.
+func (a *app) exploreLong() string {
+	return `Run a scenario once per seed with faults drawn at random for every attempt (from
 the seed, so each seed replays exactly) and check each run: the S-rule
 invariants (an unmarked method runs at most once per call, at most MaxRetries+1
 attempts, no retry at or after the deadline, the first attempt never cancelled,
@@ -87,144 +125,130 @@ seeds per second, violations so far).
 SIGINT or SIGTERM stops the sweep: the seeds that ran are summarised and marked
 INTERRUPTED, --json is written with "complete": false (merge refuses it unless
 --allow-incomplete), and ` + a.name + ` exits 130 (143 for SIGTERM). A second signal
-ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHelp,
-		Example: a.example(`  dosim explore testdata/scenarios/ambiguous-delivery.yaml --seeds 10000
-  dosim explore testdata/scenarios/ledger-transfers.yaml --seeds 100000 --workers 2
-  dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
-  dosim explore merge shard-*.json
-  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`, `  dosim explore FILE --seeds 10000
-  dosim explore FILE --seeds 100000 --workers 2
-  dosim explore FILE --seeds 100000 --shard 0/4 --json shard-0.json
-  dosim explore merge shard-*.json
-  dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`),
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := a.loadScenario(args[0])
-			if err != nil {
-				return &codeError{code: exitUsage, msg: err.Error()}
-			}
-			if seeds < 1 {
-				return usageErrorf("--seeds: %d: want 1 or more seeds", seeds)
-			}
-			if workers < 1 || workers > 256 {
-				return usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", workers)
-			}
-			opts := explore.Options{First: first, FromSeedZero: first == 0, Seeds: seeds, Workers: workers, MaxAmbiguous: maxAmbiguous,
-				KeepRules: keepRules, NoShrink: noShrink, ShrinkTime: shrinkTime, MinChecked: minChecked,
-				Horizon: horizonFlag, CheckDeterminism: checkDet, RecurringAlarms: recurring}
-			if horizonFlag < 0 {
-				return usageErrorf("--horizon %v: want a positive virtual duration, such as 24h, or 0 for the scenario's (default %v)", horizonFlag, explore.DefaultHorizon)
-			}
-			if !(minChecked >= 0 && minChecked <= 1) {
-				return usageErrorf("--min-checked %v: want a share from 0 to 1, such as 0.9 (0: no minimum)", minChecked)
-			}
-			if minChecked == 0 {
-				opts.MinChecked = -1 // no minimum
-			}
-			if shrinkTime <= 0 {
-				return usageErrorf("--shrink-time %v: want a positive duration, such as 60s (--no-shrink turns shrinking off)", shrinkTime)
-			}
-			if rates != "" {
-				if opts.Rates, err = parseRates(rates); err != nil {
-					return err
-				}
-			}
-			if shard != "" {
-				if opts.Shard, err = explore.ParseShard(shard); err != nil {
-					return usageErrorf("--shard: %v", err)
-				}
-			}
-			if arts != "" {
-				if err := checkFolder(arts); err != nil {
-					return err
-				}
-			}
-			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			shrinking := newShrinkLine(errw)
-			opts.ShrinkProgress = shrinking.update
-			if cmd.Flags().Changed("replay") {
-				return replaySeed(out, sc, opts, replay, arts, shrinking)
-			}
-			var bar *progress // set below for a long sweep; update is nil-safe
-			opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
-			e, err := explore.New(sc, opts)
-			if err != nil {
-				return usageErrorf("%v", err)
-			}
-			// Open --json before the sweep: a bad path is a usage error now,
-			// not after an hour of seeds.
-			var js *os.File
-			if jsonOut != "" && jsonOut != "-" {
-				if js, err = os.Create(jsonOut); err != nil {
-					return usageErrorf("--json: %v", err)
-				}
-				defer js.Close()
-			}
-			// Catch SIGINT and SIGTERM before saying anything, so that a
-			// signal at any point gets the summary of what ran.
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
-			if total := e.ShardSeeds(); total >= exploreProgressMin {
-				bar = newProgress(errw, "explore", "seeds", total)
-			}
-			sum, err := e.SweepContext(ctx)
-			bar.done()
-			shrinking.done()
-			if err != nil {
-				if js != nil {
-					js.Close()
-					os.Remove(jsonOut)
-				}
-				return internalError("", err)
-			}
-			if jsonOut == "-" {
-				if err := sum.WriteJSON(out); err != nil {
-					return err
-				}
-			} else if js != nil {
-				if err := writeJSONFile(js, sum); err != nil {
-					return err
-				}
-			}
-			if jsonOut != "-" {
-				a.writeSummary(out, sum, false)
-			}
-			if !sum.Complete {
-				return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
-					"interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
-			}
-			if sum.FirstFailing != nil && arts != "" {
-				files, err := e.WriteArtifacts(arts, sum.FirstFailing)
-				if err != nil {
-					return internalError("writing artifacts: ", err)
-				}
-				fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
-			}
-			if sum.Total > 0 || !sum.CheckedEnough() {
-				return &codeError{code: exitExpect}
-			}
-			return nil
-		},
+ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHelp
+}
+
+// options checks the flags and turns them into the explorer's options (all
+// but the progress callbacks); an error names the flag.
+func (fl *exploreFlags) options() (explore.Options, error) {
+	opts := explore.Options{First: fl.first, FromSeedZero: fl.first == 0, Seeds: fl.seeds, Workers: fl.workers, MaxAmbiguous: fl.maxAmbiguous,
+		KeepRules: fl.keepRules, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
+		Horizon: fl.horizon, CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring}
+	var err error
+	switch {
+	case fl.seeds < 1:
+		return opts, usageErrorf("--seeds: %d: want 1 or more seeds", fl.seeds)
+	case fl.workers < 1 || fl.workers > 256:
+		return opts, usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", fl.workers)
+	case fl.horizon < 0:
+		return opts, usageErrorf("--horizon %v: want a positive virtual duration, such as 24h, or 0 for the scenario's (default %v)", fl.horizon, explore.DefaultHorizon)
+	case !(fl.minChecked >= 0 && fl.minChecked <= 1):
+		return opts, usageErrorf("--min-checked %v: want a share from 0 to 1, such as 0.9 (0: no minimum)", fl.minChecked)
+	case fl.shrinkTime <= 0:
+		return opts, usageErrorf("--shrink-time %v: want a positive duration, such as 60s (--no-shrink turns shrinking off)", fl.shrinkTime)
 	}
-	f := cmd.Flags()
-	f.DurationVar(&horizonFlag, "horizon", 0, "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
-	f.BoolVar(&recurring, "recurring-alarms", false, "alarms that re-arm for ever are intended (a heartbeat): do not report them")
-	f.BoolVar(&checkDet, "check-determinism", false, "run each failing seed, and every 64th other one, twice and report a difference (object code reading the wall clock, map order)")
-	f.Float64Var(&minChecked, "min-checked", explore.DefaultMinChecked, "the least share (0 to 1) of object histories a sweep must check to be clean; below it, exit 1 (0: no minimum)")
-	f.IntVar(&seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
-	f.Uint64Var(&first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")
-	f.IntVar(&workers, "workers", 1, "seeds checked in parallel (1 to 256)")
-	f.StringVar(&shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
-	f.StringVar(&rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
-	f.BoolVar(&keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
-	f.IntVar(&maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
-	f.BoolVar(&noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
-	f.DurationVar(&shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
-	f.StringVar(&jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
-	f.StringVar(&arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
-	f.Uint64Var(&replay, "replay", 0, "run only this seed and show its timeline and violations")
-	cmd.AddCommand(a.newExploreMerge())
-	return cmd
+	if fl.minChecked == 0 {
+		opts.MinChecked = -1 // no minimum
+	}
+	if fl.rates != "" {
+		if opts.Rates, err = parseRates(fl.rates); err != nil {
+			return opts, err
+		}
+	}
+	if fl.shard != "" {
+		if opts.Shard, err = explore.ParseShard(fl.shard); err != nil {
+			return opts, usageErrorf("--shard: %v", err)
+		}
+	}
+	if fl.arts != "" {
+		if err := checkFolder(fl.arts); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
+}
+
+// runExplore is explore's work: one seed replayed, or a sweep summarised.
+func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) error {
+	sc, err := a.loadScenario(file)
+	if err != nil {
+		return &codeError{code: exitUsage, msg: err.Error()}
+	}
+	opts, err := fl.options()
+	if err != nil {
+		return err
+	}
+	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	shrinking := newShrinkLine(errw)
+	opts.ShrinkProgress = shrinking.update
+	if cmd.Flags().Changed("replay") {
+		return replaySeed(out, sc, opts, fl.replay, fl.arts, shrinking)
+	}
+	var bar *progress // set below for a long sweep; update is nil-safe
+	opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
+	e, err := explore.New(sc, opts)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	// Open --json before the sweep: a bad path is a usage error now,
+	// not after an hour of seeds.
+	var js *os.File
+	if fl.jsonOut != "" && fl.jsonOut != "-" {
+		if js, err = os.Create(fl.jsonOut); err != nil {
+			return usageErrorf("--json: %v", err)
+		}
+		defer js.Close()
+	}
+	// Catch SIGINT and SIGTERM before saying anything, so that a
+	// signal at any point gets the summary of what ran.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	if total := e.ShardSeeds(); total >= exploreProgressMin {
+		bar = newProgress(errw, "explore", "seeds", total)
+	}
+	sum, err := e.SweepContext(ctx)
+	bar.done()
+	shrinking.done()
+	if err != nil {
+		if js != nil {
+			js.Close()
+			os.Remove(fl.jsonOut)
+		}
+		return internalError("", err)
+	}
+	if err := a.reportSweep(out, js, fl.jsonOut, sum); err != nil {
+		return err
+	}
+	if !sum.Complete {
+		return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
+			"interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
+	}
+	if sum.FirstFailing != nil && fl.arts != "" {
+		files, err := e.WriteArtifacts(fl.arts, sum.FirstFailing)
+		if err != nil {
+			return internalError("writing artifacts: ", err)
+		}
+		fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
+	}
+	if sum.Total > 0 || !sum.CheckedEnough() {
+		return &codeError{code: exitExpect}
+	}
+	return nil
+}
+
+// reportSweep writes the summary: as JSON to js (or out, for "-") and, unless
+// the JSON went to out, as text to out.
+func (a *app) reportSweep(out io.Writer, js *os.File, jsonOut string, sum *explore.Summary) error {
+	if jsonOut == "-" {
+		return sum.WriteJSON(out)
+	}
+	if js != nil {
+		if err := writeJSONFile(js, sum); err != nil {
+			return err
+		}
+	}
+	a.writeSummary(out, sum, false)
+	return nil
 }
 
 // shrinkLine reports shrinking on stderr: on a terminal one line kept up
@@ -504,93 +528,4 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 		fmt.Fprintf(w, "artifacts: %s\n", strings.Join(files, ", "))
 	}
 	return &codeError{code: exitExpect}
-}
-
-func (a *app) newExploreMerge() *cobra.Command {
-	var (
-		jsonOut                  string
-		partial, allowIncomplete bool
-	)
-	cmd := &cobra.Command{
-		Use:   "merge SUMMARY.json...",
-		Short: "Combine the JSON summaries of the shards of one sweep",
-		Long: `Combine the --json summaries written by the shards of one sweep into one
-report. Each file is checked first: every field in range, its counts adding up,
-its violations inside its shards, and its fingerprint (the scenario file's
-SHA-256, the rates and the options that change results) matching its fields.
-The files must share the fingerprint and the seeds, and hold each shard of one
-split at most once.
-
-A missing shard, or a shard that was interrupted ("complete": false), makes the
-merge fail with exit code 2 unless --allow-incomplete; the report then says
-the sweep is incomplete and never "clean". Exit code 1 means a shard found a
-violation.` + mergeExitCodesHelp,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
-			allow := allowIncomplete || partial
-			var parts []*explore.Summary
-			for _, name := range files {
-				s, err := explore.ReadSummaryFile(name)
-				if err != nil {
-					return usageErrorf("%v", err)
-				}
-				parts = append(parts, s)
-			}
-			sum, err := explore.Merge(parts...)
-			if err != nil {
-				return usageErrorf("%v", err)
-			}
-			out := cmd.OutOrStdout()
-			if jsonOut != "" {
-				if err := writeJSON(jsonOut, out, sum); err != nil {
-					return err
-				}
-			}
-			if jsonOut != "-" {
-				a.writeSummary(out, sum, true)
-			}
-			if sum.Total > 0 {
-				return &codeError{code: exitExpect}
-			}
-			if sum.Whole() || allow {
-				return nil
-			}
-			var why []string
-			if missing := sum.Missing(); len(missing) > 0 {
-				n, names := 0, make([]string, 0, min(len(missing), 10))
-				for i, m := range missing {
-					n += m.Len()
-					if i < 10 {
-						names = append(names, m.String())
-					}
-				}
-				why = append(why, fmt.Sprintf("%d of %d shards missing (%s)", n, missing[0].Count, strings.Join(names, ", ")))
-			}
-			if !sum.Complete {
-				var cut []string
-				for i, p := range parts {
-					if !p.Complete {
-						cut = append(cut, fmt.Sprintf("%s ran %d seeds", files[i], p.Ran))
-					}
-				}
-				why = append(why, "interrupted shards: "+strings.Join(cut, ", "))
-			}
-			return usageErrorf("%s: the sweep is incomplete (--allow-incomplete accepts it)", strings.Join(why, "; "))
-		},
-	}
-	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the merged summary as JSON to this file (- for stdout)")
-	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "accept missing or interrupted shards: the report says incomplete, never clean")
-	cmd.Flags().BoolVar(&partial, "partial", false, "the old name of --allow-incomplete")
-	_ = cmd.Flags().MarkDeprecated("partial", "use --allow-incomplete")
-	return cmd
-}
-
-// replayCommand is the command that replays seed of the sweep, spelt with
-// the program's name.
-func (a *app) replayCommand(sum *explore.Summary, seed uint64) string {
-	cmd := sum.ReplayCommand(seed)
-	if rest, ok := strings.CutPrefix(cmd, "dosim "); ok {
-		return a.name + " " + rest
-	}
-	return cmd
 }

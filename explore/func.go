@@ -211,19 +211,8 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 		bad(KindFunc, "", fnErr.Error())
 	}
 	calls := rt.Calls()
-	for i, c := range calls {
-		for _, a := range c.Attempts {
-			if a.Fault != transport.None {
-				out.Faults = append(out.Faults, transport.Rule{Call: i + 1, Method: c.Method, Attempt: a.N, Fault: a.Fault})
-			}
-		}
-	}
-	namespaces := map[string]*runtime.Namespace{}
-	for _, ns := range rt.Namespaces() {
-		if _, ok := namespaces[ns.Name()]; !ok && ns.Constructor() != nil {
-			namespaces[ns.Name()] = ns
-		}
-	}
+	out.Faults = firedRules(calls)
+	namespaces := classNamespaces(rt)
 	// The S invariants, by the marks of each namespace's class.
 	broken := map[string]bool{}
 	for _, c := range calls {
@@ -249,24 +238,7 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 		marks, _ := fe.methodMarks(c.Namespace, ns.Constructor())
 		return marks[c.Method]
 	})
-	// The objects' storage at the end, for the timeline.
-	var storage []render.Object
-	listed := map[string]bool{}
-	for _, c := range calls {
-		ns := namespaces[c.Namespace]
-		key := c.Namespace + "/" + c.Object
-		if ns == nil || listed[key] {
-			continue
-		}
-		listed[key] = true
-		id := ns.IDFromName(c.Object)
-		if len(c.Object) == 64 {
-			if hid, err := ns.IDFromString(c.Object); err == nil {
-				id = hid
-			}
-		}
-		storage = append(storage, render.Object{Namespace: c.Namespace, Object: c.Object, Data: ns.Storage(id).Snapshot()})
-	}
+	storage := endStorage(calls, namespaces) // for the timeline
 	effects := rt.Effects()
 	if mode.trace {
 		out.trace = runText(rt.Trace(), calls, storage)
@@ -286,7 +258,65 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	if fe.opts.NoLinearizability || mode.skipLinear || runErr != nil {
 		return out
 	}
-	view := &runView{Calls: calls, Seen: make([]seen, len(calls)), History: rt.History(), Effects: effects,
+	view := funcView(calls, rt.History(), effects, namespaces)
+	lr := checkLinear(seed, view, fe.models, fe.opts.MaxAmbiguous, broken, mode.linearTimeout)
+	out.Violations = append(out.Violations, lr.violations...)
+	out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
+	out.timedOut = lr.timedOut
+	return out
+}
+
+// classNamespaces is rt's namespaces by name, those with a class.
+func classNamespaces(rt *runtime.Runtime) map[string]*runtime.Namespace {
+	namespaces := map[string]*runtime.Namespace{}
+	for _, ns := range rt.Namespaces() {
+		if _, ok := namespaces[ns.Name()]; !ok && ns.Constructor() != nil {
+			namespaces[ns.Name()] = ns
+		}
+	}
+	return namespaces
+}
+
+// firedRules is the faults that fired in calls, as rules that replay them.
+func firedRules(calls []runtime.CallRecord) []transport.Rule {
+	var rules []transport.Rule
+	for i, c := range calls {
+		for _, a := range c.Attempts {
+			if a.Fault != transport.None {
+				rules = append(rules, transport.Rule{Call: i + 1, Method: c.Method, Attempt: a.N, Fault: a.Fault})
+			}
+		}
+	}
+	return rules
+}
+
+// endStorage is the storage, at the end of the run, of each object calls
+// reached, in the order first called.
+func endStorage(calls []runtime.CallRecord, namespaces map[string]*runtime.Namespace) []render.Object {
+	var storage []render.Object
+	listed := map[string]bool{}
+	for _, c := range calls {
+		ns := namespaces[c.Namespace]
+		key := c.Namespace + "/" + c.Object
+		if ns == nil || listed[key] {
+			continue
+		}
+		listed[key] = true
+		id := ns.IDFromName(c.Object)
+		if len(c.Object) == 64 {
+			if hid, err := ns.IDFromString(c.Object); err == nil {
+				id = hid
+			}
+		}
+		storage = append(storage, render.Object{Namespace: c.Namespace, Object: c.Object, Data: ns.Storage(id).Snapshot()})
+	}
+	return storage
+}
+
+// funcView is the run of an explore.Func seed as the linearizability check
+// reads it: each call's outcome as seen by its caller.
+func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.Effect, namespaces map[string]*runtime.Namespace) *runView {
+	view := &runView{Calls: calls, Seen: make([]seen, len(calls)), History: h, Effects: effects,
 		Ctors: map[string]runtime.Constructor{}}
 	for name, ns := range namespaces {
 		view.Ctors[name] = ns.Constructor()
@@ -302,11 +332,7 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 			view.Seen[i] = seen{known: true, key: "err " + c.ObjectErr}
 		}
 	}
-	lr := checkLinear(seed, view, fe.models, fe.opts.MaxAmbiguous, broken, mode.linearTimeout)
-	out.Violations = append(out.Violations, lr.violations...)
-	out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
-	out.timedOut = lr.timedOut
-	return out
+	return view
 }
 
 // sweep runs every seed of the options on their workers, then shrinks the

@@ -198,26 +198,32 @@ func histories(v *runView, maxCut int, broken map[string]bool) []objHistory {
 		}
 	}
 	for i := range out {
-		h := &out[i]
-		for k := range h.ops {
-			op := &h.ops[k]
-			if op.call != nil {
-				finishCall(v, op)
-			}
-			if op.maybe {
-				h.maybes++
-			}
-		}
-		if h.skip == "" && h.maybes > maxCut {
-			h.skip = ReasonCut
-		}
-		for _, e := range v.Effects {
-			if e.Namespace == h.ns && e.Object == h.name {
-				h.end = append(h.end, effectText(e.Kind, e.Payload))
-			}
-		}
+		out[i].finish(v, maxCut)
 	}
 	return out
+}
+
+// finish completes h once its turns are in: the outcome of each call as its
+// caller saw it, the turns that may or may not have taken effect (too many
+// and h is skipped) and the effects the object made, for its end state.
+func (h *objHistory) finish(v *runView, maxCut int) {
+	for k := range h.ops {
+		op := &h.ops[k]
+		if op.call != nil {
+			finishCall(v, op)
+		}
+		if op.maybe {
+			h.maybes++
+		}
+	}
+	if h.skip == "" && h.maybes > maxCut {
+		h.skip = ReasonCut
+	}
+	for _, e := range v.Effects {
+		if e.Namespace == h.ns && e.Object == h.name {
+			h.end = append(h.end, effectText(e.Kind, e.Payload))
+		}
+	}
 }
 
 // find returns the history of ns/name among hs.

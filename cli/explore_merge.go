@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dosim/dosim/explore"
+	"github.com/spf13/cobra"
+)
+
+// newExploreMerge is "explore merge": shards' summaries made one.
+func (a *app) newExploreMerge() *cobra.Command {
+	var (
+		jsonOut                  string
+		partial, allowIncomplete bool
+	)
+	cmd := &cobra.Command{
+		Use:   "merge SUMMARY.json...",
+		Short: "Combine the JSON summaries of the shards of one sweep",
+		Long: `Combine the --json summaries written by the shards of one sweep into one
+report. Each file is checked first: every field in range, its counts adding up,
+its violations inside its shards, and its fingerprint (the scenario file's
+SHA-256, the rates and the options that change results) matching its fields.
+The files must share the fingerprint and the seeds, and hold each shard of one
+split at most once.
+
+A missing shard, or a shard that was interrupted ("complete": false), makes the
+merge fail with exit code 2 unless --allow-incomplete; the report then says
+the sweep is incomplete and never "clean". Exit code 1 means a shard found a
+violation.` + mergeExitCodesHelp,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			allow := allowIncomplete || partial
+			var parts []*explore.Summary
+			for _, name := range files {
+				s, err := explore.ReadSummaryFile(name)
+				if err != nil {
+					return usageErrorf("%v", err)
+				}
+				parts = append(parts, s)
+			}
+			sum, err := explore.Merge(parts...)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			out := cmd.OutOrStdout()
+			if jsonOut != "" {
+				if err := writeJSON(jsonOut, out, sum); err != nil {
+					return err
+				}
+			}
+			if jsonOut != "-" {
+				a.writeSummary(out, sum, true)
+			}
+			if sum.Total > 0 {
+				return &codeError{code: exitExpect}
+			}
+			if sum.Whole() || allow {
+				return nil
+			}
+			var why []string
+			if missing := sum.Missing(); len(missing) > 0 {
+				n, names := 0, make([]string, 0, min(len(missing), 10))
+				for i, m := range missing {
+					n += m.Len()
+					if i < 10 {
+						names = append(names, m.String())
+					}
+				}
+				why = append(why, fmt.Sprintf("%d of %d shards missing (%s)", n, missing[0].Count, strings.Join(names, ", ")))
+			}
+			if !sum.Complete {
+				var cut []string
+				for i, p := range parts {
+					if !p.Complete {
+						cut = append(cut, fmt.Sprintf("%s ran %d seeds", files[i], p.Ran))
+					}
+				}
+				why = append(why, "interrupted shards: "+strings.Join(cut, ", "))
+			}
+			return usageErrorf("%s: the sweep is incomplete (--allow-incomplete accepts it)", strings.Join(why, "; "))
+		},
+	}
+	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the merged summary as JSON to this file (- for stdout)")
+	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "accept missing or interrupted shards: the report says incomplete, never clean")
+	cmd.Flags().BoolVar(&partial, "partial", false, "the old name of --allow-incomplete")
+	_ = cmd.Flags().MarkDeprecated("partial", "use --allow-incomplete")
+	return cmd
+}
+
+// replayCommand is the command that replays seed of the sweep, spelt with
+// the program's name.
+func (a *app) replayCommand(sum *explore.Summary, seed uint64) string {
+	cmd := sum.ReplayCommand(seed)
+	if rest, ok := strings.CutPrefix(cmd, "dosim "); ok {
+		return a.name + " " + rest
+	}
+	return cmd
+}
