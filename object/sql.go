@@ -72,6 +72,10 @@ type SQL struct {
 	turn bool
 	// txWrote is set when an Exec inside the outermost Transaction wrote.
 	txWrote bool
+	// cleanup closes the database if it is collected unclosed; release
+	// hands its driver back (connect).
+	cleanup runtime.Cleanup
+	release func()
 }
 
 // sqlSeq names the private in-memory databases.
@@ -80,7 +84,7 @@ var sqlSeq atomic.Uint64
 // openSQL opens a fresh, empty database limited to maxBytes.
 func openSQL(host wire.Host) (*SQL, error) {
 	db := &SQL{host: host}
-	conn, err := connect(db)
+	conn, release, err := connect(db)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +92,27 @@ func openSQL(host wire.Host) (*SQL, error) {
 	db.q = conn.(driver.QueryerContext)
 	if _, err := db.run(fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), nil); err != nil {
 		_ = conn.Close()
+		release()
 		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
 	}
 	// The connection's C memory is not the Go heap's: free it when the
 	// database is unreachable, if nobody closed it before.
-	runtime.AddCleanup(db, func(c driver.Conn) { _ = c.Close() }, conn)
+	oc := openConn{conn: conn, release: release}
+	db.cleanup = runtime.AddCleanup(db, openConn.close, oc)
+	db.release = release
 	return db, nil
+}
+
+// openConn is what closing a database frees: its connection, then its
+// driver (connect).
+type openConn struct {
+	conn    driver.Conn
+	release func()
+}
+
+func (c openConn) close() {
+	_ = c.conn.Close()
+	c.release()
 }
 
 // close frees the database; it is the runtime's to call when it closes.
@@ -102,7 +121,8 @@ func (db *SQL) close() {
 		return
 	}
 	db.closed = true
-	_ = db.conn.Close()
+	db.cleanup.Stop()
+	openConn{conn: db.conn, release: db.release}.close()
 }
 
 // rand is the seeded source random() and randomblob() draw from.

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"weak"
 
 	"modernc.org/sqlite"
 )
@@ -20,15 +22,89 @@ import (
 
 // connect opens db's private in-memory database, with random(),
 // randomblob() and the clock functions reading the runtime's seed and
-// virtual clock (rule Q3).
-func connect(db *SQL) (driver.Conn, error) {
-	var drv sqlite.Driver
-	if err := drv.RegisterScalarFunction("random", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+// virtual clock (rule Q3). release, once the connection is closed, hands
+// its driver on to the next database.
+func connect(db *SQL) (conn driver.Conn, release func(), err error) {
+	slot, err := takeDriver()
+	if err != nil {
+		return nil, nil, err
+	}
+	slot.db = weak.Make(db)
+	conn, err = slot.drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private", sqlSeq.Add(1)))
+	if err != nil {
+		slot.release()
+		return nil, nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+	}
+	return conn, slot.release, nil
+}
+
+// sqlDriver is a SQLite driver with dosim's functions registered, and the
+// database they serve. modernc.org/sqlite keeps a function registered on a
+// driver for the program's life, with what its closure holds, so one driver
+// a database leaked every database (and its runtime) a sweep opened. The
+// drivers are pooled instead: one per open database, reused once it is
+// closed; and a driver holds its database weakly, so that one nobody
+// closed is still collected (openSQL's cleanup then closes it).
+type sqlDriver struct {
+	drv sqlite.Driver
+	db  weak.Pointer[SQL] // set by connect, cleared by release
+}
+
+// sqlDrivers is the pool of drivers whose database is closed.
+var sqlDrivers struct {
+	mu   sync.Mutex
+	free []*sqlDriver
+}
+
+// takeDriver returns a driver from the pool, or a new one.
+func takeDriver() (*sqlDriver, error) {
+	sqlDrivers.mu.Lock()
+	if n := len(sqlDrivers.free); n > 0 {
+		d := sqlDrivers.free[n-1]
+		sqlDrivers.free = sqlDrivers.free[:n-1]
+		sqlDrivers.mu.Unlock()
+		return d, nil
+	}
+	sqlDrivers.mu.Unlock()
+	d := &sqlDriver{}
+	if err := d.register(); err != nil {
+		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+	}
+	return d, nil
+}
+
+// release returns d to the pool; its database's connection is closed.
+func (d *sqlDriver) release() {
+	d.db = weak.Pointer[SQL]{}
+	sqlDrivers.mu.Lock()
+	sqlDrivers.free = append(sqlDrivers.free, d)
+	sqlDrivers.mu.Unlock()
+}
+
+// current is the database d serves.
+func (d *sqlDriver) current() (*SQL, error) {
+	if db := d.db.Value(); db != nil {
+		return db, nil
+	}
+	return nil, errors.New("the database is closed")
+}
+
+// register registers random(), randomblob() and dosim_now() on d's driver.
+func (d *sqlDriver) register() error {
+	if err := d.drv.RegisterScalarFunction("random", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		db, err := d.current()
+		if err != nil {
+			return nil, err
+		}
 		return db.rand().Int64(), nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	if err := drv.RegisterScalarFunction("randomblob", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	if err := d.drv.RegisterScalarFunction("randomblob", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		db, err := d.current()
+		if err != nil {
+			return nil, err
+		}
 		n, _ := args[0].(int64)
 		if n < 1 {
 			n = 1
@@ -43,18 +119,15 @@ func connect(db *SQL) (driver.Conn, error) {
 		}
 		return b[:n], nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
-	if err := drv.RegisterScalarFunction("dosim_now", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+	return d.drv.RegisterScalarFunction("dosim_now", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		db, err := d.current()
+		if err != nil {
+			return nil, err
+		}
 		return db.now(), nil
-	}); err != nil {
-		return nil, err
-	}
-	conn, err := drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private", sqlSeq.Add(1)))
-	if err != nil {
-		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
-	}
-	return conn, nil
+	})
 }
 
 // explain makes SQLite's errors that need it clearer.
