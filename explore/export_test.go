@@ -12,3 +12,11 @@ func SetMaxVerdicts(n int) (restore func()) {
 	maxVerdicts = n
 	return func() { maxVerdicts = old }
 }
+
+// SetMaxSteps bounds each model's memo of steps until the returned
+// function restores it.
+func SetMaxSteps(n int) (restore func()) {
+	old := maxSteps
+	maxSteps = n
+	return func() { maxSteps = old }
+}

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -183,12 +184,13 @@ func historyEvents(h *objHistory, order []stamp) []porcupine.Event {
 
 // verdict checks a history, memoised by all the verdict depends on: the
 // initial and end states and the operations in order with their inputs
-// and outputs. 0 means the check ran out of its time.
+// and outputs, kept as their SHA-256 so that the memo's size does not grow
+// with the histories'. 0 means the check ran out of its time.
 func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, timeout time.Duration) verdict {
 	var buf [512]byte
-	key := historyKey(buf[:0], init, c.endKey, h, order)
+	key := sha256.Sum256(historyKey(buf[:0], init, c.endKey, h, order))
 	m.mu.Lock()
-	v, seen := m.verdicts[string(key)]
+	v, seen := m.verdicts[key]
 	m.mu.Unlock()
 	if seen {
 		return v
@@ -198,8 +200,11 @@ func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, t
 		return 0
 	}
 	m.mu.Lock()
-	if len(m.verdicts) < maxVerdicts {
-		m.verdicts[string(key)] = v
+	if maxVerdicts > 0 {
+		if len(m.verdicts) >= maxVerdicts {
+			clear(m.verdicts) // start again: flat memory (rule H2)
+		}
+		m.verdicts[key] = v
 	}
 	m.mu.Unlock()
 	return v

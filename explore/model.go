@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -62,9 +63,19 @@ const (
 // maxStates caps the possible states a check follows.
 const maxStates = 256
 
-// maxVerdicts bounds a model's memo of verdicts; histories beyond it are
-// checked every time. (A variable for the test that turns the memo off.)
+// maxVerdicts bounds a model's memo of verdicts: when it is full the memo
+// starts again. (A variable for the test that turns the memo off with 0.)
 var maxVerdicts = 1024
+
+// maxSteps bounds a model's memo of steps, and with it of states: when it
+// is full the memo starts again, so that a sweep whose turns read a new
+// instant in every seed (the memo then rarely hits) runs in flat memory
+// (rule H2). A variable for the test that fills it.
+var maxSteps = 4096
+
+// maxModels bounds the models a sweep keeps, one per object: a function
+// that names its objects after the seed starts them again when it is full.
+const maxModels = 256
 
 // model is the memoised sequential model of one object.
 type model struct {
@@ -74,7 +85,7 @@ type model struct {
 	object    string
 	states    map[string]*state
 	steps     map[stepKey]stepResult
-	verdicts  map[string]verdict
+	verdicts  map[[sha256.Size]byte]verdict
 }
 
 // models holds a model per object, shared by a sweep's workers.
@@ -95,8 +106,11 @@ func (ms *models) get(namespace, object string) *model {
 	k := [2]string{namespace, object}
 	m := ms.byObj[k]
 	if m == nil {
+		if len(ms.byObj) >= maxModels {
+			clear(ms.byObj)
+		}
 		m = &model{ms: ms, namespace: namespace, object: object, states: map[string]*state{},
-			steps: map[stepKey]stepResult{}, verdicts: map[string]verdict{}}
+			steps: map[stepKey]stepResult{}, verdicts: map[[sha256.Size]byte]verdict{}}
 		ms.byObj[k] = m
 	}
 	return m
@@ -169,6 +183,12 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
 	r = stepResult{out: replayedKey(a.turn, rep), exact: rep.Exact, why: rep.Diverged}
 	r.to = m.intern(rep.State, effects)
 	m.mu.Lock()
+	if len(m.steps) >= maxSteps {
+		// Start again: the states in checks under way stay valid, only
+		// unshared (a set compares its members by key).
+		m.steps = make(map[stepKey]stepResult)
+		m.states = make(map[string]*state)
+	}
 	m.steps[k] = r
 	m.mu.Unlock()
 	return r
@@ -212,7 +232,7 @@ type checker struct {
 
 func (c *checker) set(members []*state) *pset {
 	slices.SortFunc(members, func(a, b *state) int { return strings.Compare(a.key, b.key) })
-	members = slices.CompactFunc(members, func(a, b *state) bool { return a == b })
+	members = slices.CompactFunc(members, func(a, b *state) bool { return a.key == b.key })
 	var b strings.Builder
 	h := fnv.New64a()
 	var buf [8]byte
