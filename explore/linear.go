@@ -2,10 +2,10 @@ package explore
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"time"
@@ -184,11 +184,11 @@ func historyEvents(h *objHistory, order []stamp) []porcupine.Event {
 
 // verdict checks a history, memoised by all the verdict depends on: the
 // initial and end states and the operations in order with their inputs
-// and outputs, kept as their SHA-256 so that the memo's size does not grow
+// and outputs, kept as a 128-bit hash so that the memo's size does not grow
 // with the histories'. 0 means the check ran out of its time.
 func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, timeout time.Duration) verdict {
 	var buf [512]byte
-	key := sha256.Sum256(historyKey(buf[:0], init, c.endKey, h, order))
+	key := verdictKeyOf(historyKey(buf[:0], init, c.endKey, h, order))
 	m.mu.Lock()
 	v, seen := m.verdicts[key]
 	m.mu.Unlock()
@@ -208,6 +208,19 @@ func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, t
 	}
 	m.mu.Unlock()
 	return v
+}
+
+// verdictKey is a history's key in the memo of verdicts: two 64-bit hashes
+// of it with seeds of their own, so that a collision, which would give one
+// history another's verdict, is as unlikely as a 128-bit one.
+type verdictKey [2]uint64
+
+// verdictSeeds are verdictKeyOf's seeds: random, but the memo lives and
+// dies with the process, so no output depends on them.
+var verdictSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func verdictKeyOf(b []byte) verdictKey {
+	return verdictKey{maphash.Bytes(verdictSeeds[0], b), maphash.Bytes(verdictSeeds[1], b)}
 }
 
 // run is the check itself: strict, then, if no order explains the history

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -85,7 +84,7 @@ type model struct {
 	object    string
 	states    map[string]*state
 	steps     map[stepKey]stepResult
-	verdicts  map[[sha256.Size]byte]verdict
+	verdicts  map[verdictKey]verdict
 }
 
 // models holds a model per object, shared by a sweep's workers.
@@ -110,7 +109,7 @@ func (ms *models) get(namespace, object string) *model {
 			clear(ms.byObj)
 		}
 		m = &model{ms: ms, namespace: namespace, object: object, states: map[string]*state{},
-			steps: map[stepKey]stepResult{}, verdicts: map[[sha256.Size]byte]verdict{}}
+			steps: map[stepKey]stepResult{}, verdicts: map[verdictKey]verdict{}}
 		ms.byObj[k] = m
 	}
 	return m
