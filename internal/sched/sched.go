@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	goruntime "runtime"
 	"runtime/debug"
@@ -1105,7 +1106,10 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	defer func() { k.driving = false }()
 	if target >= 0 {
 		k.keepAlive++
-		k.push(event{at: target, kind: evTarget, keepAlive: true})
+		// Last at its instant: what falls due at the target runs before
+		// Drive returns (a tie-break drawn from the seed made it a coin
+		// toss, and Quiesce in steps lost a delivery at a step's end).
+		k.pushAt(event{at: target, kind: evTarget, keepAlive: true, prio: math.MaxUint64})
 	}
 	next, why, stop := k.pick()
 	if stop == 0 {
