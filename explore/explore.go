@@ -297,7 +297,7 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 // runOptions are the scenario run options, but the seed, for random
 // faults, or for an explicit fault set when rules is not nil.
 func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
-	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc))}
+	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}
@@ -362,7 +362,7 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})
 	}
 	if lv := res.Liveness; lv != nil {
-		out.Violations = append(out.Violations, liveness(seed, lv.Horizon, lv.End, lv.After, lv.Err, e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms)...)
+		out.Violations = append(out.Violations, liveness(seed, lv.Horizon, lv.Ran, lv.End, lv.After, lv.Err, e.recurringOK())...)
 	}
 	if !e.opts.NoLinearizability && !mode.skipLinear {
 		lr := e.linearizable(seed, res, mode.linearTimeout)

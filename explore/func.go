@@ -248,12 +248,14 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	}
 	if h > 0 && runErr == nil { // rule C8: what the background work leaves
 		end := rt.Backlogs()
+		var ran time.Duration
 		var qerr error
 		if rt.BackgroundPending() {
-			qerr = rt.Quiesce(h)
+			settled := certain(fe.opts.RecurringAlarms)
+			ran, qerr = rt.QuiesceUntil(h, func(now []runtime.Backlog) bool { return settled(end, now) })
 			effects = rt.Effects()
 		}
-		out.Violations = append(out.Violations, liveness(seed, h, end, rt.Backlogs(), qerr, fe.opts.RecurringAlarms)...)
+		out.Violations = append(out.Violations, liveness(seed, h, ran, end, rt.Backlogs(), qerr, fe.opts.RecurringAlarms)...)
 	}
 	if fe.opts.NoLinearizability || mode.skipLinear || runErr != nil {
 		return out

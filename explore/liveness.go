@@ -48,8 +48,10 @@ func horizon(opt time.Duration, sc *scenario.Scenario) time.Duration {
 	return DefaultHorizon
 }
 
-// liveness checks what the background work left at the horizon.
-func liveness(seed uint64, h time.Duration, end, after []runtime.Backlog, err error, recurringOK bool) []Violation {
+// liveness checks what the background work left after it went on for ran
+// of the horizon h: a queue that still holds items is reported only at the
+// horizon (it may yet drain), the rest as soon as its count is reached.
+func liveness(seed uint64, h, ran time.Duration, end, after []runtime.Backlog, err error, recurringOK bool) []Violation {
 	var out []Violation
 	bad := func(obj, format string, args ...any) {
 		out = append(out, Violation{Seed: seed, Kind: KindLiveness, Object: obj, Message: fmt.Sprintf(format, args...)})
@@ -68,18 +70,26 @@ func liveness(seed uint64, h time.Duration, end, after []runtime.Backlog, err er
 		}
 		runs, fails := a.AlarmRuns-e.AlarmRuns, a.AlarmFailures-e.AlarmFailures
 		switch {
-		case a.Queued > 0:
+		case a.Queued > 0 && ran >= h:
 			bad(obj, "a queue that never drains: %s still queued %v after the run", plural(a.Queued, "item"), h)
 		case fails >= rearmsForever:
-			bad(obj, "an alarm retried for ever: its handler failed %d of %d deliveries in the %v after the run", fails, runs, h)
+			bad(obj, "an alarm retried for ever: its handler failed %d of %d deliveries in the %v after the run", fails, runs, ran)
 		case a.Alarm.Set && runs >= rearmsForever && !recurringOK:
-			bad(obj, "an alarm that keeps re-arming: delivered %d times in the %v after the run, and set again (explore.recurring-alarms: true if it is a heartbeat)", runs, h)
+			bad(obj, "an alarm that keeps re-arming: delivered %d times in the %v after the run, and set again (explore.recurring-alarms: true if it is a heartbeat)", runs, ran)
 		}
 		if grew := a.Schedules - e.Schedules; grew >= growsForever {
-			bad(obj, "schedule rows that grow without bound: %d when the run ended, %d after %v", e.Schedules, a.Schedules, h)
+			bad(obj, "schedule rows that grow without bound: %d when the run ended, %d after %v", e.Schedules, a.Schedules, ran)
 		}
 	}
 	return out
+}
+
+// certain says whether liveness already has a violation to report, before
+// the horizon: the background work need not go on (scenario.Settled).
+func certain(recurringOK bool) func(end, now []runtime.Backlog) bool {
+	return func(end, now []runtime.Backlog) bool {
+		return len(liveness(0, 1, 0, end, now, nil, recurringOK)) > 0
+	}
 }
 
 // pendingText shortens a horizon error's list of pending work.
@@ -110,3 +120,7 @@ func horizonViolation(seed uint64, err error) (Violation, bool) {
 	}
 	return Violation{Seed: seed, Kind: KindLiveness, Message: fmt.Sprintf("the run did not end by its horizon, %v of virtual time: %s", he.At, pendingText(he.Pending))}, true
 }
+
+// recurringOK says whether alarms that re-arm for ever are intended: the
+// option, or the scenario's explore.recurring-alarms.
+func (e *Explorer) recurringOK() bool { return e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms }

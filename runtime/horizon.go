@@ -67,6 +67,39 @@ func (r *Runtime) Quiesce(d time.Duration) error {
 	return r.drive(r.horizon, nil)
 }
 
+// QuiesceUntil is Quiesce(d) in steps of a 24th of d, at most an hour:
+// after each step it stops when no background work is pending, or when
+// done, given the objects' backlogs, says the rest need not run (the
+// explorer stops once what it reports is certain). It returns how long the
+// work went on, and the last step's error: a *HorizonError when work that
+// keeps a run going was pending at d.
+func (r *Runtime) QuiesceUntil(d time.Duration, done func([]Backlog) bool) (time.Duration, error) {
+	if d < 0 {
+		return 0, fmt.Errorf("runtime.QuiesceUntil: d is %v, must be >= 0", d)
+	}
+	step := min(d/24, time.Hour)
+	if step <= 0 {
+		step = d
+	}
+	start := r.k.Now()
+	for ran := time.Duration(0); ; {
+		n := min(step, d-ran)
+		err := r.Quiesce(n)
+		ran += n
+		var he *HorizonError
+		switch {
+		case err != nil && !errors.As(err, &he):
+			return r.k.Now() - start, err
+		case !r.BackgroundPending():
+			return r.k.Now() - start, err
+		case ran >= d:
+			return d, err
+		case done != nil && done(r.Backlogs()):
+			return ran, nil
+		}
+	}
+}
+
 // BackgroundPending reports whether any object has an alarm, a schedule
 // or queue items that can fall due: what Quiesce would run.
 func (r *Runtime) BackgroundPending() bool {

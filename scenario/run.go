@@ -30,6 +30,7 @@ type runConfig struct {
 	noCheck bool
 	history bool
 	horizon time.Duration
+	settled func(end, now []runtime.Backlog) bool
 	// plan is faults' plan, made when ReplaceFaults was (a sweep makes
 	// the option once and runs it for every seed; a plan is read-only).
 	plan *transport.FaultPlan
@@ -101,6 +102,15 @@ func SkipExpectations() RunOption { return runOptionFunc(func(c *runConfig) { c.
 // the steps; its History (with the run option History) goes on to the
 // horizon.
 func Horizon(d time.Duration) RunOption { return runOptionFunc(func(c *runConfig) { c.horizon = d }) }
+
+// Settled, with Horizon, lets the background work after the steps stop
+// before the horizon: it goes on in steps (runtime.QuiesceUntil), and
+// stops after one when done, given the objects' backlogs when the steps
+// ended and now, says the rest need not run (the explorer: what it
+// reports is certain). Result.Liveness.Ran says how long it went on.
+func Settled(done func(end, now []runtime.Backlog) bool) RunOption {
+	return runOptionFunc(func(c *runConfig) { c.settled = done })
+}
 
 // History keeps the history of the objects' turns (runtime.WithHistory)
 // in Result.History: what the explorer's model replays.
@@ -297,9 +307,14 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	}
 	res.querySQL(run.nss, s.Explore.Expect)
 	if cfg.horizon > 0 {
-		res.Liveness = &Liveness{Horizon: cfg.horizon, End: rt.Backlogs()}
+		lv := &Liveness{Horizon: cfg.horizon, End: rt.Backlogs()}
+		res.Liveness = lv
 		if later {
-			res.Liveness.Err = rt.Quiesce(cfg.horizon)
+			var done func([]runtime.Backlog) bool
+			if cfg.settled != nil {
+				done = func(now []runtime.Backlog) bool { return cfg.settled(lv.End, now) }
+			}
+			lv.Ran, lv.Err = rt.QuiesceUntil(cfg.horizon, done)
 			res.History = rt.History()
 		}
 		res.Liveness.After = rt.Backlogs()
@@ -363,8 +378,10 @@ func (r *runner) storage() {
 // Liveness is what the objects' background work did after a run, to the
 // horizon (the run option Horizon, rule C8).
 type Liveness struct {
-	// Horizon is how long after the run the background work went on.
-	Horizon time.Duration
+	// Horizon is how long after the run the background work could go on;
+	// Ran how long it did: less when nothing was left, or when the run
+	// option Settled stopped it.
+	Horizon, Ran time.Duration
 	// End and After are each object's background work when the run ended
 	// and at the horizon.
 	End, After []runtime.Backlog
