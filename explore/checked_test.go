@@ -83,18 +83,7 @@ func TestC3_SummaryCountsSurviveAMerge(t *testing.T) {
 	sc := load(t, "ambiguous-delivery")
 	whole, err := explore.Run(sc, explore.Options{Seeds: 100})
 	require.NoError(t, err)
-	var parts []*explore.Summary
-	for i := range 2 {
-		s, err := explore.Run(sc, explore.Options{Seeds: 100, Shard: explore.Shard{Index: i, Count: 2}})
-		require.NoError(t, err)
-		var b bytes.Buffer
-		require.NoError(t, s.WriteJSON(&b))
-		back, err := explore.ReadSummary(&b)
-		require.NoError(t, err)
-		parts = append(parts, back)
-	}
-	merged, err := explore.Merge(parts...)
-	require.NoError(t, err)
+	merged := mustMerge(t, shardsViaJSON(t, sc, explore.Options{Seeds: 100}, 2)...)
 	assert.Equal(t, whole.Histories, merged.Histories)
 	assert.Equal(t, whole.Fired, merged.Fired)
 	assert.Equal(t, whole.Paths, merged.Paths)

@@ -184,16 +184,7 @@ func TestShardsMerge(t *testing.T) {
 	classes := map[string]runtime.Constructor{"INVENTORY": newMarkedAddOne}
 	whole, err := explore.Run(sc, explore.Options{Seeds: 200, Classes: classes})
 	require.NoError(t, err)
-	var parts []*explore.Summary
-	for i := range 3 {
-		s, err := explore.Run(sc, explore.Options{Seeds: 200, Classes: classes, Shard: explore.Shard{Index: i, Count: 3}})
-		require.NoError(t, err)
-		var b bytes.Buffer
-		require.NoError(t, s.WriteJSON(&b))
-		back, err := explore.ReadSummary(&b)
-		require.NoError(t, err)
-		parts = append(parts, back)
-	}
+	parts := shardsViaJSON(t, sc, explore.Options{Seeds: 200, Classes: classes}, 3)
 	assert.Equal(t, []explore.Shard{{Index: 0, Count: 3}, {Index: 2, Count: 3}}, mustMerge(t, parts[0], parts[2]).Shards)
 	assert.Equal(t, []explore.ShardRange{{From: 1, To: 1, Count: 3}}, mustMerge(t, parts[0], parts[2]).Missing())
 	merged := mustMerge(t, parts[2], parts[0], parts[1])
@@ -211,6 +202,24 @@ func TestShardsMerge(t *testing.T) {
 	assert.ErrorContains(t, err, "seeds first+count 1+100, not 1+200")
 	_, err = explore.ReadSummary(strings.NewReader(`{"scenario": "x", "bogus": 1}`))
 	assert.ErrorIs(t, err, explore.ErrMerge)
+}
+
+// shardsViaJSON sweeps sc in n shards, each written as JSON and read back,
+// as explore merge reads them.
+func shardsViaJSON(t *testing.T, sc *scenario.Scenario, opts explore.Options, n int) []*explore.Summary {
+	t.Helper()
+	var parts []*explore.Summary
+	for i := range n {
+		opts.Shard = explore.Shard{Index: i, Count: n}
+		s, err := explore.Run(sc, opts)
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, s.WriteJSON(&b))
+		back, err := explore.ReadSummary(&b)
+		require.NoError(t, err)
+		parts = append(parts, back)
+	}
+	return parts
 }
 
 func mustMerge(t *testing.T, parts ...*explore.Summary) *explore.Summary {

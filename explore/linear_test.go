@@ -1,7 +1,6 @@
 package explore_test
 
 import (
-	"bytes"
 	"path/filepath"
 	"testing"
 
@@ -63,18 +62,7 @@ func TestC2_BackgroundWorkIsChecked(t *testing.T) {
 	assert.Nil(t, sum.FirstFailing)
 
 	// The count survives the JSON of a shard and a merge.
-	var parts []*explore.Summary
-	for i := range 2 {
-		s, err := explore.Run(sc, explore.Options{Seeds: 200, Rates: noFaults, Shard: explore.Shard{Index: i, Count: 2}})
-		require.NoError(t, err)
-		var b bytes.Buffer
-		require.NoError(t, s.WriteJSON(&b))
-		back, err := explore.ReadSummary(&b)
-		require.NoError(t, err)
-		parts = append(parts, back)
-	}
-	merged, err := explore.Merge(parts...)
-	require.NoError(t, err)
+	merged := mustMerge(t, shardsViaJSON(t, sc, explore.Options{Seeds: 200, Rates: noFaults}, 2)...)
 	assert.Equal(t, 200, merged.Histories)
 
 	// Faults do not make it cry wolf either, and it stays checked.

@@ -162,17 +162,26 @@ func TestBadInputMessages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := scenario.Parse("bad.yaml", []byte(tc.yaml), builtIns)
-			require.Error(t, err)
-			assert.Nil(t, sc, "nothing to run")
-			assert.Equal(t, strings.Join(tc.want, "\n"), err.Error())
-			assert.ErrorIs(t, err, scenario.ErrInvalid)
-			var e *scenario.Error
-			require.True(t, errors.As(err, &e))
-			assert.Equal(t, "bad.yaml", e.File)
+			err := requireInvalid(t, tc.yaml, tc.want)
 			if tc.is != nil {
 				assert.ErrorIs(t, err, tc.is)
 			}
 		})
 	}
+}
+
+// requireInvalid parses yaml as bad.yaml and requires it refused with the
+// lines of want, as a *scenario.Error wrapping ErrInvalid; it returns the
+// error.
+func requireInvalid(t *testing.T, yaml string, want []string) error {
+	t.Helper()
+	sc, err := scenario.Parse("bad.yaml", []byte(yaml), builtIns)
+	require.Error(t, err)
+	assert.Nil(t, sc, "nothing to run")
+	assert.Equal(t, strings.Join(want, "\n"), err.Error())
+	assert.ErrorIs(t, err, scenario.ErrInvalid)
+	var e *scenario.Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, "bad.yaml", e.File)
+	return err
 }

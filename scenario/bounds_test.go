@@ -1,7 +1,6 @@
 package scenario_test
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -76,14 +75,7 @@ func TestC7_BadBoundsMessages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sc, err := scenario.Parse("bad.yaml", []byte(tc.yaml), builtIns)
-			require.Error(t, err)
-			assert.Nil(t, sc, "nothing to run")
-			assert.Equal(t, strings.Join(tc.want, "\n"), err.Error())
-			assert.ErrorIs(t, err, scenario.ErrInvalid)
-			var e *scenario.Error
-			require.True(t, errors.As(err, &e))
-			assert.Equal(t, "bad.yaml", e.File)
+			requireInvalid(t, tc.yaml, tc.want)
 		})
 	}
 }
