@@ -9,8 +9,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/dosim/dosim/internal/wire"
 )
@@ -39,17 +41,21 @@ const sqlPageSize = 4096
 // operations never yield: no other request of the object runs during an
 // Exec or a Transaction's function (unless the function itself awaits).
 //
-// Reads of time and entropy are deterministic (rule Q3): random() and
-// randomblob() draw from the runtime's seeded source; CURRENT_TIMESTAMP,
-// CURRENT_DATE, CURRENT_TIME, and the date functions (date, time,
-// datetime, julianday, unixepoch, strftime, timediff) given 'now' (written
-// in the query or bound to a ? given directly to them) or no time argument
-// read the virtual clock. A 'now' that reaches a date function any other
-// way (stored in a column, say) is not seen; do not do that.
+// Reads of time and entropy are deterministic (rule Q3), through SQLite's
+// own hooks: random() and randomblob() draw from the runtime's seeded
+// source; every 'now' (CURRENT_TIMESTAMP, CURRENT_DATE, CURRENT_TIME, a
+// date function given 'now' or no time, however the 'now' reaches it)
+// reads the virtual clock; 'localtime' is UTC, the platform's zone; and
+// SQLite's own choice of a rowid, once the largest is taken, draws from
+// the seeded source too.
 //
-// Transaction statements (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE),
-// ATTACH, DETACH and VACUUM are refused, as on the platform: use
-// Transaction.
+// It is sandboxed (rule Q5): ATTACH, DETACH, transaction statements (use
+// Transaction), TEMP objects, VACUUM, load_extension() and the pragmas
+// that change durability, limits or the connection are refused, with the
+// reason (see sql_sandbox.go for the pragmas allowed); foreign keys are
+// enforced, as on the platform. A statement runs at most SQLMaxSteps
+// steps, a string or blob is at most DefaultSQLMaxBytes, and the rows an
+// Exec returns at most SQLMaxResultBytes.
 type SQL struct {
 	conn  driver.Conn
 	q     driver.QueryerContext
@@ -76,7 +82,45 @@ type SQL struct {
 	// hands its driver back (connect).
 	cleanup runtime.Cleanup
 	release func()
+
+	// raw is the connection's SQLite handle (sql_driver.go).
+	raw rawConn
+	// trusted is set while dosim runs SQL of its own, which the sandbox's
+	// authorizer lets through; denied is the authorizer's reason for the
+	// statement being prepared.
+	trusted bool
+	denied  string
+	// steps counts the steps of the running statement (SQLMaxSteps);
+	// stopped says why the progress handler stopped it.
+	steps   int64
+	stopped string
+	// rolledBack is set once a statement's ON CONFLICT ROLLBACK ended the
+	// outermost Transaction: its other statements must not run outside it.
+	rolledBack bool
+	// mu guards running and closing: a database closed while a statement
+	// runs (its runtime's watchdog gave up on the turn) closes when the
+	// statement ends, never under it (rule Q5).
+	mu      sync.Mutex
+	running bool
+	closing bool
 }
+
+// SQLMaxSteps bounds the steps of SQLite's virtual machine one statement
+// runs (a few seconds of work): past it the statement stops with an error
+// wrapping ErrSQL that names the bound, so that no query, in a method or
+// a scenario's expectation, runs for ever. It is counted, not timed, so a
+// statement stops at the same step on every machine.
+const SQLMaxSteps = 100_000_000
+
+// SQLMaxResultBytes bounds the rows one statement returns, counted as the
+// bytes of their strings and blobs and eight for any other value.
+const SQLMaxResultBytes = 32 << 20
+
+// Why the progress handler stopped a statement.
+const (
+	stopSteps   = "steps"
+	stopStalled = "stalled"
+)
 
 // sqlSeq names the private in-memory databases.
 var sqlSeq atomic.Uint64
@@ -90,10 +134,14 @@ func openSQL(host wire.Host) (*SQL, error) {
 	}
 	db.conn = conn
 	db.q = conn.(driver.QueryerContext)
-	if _, err := db.run(fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), nil); err != nil {
-		_ = conn.Close()
-		release()
-		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+	// The size limit; foreign keys enforced, as on the platform; and the
+	// sorter's and subqueries' scratch space in memory, never in a file.
+	for _, q := range []string{fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY"} {
+		if _, err := db.run(q, nil); err != nil {
+			_ = conn.Close()
+			release()
+			return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+		}
 	}
 	// The connection's C memory is not the Go heap's: free it when the
 	// database is unreachable, if nobody closed it before.
@@ -116,13 +164,37 @@ func (c openConn) close() {
 }
 
 // close frees the database; it is the runtime's to call when it closes.
+// While a statement runs (on a goroutine the watchdog gave up on) it only
+// marks it: the statement, stopped by the progress handler, closes it as
+// it ends.
 func (db *SQL) close() {
-	if db == nil || db.closed {
+	if db == nil {
 		return
 	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closing || db.closed || db.conn == nil {
+		return
+	}
+	db.closing = true
+	if db.running {
+		return
+	}
+	db.shut()
+}
+
+// shut closes the connection; db.mu is held.
+func (db *SQL) shut() {
 	db.closed = true
 	db.cleanup.Stop()
 	openConn{conn: db.conn, release: db.release}.close()
+}
+
+// halted reports whether the database's runtime stalled: its watchdog
+// gave up on the turn, and a statement still running must stop.
+func (db *SQL) halted() bool {
+	h, ok := db.host.(interface{ Halted() bool })
+	return ok && h.Halted()
 }
 
 // rand is the seeded source random() and randomblob() draw from.
@@ -136,40 +208,18 @@ func (db *SQL) rand() *rand.Rand {
 	return db.rng
 }
 
-// now is the virtual clock as the time literal the rewritten queries use.
-func (db *SQL) now() string {
-	t := time.Unix(0, 0)
-	if db.host != nil {
-		t = db.host.Now()
-	}
-	return t.UTC().Format("2006-01-02 15:04:05.000")
-}
-
 func (db *SQL) live(op string) error {
+	db.mu.Lock()
+	closed := db.closed || db.closing
+	db.mu.Unlock()
 	switch {
 	case db.revoked != nil:
 		return fmt.Errorf("%w: %s: %w", ErrSQL, op, db.revoked)
-	case db.closed:
+	case closed:
 		return fmt.Errorf("%w: %s: the database is closed (its runtime was closed)", ErrSQL, op)
 	}
 	return nil
 }
-
-// refused are the statements Exec does not run, and why.
-var refused = map[string]string{
-	"BEGIN":     "use SQL.Transaction",
-	"COMMIT":    "use SQL.Transaction",
-	"END":       "use SQL.Transaction",
-	"ROLLBACK":  "use SQL.Transaction",
-	"SAVEPOINT": "use SQL.Transaction",
-	"RELEASE":   "use SQL.Transaction",
-	"ATTACH":    "an object has one database",
-	"DETACH":    "an object has one database",
-	"VACUUM":    "not supported",
-}
-
-// readOnly are the first keywords of statements that write nothing.
-var readOnly = map[string]bool{"SELECT": true, "VALUES": true, "EXPLAIN": true}
 
 // Exec runs query, one statement or several separated by ;, with args
 // bound to its ? marks, and returns the cursor of the last statement's
@@ -185,8 +235,18 @@ func (db *SQL) Exec(ctx context.Context, query string, args ...any) (*Cursor, er
 	return db.exec(ctx, "Exec", query, false, args)
 }
 
-// exec is Exec; with readOnly set, query must be one statement and the
-// connection refuses writes while it runs (PRAGMA query_only).
+// sqlStmt is one statement of an Exec, as SQLite's parser split it: its
+// text, whether it writes, and its parameters (named: some are numbered,
+// ?NNN, or named, :name).
+type sqlStmt struct {
+	text     string
+	readonly bool
+	params   int
+	named    bool
+}
+
+// exec is Exec; with readOnlyQuery set, query must be one statement that
+// does not write.
 func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, args []any) (*Cursor, error) {
 	if err := db.live(op); err != nil {
 		return nil, err
@@ -194,88 +254,64 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrSQL, op, err)
 	}
-	stmts, err := splitSQL(query)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %w", ErrSQL, op, shortSQL(query), err)
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s %s: %w", ErrSQL, op, shortSQL(query), fmt.Errorf(format, a...))
 	}
-	if len(stmts) == 0 {
-		return nil, fmt.Errorf("%w: %s %s: no statement", ErrSQL, op, shortSQL(query))
+	if db.rolledBack {
+		return nil, bad("the transaction was rolled back (a statement's ON CONFLICT ROLLBACK): return from the Transaction's function")
+	}
+	if i := strings.IndexByte(query, 0); i >= 0 {
+		return nil, bad("a NUL byte at offset %d: SQLite would not read past it", i)
 	}
 	vals, err := bindValues(args)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %w", ErrSQL, op, shortSQL(query), err)
+		return nil, bad("%v", err)
 	}
-	marks, writes := 0, false
-	for _, s := range stmts {
-		if why, ok := refused[s.keyword]; ok {
-			return nil, fmt.Errorf("%w: %s %s: %s statements are not allowed: %s", ErrSQL, op, shortSQL(query), s.keyword, why)
-		}
-		if s.keyword == "PRAGMA" && strings.Contains(strings.ToLower(s.text), "max_page_count") {
-			return nil, fmt.Errorf("%w: %s %s: PRAGMA max_page_count is the runtime's (the size limit)", ErrSQL, op, shortSQL(query))
-		}
-		marks += s.marks
-		writes = writes || !readOnly[s.keyword]
+	sp, err := db.split(query)
+	if err != nil {
+		return nil, bad("%v", err)
 	}
-	if len(stmts) > 1 && marks != len(vals) {
-		return nil, fmt.Errorf("%w: %s %s: %d arguments for %d ? marks in %d statements", ErrSQL, op, shortSQL(query), len(vals), marks, len(stmts))
+	defer sp.free()
+	first, ok, err := sp.next()
+	switch {
+	case err != nil:
+		return nil, bad("%v", err)
+	case !ok:
+		return nil, bad("no statement")
 	}
-	if readOnlyQuery {
-		if len(stmts) > 1 {
-			return nil, fmt.Errorf("%w: %s %s: %d statements, give one", ErrSQL, op, shortSQL(query), len(stmts))
-		}
-		writes = false
-		if _, err := db.run("PRAGMA query_only = ON", nil); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrSQL, op, err)
-		}
-		defer func() { _, _ = db.run("PRAGMA query_only = OFF", nil) }()
+	multi := sp.more()
+	switch {
+	case readOnlyQuery && multi:
+		return nil, bad("more than one statement: give one")
+	case readOnlyQuery && !first.readonly:
+		return nil, bad("the statement writes: %s only reads (attempt to write a readonly database)", op)
 	}
-	var by any // the turn whose unconfirmed write this is (rule L7)
-	if writes && db.root != nil && db.root.onWrite != nil {
-		db.root.onWrite()
-	}
-	if writes {
-		if db.depth > 0 {
-			db.txWrote = true
-		} else if by, err = db.openTurn(); err != nil {
+	// A turn's writes go in its savepoint, opened before the statements'
+	// own (rule L7): for several statements, before knowing whether they
+	// write.
+	var by any
+	if (multi || !first.readonly) && db.depth == 0 {
+		if by, err = db.openTurn(); err != nil {
 			return nil, err
 		}
 	}
 	cur := &Cursor{}
-	err = db.atomic(len(stmts) > 1, func() error {
-		next := 0
-		for _, s := range stmts {
-			sv := vals
-			if len(stmts) > 1 {
-				sv = make([]driver.NamedValue, s.marks)
-				for i := range sv {
-					sv[i] = driver.NamedValue{Ordinal: i + 1, Value: vals[next+i].Value}
-				}
-				next += s.marks
-			}
-			for _, k := range s.nowArgs {
-				if k < len(sv) {
-					if str, ok := sv[k].Value.(string); ok && strings.EqualFold(str, "now") {
-						sv = append([]driver.NamedValue(nil), sv...)
-						sv[k].Value = db.now() // a bound 'now' given to a date function: the clock, read only then
-					}
-				}
-			}
-			c, err := db.run(s.text, sv)
-			if err != nil {
-				return fmt.Errorf("%w: %s: %w", ErrSQL, shortSQL(s.text), explain(err))
-			}
-			cur.RowsRead += len(c.rows)
-			cur.cols, cur.rows = c.cols, c.rows
-		}
-		return nil
+	wrote := false
+	err = db.atomic(multi, func() error {
+		var err error
+		wrote, err = db.runAll(sp, first, multi, vals, cur)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		if errors.Is(err, ErrSQL) { // a statement's own error, named by its text
+			return nil, err
+		}
+		return nil, bad("%w", err)
 	}
-	if by != nil {
+	if wrote && by != nil {
 		db.root.j.noteSQL(by)
 	}
-	if writes {
+	if wrote {
 		total, err := db.totalChanges()
 		if err != nil {
 			return nil, err
@@ -285,6 +321,132 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	}
 	cur.i = -1
 	return cur, nil
+}
+
+// runAll runs the statements of an Exec, first then, when multi, those
+// sp cuts after it, each taking as many of vals as it has ? marks; cur
+// gets the last one's rows. It reports whether any wrote.
+func (db *SQL) runAll(sp *sqlSplitter, s sqlStmt, multi bool, vals []driver.NamedValue, cur *Cursor) (bool, error) {
+	wrote, next, n := false, 0, 0
+	for {
+		n++
+		if firstKeyword(s.text) == "VACUUM" {
+			return wrote, errors.New("VACUUM is not allowed: the database is in memory, and VACUUM INTO would write a file")
+		}
+		sv := vals
+		if multi {
+			if s.named {
+				return wrote, fmt.Errorf("statement %d: numbered (?NNN) and named parameters are only for a single statement", n)
+			}
+			if next+s.params > len(vals) {
+				return wrote, fmt.Errorf("%d arguments for more ? marks (statement %d has %d, after %d)", len(vals), n, s.params, next)
+			}
+			sv = make([]driver.NamedValue, s.params)
+			for i := range sv {
+				sv[i] = driver.NamedValue{Ordinal: i + 1, Value: vals[next+i].Value}
+			}
+			next += s.params
+		}
+		if !s.readonly {
+			if !wrote && db.root != nil && db.root.onWrite != nil {
+				db.root.onWrite()
+			}
+			wrote = true
+			if db.depth > 0 {
+				db.txWrote = true
+			}
+		}
+		c, err := db.runUser(s, sv)
+		if err != nil {
+			return wrote, err
+		}
+		cur.RowsRead += len(c.rows)
+		cur.cols, cur.rows = c.cols, c.rows
+		if !multi {
+			return wrote, nil
+		}
+		var ok bool
+		if s, ok, err = sp.next(); err != nil {
+			return wrote, fmt.Errorf("statement %d: %w", n+1, err)
+		} else if !ok {
+			break
+		}
+	}
+	if next != len(vals) {
+		return wrote, fmt.Errorf("%d arguments for %d ? marks in %d statements", len(vals), next, n)
+	}
+	return wrote, nil
+}
+
+// firstKeyword is the first word of a statement, upper case, after space
+// and comments.
+func firstKeyword(q string) string {
+	for {
+		q = strings.TrimLeft(q, " \t\r\n\f\v")
+		switch {
+		case strings.HasPrefix(q, "--"):
+			if i := strings.IndexByte(q, '\n'); i >= 0 {
+				q = q[i+1:]
+				continue
+			}
+			return ""
+		case strings.HasPrefix(q, "/*"):
+			if i := strings.Index(q[2:], "*/"); i >= 0 {
+				q = q[i+4:]
+				continue
+			}
+			return ""
+		}
+		end := strings.IndexFunc(q, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r)) })
+		if end < 0 {
+			end = len(q)
+		}
+		return strings.ToUpper(q[:end])
+	}
+}
+
+// runUser runs one statement of the object's: under the sandbox, bounded
+// in steps and in result size, with SQLite's generator seeded from the
+// database's source when it writes, and its ON CONFLICT ROLLBACK caught.
+func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
+	inTx := db.depth > 0 || db.turn
+	if !s.readonly {
+		defer db.lockPRNG()()
+	}
+	db.steps, db.stopped = 0, ""
+	c, err := db.runAs(false, s.text, args)
+	if inTx && !db.inTransaction() {
+		err = db.rollbackEnded(err)
+	}
+	switch {
+	case err == nil:
+		return c, nil
+	case db.stopped == stopSteps:
+		err = fmt.Errorf("it ran past %d steps of SQLite's virtual machine (SQLMaxSteps), and was stopped so that no statement runs for ever", SQLMaxSteps)
+	case db.stopped == stopStalled:
+		err = errors.New("the runtime stalled (its watchdog gave up on the turn), and the statement was stopped")
+	}
+	return rawCursor{}, fmt.Errorf("%w: %s: %w", ErrSQL, shortSQL(s.text), explain(err))
+}
+
+// rollbackEnded handles a statement whose ON CONFLICT ROLLBACK ended every
+// savepoint open (err is its error): inside a Transaction, the rest of it
+// is refused; and the writes of every turn not yet confirmed (the turn's
+// savepoint, rule L7) are gone, so they are lost as a failed write's are
+// and the object resets: no caller is told a write succeeded that is not
+// there.
+func (db *SQL) rollbackEnded(err error) error {
+	if db.depth > 0 {
+		db.rolledBack = true
+	}
+	if db.turn {
+		db.turn = false
+		if db.root != nil && db.root.j != nil {
+			db.root.j.lostSQL()
+		}
+		return fmt.Errorf("%w; its ROLLBACK undid the writes of the turns not yet confirmed, so the object resets (rule L7)", err)
+	}
+	return err
 }
 
 // totalChanges is SQLite's count of rows written since the database opened.
@@ -318,7 +480,9 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 	db.depth++
 	ok := false
 	defer func() {
-		db.depth--
+		if db.depth--; db.depth == 0 {
+			db.rolledBack = false // the transaction a ROLLBACK ended is over
+		}
 		if !ok {
 			// A statement's ON CONFLICT ROLLBACK may have ended the
 			// savepoint already: then these fail, and there is nothing to undo.
@@ -329,12 +493,20 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 	if err := fn(); err != nil {
 		return err
 	}
+	if !db.inTransaction() { // a statement's ON CONFLICT ROLLBACK ended it
+		ok = true
+		return errRolledBack
+	}
 	if _, err := db.run("RELEASE "+name, nil); err != nil {
 		return fmt.Errorf("%w: commit: %w", ErrSQL, explain(err))
 	}
 	ok = true
 	return nil
 }
+
+// errRolledBack is the error of a Transaction a statement's ON CONFLICT
+// ROLLBACK ended.
+var errRolledBack = errors.New("a statement's ON CONFLICT ROLLBACK rolled the transaction back")
 
 // Transaction runs fn atomically: its Execs take effect all together if
 // fn returns nil, and none of them if fn returns an error or panics (the
@@ -356,6 +528,9 @@ func (db *SQL) Transaction(ctx context.Context, fn func(ctx context.Context, tx 
 		db.txWrote = false
 	}
 	err := db.atomic(true, func() error { return fn(ctx, db) })
+	if errors.Is(err, errRolledBack) && !errors.Is(err, ErrSQL) {
+		err = fmt.Errorf("%w: Transaction: %w", ErrSQL, err)
+	}
 	if total, e := db.totalChanges(); e == nil {
 		db.changes = total
 	}
@@ -371,17 +546,42 @@ type rawCursor struct {
 	rows [][]any
 }
 
-// run runs one statement and reads all its rows.
+// run runs one statement of dosim's own, which the sandbox lets through,
+// and reads all its rows.
 func (db *SQL) run(query string, args []driver.NamedValue) (rawCursor, error) {
+	return db.runAs(true, query, args)
+}
+
+// runAs runs one statement and reads all its rows, at most
+// SQLMaxResultBytes of them; trusted says whether it is dosim's own SQL.
+func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawCursor, error) {
+	db.mu.Lock()
+	if db.closing {
+		db.mu.Unlock()
+		return rawCursor{}, errors.New("the database is closed (its runtime was closed)")
+	}
+	db.running = true
+	db.mu.Unlock()
+	defer func() {
+		db.mu.Lock()
+		db.running = false
+		if db.closing && !db.closed {
+			db.shut()
+		}
+		db.mu.Unlock()
+	}()
+	db.trusted = trusted
+	defer func() { db.trusted = false }()
 	// The runtime's contexts are not passed to the driver: a cancellable
-	// one would start a watcher goroutine per statement; statements never
-	// block, and Exec checks ctx before it starts.
+	// one would start a watcher goroutine per statement; the progress
+	// handler bounds a statement instead.
 	rows, err := db.q.QueryContext(context.Background(), query, args)
 	if err != nil {
-		return rawCursor{}, err
+		return rawCursor{}, db.deniedOr(err)
 	}
 	defer rows.Close()
 	out := rawCursor{cols: rows.Columns()}
+	size := 0
 	for {
 		row := make([]driver.Value, len(out.cols))
 		if err := rows.Next(row); err != nil {
@@ -393,10 +593,35 @@ func (db *SQL) run(query string, args []driver.NamedValue) (rawCursor, error) {
 		vals := make([]any, len(row))
 		for i, v := range row {
 			vals[i] = v
+			size += valueSize(v)
+		}
+		if size > SQLMaxResultBytes {
+			return rawCursor{}, fmt.Errorf("its rows are more than %d bytes (SQLMaxResultBytes): read them in parts (LIMIT and OFFSET, or a WHERE on a key)", SQLMaxResultBytes)
 		}
 		out.rows = append(out.rows, vals)
 	}
 	return out, nil
+}
+
+// deniedOr is err, or the sandbox's reason when its authorizer refused.
+func (db *SQL) deniedOr(err error) error {
+	if db.denied != "" {
+		why := db.denied
+		db.denied = ""
+		return errors.New(why)
+	}
+	return err
+}
+
+// valueSize is what a value counts toward SQLMaxResultBytes.
+func valueSize(v driver.Value) int {
+	switch v := v.(type) {
+	case string:
+		return len(v)
+	case []byte:
+		return len(v)
+	}
+	return 8
 }
 
 // bindValues converts Exec's arguments to the driver's values.

@@ -7,35 +7,105 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
+	"unsafe"
 	"weak"
 
+	"modernc.org/libc"
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// The SQLite driver: the one file (with sql_memory.go) that links
-// modernc.org/sqlite. The build tag dosim_nosql leaves it out (see
-// sql_nosql.go): make fuzz builds with it, because coverage-guided
-// fuzzing instruments every linked package, and SQLite's transpiled C
-// makes each execution a thousand times slower while no fuzz target
-// runs SQL.
+// The SQLite driver: the files that link modernc.org/sqlite (this one,
+// sql_vfs.go and sql_memory.go). The build tag dosim_nosql leaves them
+// out (see sql_nosql.go): make fuzz builds with it, because
+// coverage-guided fuzzing instruments every linked package, and SQLite's
+// transpiled C makes each execution a thousand times slower while no fuzz
+// target runs SQL.
+//
+// Everything that keeps object SQL deterministic and sandboxed is
+// SQLite's own machinery, never a rewriting of the SQL text (rules Q3,
+// Q5): statements are split by SQLite's parser (sqlite3_prepare_v2 and
+// its tail), an authorizer refuses what an object may not do, the clock
+// and the randomness come from a VFS (sql_vfs.go), a progress handler
+// bounds how long a statement runs, and sqlite3_limit how large a value
+// grows.
 
-// connect opens db's private in-memory database, with random(),
-// randomblob() and the clock functions reading the runtime's seed and
-// virtual clock (rule Q3). release, once the connection is closed, hands
-// its driver on to the next database.
+// rawConn is a connection's SQLite handle and the C runtime state it is
+// used with: what sqlite3_* calls the driver does not make need them.
+type rawConn struct {
+	db  uintptr // *sqlite3
+	tls *libc.TLS
+}
+
+// rawOf reads the handle of a modernc.org/sqlite connection. The driver
+// keeps it unexported; reflection reads it by name, and connect fails (a
+// test checks it) if a new version of the driver renames it.
+func rawOf(conn driver.Conn) (rawConn, error) {
+	v := reflect.ValueOf(conn)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return rawConn{}, fmt.Errorf("%w: open: the SQLite connection is a %T", ErrSQL, conn)
+	}
+	db, tls := v.Elem().FieldByName("db"), v.Elem().FieldByName("tls")
+	if db.Kind() != reflect.Uintptr || tls.Kind() != reflect.Pointer || tls.Type().Elem() != reflect.TypeFor[libc.TLS]() {
+		return rawConn{}, fmt.Errorf("%w: open: this version of modernc.org/sqlite keeps its connection's handle elsewhere", ErrSQL)
+	}
+	return rawConn{db: uintptr(db.Uint()), tls: (*libc.TLS)(unsafe.Pointer(tls.Pointer()))}, nil
+}
+
+// connect opens db's private in-memory database on the dosim VFS, with
+// random() and randomblob() drawing from the runtime's seeded source, the
+// sandbox's authorizer, progress handler and limits (rules Q3, Q5).
+// release, once the connection is closed, hands its driver on to the next
+// database.
 func connect(db *SQL) (conn driver.Conn, release func(), err error) {
+	vfsOnce.Do(registerVFS)
+	if vfsErr != nil {
+		return nil, nil, fmt.Errorf("%w: open: %w", ErrSQL, vfsErr)
+	}
 	slot, err := takeDriver()
 	if err != nil {
 		return nil, nil, err
 	}
 	slot.db = weak.Make(db)
-	conn, err = slot.drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private", sqlSeq.Add(1)))
+	prngMu.Lock() // opening draws from SQLite's generator
+	conn, err = slot.drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private&vfs=%s", sqlSeq.Add(1), vfsName))
+	prngMu.Unlock()
 	if err != nil {
 		slot.release()
 		return nil, nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
 	}
+	if err := slot.attach(db, conn); err != nil {
+		_ = conn.Close()
+		slot.release()
+		return nil, nil, err
+	}
 	return conn, slot.release, nil
+}
+
+// attach readies conn, just opened for db: its handle, the authorizer,
+// the progress handler and the limits.
+func (d *sqlDriver) attach(db *SQL, conn driver.Conn) error {
+	raw, err := rawOf(conn)
+	if err != nil {
+		return err
+	}
+	db.raw = raw
+	d.tls = raw.tls
+	sqlConns.Store(raw.tls, d)
+	reg, ok := conn.(sqlite.AuthorizerRegisterer)
+	if !ok {
+		return fmt.Errorf("%w: open: the SQLite connection takes no authorizer", ErrSQL)
+	}
+	if err := reg.RegisterAuthorizer(d.authorize); err != nil {
+		return fmt.Errorf("%w: open: authorizer: %w", ErrSQL, err)
+	}
+	sqlite3.Xsqlite3_progress_handler(raw.tls, raw.db, sqlProgressEvery, cFuncPointer(sqlProgress), 0)
+	// No string or blob, in a row, an argument or a result, larger than
+	// the database may be: zeroblob(1e9) is an error, not a gigabyte.
+	sqlite3.Xsqlite3_limit(raw.tls, raw.db, sqlite3.SQLITE_LIMIT_LENGTH, DefaultSQLMaxBytes)
+	return nil
 }
 
 // sqlDriver is a SQLite driver with dosim's functions registered, and the
@@ -48,6 +118,22 @@ func connect(db *SQL) (conn driver.Conn, release func(), err error) {
 type sqlDriver struct {
 	drv sqlite.Driver
 	db  weak.Pointer[SQL] // set by connect, cleared by release
+	tls *libc.TLS         // the open connection's, the key of sqlConns
+}
+
+// sqlConns maps the C runtime state of each open connection to its
+// driver: SQLite's callbacks (the VFS, the progress handler) are given
+// that state, and find their database through it.
+var sqlConns sync.Map // *libc.TLS -> *sqlDriver
+
+// dbOf is the database whose connection runs on tls, if it is one of
+// dosim's.
+func dbOf(tls *libc.TLS) *SQL {
+	d, ok := sqlConns.Load(tls)
+	if !ok {
+		return nil
+	}
+	return d.(*sqlDriver).db.Value()
 }
 
 // sqlDrivers is the pool of drivers whose database is closed.
@@ -75,6 +161,10 @@ func takeDriver() (*sqlDriver, error) {
 
 // release returns d to the pool; its database's connection is closed.
 func (d *sqlDriver) release() {
+	if d.tls != nil {
+		sqlConns.Delete(d.tls)
+		d.tls = nil
+	}
 	d.db = weak.Pointer[SQL]{}
 	sqlDrivers.mu.Lock()
 	sqlDrivers.free = append(sqlDrivers.free, d)
@@ -89,7 +179,10 @@ func (d *sqlDriver) current() (*SQL, error) {
 	return nil, errors.New("the database is closed")
 }
 
-// register registers random(), randomblob() and dosim_now() on d's driver.
+// register registers random() and randomblob() on d's driver: they draw
+// from the runtime's seeded source, eight bytes a draw (few draws to
+// record, runtime.WithHistory), where SQLite's own would share one
+// generator between every connection of the process.
 func (d *sqlDriver) register() error {
 	if err := d.drv.RegisterScalarFunction("random", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 		db, err := d.current()
@@ -100,7 +193,7 @@ func (d *sqlDriver) register() error {
 	}); err != nil {
 		return err
 	}
-	if err := d.drv.RegisterScalarFunction("randomblob", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	return d.drv.RegisterScalarFunction("randomblob", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		db, err := d.current()
 		if err != nil {
 			return nil, err
@@ -112,29 +205,158 @@ func (d *sqlDriver) register() error {
 		if n > DefaultSQLMaxBytes {
 			return nil, fmt.Errorf("randomblob(%d): at most %d bytes", n, DefaultSQLMaxBytes)
 		}
-		b := make([]byte, (n+7)/8*8) // eight bytes a draw: few draws to record (runtime.WithHistory)
+		b := make([]byte, (n+7)/8*8)
 		r := db.rand()
 		for i := 0; i < len(b); i += 8 {
 			binary.LittleEndian.PutUint64(b[i:], r.Uint64())
 		}
 		return b[:n], nil
-	}); err != nil {
-		return err
-	}
-	return d.drv.RegisterScalarFunction("dosim_now", 0, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
-		db, err := d.current()
-		if err != nil {
-			return nil, err
-		}
-		return db.now(), nil
 	})
+}
+
+// sqlMaxSteps is SQLMaxSteps, a variable for the tests that lower it.
+var sqlMaxSteps int64 = SQLMaxSteps
+
+// sqlProgressEvery is how many steps of SQLite's virtual machine run
+// between two calls of the progress handler.
+const sqlProgressEvery = 1000
+
+// sqlProgress is every connection's progress handler: it stops the
+// statement (SQLITE_INTERRUPT) once it has run SQLMaxSteps steps, or once
+// the runtime stalled (its watchdog gave up on the turn: the statement
+// must end before the connection can close, rule Q5).
+func sqlProgress(tls *libc.TLS, _ uintptr) int32 {
+	db := dbOf(tls)
+	if db == nil {
+		return 0
+	}
+	db.steps += sqlProgressEvery
+	switch {
+	case db.steps > sqlMaxSteps:
+		db.stopped = stopSteps
+		return 1
+	case db.halted():
+		db.stopped = stopStalled
+		return 1
+	}
+	return 0
+}
+
+// cPtr is the C memory at p (SQLite's and its C runtime's, outside the Go
+// heap) as a Go pointer: p's bits read as a pointer, the conversion go vet
+// cannot tell from a misuse when written unsafe.Pointer(p).
+func cPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
+
+// cFuncPointer is f as SQLite's transpiled C calls a function pointer.
+func cFuncPointer[T any](f T) uintptr {
+	return *(*uintptr)(unsafe.Pointer(&struct{ f T }{f}))
+}
+
+// sqlSplitter cuts a query into its statements with SQLite's own parser
+// (sqlite3_prepare_v2 and its tail), one at a time: a statement is
+// prepared only once those before it ran, as it may name a table they
+// made. The sandbox's authorizer decides on each as it is prepared.
+type sqlSplitter struct {
+	db    *SQL
+	query string
+	buf   uintptr // query, as C text
+	ptrs  uintptr // a *sqlite3_stmt, then the tail
+	at    uintptr // where the next statement starts
+}
+
+// split starts cutting query; the caller calls free when done.
+func (db *SQL) split(query string) (*sqlSplitter, error) {
+	buf, err := libc.CString(query)
+	if err != nil {
+		return nil, err
+	}
+	ptrs := libc.Xmalloc(db.raw.tls, 16)
+	if ptrs == 0 {
+		libc.Xfree(db.raw.tls, buf)
+		return nil, errors.New("out of memory")
+	}
+	return &sqlSplitter{db: db, query: query, buf: buf, ptrs: ptrs, at: buf}, nil
+}
+
+func (sp *sqlSplitter) free() {
+	libc.Xfree(sp.db.raw.tls, sp.buf)
+	libc.Xfree(sp.db.raw.tls, sp.ptrs)
+}
+
+// prepare prepares the statement at sp.at, and returns it (0 when only
+// space and comments are left) with where the next one starts.
+func (sp *sqlSplitter) prepare() (stmt, tail uintptr, err error) {
+	left := int32(len(sp.query) - int(sp.at-sp.buf))
+	if left <= 0 {
+		return 0, sp.at, nil
+	}
+	db, tls := sp.db, sp.db.raw.tls
+	db.denied = ""
+	pStmt, pTail := sp.ptrs, sp.ptrs+8
+	if rc := sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail); rc != sqlite3.SQLITE_OK {
+		return 0, 0, db.prepareError(rc)
+	}
+	return *(*uintptr)(cPtr(pStmt)), *(*uintptr)(cPtr(pTail)), nil
+}
+
+// next describes the next statement: its text, whether it writes, its
+// parameters; ok is false when there is none left.
+func (sp *sqlSplitter) next() (s sqlStmt, ok bool, err error) {
+	stmt, tail, err := sp.prepare()
+	if err != nil || stmt == 0 {
+		return sqlStmt{}, false, err
+	}
+	tls := sp.db.raw.tls
+	defer sqlite3.Xsqlite3_finalize(tls, stmt)
+	s = sqlStmt{text: sp.query[sp.at-sp.buf : tail-sp.buf], readonly: sqlite3.Xsqlite3_stmt_readonly(tls, stmt) != 0}
+	s.params = int(sqlite3.Xsqlite3_bind_parameter_count(tls, stmt))
+	for i := int32(1); i <= int32(s.params); i++ {
+		if sqlite3.Xsqlite3_bind_parameter_name(tls, stmt, i) != 0 {
+			s.named = true // ?NNN, :name, @name or $name
+		}
+	}
+	sp.at = tail
+	return s, true, nil
+}
+
+// more reports whether a statement follows: what is left prepares to one,
+// or fails to prepare (it may name a table the one before makes).
+func (sp *sqlSplitter) more() bool {
+	stmt, _, err := sp.prepare()
+	if stmt != 0 {
+		sqlite3.Xsqlite3_finalize(sp.db.raw.tls, stmt)
+	}
+	sp.db.denied = ""
+	return err != nil || stmt != 0
+}
+
+// prepareError is a failed prepare's error: the sandbox's reason when the
+// authorizer refused, else SQLite's message.
+func (db *SQL) prepareError(rc int32) error {
+	if db.denied != "" {
+		return errors.New(db.denied)
+	}
+	msg := libc.GoString(sqlite3.Xsqlite3_errmsg(db.raw.tls, db.raw.db))
+	if msg == "" {
+		msg = libc.GoString(sqlite3.Xsqlite3_errstr(db.raw.tls, rc))
+	}
+	return errors.New(msg)
+}
+
+// inTransaction reports whether a transaction (a savepoint of dosim's) is
+// open: a statement's ON CONFLICT ROLLBACK ends them all.
+func (db *SQL) inTransaction() bool {
+	return sqlite3.Xsqlite3_get_autocommit(db.raw.tls, db.raw.db) == 0
 }
 
 // explain makes SQLite's errors that need it clearer.
 func explain(err error) error {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == 13 { // SQLITE_FULL
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
 		return fmt.Errorf("%w (the database is limited to %d bytes, DefaultSQLMaxBytes)", err, DefaultSQLMaxBytes)
+	}
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_TOOBIG {
+		return fmt.Errorf("%w (a string or blob is limited to %d bytes, DefaultSQLMaxBytes)", err, DefaultSQLMaxBytes)
 	}
 	return err
 }

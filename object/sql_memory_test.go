@@ -54,7 +54,7 @@ func TestQ1_AClosedDatabaseIsCollected(t *testing.T) {
 	open := func() weak.Pointer[SQL] {
 		db, err := openSQL(nil)
 		require.NoError(t, err)
-		c, err := db.Exec(context.Background(), "SELECT random(), length(randomblob(3)), dosim_now()")
+		c, err := db.Exec(context.Background(), "SELECT random(), length(randomblob(3)), datetime('now')")
 		require.NoError(t, err)
 		require.Equal(t, 1, c.Len())
 		db.close()

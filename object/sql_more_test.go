@@ -92,7 +92,7 @@ func TestQ1_QuerySQLOnlyReads(t *testing.T) {
 			assert.Contains(t, err.Error(), "readonly", q)
 		}
 		_, err = s.QuerySQL(ctx, "SELECT 1; SELECT 2")
-		assert.ErrorContains(t, err, "2 statements")
+		assert.ErrorContains(t, err, "more than one statement")
 		_, err = s.QuerySQL(ctx, "SELEC 1")
 		assert.ErrorContains(t, err, "syntax error")
 

@@ -15,3 +15,21 @@ func connect(*SQL) (driver.Conn, func(), error) {
 }
 
 func explain(err error) error { return err }
+
+// rawConn is empty: there is no SQLite connection.
+type rawConn struct{}
+
+// sqlSplitter cuts nothing: there is no SQLite.
+type sqlSplitter struct{}
+
+func (db *SQL) split(string) (*sqlSplitter, error) {
+	return nil, fmt.Errorf("this build leaves SQLite out (the build tag dosim_nosql)")
+}
+
+func (sp *sqlSplitter) free()                        {}
+func (sp *sqlSplitter) next() (sqlStmt, bool, error) { return sqlStmt{}, false, nil }
+func (sp *sqlSplitter) more() bool                   { return false }
+
+func (db *SQL) lockPRNG() func() { return func() {} }
+
+func (db *SQL) inTransaction() bool { return false }

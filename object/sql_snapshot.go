@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dosim/dosim/internal/wire"
 )
@@ -27,22 +28,33 @@ func init() {
 // sqlDB returns the storage's database, opening it on first use, with
 // host as its clock and seeded source.
 func (s *Storage) sqlDB(host wire.Host) *SQL {
-	if s.sql == nil {
-		db, err := openSQL(host)
-		if err != nil {
+	db := s.sql
+	if db == nil {
+		var err error
+		if db, err = openSQL(host); err != nil {
 			return &SQL{revoked: err}
 		}
-		s.sql = db
 	}
-	s.sql.host = host
-	s.sql.root = s
-	return s.sql
+	if s.sql != db || db.host != host || db.root != s {
+		sqlAttachMu.Lock()
+		db.host, db.root, s.sql = host, s, db
+		sqlAttachMu.Unlock()
+	}
+	return db
 }
+
+// sqlAttachMu orders the attaching of a database to its storage before
+// its runtime's Close reads it: after a stall, Close runs while the
+// abandoned turn's goroutine may still be inside the database.
+var sqlAttachMu sync.Mutex
 
 // closeSQL frees the storage's database, if it has one.
 func (s *Storage) closeSQL() {
-	if s.sql != nil {
-		s.sql.close()
+	sqlAttachMu.Lock()
+	db := s.sql
+	sqlAttachMu.Unlock()
+	if db != nil {
+		db.close()
 	}
 }
 
@@ -295,7 +307,8 @@ func (s *Storage) restoreSQL(snap map[string]any) error {
 		return fmt.Errorf("%w: Restore: SQL %w", ErrStorage, err)
 	}
 	s.closeSQL()
-	db.root = s
-	s.sql = db
+	sqlAttachMu.Lock()
+	db.root, s.sql = s, db
+	sqlAttachMu.Unlock()
 	return nil
 }

@@ -41,6 +41,16 @@ type journal struct {
 	pending []pendingWrite
 	current func() any
 	sync    func(ctx context.Context) error
+	lost    func()
+}
+
+// lostSQL fails the pending writes: SQLite undid the SQL ones (a
+// statement's ON CONFLICT ROLLBACK ended the turn's savepoint), so every
+// pending write is lost, as when a write fails (the runtime's strike).
+func (j *journal) lostSQL() {
+	if j.lost != nil {
+		j.lost()
+	}
 }
 
 // pendingWrite is one unconfirmed write: the key, what it held before,
@@ -171,9 +181,9 @@ func (sj storageJournal) Lose() []any {
 }
 
 func init() {
-	wire.StartJournal = func(storage any, current func() any, sync func(ctx context.Context) error) wire.Journal {
+	wire.StartJournal = func(storage any, current func() any, sync func(ctx context.Context) error, lost func()) wire.Journal {
 		s := storage.(*Storage)
-		s.j = &journal{current: current, sync: sync}
+		s.j = &journal{current: current, sync: sync, lost: lost}
 		return storageJournal{s}
 	}
 	wire.JournalOf = func(storage any) wire.Journal {

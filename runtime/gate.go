@@ -27,7 +27,7 @@ func (h *host) startJournal() {
 	if !h.ns.r.faults.Names(transport.StorageWriteFails) {
 		return
 	}
-	wire.StartJournal(h.storage, h.writer, h.sync)
+	wire.StartJournal(h.storage, h.writer, h.sync, h.strike)
 	h.ns.r.journaling = true
 }
 

@@ -110,6 +110,10 @@ func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
 
 func (v hostView) Now() time.Time { return v.h.ns.r.clockRead(v.h) }
 
+// Halted reports whether the runtime's watchdog gave up on a stalled
+// turn: a SQL statement still running then stops (rule Q5).
+func (v hostView) Halted() bool { return v.h.ns.r.k.Halted() }
+
 func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
 	return v.h.ns.r.effect(ctx, v.h, kind, payload)
 }

@@ -73,7 +73,7 @@ var families = []struct {
 	{letter: "A", count: 7},
 	{letter: "D", count: 3},
 	{letter: "L", count: 8},
-	{letter: "Q", count: 4},
+	{letter: "Q", count: 5},
 	{letter: "U", count: 4},
 	{letter: "H", count: 2},
 	{letter: "C", count: 9},

@@ -189,10 +189,12 @@ type Journal interface {
 var (
 	// StartJournal makes storage keep a journal of its unconfirmed writes
 	// and returns it; current names the turn making a write (nil: outside
-	// any turn, durable at once) and sync is Storage.Sync's wait (real
-	// signature: func(storage *object.Storage, current func() any,
-	// sync func(ctx context.Context) error) Journal).
-	StartJournal func(storage any, current func() any, sync func(ctx context.Context) error) Journal
+	// any turn, durable at once), sync is Storage.Sync's wait and lost
+	// makes the pending writes fail when SQLite itself undid them (a
+	// statement's ON CONFLICT ROLLBACK) (real signature: func(storage
+	// *object.Storage, current func() any, sync func(ctx context.Context)
+	// error, lost func()) Journal).
+	StartJournal func(storage any, current func() any, sync func(ctx context.Context) error, lost func()) Journal
 	// JournalOf returns storage's journal, nil when it keeps none (real
 	// signature: func(storage *object.Storage) Journal).
 	JournalOf func(storage any) Journal
