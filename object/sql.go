@@ -134,9 +134,9 @@ func openSQL(host wire.Host) (*SQL, error) {
 	}
 	db.conn = conn
 	db.q = conn.(driver.QueryerContext)
-	// The size limit; foreign keys enforced, as on the platform; and the
-	// sorter's and subqueries' scratch space in memory, never in a file.
-	for _, q := range []string{fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY"} {
+	// The size limit, and the sorter's and subqueries' scratch space in
+	// memory, never in a file.
+	for _, q := range []string{fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), "PRAGMA temp_store = MEMORY"} {
 		if _, err := db.run(q, nil); err != nil {
 			_ = conn.Close()
 			release()
@@ -267,19 +267,19 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	sp, err := db.split(query)
+	cut, err := db.cut(query)
 	if err != nil {
 		return nil, bad("%v", err)
 	}
-	defer sp.free()
-	first, ok, err := sp.next()
+	defer cut.done()
+	first, ok, err := cut.next()
+	multi := cut.multi
 	switch {
 	case err != nil:
 		return nil, bad("%v", err)
 	case !ok:
 		return nil, bad("no statement")
 	}
-	multi := sp.more()
 	switch {
 	case readOnlyQuery && multi:
 		return nil, bad("more than one statement: give one")
@@ -299,7 +299,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	wrote := false
 	err = db.atomic(multi, func() error {
 		var err error
-		wrote, err = db.runAll(sp, first, multi, vals, cur)
+		wrote, err = db.runAll(cut, first, multi, vals, cur)
 		return err
 	})
 	if err != nil {
@@ -323,10 +323,96 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	return cur, nil
 }
 
+// sqlCuts remembers how queries cut into statements (the cut depends on
+// the text alone), so that a query is parsed once per run, by the driver
+// that runs it, after the first time: at most maxSQLCuts queries, starting
+// again when full.
+var sqlCuts struct {
+	sync.RWMutex
+	m map[string][]sqlStmt
+}
+
+const maxSQLCuts = 1024
+
+// sqlCut gives the statements of a query one at a time: from sqlCuts
+// when the query was seen before; else SQLite's parser cuts it
+// (sqlSplitter) as the statements run, and once all of them were cut,
+// sqlCuts keeps them.
+type sqlCut struct {
+	query string
+	known []sqlStmt // from sqlCuts
+	i     int
+	sp    *sqlSplitter // nil once done
+	seen  []sqlStmt
+	multi bool
+}
+
+// cut starts cutting query; the caller calls done.
+func (db *SQL) cut(query string) (*sqlCut, error) {
+	sqlCuts.RLock()
+	known, ok := sqlCuts.m[query]
+	sqlCuts.RUnlock()
+	if ok {
+		return &sqlCut{query: query, known: known, multi: len(known) > 1}, nil
+	}
+	sp, err := db.split(query)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlCut{query: query, sp: sp}, nil
+}
+
+// next is the next statement; ok is false when none is left. After the
+// first, multi says whether others follow.
+func (c *sqlCut) next() (s sqlStmt, ok bool, err error) {
+	if c.sp == nil {
+		if c.i == len(c.known) {
+			return sqlStmt{}, false, nil
+		}
+		c.i++
+		return c.known[c.i-1], true, nil
+	}
+	s, ok, err = c.sp.next()
+	switch {
+	case err != nil:
+		c.done()
+	case !ok:
+		rememberCut(c.query, c.seen)
+		c.done()
+	default:
+		c.seen = append(c.seen, s)
+		if len(c.seen) == 1 {
+			if c.multi = c.sp.more(); !c.multi {
+				rememberCut(c.query, c.seen)
+				c.done()
+			}
+		}
+	}
+	return s, ok, err
+}
+
+// done frees the splitter, if it is still cutting.
+func (c *sqlCut) done() {
+	if c.sp != nil {
+		c.sp.free()
+		c.sp = nil
+	}
+}
+
+// rememberCut keeps the statements query cut into.
+func rememberCut(query string, stmts []sqlStmt) {
+	sqlCuts.Lock()
+	defer sqlCuts.Unlock()
+	if sqlCuts.m == nil || len(sqlCuts.m) >= maxSQLCuts {
+		sqlCuts.m = make(map[string][]sqlStmt)
+	}
+	sqlCuts.m[query] = stmts
+}
+
 // runAll runs the statements of an Exec, first then, when multi, those
 // sp cuts after it, each taking as many of vals as it has ? marks; cur
 // gets the last one's rows. It reports whether any wrote.
-func (db *SQL) runAll(sp *sqlSplitter, s sqlStmt, multi bool, vals []driver.NamedValue, cur *Cursor) (bool, error) {
+func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedValue, cur *Cursor) (bool, error) {
 	wrote, next, n := false, 0, 0
 	for {
 		n++
@@ -366,7 +452,7 @@ func (db *SQL) runAll(sp *sqlSplitter, s sqlStmt, multi bool, vals []driver.Name
 			return wrote, nil
 		}
 		var ok bool
-		if s, ok, err = sp.next(); err != nil {
+		if s, ok, err = cut.next(); err != nil {
 			return wrote, fmt.Errorf("statement %d: %w", n+1, err)
 		} else if !ok {
 			break

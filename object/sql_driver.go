@@ -105,6 +105,15 @@ func (d *sqlDriver) attach(db *SQL, conn driver.Conn) error {
 	// No string or blob, in a row, an argument or a result, larger than
 	// the database may be: zeroblob(1e9) is an error, not a gigabyte.
 	sqlite3.Xsqlite3_limit(raw.tls, raw.db, sqlite3.SQLITE_LIMIT_LENGTH, DefaultSQLMaxBytes)
+	// Foreign keys enforced, as on the platform.
+	va := libc.NewVaList(int32(1), uintptr(0))
+	if va == 0 {
+		return fmt.Errorf("%w: open: out of memory", ErrSQL)
+	}
+	defer libc.Xfree(raw.tls, va)
+	if rc := sqlite3.Xsqlite3_db_config(raw.tls, raw.db, sqlite3.SQLITE_DBCONFIG_ENABLE_FKEY, va); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("%w: open: foreign keys: %s", ErrSQL, libc.GoString(sqlite3.Xsqlite3_errstr(raw.tls, rc)))
+	}
 	return nil
 }
 
