@@ -22,7 +22,9 @@ FUZZ_TARGETS ?= \
 	explore:FuzzMergeShards \
 	explore:FuzzCanonicalString \
 	object:FuzzStorageAgainstAMap \
-	object:FuzzSQLExec:sqlite
+	object:FuzzSQLExec:sqlite \
+	scenario:FuzzLoadWithAUserClassAndRender \
+	stub:FuzzStubFetch
 
 run:
 	$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml
