@@ -53,7 +53,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 				return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", outer, amplify.MaxOuter)
 			}
 			if _, err := stub.ParseOptions(map[string]any{"maxRetries": maxRetries, "timeoutMs": timeoutMs}); err != nil {
-				return usageErrorf("amplify: %v", err)
+				return usageErrorf("amplify: %w", err)
 			}
 			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
 			if fault != "" || cmd.Flags().Changed("rate") {

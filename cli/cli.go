@@ -225,11 +225,15 @@ type codeError struct {
 	code  int
 	msg   string
 	named bool
+	err   error // the error it reports, if any (Unwrap)
 }
 
 func (e *codeError) Error() string { return e.msg }
 
+// Unwrap returns the error the message reports, for errors.Is and As.
+func (e *codeError) Unwrap() error { return e.err }
+
 // internalError is a failure of the simulation itself: exit code 3.
 func internalError(prefix string, err error) error {
-	return &codeError{code: exitInternal, msg: prefix + err.Error(), named: true}
+	return &codeError{code: exitInternal, msg: prefix + err.Error(), named: true, err: err}
 }

@@ -67,7 +67,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.IntVar(&fl.maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
 	f.BoolVar(&fl.noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&fl.shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
-	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
+	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge: checked before the sweep, written whole at its end; never the scenario file or an artifact")
 	f.StringVar(&fl.arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
 	f.Uint64Var(&fl.replay, "replay", 0, "run only this seed and show its timeline and violations")
 	cmd.AddCommand(a.newExploreMerge())
@@ -157,15 +157,26 @@ func (fl *exploreFlags) options() (explore.Options, error) {
 	}
 	if fl.shard != "" {
 		if opts.Shard, err = explore.ParseShard(fl.shard); err != nil {
-			return opts, usageErrorf("--shard: %v", err)
-		}
-	}
-	if fl.arts != "" {
-		if err := checkFolder(fl.arts); err != nil {
-			return opts, err
+			return opts, usageErrorf("--shard: %w", err)
 		}
 	}
 	return opts, nil
+}
+
+// checkFiles checks, before the sweep, the files explore writes: the
+// artifacts' folder (created) and the --json file, neither of which may
+// replace the scenario file, nor --json an artifact.
+func (fl *exploreFlags) checkFiles(file string) (outputFile, error) {
+	js := outputFile{flag: "--json", path: fl.jsonOut, inputs: []string{file}, artifacts: fl.arts}
+	if fl.arts != "" {
+		if err := checkFolder(fl.arts, file); err != nil {
+			return js, err
+		}
+	}
+	if fl.jsonOut != "" {
+		return js, js.check()
+	}
+	return js, nil
 }
 
 // runExplore is explore's work: one seed replayed, or a sweep summarised.
@@ -175,6 +186,10 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 		return &codeError{code: exitUsage, msg: err.Error()}
 	}
 	opts, err := fl.options()
+	if err != nil {
+		return err
+	}
+	js, err := fl.checkFiles(file)
 	if err != nil {
 		return err
 	}
@@ -188,16 +203,7 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
 	e, err := explore.New(sc, opts)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	// Open --json before the sweep: a bad path is a usage error now,
-	// not after an hour of seeds.
-	var js *os.File
-	if fl.jsonOut != "" && fl.jsonOut != "-" {
-		if js, err = os.Create(fl.jsonOut); err != nil {
-			return usageErrorf("--json: %v", err)
-		}
-		defer js.Close()
+		return usageErrorf("%w", err)
 	}
 	// Catch SIGINT and SIGTERM before saying anything, so that a
 	// signal at any point gets the summary of what ran.
@@ -210,13 +216,9 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	bar.done()
 	shrinking.done()
 	if err != nil {
-		if js != nil {
-			js.Close()
-			os.Remove(fl.jsonOut)
-		}
 		return internalError("", err)
 	}
-	if err := a.reportSweep(out, js, fl.jsonOut, sum); err != nil {
+	if err := a.reportSweep(out, js, sum); err != nil {
 		return err
 	}
 	if !sum.Complete {
@@ -226,7 +228,7 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	if sum.FirstFailing != nil && fl.arts != "" {
 		files, err := e.WriteArtifacts(fl.arts, sum.FirstFailing)
 		if err != nil {
-			return internalError("writing artifacts: ", err)
+			return artifactsError(fl.arts, err, sum.Total)
 		}
 		fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
 	}
@@ -236,14 +238,11 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	return nil
 }
 
-// reportSweep writes the summary: as JSON to js (or out, for "-") and, unless
-// the JSON went to out, as text to out.
-func (a *app) reportSweep(out io.Writer, js *os.File, jsonOut string, sum *explore.Summary) error {
-	if jsonOut == "-" {
-		return sum.WriteJSON(out)
-	}
-	if js != nil {
-		if err := writeJSONFile(js, sum); err != nil {
+// reportSweep writes the summary: as JSON to js when it is given (to out,
+// for "-") and, unless the JSON went to out, as text to out.
+func (a *app) reportSweep(out io.Writer, js outputFile, sum *explore.Summary) error {
+	if js.path != "" {
+		if err := js.write(out, sum.WriteJSON); err != nil || js.path == "-" {
 			return err
 		}
 	}
@@ -300,7 +299,7 @@ func parseRates(v string) (transport.Rates, error) {
 		out[f] = r
 	}
 	if err := transport.Random(out).Validate(); err != nil {
-		return nil, usageErrorf("--rates: %v", err)
+		return nil, usageErrorf("--rates: %w", err)
 	}
 	return out, nil
 }
@@ -311,48 +310,6 @@ func faultList() string {
 		names = append(names, f.String())
 	}
 	return strings.Join(names, ", ")
-}
-
-func writeJSON(path string, stdout io.Writer, sum *explore.Summary) error {
-	if path == "-" {
-		return sum.WriteJSON(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return usageErrorf("--json: %v", err)
-	}
-	defer f.Close()
-	return writeJSONFile(f, sum)
-}
-
-// writeJSONFile writes the summary to f and closes it.
-func writeJSONFile(f *os.File, sum *explore.Summary) error {
-	if err := sum.WriteJSON(f); err != nil {
-		f.Close()
-		return internalError("--json: ", err)
-	}
-	if err := f.Close(); err != nil {
-		return internalError("--json: ", err)
-	}
-	return nil
-}
-
-// checkFolder makes sure dir is a folder dosim can write to, creating it
-// if need be: --artifacts is checked before the sweep, not after it.
-func checkFolder(dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usageErrorf("--artifacts: %s is a file: want a folder (it is created if missing)", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageErrorf("--artifacts: cannot create the folder: %v", err)
-	}
-	f, err := os.CreateTemp(dir, ".dosim-check-*")
-	if err != nil {
-		return usageErrorf("--artifacts: %s is not writable: %v", dir, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
 }
 
 // signalled is the cause of a context ended by a signal.
@@ -493,7 +450,7 @@ func shrinkText(f *explore.Failing) string {
 func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, arts string, shrinking *shrinkLine) error {
 	e, err := explore.New(sc, opts)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	r, err := e.Replay(seed)
 	if err != nil {
@@ -523,7 +480,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 		}
 		files, err := e.WriteArtifacts(filepath.Clean(arts), f)
 		if err != nil {
-			return internalError("writing artifacts: ", err)
+			return artifactsError(arts, err, len(r.Violations))
 		}
 		fmt.Fprintf(w, "artifacts: %s\n", strings.Join(files, ", "))
 	}

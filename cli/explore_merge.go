@@ -35,17 +35,21 @@ violation.` + mergeExitCodesHelp,
 			for _, name := range files {
 				s, err := explore.ReadSummaryFile(name)
 				if err != nil {
-					return usageErrorf("%v", err)
+					return usageErrorf("%w", err)
 				}
 				parts = append(parts, s)
 			}
 			sum, err := explore.Merge(parts...)
 			if err != nil {
-				return usageErrorf("%v", err)
+				return usageErrorf("%w", err)
 			}
 			out := cmd.OutOrStdout()
 			if jsonOut != "" {
-				if err := writeJSON(jsonOut, out, sum); err != nil {
+				js := outputFile{flag: "--json", path: jsonOut, inputs: files}
+				if err := js.check(); err != nil {
+					return err
+				}
+				if err := js.write(out, sum.WriteJSON); err != nil {
 					return err
 				}
 			}

@@ -87,9 +87,11 @@ func writeReports(w io.Writer, format string, color bool, reports []render.Repor
 	return nil
 }
 
-// usageErrorf is a usage or input error: exit code 2.
+// usageErrorf is a usage or input error: exit code 2. Its message is
+// fmt.Errorf's, and an error given for %w is wrapped (errors.Is, As).
 func usageErrorf(format string, args ...any) error {
-	return &codeError{code: exitUsage, msg: fmt.Sprintf(format, args...), named: true}
+	err := fmt.Errorf(format, args...)
+	return &codeError{code: exitUsage, msg: err.Error(), named: true, err: err}
 }
 
 // example is a command's help examples: builtIn (spelt with "dosim ")

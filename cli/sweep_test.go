@@ -159,7 +159,7 @@ func TestH2_ExploreChecksOutputPathsBeforeSweeping(t *testing.T) {
 
 	code, out, errOut = runCLI(t, "explore", mailer, "--seeds", "200", "--json", filepath.Join(file, "x.json"))
 	assert.Equal(t, exitUsage, code, errOut)
-	assert.Contains(t, errOut, "--json: ")
+	assert.Contains(t, errOut, "--json "+filepath.Join(file, "x.json")+": ")
 	assert.Empty(t, out)
 
 	nested := filepath.Join(dir, "a", "b")

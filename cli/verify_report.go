@@ -27,7 +27,7 @@ func runVerify(out io.Writer, classes []verifyClass, checks []verifyCheck, showD
 	for i, ch := range checks {
 		rep, err := verify.Idempotent(namespaces[ch.class.name], ch.method, ch.sample.Args, verify.Options{Snapshot: ch.sample.Storage})
 		if err != nil {
-			return usageErrorf("%v", err)
+			return usageErrorf("%w", err)
 		}
 		reports[i] = rep
 	}

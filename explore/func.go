@@ -417,7 +417,10 @@ func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	write := func(name string, data []byte) error { return os.WriteFile(filepath.Join(dir, name), data, 0o644) }
+	write := func(name string, data []byte) error {
+		_, err := writeArtifact(dir, name, data)
+		return err
+	}
 	var errs []error
 	if r.report != nil {
 		var tl, page bytes.Buffer
@@ -431,7 +434,7 @@ func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 		}
 		var b bytes.Buffer
 		errs = append(errs, h.Visualize(&b),
-			write("linearizability-"+strings.NewReplacer("/", "-", " ", "_").Replace(v.Object)+".html", b.Bytes()))
+			write(linearizabilityFile(v.Object), b.Bytes()))
 	}
 	var vs strings.Builder
 	fmt.Fprintf(&vs, "%s violates:\n", f.RunText())

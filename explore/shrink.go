@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -295,8 +294,8 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 	}
 	var written []string
 	write := func(name string, data []byte) error {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		p, err := writeArtifact(dir, name, data)
+		if err != nil {
 			return err
 		}
 		written = append(written, p)
@@ -322,8 +321,7 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 		if err := h.Visualize(&b); err != nil {
 			return written, err
 		}
-		name := "linearizability-" + strings.NewReplacer("/", "-", " ", "_").Replace(v.Object) + ".html"
-		if err := write(name, b.Bytes()); err != nil {
+		if err := write(linearizabilityFile(v.Object), b.Bytes()); err != nil {
 			return written, err
 		}
 	}
