@@ -19,10 +19,12 @@ func (a *app) newExploreMerge() *cobra.Command {
 		Short: "Combine the JSON summaries of the shards of one sweep",
 		Long: `Combine the --json summaries written by the shards of one sweep into one
 report. Each file is checked first: every field in range, its counts adding up,
-its violations inside its shards, and its fingerprint (the scenario file's
-SHA-256, the rates and the options that change results) matching its fields.
-The files must share the fingerprint and the seeds, and hold each shard of one
-split at most once.
+its violations inside its shards, and its fingerprint (a SHA-256 of every
+other field: the scenario file's digest, the seeds, the rates and options, the
+shards and every count) matching its fields, so that an edited file is
+refused. The files must be of one sweep (the same scenario file, seeds, rates
+and options) and hold each shard of one split at most once. When the scenario
+file a summary names is there, its bytes must still be those the sweep ran.
 
 A missing shard, or a shard that was interrupted ("complete": false), makes the
 merge fail with exit code 2 unless --allow-incomplete; the report then says
@@ -31,24 +33,18 @@ violation.` + mergeExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			allow := allowIncomplete || partial
-			var parts []*explore.Summary
-			for _, name := range files {
-				s, err := explore.ReadSummaryFile(name)
-				if err != nil {
-					return usageErrorf("%w", err)
-				}
-				parts = append(parts, s)
-			}
-			sum, err := explore.Merge(parts...)
-			if err != nil {
-				return usageErrorf("%w", err)
-			}
-			out := cmd.OutOrStdout()
+			js := outputFile{flag: "--json", path: jsonOut, inputs: files}
 			if jsonOut != "" {
-				js := outputFile{flag: "--json", path: jsonOut, inputs: files}
 				if err := js.check(); err != nil {
 					return err
 				}
+			}
+			parts, sum, err := mergeFiles(files)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if jsonOut != "" {
 				if err := js.write(out, sum.WriteJSON); err != nil {
 					return err
 				}
@@ -90,6 +86,34 @@ violation.` + mergeExitCodesHelp,
 	cmd.Flags().BoolVar(&partial, "partial", false, "the old name of --allow-incomplete")
 	_ = cmd.Flags().MarkDeprecated("partial", "use --allow-incomplete")
 	return cmd
+}
+
+// mergeFiles reads the summary files and merges them, checking the
+// scenario file each names against its digest when it is there.
+func mergeFiles(files []string) ([]*explore.Summary, *explore.Summary, error) {
+	var parts []*explore.Summary
+	for _, name := range files {
+		s, err := explore.ReadSummaryFile(name)
+		if err != nil {
+			return nil, nil, usageErrorf("%w", err)
+		}
+		parts = append(parts, s)
+	}
+	sum, err := explore.Merge(parts...)
+	if err != nil {
+		return nil, nil, usageErrorf("%w", err)
+	}
+	checked := map[string]bool{}
+	for _, p := range parts {
+		if checked[p.File] {
+			continue
+		}
+		checked[p.File] = true
+		if err := p.CheckScenarioFile(); err != nil {
+			return nil, nil, usageErrorf("%w", err)
+		}
+	}
+	return parts, sum, nil
 }
 
 // replayCommand is the command that replays seed of the sweep, spelt with

@@ -324,3 +324,43 @@ func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
 		})
 	}
 }
+
+// H2: a shard relabelled as the whole sweep ("shards" 0/3 to 0/1, "ran"
+// raised to match) merged as every seed run and clean; the fingerprint
+// now covers the seed range, the shards and the counts.
+func TestH2_ExploreMergeRefusesARelabelledShard(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.json")
+	code, _, errOut := runCLI(t, "explore", ambiguous, "--seeds", "30", "--shard", "0/3", "--json", f)
+	require.Equal(t, exitOK, code, errOut)
+	rewrite(t, f, func(m map[string]any) {
+		m["shards"] = []any{map[string]any{"index": 0, "count": 1}}
+		m["ran"] = 30
+	})
+	code, out, errOut := runCLI(t, "explore", "merge", f)
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, `"fingerprint" is sha256:`)
+	assert.Contains(t, errOut, "the file was edited")
+	assert.NotContains(t, out, "clean")
+}
+
+// H2: explore merge re-reads the scenario file the shards name, when it
+// is there: a file edited since the sweep is refused.
+func TestH2_ExploreMergeRechecksTheScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	file := copyFile(t, ambiguous, filepath.Join(dir, "ambiguous-delivery.yaml"))
+	a, b := shardFile(t, dir, file, "0/2"), shardFile(t, dir, file, "1/2")
+	code, out, errOut := runCLI(t, "explore", "merge", a, b)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "clean: no violation")
+
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("# edited after the sweep\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out, errOut = runCLI(t, "explore", "merge", a, b)
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, "the scenario file \""+file+"\" has changed since the sweep")
+	assert.Empty(t, out)
+}

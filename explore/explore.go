@@ -493,5 +493,6 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 		}
 		sum.FirstFailing = f.orSweep(sum.Violations)
 	}
+	sum.seal()
 	return sum, nil
 }

@@ -349,7 +349,6 @@ func (fe *funcExplorer) sweep() *Summary {
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
-	sum.Fingerprint = sum.fingerprint()
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
@@ -384,6 +383,7 @@ func (fe *funcExplorer) sweep() *Summary {
 	if len(sum.Violations) > 0 {
 		sum.FirstFailing = fe.failing(sum.Violations[0].Seed).orSweep(sum.Violations)
 	}
+	sum.seal()
 	return sum
 }
 

@@ -1,16 +1,21 @@
 package explore
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -35,9 +40,11 @@ func (s *Summary) name() string {
 }
 
 // Validate checks that the summary says one consistent thing: every field
-// in range, the counts adding up, the violations inside its shards and its
-// fingerprint matching its scenario, rates and options. An error names the
-// field, its value and what is allowed.
+// in range, the counts adding up, the violations inside its shards, and
+// last its fingerprint matching every other field, so that an edit that
+// keeps the fields consistent (a shard relabelled 0/3 to 0/1 with its
+// "ran" raised to match) is refused too. An error names the field, its
+// value and what is allowed.
 func (s *Summary) Validate() error {
 	if err := s.validateHeader(); err != nil {
 		return err
@@ -52,7 +59,22 @@ func (s *Summary) Validate() error {
 	if err := s.validateViolations(seen); err != nil {
 		return err
 	}
-	return s.validateFirst(seen)
+	if err := s.validateFirst(seen); err != nil {
+		return err
+	}
+	return s.validateFingerprint()
+}
+
+// validateFingerprint checks the fingerprint against every other field.
+func (s *Summary) validateFingerprint() error {
+	switch want := s.fingerprint(); {
+	case s.Fingerprint == "":
+		return s.bad("fingerprint", `""`, "a summary records its scenario's fingerprint: write it again with this version's dosim explore --json")
+	case s.Fingerprint != want:
+		return s.bad("fingerprint", s.Fingerprint, "it does not match the summary's scenario, digest, rates and options, its seeds, shards and counts (%s): "+
+			"the file was edited, is corrupt or was written by another version of dosim explore --json", want)
+	}
+	return nil
 }
 
 // bad is a Validate error: the summary, the field, its value and what is
@@ -94,12 +116,6 @@ func (s *Summary) validateHeader() error {
 	}
 	if !slices.IsSorted(s.Classes) || len(slices.Compact(slices.Clone(s.Classes))) != len(s.Classes) {
 		return bad("classes", s.Classes, "want namespace names, sorted, each once")
-	}
-	switch {
-	case s.Fingerprint == "":
-		return bad("fingerprint", `""`, "a summary records its scenario's fingerprint: write it again with this version's dosim explore --json")
-	case s.Fingerprint != s.fingerprint():
-		return bad("fingerprint", s.Fingerprint, "it does not match the summary's scenario, digest, rates and options (%s): the file was edited or is corrupt", s.fingerprint())
 	}
 	return nil
 }
@@ -293,7 +309,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
 		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
-		Fingerprint: a.Fingerprint, Complete: true, Violations: []Violation{}}
+		Complete: true, Violations: []Violation{}}
 	owner := map[int]*Summary{}
 	for _, p := range parts {
 		if err := sameSweep(p, a); err != nil {
@@ -330,7 +346,44 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	if out.Complete && out.FirstFailing != nil && len(out.Violations) > 0 && out.FirstFailing.Seed != out.Violations[0].Seed {
 		return nil, fmt.Errorf("%w: the lowest violation is seed %d but the first failing seed is %d: a summary is corrupt", ErrMerge, out.Violations[0].Seed, out.FirstFailing.Seed)
 	}
+	out.seal()
 	return out, nil
+}
+
+// CheckScenarioFile reads the scenario file the summary names, when it is
+// there, and checks that its bytes are the ones the sweep ran
+// (ScenarioDigest): shards of a file changed since describe what it no
+// longer says. A summary of a scenario built in code (no digest) or whose
+// file is not there (the shards are merged on another machine) is not
+// checked; a path there that is not a regular file, or larger than a
+// scenario may be, does not match. The error wraps ErrMerge.
+func (s *Summary) CheckScenarioFile() error {
+	if s.ScenarioDigest == "" || s.File == "" {
+		return nil
+	}
+	st, err := os.Stat(s.File)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %s: the scenario file %s: %w", ErrMerge, s.name(), strconv.Quote(s.File), err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%w: %s: the scenario file %s is not a regular file, so it is not the one the sweep ran", ErrMerge, s.name(), strconv.Quote(s.File))
+	}
+	f, err := os.Open(s.File)
+	if err != nil {
+		return fmt.Errorf("%w: %s: the scenario file: %w", ErrMerge, s.name(), err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, scenario.MaxFileSize+1)); err != nil {
+		return fmt.Errorf("%w: %s: the scenario file: %w", ErrMerge, s.name(), err)
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != s.ScenarioDigest {
+		return fmt.Errorf("%w: %s: the scenario file %s has changed since the sweep (its digest is %s, the summary's %s): "+
+			"the summary describes what the file no longer says; explore it again", ErrMerge, s.name(), strconv.Quote(s.File), got, s.ScenarioDigest)
+	}
+	return nil
 }
 
 // sameSweep says why p and a are not shards of one sweep, if they are not.
@@ -357,8 +410,12 @@ func sameSweep(p, a *Summary) error {
 		return differ("noShrink", p.NoShrink, a.NoShrink)
 	case !slices.Equal(p.Classes, a.Classes):
 		return differ("classes", p.Classes, a.Classes)
-	case p.Fingerprint != a.Fingerprint:
-		return differ("fingerprint", p.Fingerprint, a.Fingerprint)
+	case p.MinChecked != a.MinChecked:
+		return differ("minChecked", p.MinChecked, a.MinChecked)
+	case p.Horizon != a.Horizon:
+		return differ("horizon", p.Horizon, a.Horizon)
+	case p.RecurringAlarms != a.RecurringAlarms:
+		return differ("recurringAlarms", p.RecurringAlarms, a.RecurringAlarms)
 	}
 	return nil
 }
