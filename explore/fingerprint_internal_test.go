@@ -15,7 +15,7 @@ func TestH2_FingerprintSurvivesInvalidUTF8(t *testing.T) {
 	v := Violation{Seed: 1, Kind: KindError, Object: "NS/\xffobj", Message: "object error: \xff\xfe\x00 bad"}
 	s := &Summary{Scenario: "x\xff", First: 1, Seeds: 1, Rates: map[string]float64{"lose-response": 0.1}, MaxAmbiguous: DefaultMaxAmbiguous,
 		Shards: []Shard{{Index: 0, Count: 1}}, Complete: true, Ran: 1, Failed: 1, Total: 1, Violations: []Violation{v},
-		Fired: map[string]map[string]int{"M\xff": {"lose-response": 1}},
+		Fired:        map[string]map[string]int{"M\xff": {"lose-response": 1}},
 		FirstFailing: &Failing{Seed: 1, Violations: []Violation{v}, Run: RunSeed}}
 	s.seal()
 	var b bytes.Buffer
