@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -154,15 +153,20 @@ func (a *app) amplifyClass(opts *amplify.Options, class string, methodGiven bool
 		return "", false, usageErrorf("amplify: --method: class %s has no method %q; it has %s", class, opts.Method, strings.Join(c.methodNames(), ", "))
 	}
 	sample, ok := c.samples[opts.Method]
+	from := "amplify: the class's sample (object.Sampler)"
 	if argsFlag != "" {
-		if err := json.Unmarshal([]byte(argsFlag), &sample.Args); err != nil {
-			return "", false, usageErrorf("amplify: --args: %q is not a JSON array: %v", argsFlag, err)
+		args, err := decodeArgs(argsFlag)
+		if err != nil {
+			return "", false, usageErrorf("amplify: --args: %w", err)
 		}
-		ok = true
+		sample.Args, ok, from = args, true, "amplify: --args"
 	}
 	if n := c.arity(opts.Method); !ok && n != 0 {
 		return "", false, usageErrorf("amplify: %s.%s takes %s and none were given: pass --args '[...]', or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
 			class, opts.Method, plural(n, "argument"), opts.Method)
+	}
+	if err := checkArgs(from, class, opts.Method, m, sample.Args); err != nil {
+		return "", false, err
 	}
 	opts.Class, opts.Args, opts.Namespace = c.new, sample.Args, strings.ToUpper(class)
 	return opts.Namespace + "." + opts.Method, m.IsRetryable(), nil

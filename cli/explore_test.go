@@ -86,7 +86,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity"}, `--args "SetQuantity": want METHOD=JSON-ARRAY`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity=[apple"}, "--args SetQuantity: \"[apple\" is not a JSON array"},
-		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: verify: inventory.SetQuantity: inventory/verify SetQuantity, attempt 1: cannot run the request: method "SetQuantity": bad arguments: argument 2: cannot use "three" (a string): want an integer`},
+		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: --args SetQuantity: inventory.SetQuantity(string, int): argument 2: "three" (a string) is of the wrong type: want an integer`},
 	}
 	for _, tc := range cases {
 		code, _, errOut := runCLI(t, tc.args...)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/spf13/cobra"
@@ -111,17 +111,23 @@ func (a *app) verifyChecks(names []string, scenFile string, argFlags []string) (
 	for _, c := range classes {
 		for _, m := range c.methodNames() {
 			sample, ok := c.samples[m]
+			from := "verify: the class's sample (object.Sampler)"
 			if a, found := fromScenario[c.name+"."+m]; found {
-				sample.Args, ok = a, true
+				sample.Args, ok, from = a, true, "verify: the first call in --scenario "+render.Escape(scenFile)
 			}
 			if a, found := given[c.name+"."+m]; found {
-				sample.Args, ok = a, true
+				sample.Args, ok, from = a, true, "--args "+c.name+"."+m
 			} else if a, found := given[m]; found {
-				sample.Args, ok = a, true
+				sample.Args, ok, from = a, true, "--args "+m
 			}
 			if n := c.arity(m); !ok && n != 0 {
 				return nil, nil, usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
 					c.name, m, plural(n, "argument"), m, c.name, m, m)
+			}
+			if ok {
+				if err := checkArgs(from, c.name, m, c.methods[m], sample.Args); err != nil {
+					return nil, nil, err
+				}
 			}
 			checks = append(checks, verifyCheck{c, m, sample})
 		}
@@ -279,7 +285,8 @@ func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error
 	return nil
 }
 
-// parseArgFlags reads --args METHOD=JSON-ARRAY values.
+// parseArgFlags reads --args METHOD=JSON-ARRAY values; a method given
+// twice is refused (the last one silently won).
 func parseArgFlags(flags []string) (map[string][]any, error) {
 	out := map[string][]any{}
 	for _, f := range flags {
@@ -287,9 +294,12 @@ func parseArgFlags(flags []string) (map[string][]any, error) {
 		if !ok || name == "" {
 			return nil, usageErrorf("--args %q: want METHOD=JSON-ARRAY, such as 'SetQuantity=[\"apple\", 3]'", f)
 		}
-		var args []any
-		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return nil, usageErrorf("--args %s: %q is not a JSON array: %v", name, raw, err)
+		if _, dup := out[name]; dup {
+			return nil, usageErrorf("--args %s: given twice: give each method's arguments once", name)
+		}
+		args, err := decodeArgs(raw)
+		if err != nil {
+			return nil, usageErrorf("--args %s: %w", name, err)
 		}
 		out[name] = args
 	}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
+	rt "github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/stub"
 	"github.com/stretchr/testify/assert"
@@ -94,4 +97,24 @@ func TestH2_OptionOfTheWrongTypeInUserTerms(t *testing.T) {
 		assert.NotContains(t, err.Error(), "interface")
 		assert.NotContains(t, err.Error(), "map[")
 	}
+}
+
+// Rule H2: CheckArgs is the loader's check, for arguments that come from
+// elsewhere (dosim verify and amplify --args): the same message, which
+// argument, and errors.Is(err, runtime.ErrArguments).
+func TestH2_CheckArgsIsTheLoadersCheck(t *testing.T) {
+	m := (&examples.Inventory{}).Methods()["SetQuantity"]
+	require.NoError(t, scenario.CheckArgs("SetQuantity", m, []any{"apple", 3}))
+	require.NoError(t, scenario.CheckArgs("SetQuantity", m, []any{"apple", 3.0}))
+	err := scenario.CheckArgs("SetQuantity", m, []any{"apple", 1.5})
+	require.ErrorIs(t, err, rt.ErrArguments)
+	var ae *scenario.ArgsError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, 2, ae.Arg)
+	assert.Equal(t, "SetQuantity(string, int): argument 2: 1.5 is not a whole number: want an integer from -9223372036854775808 to 9223372036854775807", err.Error())
+	err = scenario.CheckArgs("SetQuantity", m, nil)
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, 0, ae.Arg)
+	assert.EqualError(t, err, "SetQuantity(string, int) takes 2 argument(s), got 0")
+	assert.ErrorIs(t, scenario.CheckArgs("X", object.Method{}, nil), rt.ErrArguments)
 }

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -707,21 +706,13 @@ func (p *parser) checkMethod(n *yaml.Node, path string, c *Call, name string) bo
 			name, ns.Class.Name, ns.Name, strings.Join(slices.Sorted(maps.Keys(ns.methods)), ", "))
 		return false
 	}
-	t := reflect.TypeOf(m.Fn())
-	params := make([]string, 0, t.NumIn())
-	for i := 1; i < t.NumIn(); i++ {
-		params = append(params, t.In(i).String())
-	}
-	sig := fmt.Sprintf("%s(%s)", name, strings.Join(params, ", "))
-	if len(c.Args) != len(params) {
-		p.errorf(n, path+".args", nil, "%s takes %d argument(s), got %d", sig, len(params), len(c.Args))
-		return false
-	}
-	for i, a := range c.Args {
-		if err := checkArg(a, t.In(i+1)); err != nil {
-			p.errorf(n, fmt.Sprintf("%s.args[%d]", path, i), nil, "%s: argument %d: %v", sig, i+1, err)
-			return false
+	if i, err := checkArgs(name, m, c.Args); err != nil {
+		at := path + ".args"
+		if i >= 0 {
+			at = fmt.Sprintf("%s[%d]", at, i)
 		}
+		p.errorf(n, at, nil, "%v", err)
+		return false
 	}
 	return true
 }
