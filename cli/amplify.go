@@ -39,7 +39,7 @@ capitals) with --args, else with the class's sample arguments (object.Sampler).
 ` + a.amplifyDefault() + ` It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
 (p50, p99, max). When M is at least ` + fmt.Sprint(progressMin) + `, progress goes to stderr: a bar
-on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + noOneExitCodesHelp,
+on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + amplifyExitCodesHelp,
 		Example: a.example(`  dosim amplify --outer 3
   dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`, `  dosim amplify --outer 3
   dosim amplify --outer 3 --class CLASS --method METHOD --args '["a string", 7]' --fault lose-response --rate 0.3`),
@@ -95,7 +95,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 			res, err := amplify.Run(opts)
 			bar.done()
 			if err != nil {
-				return internalError("", err)
+				return simulationError(err)
 			}
 			writeAmplify(cmd.OutOrStdout(), res, target, marked)
 			return nil

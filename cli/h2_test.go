@@ -48,6 +48,7 @@ func TestH2_FailedWriteExits2(t *testing.T) {
 		{"demo", "--format", "json"},
 		{"run", "testdata/scenarios/overloaded.yaml"},
 		{"run", "--format", "html", "testdata/scenarios/overloaded.yaml"},
+		{"run", "--format", "jsonl", "testdata/scenarios/overloaded.yaml"}, // exit 3, "a bug"
 		{"verify", "counter"},
 		{"explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3"},
 		{"explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3", "--json", "-"},

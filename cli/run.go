@@ -84,11 +84,11 @@ what happened and exits 1.` + runExitCodesHelp,
 					runOpts = append(slices.Clip(opts), scenario.RecordSink(lines.write))
 				}
 				res, err := sc.Run(runOpts...)
-				if err == nil && lines != nil {
-					err = lines.err
+				if lines != nil && lines.err != nil {
+					return &codeError{code: exitUsage, err: lines.err} // Main says the output could not be written
 				}
 				if err != nil {
-					return internalError("", err)
+					return simulationError(err)
 				}
 				reports = append(reports, res.Report())
 				if !res.Passed() {

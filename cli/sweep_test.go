@@ -284,6 +284,17 @@ func TestH2_ProgressLinesOffATerminal(t *testing.T) {
 	assert.Equal(t, "explore: 2000 seeds to run; progress every 10s\n", errOut)
 }
 
+// buildDosim builds cmd/dosim into a temporary folder and returns its path.
+func buildDosim(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dosim")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/dosim")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // H2, through a real process: SIGINT and SIGTERM end a sweep with the
 // summary of what ran and exit codes 130 and 143.
 func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
@@ -292,11 +303,7 @@ func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a watchdog, not a measure
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "dosim")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/dosim")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildDosim(ctx, t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			js := filepath.Join(t.TempDir(), "cut.json")
