@@ -42,9 +42,11 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 )
@@ -208,15 +210,26 @@ func (a *app) exitCode(err error) int {
 	if errors.As(err, &ce) {
 		if ce.msg != "" {
 			if ce.named {
-				fmt.Fprintf(a.stderr, "%s: %s\n", a.name, ce.msg)
+				fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(ce.msg))
 			} else {
-				fmt.Fprintln(a.stderr, ce.msg)
+				fmt.Fprintln(a.stderr, escapeLines(ce.msg))
 			}
 		}
 		return ce.code
 	}
-	fmt.Fprintf(a.stderr, "%s: %v\n", a.name, err)
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(err.Error()))
 	return exitUsage
+}
+
+// escapeLines escapes each line of a message (render.Escape), keeping its
+// line breaks: whatever a message quotes from a file, a flag or an
+// object's error, it cannot move the cursor or recolour the terminal.
+func escapeLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = render.Escape(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // checkedWriter keeps the first error of the writer it wraps; once a write

@@ -358,7 +358,7 @@ func interruptCode(ctx context.Context) int {
 // missing shards. It says "clean" only when every seed of the sweep was
 // checked and none failed.
 func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
-	fmt.Fprintf(w, "explore %s (%s)\n", sum.Scenario, sum.File)
+	fmt.Fprintf(w, "explore %s (%s)\n", render.Escape(sum.Scenario), render.Escape(sum.File))
 	shards := ""
 	if len(sum.Shards) == 1 && sum.Shards[0].Count > 1 {
 		shards = ", shard " + sum.Shards[0].String()
@@ -409,18 +409,18 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 			fmt.Fprintf(w, "  ... and %d more\n", sum.Total-10)
 			break
 		}
-		fmt.Fprintf(w, "  %s\n", v)
+		fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 	}
 	if f := sum.FirstFailing; f != nil {
 		fmt.Fprintf(w, "\nfirst failing seed %d: %s\n", f.Seed, shrinkText(f))
 		if f.Shrink != explore.ShrinkNotReproduced {
 			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
-				fmt.Fprintf(w, "  %s\n", line)
+				fmt.Fprintf(w, "  %s\n", render.Escape(line))
 			}
 		}
 		fmt.Fprintf(w, "%s violates:\n", f.RunText())
 		for _, v := range f.Violations {
-			fmt.Fprintf(w, "  %s\n", v)
+			fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 		}
 		fmt.Fprintf(w, "replay: %s\n", a.replayCommand(sum, f.Seed))
 	} else if len(sum.Violations) > 0 {
@@ -470,7 +470,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 	}
 	fmt.Fprintf(w, "\nseed %d violates:\n", seed)
 	for _, v := range r.Violations {
-		fmt.Fprintf(w, "  %s\n", v)
+		fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 	}
 	if arts != "" {
 		f, err := e.Failing(seed)

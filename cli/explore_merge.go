@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/render"
 	"github.com/spf13/cobra"
 )
 
@@ -119,7 +120,7 @@ func mergeFiles(files []string) ([]*explore.Summary, *explore.Summary, error) {
 // replayCommand is the command that replays seed of the sweep, spelt with
 // the program's name.
 func (a *app) replayCommand(sum *explore.Summary, seed uint64) string {
-	cmd := sum.ReplayCommand(seed)
+	cmd := render.Escape(sum.ReplayCommand(seed))
 	if rest, ok := strings.CutPrefix(cmd, "dosim "); ok {
 		return a.name + " " + rest
 	}
