@@ -95,7 +95,25 @@ func (s *stopper) Methods() object.Methods {
 	return object.Methods{
 		"Stall": object.Func(func(ctx context.Context) error { <-s.release; return nil }),
 		"Quit":  object.Func(func(ctx context.Context) error { goruntime.Goexit(); return nil }),
+		"Lie":   object.Func(func(ctx context.Context) error { return brokenErr{} }),
 	}
+}
+
+// brokenErr is an error whose Error method panics.
+type brokenErr struct{}
+
+func (brokenErr) Error() string { panic("boom") }
+
+// Rule S4: an object error whose Error method panics is the object's,
+// shown as its error naming the method; it was blamed on the caller
+// (task "root" panicked, exit 3).
+func TestS4_RunShowsAnObjectErrorWhoseErrorPanics(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "lie.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("namespaces: {S: stopper}\nstubs: {s: {}}\ncalls:\n  - {stub: s, method: Lie, expect: {outcome: not-retryable}}\n"), 0o644))
+	var out, errb bytes.Buffer
+	code := Main([]string{"run", f}, WithClasses(map[string]runtime.Constructor{"stopper": func(*object.State) object.Object { return &stopper{} }}), WithOutput(&out, &errb))
+	assert.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, out.String(), "S/s.Lie returned an error (cli.brokenErr) whose Error method panicked: boom")
 }
 
 // Rule H1: a run or an amplify trial that the code under test stopped (a
