@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -55,6 +56,9 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 				return usageErrorf("amplify: %w", err)
 			}
 			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
+			if err := checkTrials(cmd, trials, seed); err != nil {
+				return err
+			}
 			if fault != "" || cmd.Flags().Changed("rate") {
 				if fault == "" || !cmd.Flags().Changed("rate") {
 					return usageErrorf("amplify: --fault and --rate go together: name the fault and its probability per attempt")
@@ -69,9 +73,6 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 				}
 				if !(rate > 0 && rate <= 1) {
 					return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", rate)
-				}
-				if trials < 1 || trials > 10_000_000 {
-					return usageErrorf("amplify: --trials: %d is out of range: want an integer from 1 to 10000000", trials)
 				}
 				opts.Fault, opts.Rate = f, rate
 			}
@@ -113,6 +114,26 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 	f.StringVar(&method, "method", a.ifInventory("SetQuantity", ""), "the method the loop calls"+a.ifInventory(": for the inventory, SetQuantity (marked Retryable) or AddOne (not marked)", " (required with --class)"))
 	f.StringVar(&argsFlag, "args", "", "the method's arguments, as a JSON array such as '[\"tx-1\", 50]' (default: the class's sample for the method, object.Sampler)")
 	return cmd
+}
+
+// checkTrials checks --trials and --seed: in range, the last trial's seed
+// within a uint64 (it wrapped to 0, where explore refuses), and given only
+// with --fault and --rate, which make amplify simulate (they were
+// accepted, and ignored, without them).
+func checkTrials(cmd *cobra.Command, trials int, seed uint64) error {
+	simulate := cmd.Flags().Changed("fault") || cmd.Flags().Changed("rate")
+	for _, name := range []string{"trials", "seed"} {
+		if cmd.Flags().Changed(name) && !simulate {
+			return usageErrorf("amplify: --%s: it chooses the simulated operations, which only --fault and --rate start: give them too, or drop --%s", name, name)
+		}
+	}
+	if trials < 1 || trials > amplify.MaxTrials {
+		return usageErrorf("amplify: --trials: %d is out of range: want an integer from 1 to %d", trials, amplify.MaxTrials)
+	}
+	if last := uint64(trials - 1); seed > math.MaxUint64-last {
+		return usageErrorf("amplify: --seed %d with --trials %d: the last trial's seed, seed+trials-1, overflows a uint64: want a seed of at most %d", seed, trials, uint64(math.MaxUint64)-last)
+	}
+	return nil
 }
 
 // ifInventory is builtIn when the built-in inventory is amplify's default

@@ -124,8 +124,14 @@ seeds per second, violations so far).
 
 SIGINT or SIGTERM stops the sweep: the seeds that ran are summarised and marked
 INTERRUPTED, --json is written with "complete": false (merge refuses it unless
---allow-incomplete), and ` + a.name + ` exits 130 (143 for SIGTERM). A second signal
-ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHelp
+--allow-incomplete), and ` + a.name + ` exits 130 (143 for SIGTERM). A signal once every seed
+ran stops shrinking the first failing seed: the summary keeps the smallest
+failing set found so far, says so, and ` + a.name + ` exits 130 (143) all the same. A
+second signal ends it at once. Exit code 1 means a violation was found.
+
+--replay N runs seed N alone and shows its timeline and violations; the flags
+of a sweep (--json, --shard, --seeds, --first, --workers, --min-checked,
+--check-determinism) are refused with it, not ignored.` + exploreExitCodesHelp
 }
 
 // options checks the flags and turns them into the explorer's options (all
@@ -140,6 +146,8 @@ func (fl *exploreFlags) options() (explore.Options, error) {
 		return opts, usageErrorf("--seeds: %d: want 1 or more seeds", fl.seeds)
 	case fl.workers < 1 || fl.workers > 256:
 		return opts, usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", fl.workers)
+	case fl.maxAmbiguous < 1 || fl.maxAmbiguous > 20:
+		return opts, usageErrorf("--max-ambiguous: %d: want 1 to 20 turns cut short (default %d; the check is exponential in it)", fl.maxAmbiguous, explore.DefaultMaxAmbiguous)
 	case fl.horizon < 0:
 		return opts, usageErrorf("--horizon %v: want a positive virtual duration, such as 24h, or 0 for the scenario's (default %v)", fl.horizon, explore.DefaultHorizon)
 	case !(fl.minChecked >= 0 && fl.minChecked <= 1):
@@ -197,6 +205,9 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	shrinking := newShrinkLine(errw)
 	opts.ShrinkProgress = shrinking.update
 	if cmd.Flags().Changed("replay") {
+		if err := sweepOnly(cmd); err != nil {
+			return err
+		}
 		return replaySeed(out, sc, opts, fl.replay, fl.arts, shrinking)
 	}
 	var bar *progress // set below for a long sweep; update is nil-safe
@@ -225,6 +236,10 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 		return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
 			"interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
 	}
+	if f := sum.FirstFailing; f != nil && f.Shrink == explore.ShrinkInterrupted {
+		return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
+			"interrupted while shrinking seed %d: every seed was checked, but its faults are shrunk only to the smallest failing set found so far; no artifacts were written", f.Seed)}
+	}
 	if sum.FirstFailing != nil && fl.arts != "" {
 		files, err := e.WriteArtifacts(fl.arts, sum.FirstFailing)
 		if err != nil {
@@ -236,6 +251,27 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 		return &codeError{code: exitExpect}
 	}
 	return nil
+}
+
+// sweepFlags are the flags of a sweep, which --replay (one seed) would
+// ignore.
+var sweepFlags = []string{"json", "shard", "seeds", "first", "workers", "min-checked", "check-determinism"}
+
+// sweepOnly refuses, with --replay, the flags it would ignore.
+func sweepOnly(cmd *cobra.Command) error {
+	var given []string
+	for _, name := range sweepFlags {
+		if cmd.Flags().Changed(name) {
+			given = append(given, "--"+name)
+		}
+	}
+	switch len(given) {
+	case 0:
+		return nil
+	case 1:
+		return usageErrorf("--replay runs one seed and shows its timeline; %s is for a sweep, which it would ignore: drop it, or sweep without --replay", given[0])
+	}
+	return usageErrorf("--replay runs one seed and shows its timeline; %s are for a sweep, which it would ignore: drop them, or sweep without --replay", strings.Join(given, ", "))
 }
 
 // reportSweep writes the summary: as JSON to js when it is given (to out,
@@ -280,7 +316,8 @@ func (s *shrinkLine) done() {
 	s.on = false
 }
 
-// parseRates reads FAULT=RATE,FAULT=RATE.
+// parseRates reads FAULT=RATE,FAULT=RATE; a fault given twice is refused
+// (the last one silently won).
 func parseRates(v string) (transport.Rates, error) {
 	out := transport.Rates{}
 	for _, part := range strings.Split(v, ",") {
@@ -291,6 +328,9 @@ func parseRates(v string) (transport.Rates, error) {
 		f, err := transport.ParseFault(name)
 		if err != nil || f == transport.None {
 			return nil, usageErrorf("--rates: unknown fault %q; allowed are %s", name, faultList())
+		}
+		if _, dup := out[f]; dup {
+			return nil, usageErrorf("--rates: %s given twice: give each fault's rate once", f)
 		}
 		r, err := strconv.ParseFloat(val, 64)
 		if err != nil || r < 0 || r > 1 {
@@ -439,6 +479,8 @@ func shrinkText(f *explore.Failing) string {
 		return fmt.Sprintf("%s, shrinking stopped when --shrink-time ran out, after %d replays; the smallest failing set found so far has %d:", drawn, f.Replays, len(f.Shrunk))
 	case explore.ShrinkOff:
 		return drawn + " (not shrunk: --no-shrink):"
+	case explore.ShrinkInterrupted:
+		return fmt.Sprintf("%s, shrinking interrupted after %d replays; the smallest failing set found so far has %d:", drawn, f.Replays, len(f.Shrunk))
 	}
 	if len(f.Shrunk) == 0 && len(f.Faults) > 0 {
 		return drawn + ", shrunk to 0: it fails with no fault at all:"

@@ -437,8 +437,10 @@ func (e *Explorer) Sweep() (*Summary, error) { return e.SweepContext(context.Bac
 // done. Seeds go to the workers in order and a seed handed out is always
 // finished, so an interrupted sweep has checked the first Ran seeds of its
 // shard; its summary says Complete: false and its first failing seed is
-// not shrunk. Memory does not grow with the seeds: the summary keeps
-// counts and the first MaxViolations violations only.
+// not shrunk. Once every seed ran, ctx done stops shrinking the first
+// failing seed: its Shrink says ShrinkInterrupted. Memory does not grow
+// with the seeds: the summary keeps counts and the first MaxViolations
+// violations only.
 func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	total := e.ShardSeeds()
 	sum := e.newSummary()
@@ -487,7 +489,7 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	}
 	sum.Complete = sum.Ran == total // else ctx was done first
 	if len(sum.Violations) > 0 && sum.Complete {
-		f, err := e.Failing(sum.Violations[0].Seed)
+		f, err := e.failing(ctx, sum.Violations[0].Seed)
 		if err != nil {
 			return nil, err
 		}

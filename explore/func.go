@@ -399,7 +399,7 @@ func (fe *funcExplorer) failing(seed uint64) *Failing {
 		f.Shrink = ShrinkOff
 		return f
 	}
-	shrink(f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
+	shrink(context.Background(), f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
 		got := fe.check(seed, rules, mode, false)
 		return got.Violations, got.timedOut
 	})
