@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/amplify"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -69,7 +70,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 					for _, f := range transport.Faults() {
 						names = append(names, f.String())
 					}
-					return usageErrorf("amplify: --fault: unknown fault %q; allowed are %s", fault, strings.Join(names, ", "))
+					return usageErrorf("amplify: --fault: unknown fault %s; allowed are %s", quote.Q(fault), strings.Join(names, ", "))
 				}
 				if !(rate > 0 && rate <= 1) {
 					return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", rate)
@@ -80,7 +81,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 			marked := method != "AddOne"
 			if class == "" && a.builtIns["inventory"] && argsFlag == "" {
 				if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
-					return usageErrorf("amplify: --method: %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", method)
+					return usageErrorf("amplify: --method: %s: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", quote.Q(method))
 				}
 			} else if opts.Rate > 0 || class != "" || argsFlag != "" {
 				var err error
@@ -171,7 +172,7 @@ func (a *app) amplifyClass(opts *amplify.Options, class string, methodGiven bool
 	}
 	m, ok := c.methods[opts.Method]
 	if !ok {
-		return "", false, usageErrorf("amplify: --method: class %s has no method %q; it has %s", class, opts.Method, strings.Join(c.methodNames(), ", "))
+		return "", false, usageErrorf("amplify: --method: class %s has no method %s; it has %s", class, quote.Q(opts.Method), strings.Join(c.methodNames(), ", "))
 	}
 	sample, ok := c.samples[opts.Method]
 	from := "amplify: the class's sample (object.Sampler)"

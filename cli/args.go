@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/scenario"
 )
@@ -17,15 +18,15 @@ import (
 func decodeArgs(raw string) ([]any, error) {
 	var v any
 	if err := json.Unmarshal([]byte(raw), &v); err != nil { // its messages are the familiar ones
-		return nil, fmt.Errorf("%q is not a JSON array: %w", raw, err)
+		return nil, fmt.Errorf("%s is not a JSON array: %w", quote.Q(raw), err)
 	}
 	if _, ok := v.([]any); !ok {
-		return nil, fmt.Errorf("%q is not a JSON array: want the method's arguments as one, such as [\"apple\", 3] ([] for none)", raw)
+		return nil, fmt.Errorf("%s is not a JSON array: want the method's arguments as one, such as [\"apple\", 3] ([] for none)", quote.Q(raw))
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%q is not a JSON array: %w", raw, err)
+		return nil, fmt.Errorf("%s is not a JSON array: %w", quote.Q(raw), err)
 	}
 	return numbers(v).([]any), nil
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,4 +71,38 @@ func TestC6_VerifyAMethodThatFailedBothTimesShowsItsError(t *testing.T) {
 	assert.Regexp(t, `yes +\? +inconclusive: both runs failed$`, row)
 	assert.Contains(t, out, "inventory.SetQuantity  once   object error: storage: Put: key \"kkkk")
 	assert.Contains(t, out, "is 3000 bytes, at most 2048 allowed")
+}
+
+// Rule H2: no message echoes a flag's or a file's value whole: a 500 KB
+// unknown method name made a 500 KB message. dosim's own messages quote
+// 64 bytes and say how long the input was (internal/quote); a flag
+// parser's message is cut at 4 KB a line.
+func TestH2_MessagesEchoBoundedInput(t *testing.T) {
+	big := strings.Repeat("M", 500_000)
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.WriteFile(scen, []byte("namespaces: {INVENTORY: inventory}\nstubs: {shop: {}}\ncalls:\n  - {stub: shop, method: "+big+"}\n"), 0o644))
+	sum := filepath.Join(dir, "s.json")
+	code, _, errOut := runCLI(t, "explore", ambiguous, "--seeds", "2", "--json", sum)
+	require.Equal(t, exitOK, code, errOut)
+	rewrite(t, sum, func(m map[string]any) { m["rates"] = map[string]any{big: 0.1} })
+	for _, args := range [][]string{
+		{"run", scen},
+		{"verify", "--scenario", scen},
+		{"verify", "inventory", "--args", big + "=[]"},
+		{"verify", "inventory", "--args", "SetQuantity=" + big},
+		{"amplify", "--outer", "2", "--class", "inventory", "--method", big},
+		{"amplify", "--outer", "2", "--fault", big, "--rate", "0.1"},
+		{"explore", ambiguous, "--rates", big + "=0.1"},
+		{"explore", ambiguous, "--shard", big},
+		{"run", "--format", big, scen},
+		{"explore", "merge", sum},
+		{"explore", ambiguous, "--seeds", big}, // the flag parser's message
+	} {
+		code, out, errOut := runCLI(t, args...)
+		assert.Equal(t, exitUsage, code, "%.80v", args)
+		assert.Empty(t, out, "%.80v", args)
+		assert.Less(t, len(errOut), 5000, "%.80v: %.300s", args, errOut)
+		assert.Contains(t, errOut, " bytes)", "%.80v", args)
+	}
 }

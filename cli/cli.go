@@ -46,6 +46,7 @@ import (
 	"syscall"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
@@ -221,13 +222,19 @@ func (a *app) exitCode(err error) int {
 	return exitUsage
 }
 
+// maxMessageLine bounds each line of a message Main prints: dosim's own
+// messages quote input through package quote, but a flag parser's or a
+// JSON decoder's quote it whole (invalid argument "500 KB..." for --seeds).
+const maxMessageLine = 4096
+
 // escapeLines escapes each line of a message (render.Escape), keeping its
-// line breaks: whatever a message quotes from a file, a flag or an
-// object's error, it cannot move the cursor or recolour the terminal.
+// line breaks, and bounds it (maxMessageLine): whatever a message quotes
+// from a file, a flag or an object's error, it cannot move the cursor,
+// recolour the terminal or fill the screen.
 func escapeLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
-		lines[i] = render.Escape(l)
+		lines[i] = quote.CutTo(render.Escape(l), maxMessageLine)
 	}
 	return strings.Join(lines, "\n")
 }

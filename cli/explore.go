@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
@@ -323,18 +324,18 @@ func parseRates(v string) (transport.Rates, error) {
 	for _, part := range strings.Split(v, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return nil, usageErrorf("--rates: %q: want FAULT=RATE, such as lose-response=0.1", part)
+			return nil, usageErrorf("--rates: %s: want FAULT=RATE, such as lose-response=0.1", quote.Q(part))
 		}
 		f, err := transport.ParseFault(name)
 		if err != nil || f == transport.None {
-			return nil, usageErrorf("--rates: unknown fault %q; allowed are %s", name, faultList())
+			return nil, usageErrorf("--rates: unknown fault %s; allowed are %s", quote.Q(name), faultList())
 		}
 		if _, dup := out[f]; dup {
 			return nil, usageErrorf("--rates: %s given twice: give each fault's rate once", f)
 		}
 		r, err := strconv.ParseFloat(val, 64)
 		if err != nil || r < 0 || r > 1 {
-			return nil, usageErrorf("--rates: %s=%s: want a rate, a number from 0 to 1", name, val)
+			return nil, usageErrorf("--rates: %s=%s: want a rate, a number from 0 to 1", name, quote.Cut(val))
 		}
 		out[f] = r
 	}

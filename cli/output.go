@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 )
 
@@ -16,7 +17,7 @@ var formats = []string{"text", "json", "mermaid", "html"}
 // checkFormat says what is wrong with a --format value.
 func checkFormat(f string) error {
 	if !slices.Contains(formats, f) {
-		return usageErrorf("--format: %q is not a format; allowed are %s", f, strings.Join(formats, ", "))
+		return usageErrorf("--format: %s is not a format; allowed are %s", quote.Q(f), strings.Join(formats, ", "))
 	}
 	return nil
 }
@@ -27,7 +28,7 @@ func checkColor(c string) error {
 	case "auto", "always", "never":
 		return nil
 	}
-	return usageErrorf("--color: %q is not allowed; use auto, always or never", c)
+	return usageErrorf("--color: %s is not allowed; use auto, always or never", quote.Q(c))
 }
 
 // isTerminal reports whether w is a terminal (a character device): the

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dosim/dosim/runtime"
-
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/spf13/cobra"
 )
@@ -44,7 +44,7 @@ what happened and exits 1.` + runExitCodesHelp,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if format != "jsonl" {
 				if checkFormat(format) != nil {
-					return usageErrorf("--format: %q is not a format; allowed are %s, jsonl", format, strings.Join(formats, ", "))
+					return usageErrorf("--format: %s is not a format; allowed are %s, jsonl", quote.Q(format), strings.Join(formats, ", "))
 				}
 			}
 			if err := checkColor(color); err != nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
@@ -179,7 +180,7 @@ func plural(n int, word string) string {
 func (a *app) lookupClass(name string) (c verifyClass, err error) {
 	ctor, ok := a.classes[name]
 	if !ok {
-		return c, usageErrorf("unknown class %q; %s", name, a.registered())
+		return c, usageErrorf("unknown class %s; %s", quote.Q(name), a.registered())
 	}
 	if ctor == nil {
 		return c, usageErrorf("class %s: its constructor is nil", name)
@@ -266,12 +267,12 @@ func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error
 				found = found || slices.Contains(ms, m)
 			}
 			if !found {
-				return usageErrorf("--args %s: no class verified has a method %q; verified are %s", k, m, strings.Join(verified, "; "))
+				return usageErrorf("--args %s: no class verified has a method %s; verified are %s", quote.Cut(k), quote.Q(m), strings.Join(verified, "; "))
 			}
 			continue
 		}
 		if _, ok := a.classes[cname]; !ok {
-			return usageErrorf("--args %s: unknown class %q; %s", k, cname, a.registered())
+			return usageErrorf("--args %s: unknown class %s; %s", quote.Cut(k), quote.Q(cname), a.registered())
 		}
 		ms, selected := methods[cname]
 		if !selected {
@@ -279,7 +280,7 @@ func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error
 				k, cname, strings.Join(slices.Sorted(maps.Keys(methods)), ", "), a.name, cname)
 		}
 		if !slices.Contains(ms, m) {
-			return usageErrorf("--args %s: class %s has no method %q; it has %s", k, cname, m, strings.Join(ms, ", "))
+			return usageErrorf("--args %s: class %s has no method %s; it has %s", k, cname, quote.Q(m), strings.Join(ms, ", "))
 		}
 	}
 	return nil
@@ -292,14 +293,14 @@ func parseArgFlags(flags []string) (map[string][]any, error) {
 	for _, f := range flags {
 		name, raw, ok := strings.Cut(f, "=")
 		if !ok || name == "" {
-			return nil, usageErrorf("--args %q: want METHOD=JSON-ARRAY, such as 'SetQuantity=[\"apple\", 3]'", f)
+			return nil, usageErrorf("--args %s: want METHOD=JSON-ARRAY, such as 'SetQuantity=[\"apple\", 3]'", quote.Q(f))
 		}
 		if _, dup := out[name]; dup {
-			return nil, usageErrorf("--args %s: given twice: give each method's arguments once", name)
+			return nil, usageErrorf("--args %s: given twice: give each method's arguments once", quote.Cut(name))
 		}
 		args, err := decodeArgs(raw)
 		if err != nil {
-			return nil, usageErrorf("--args %s: %w", name, err)
+			return nil, usageErrorf("--args %s: %w", quote.Cut(name), err)
 		}
 		out[name] = args
 	}

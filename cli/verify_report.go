@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/verify"
@@ -72,7 +73,7 @@ func verifyTable(out io.Writer, checks []verifyCheck, reports []verify.Report) e
 	fmt.Fprintln(tw, "CLASS\tMETHOD\tARGS\tMARKED\tIDEMPOTENT\tVERDICT")
 	for i, rep := range reports {
 		ch := checks[i]
-		args := render.Value(ch.sample.Args)
+		args := quote.Cut(render.Value(ch.sample.Args))
 		if ch.sample.Args == nil {
 			args = "[]"
 		}

@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
@@ -82,10 +83,10 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 func ParseShard(v string) (Shard, error) {
 	var s Shard
 	if _, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
-		return Shard{}, fmt.Errorf("%w: shard %q: want I/N, such as 0/4", ErrOptions, v)
+		return Shard{}, fmt.Errorf("%w: shard %s: want I/N, such as 0/4", ErrOptions, quote.Q(v))
 	}
 	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return Shard{}, fmt.Errorf("%w: shard %q: want 0 <= I < N", ErrOptions, v)
+		return Shard{}, fmt.Errorf("%w: shard %s: want 0 <= I < N", ErrOptions, quote.Q(v))
 	}
 	return s, nil
 }

@@ -12,9 +12,9 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 )
@@ -80,7 +80,17 @@ func (s *Summary) validateFingerprint() error {
 // bad is a Validate error: the summary, the field, its value and what is
 // allowed.
 func (s *Summary) bad(field string, value any, want string, args ...any) error {
-	return fmt.Errorf("%w: %s: %q is %v: %s", ErrMerge, s.name(), field, value, fmt.Sprintf(want, args...))
+	return fmt.Errorf("%w: %s: %s is %s: %s", ErrMerge, s.name(), quote.Q(field), shown(value), fmt.Sprintf(want, args...))
+}
+
+// shown writes a field's value for a message: a string as it is (the
+// caller quotes what came from the file, quote.Q), anything else printed
+// and bounded (quote.Cut), since a list of classes comes from the file too.
+func shown(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return quote.Cut(fmt.Sprint(v))
 }
 
 // validateHeader checks what the summary ran: scenario, seeds, rates, classes
@@ -91,7 +101,7 @@ func (s *Summary) validateHeader() error {
 	case s.Scenario == "":
 		return bad("scenario", `""`, "want the scenario's name")
 	case s.ScenarioDigest != "" && !isDigest(s.ScenarioDigest):
-		return bad("scenarioDigest", strconv.Quote(s.ScenarioDigest), `want "sha256:" and 64 hex digits`)
+		return bad("scenarioDigest", quote.Q(s.ScenarioDigest), `want "sha256:" and 64 hex digits`)
 	case s.Seeds < 1:
 		return bad("seeds", s.Seeds, "want 1 or more")
 	case s.First > math.MaxUint64-uint64(s.Seeds-1):
@@ -107,7 +117,7 @@ func (s *Summary) validateHeader() error {
 	for name, r := range s.Rates {
 		f, err := transport.ParseFault(name)
 		if err != nil || f == transport.None {
-			return bad("rates", strconv.Quote(name), "not a fault; allowed are %s", faultNames())
+			return bad("rates", quote.Q(name), "not a fault; allowed are %s", faultNames())
 		}
 		rates[f] = r
 	}
@@ -174,7 +184,7 @@ func (s *Summary) validateChecked() error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.Paths)) {
 		if pathIndex(name) < 0 {
-			return bad("paths", strconv.Quote(name), "not a rule path")
+			return bad("paths", quote.Q(name), "not a rule path")
 		}
 		if s.Paths[name] < 0 {
 			return bad("paths."+name, s.Paths[name], "want 0 or more")
@@ -183,7 +193,7 @@ func (s *Summary) validateChecked() error {
 	for _, method := range slices.Sorted(maps.Keys(s.Fired)) {
 		for name, n := range s.Fired[method] {
 			if f, err := transport.ParseFault(name); err != nil || f == transport.None {
-				return bad("fired."+method, strconv.Quote(name), "not a fault; allowed are %s", faultNames())
+				return bad("fired."+method, quote.Q(name), "not a fault; allowed are %s", faultNames())
 			}
 			if n < 0 {
 				return bad("fired."+method+"."+name, n, "want 0 or more")
@@ -192,7 +202,7 @@ func (s *Summary) validateChecked() error {
 	}
 	for _, why := range slices.Sorted(maps.Keys(s.Unchecked)) {
 		if !slices.Contains(reasons, why) {
-			return bad("unchecked", strconv.Quote(why), "not a reason; allowed are %q", reasons)
+			return bad("unchecked", quote.Q(why), "not a reason; allowed are %q", reasons)
 		}
 		if n := s.Unchecked[why]; n < 0 {
 			return bad("unchecked."+why, n, "want 0 or more")
@@ -218,7 +228,7 @@ func (s *Summary) validateViolations(seen map[int]bool) error {
 			seeds++
 		}
 		if !slices.Contains(kinds, v.Kind) {
-			return bad(fmt.Sprintf("violations[%d].kind", i), strconv.Quote(v.Kind), "allowed are %s", strings.Join(kinds, ", "))
+			return bad(fmt.Sprintf("violations[%d].kind", i), quote.Q(v.Kind), "allowed are %s", strings.Join(kinds, ", "))
 		}
 	}
 	switch {
@@ -247,7 +257,7 @@ func (s *Summary) validateFirst(seen map[int]bool) error {
 	case len(f.Violations) == 0:
 		return bad("firstFailing.violations", "empty", "a failing seed has a violation")
 	case f.Run != RunSeed && f.Run != RunShrunk:
-		return bad("firstFailing.run", strconv.Quote(f.Run), "want %q or %q", RunSeed, RunShrunk)
+		return bad("firstFailing.run", quote.Q(f.Run), "want %q or %q", RunSeed, RunShrunk)
 	}
 	return s.checkSeed("firstFailing.seed", f.Seed, seen)
 }
@@ -255,11 +265,11 @@ func (s *Summary) validateFirst(seen map[int]bool) error {
 // checkSeed says whether seed is one of the summary's shards' seeds.
 func (s *Summary) checkSeed(field string, seed uint64, shards map[int]bool) error {
 	if seed < s.First || seed-s.First >= uint64(s.Seeds) {
-		return fmt.Errorf("%w: %s: %q is %d: want a seed from %d to %d", ErrMerge, s.name(), field, seed, s.First, s.First+uint64(s.Seeds-1))
+		return fmt.Errorf("%w: %s: %s is %d: want a seed from %d to %d", ErrMerge, s.name(), quote.Q(field), seed, s.First, s.First+uint64(s.Seeds-1))
 	}
 	count := uint64(s.Shards[0].Count)
 	if idx := int((seed - s.First) % count); !shards[idx] {
-		return fmt.Errorf("%w: %s: %q is %d: that seed is in shard %d/%d, which the summary does not cover", ErrMerge, s.name(), field, seed, idx, count)
+		return fmt.Errorf("%w: %s: %s is %d: that seed is in shard %d/%d, which the summary does not cover", ErrMerge, s.name(), quote.Q(field), seed, idx, count)
 	}
 	return nil
 }
@@ -366,9 +376,9 @@ func (s *Summary) CheckScenarioFile() error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("%w: %s: the scenario file %s: %w", ErrMerge, s.name(), strconv.Quote(s.File), err)
+		return fmt.Errorf("%w: %s: the scenario file %s: %w", ErrMerge, s.name(), quote.Path(s.File), err)
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%w: %s: the scenario file %s is not a regular file, so it is not the one the sweep ran", ErrMerge, s.name(), strconv.Quote(s.File))
+		return fmt.Errorf("%w: %s: the scenario file %s is not a regular file, so it is not the one the sweep ran", ErrMerge, s.name(), quote.Path(s.File))
 	}
 	f, err := os.Open(s.File)
 	if err != nil {
@@ -381,7 +391,7 @@ func (s *Summary) CheckScenarioFile() error {
 	}
 	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != s.ScenarioDigest {
 		return fmt.Errorf("%w: %s: the scenario file %s has changed since the sweep (its digest is %s, the summary's %s): "+
-			"the summary describes what the file no longer says; explore it again", ErrMerge, s.name(), strconv.Quote(s.File), got, s.ScenarioDigest)
+			"the summary describes what the file no longer says; explore it again", ErrMerge, s.name(), quote.Path(s.File), got, s.ScenarioDigest)
 	}
 	return nil
 }
@@ -389,11 +399,11 @@ func (s *Summary) CheckScenarioFile() error {
 // sameSweep says why p and a are not shards of one sweep, if they are not.
 func sameSweep(p, a *Summary) error {
 	differ := func(what string, got, want any) error {
-		return fmt.Errorf("%w: %s and %s are not shards of one sweep: %s %v, not %v", ErrMerge, p.name(), a.name(), what, got, want)
+		return fmt.Errorf("%w: %s and %s are not shards of one sweep: %s %s, not %s", ErrMerge, p.name(), a.name(), what, shown(got), shown(want))
 	}
 	switch {
 	case p.Scenario != a.Scenario:
-		return differ("scenario", strconv.Quote(p.Scenario), strconv.Quote(a.Scenario))
+		return differ("scenario", quote.Q(p.Scenario), quote.Q(a.Scenario))
 	case p.ScenarioDigest != a.ScenarioDigest:
 		return differ("the scenario file's digest (its bytes differ)", p.ScenarioDigest, a.ScenarioDigest)
 	case p.First != a.First || p.Seeds != a.Seeds:
@@ -464,7 +474,7 @@ func addCountMap(prefix string, dst, src map[string]int) (map[string]int, error)
 
 func addCount(field string, a, b int) (int, error) {
 	if b > math.MaxInt-a {
-		return 0, fmt.Errorf("%w: %q adds up to more than %d", ErrMerge, field, math.MaxInt)
+		return 0, fmt.Errorf("%w: %s adds up to more than %d", ErrMerge, quote.Q(field), math.MaxInt)
 	}
 	return a + b, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
@@ -168,10 +169,7 @@ func describeValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		if len(x) > 40 {
-			x = x[:40] + "..."
-		}
-		return strconv.Quote(x) + " (a string)"
+		return quote.Q(x) + " (a string)"
 	case bool:
 		return strconv.FormatBool(x) + " (a bool)"
 	case int, int64, uint64:
@@ -179,7 +177,7 @@ func describeValue(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64) + " (a number)"
 	case []any:
-		return render.Value(x) + " (a list)"
+		return quote.Cut(render.Value(x)) + " (a list)"
 	case map[string]any:
 		return "a mapping"
 	}

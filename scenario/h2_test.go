@@ -118,3 +118,25 @@ func TestH2_CheckArgsIsTheLoadersCheck(t *testing.T) {
 	assert.EqualError(t, err, "SetQuantity(string, int) takes 2 argument(s), got 0")
 	assert.ErrorIs(t, scenario.CheckArgs("X", object.Method{}, nil), rt.ErrArguments)
 }
+
+// Rule H2: a message echoes at most 64 bytes of what the file says and
+// how long it was (package internal/quote): a 500 KB unknown method name
+// made a 500 KB message.
+func TestH2_MessagesEchoBoundedInput(t *testing.T) {
+	big := strings.Repeat("M", 500_000)
+	for name, y := range map[string]string{
+		"method":   head + "calls:\n  - {stub: shop, method: " + big + "}\n",
+		"stub":     head + "calls:\n  - {stub: " + big + ", method: Get, args: [a]}\n",
+		"field":    head + "? " + big + "\n: 1\n",
+		"fault":    head + "faults:\n  rules:\n    - {method: Get, fault: " + big + "}\ncalls: []\n",
+		"duration": head + "calls:\n  - sleep: " + big + "\n",
+		"argument": head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, " + big + "]}\n",
+		"list arg": head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, [" + strings.Repeat("1, ", 200_000) + "1]]}\n",
+		"option":   "namespaces: {INVENTORY: inventory}\nstubs: {shop: {options: {maxRetries: " + big + "}}}\n",
+	} {
+		_, err := scenario.Parse("big.yaml", []byte(y), builtIns)
+		require.Error(t, err, name)
+		assert.Less(t, len(err.Error()), 1000, "%s: %.300s", name, err)
+		assert.Regexp(t, `\.\.\. \([0-9]{6} bytes\)`, err.Error(), name)
+	}
+}

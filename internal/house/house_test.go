@@ -495,6 +495,7 @@ var rank = map[string]int{
 	"internal/house":      10,
 	"internal/layout":     10,
 	"internal/prefetch":   10,
+	"internal/quote":      10,
 	"internal/sched":      10,
 	"internal/testrun":    10,
 	"internal/untyped":    10,
@@ -531,6 +532,7 @@ var allowedEdges = map[edge]bool{
 	{from: "object", to: "internal/wire"}:  true,
 
 	{from: "stub", to: "internal/clone"}: true,
+	{from: "stub", to: "internal/quote"}: true,
 	{from: "stub", to: "internal/sched"}: true,
 	{from: "stub", to: "internal/wire"}:  true,
 	{from: "stub", to: "object"}:         true,
@@ -572,6 +574,7 @@ var allowedEdges = map[edge]bool{
 	{from: "amplify", to: "transport"}: true,
 
 	{from: "scenario", to: "internal/clone"}: true,
+	{from: "scenario", to: "internal/quote"}: true,
 	{from: "scenario", to: "object"}:         true,
 	{from: "scenario", to: "render"}:         true,
 	{from: "scenario", to: "runtime"}:        true,
@@ -579,6 +582,7 @@ var allowedEdges = map[edge]bool{
 	{from: "scenario", to: "transport"}:      true,
 
 	{from: "explore", to: "internal/atomicfile"}: true,
+	{from: "explore", to: "internal/quote"}:      true,
 	{from: "explore", to: "internal/testrun"}:    true,
 	{from: "explore", to: "render"}:              true,
 	{from: "explore", to: "runtime"}:             true,
@@ -588,6 +592,7 @@ var allowedEdges = map[edge]bool{
 
 	{from: "cli", to: "amplify"}:             true,
 	{from: "cli", to: "internal/atomicfile"}: true,
+	{from: "cli", to: "internal/quote"}:      true,
 	{from: "cli", to: "examples"}:            true,
 	{from: "cli", to: "explore"}:             true,
 	{from: "cli", to: "object"}:              true,
