@@ -132,7 +132,8 @@ second signal ends it at once. Exit code 1 means a violation was found.
 
 --replay N runs seed N alone and shows its timeline and violations; the flags
 of a sweep (--json, --shard, --seeds, --first, --workers, --min-checked,
---check-determinism) are refused with it, not ignored.` + exploreExitCodesHelp
+--check-determinism) are refused with it, not ignored, as are --no-shrink and
+--shrink-time without --artifacts (it shrinks only to write them).` + exploreExitCodesHelp
 }
 
 // options checks the flags and turns them into the explorer's options (all
@@ -258,12 +259,20 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 // ignore.
 var sweepFlags = []string{"json", "shard", "seeds", "first", "workers", "min-checked", "check-determinism"}
 
-// sweepOnly refuses, with --replay, the flags it would ignore.
+// sweepOnly refuses, with --replay, the flags it would ignore: a sweep's,
+// and shrinking's without --artifacts (a replay shrinks only to write them).
 func sweepOnly(cmd *cobra.Command) error {
 	var given []string
 	for _, name := range sweepFlags {
 		if cmd.Flags().Changed(name) {
 			given = append(given, "--"+name)
+		}
+	}
+	if !cmd.Flags().Changed("artifacts") {
+		for _, name := range []string{"no-shrink", "shrink-time"} {
+			if cmd.Flags().Changed(name) {
+				return usageErrorf("--replay shrinks the seed's faults only to write --artifacts: --%s without --artifacts would be ignored", name)
+			}
 		}
 	}
 	switch len(given) {

@@ -27,6 +27,8 @@ func TestH2_ReplayRefusesTheFlagsOfASweep(t *testing.T) {
 		{[]string{"--first", "3"}, "--first is for a sweep"},
 		{[]string{"--min-checked", "0.5"}, "--min-checked is for a sweep"},
 		{[]string{"--check-determinism"}, "--check-determinism is for a sweep"},
+		{[]string{"--no-shrink"}, "dosim: --replay shrinks the seed's faults only to write --artifacts: --no-shrink without --artifacts would be ignored\n"},
+		{[]string{"--shrink-time", "5s"}, "--shrink-time without --artifacts would be ignored"},
 	} {
 		code, out, errOut := runCLI(t, append([]string{"explore", setQuantity, "--replay", "16"}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, tc.args)
