@@ -65,8 +65,9 @@ type Options struct {
 	// Run computes only the worst case.
 	Fault transport.Fault
 	Rate  float64 // the probability of Fault per attempt
-	// Trials is the number of simulated operations, each in its own runtime
-	// with seed Seed+i.
+	// Trials is the number of simulated operations (1 to MaxTrials), each
+	// in its own runtime with seed Seed+i; the last, Seed+Trials-1, must fit
+	// a uint64.
 	Trials int
 	Seed   uint64 // the first trial's seed
 	// Method is the inventory method the loop calls: "SetQuantity" (marked

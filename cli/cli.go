@@ -27,10 +27,9 @@
 // Exit codes: 0 ok; 1 an expectation failed, explore found a violation,
 // verify found a marked method that is not idempotent, or the code under
 // test stopped a run or an amplify trial (a stall, runtime.Goexit); 2 a
-// usage or input
-// error, or output that could not be written; 3 the simulation itself
-// failed; 130 (143) explore stopped by SIGINT (SIGTERM) after printing what
-// ran.
+// usage or input error, or output that could not be written; 3 the
+// simulation itself failed; 130 (143) explore stopped by SIGINT (SIGTERM)
+// after printing what ran.
 package cli
 
 import (

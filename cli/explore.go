@@ -199,6 +199,12 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	if err != nil {
 		return err
 	}
+	replay := cmd.Flags().Changed("replay")
+	if replay {
+		if err := sweepOnly(cmd); err != nil {
+			return err
+		}
+	}
 	js, err := fl.checkFiles(file)
 	if err != nil {
 		return err
@@ -206,10 +212,7 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	shrinking := newShrinkLine(errw)
 	opts.ShrinkProgress = shrinking.update
-	if cmd.Flags().Changed("replay") {
-		if err := sweepOnly(cmd); err != nil {
-			return err
-		}
+	if replay {
 		return replaySeed(out, sc, opts, fl.replay, fl.arts, shrinking)
 	}
 	var bar *progress // set below for a long sweep; update is nil-safe
