@@ -65,7 +65,7 @@ func TestH2_FailedWritesExit2ThroughTheBinary(t *testing.T) {
 
 	// Many reports, so that the output outgrows the pipe's buffer.
 	args := []string{"run", "-f", "json"}
-	for range 60 {
+	for range 200 { // about 700 KB, ten times a pipe's buffer
 		args = append(args, ambiguous)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
