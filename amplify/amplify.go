@@ -28,6 +28,9 @@ import (
 // MaxOuter is the largest application loop Run simulates.
 const MaxOuter = 100
 
+// MaxTrials is the most operations Run simulates.
+const MaxTrials = 10_000_000
+
 // ErrRun is wrapped by the error Run returns when a simulated trial itself
 // failed (a deadlock, a panic): a bug, not a result.
 var ErrRun = errors.New("the simulation failed")
@@ -62,8 +65,9 @@ type Options struct {
 	// Run computes only the worst case.
 	Fault transport.Fault
 	Rate  float64 // the probability of Fault per attempt
-	// Trials is the number of simulated operations, each in its own runtime
-	// with seed Seed+i.
+	// Trials is the number of simulated operations (1 to MaxTrials), each
+	// in its own runtime with seed Seed+i; the last, Seed+Trials-1, must fit
+	// a uint64.
 	Trials int
 	Seed   uint64 // the first trial's seed
 	// Method is the inventory method the loop calls: "SetQuantity" (marked
@@ -158,8 +162,11 @@ func Run(opts Options) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("amplify: %w", err)
 	}
-	if opts.Trials < 1 {
-		return nil, fmt.Errorf("amplify: trials is %d: %w: must be >= 1", opts.Trials, stub.ErrRange)
+	if opts.Trials < 1 || opts.Trials > MaxTrials {
+		return nil, fmt.Errorf("amplify: trials is %d: %w: must be from 1 to %d", opts.Trials, stub.ErrRange, MaxTrials)
+	}
+	if last := uint64(opts.Trials - 1); opts.Seed > math.MaxUint64-last {
+		return nil, fmt.Errorf("amplify: seed %d with %d trials: %w: the last trial's seed, Seed+Trials-1, overflows a uint64", opts.Seed, opts.Trials, stub.ErrRange)
 	}
 	res.Simulated = true
 	var attempts, deliveries, executions, calls, opLat, callLat []int64

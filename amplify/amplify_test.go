@@ -1,6 +1,7 @@
 package amplify_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/dosim/dosim/amplify"
@@ -81,4 +82,19 @@ func TestAmplifyRejectsBadOptions(t *testing.T) {
 		_, err := amplify.Run(o)
 		assert.Error(t, err, "%+v", o)
 	}
+}
+
+// Rule H2: trial seeds do not wrap past 2^64 (Seed+Trials-1 went round
+// to 0), and Trials is bounded.
+func TestH2_RunRefusesTrialSeedsPastUint64(t *testing.T) {
+	o := amplify.Options{Outer: 1, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 0.1, Trials: 3, Seed: math.MaxUint64}
+	_, err := amplify.Run(o)
+	require.ErrorIs(t, err, stub.ErrRange)
+	assert.ErrorContains(t, err, "amplify: seed 18446744073709551615 with 3 trials: out of range: the last trial's seed, Seed+Trials-1, overflows a uint64")
+	o.Seed = math.MaxUint64 - 2
+	_, err = amplify.Run(o)
+	require.NoError(t, err)
+	o.Trials = amplify.MaxTrials + 1
+	_, err = amplify.Run(o)
+	assert.ErrorIs(t, err, stub.ErrRange)
 }

@@ -1,14 +1,15 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/dosim/dosim/amplify"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -40,7 +41,7 @@ capitals) with --args, else with the class's sample arguments (object.Sampler).
 ` + a.amplifyDefault() + ` It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
 (p50, p99, max). When M is at least ` + fmt.Sprint(progressMin) + `, progress goes to stderr: a bar
-on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + noOneExitCodesHelp,
+on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + amplifyExitCodesHelp,
 		Example: a.example(`  dosim amplify --outer 3
   dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`, `  dosim amplify --outer 3
   dosim amplify --outer 3 --class CLASS --method METHOD --args '["a string", 7]' --fault lose-response --rate 0.3`),
@@ -53,9 +54,12 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 				return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", outer, amplify.MaxOuter)
 			}
 			if _, err := stub.ParseOptions(map[string]any{"maxRetries": maxRetries, "timeoutMs": timeoutMs}); err != nil {
-				return usageErrorf("amplify: %v", err)
+				return usageErrorf("amplify: %w", err)
 			}
 			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
+			if err := checkTrials(cmd, trials, seed); err != nil {
+				return err
+			}
 			if fault != "" || cmd.Flags().Changed("rate") {
 				if fault == "" || !cmd.Flags().Changed("rate") {
 					return usageErrorf("amplify: --fault and --rate go together: name the fault and its probability per attempt")
@@ -66,13 +70,10 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 					for _, f := range transport.Faults() {
 						names = append(names, f.String())
 					}
-					return usageErrorf("amplify: --fault: unknown fault %q; allowed are %s", fault, strings.Join(names, ", "))
+					return usageErrorf("amplify: --fault: unknown fault %s; allowed are %s", quote.Q(fault), strings.Join(names, ", "))
 				}
 				if !(rate > 0 && rate <= 1) {
 					return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", rate)
-				}
-				if trials < 1 || trials > 10_000_000 {
-					return usageErrorf("amplify: --trials: %d is out of range: want an integer from 1 to 10000000", trials)
 				}
 				opts.Fault, opts.Rate = f, rate
 			}
@@ -80,7 +81,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 			marked := method != "AddOne"
 			if class == "" && a.builtIns["inventory"] && argsFlag == "" {
 				if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
-					return usageErrorf("amplify: --method: %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", method)
+					return usageErrorf("amplify: --method: %s: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", quote.Q(method))
 				}
 			} else if opts.Rate > 0 || class != "" || argsFlag != "" {
 				var err error
@@ -96,7 +97,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 			res, err := amplify.Run(opts)
 			bar.done()
 			if err != nil {
-				return internalError("", err)
+				return simulationError(err)
 			}
 			writeAmplify(cmd.OutOrStdout(), res, target, marked)
 			return nil
@@ -114,6 +115,26 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 	f.StringVar(&method, "method", a.ifInventory("SetQuantity", ""), "the method the loop calls"+a.ifInventory(": for the inventory, SetQuantity (marked Retryable) or AddOne (not marked)", " (required with --class)"))
 	f.StringVar(&argsFlag, "args", "", "the method's arguments, as a JSON array such as '[\"tx-1\", 50]' (default: the class's sample for the method, object.Sampler)")
 	return cmd
+}
+
+// checkTrials checks --trials and --seed: in range, the last trial's seed
+// within a uint64 (it wrapped to 0, where explore refuses), and given only
+// with --fault and --rate, which make amplify simulate (they were
+// accepted, and ignored, without them).
+func checkTrials(cmd *cobra.Command, trials int, seed uint64) error {
+	simulate := cmd.Flags().Changed("fault") || cmd.Flags().Changed("rate")
+	for _, name := range []string{"trials", "seed"} {
+		if cmd.Flags().Changed(name) && !simulate {
+			return usageErrorf("amplify: --%s: it chooses the simulated operations, which only --fault and --rate start: give them too, or drop --%s", name, name)
+		}
+	}
+	if trials < 1 || trials > amplify.MaxTrials {
+		return usageErrorf("amplify: --trials: %d is out of range: want an integer from 1 to %d", trials, amplify.MaxTrials)
+	}
+	if last := uint64(trials - 1); seed > math.MaxUint64-last {
+		return usageErrorf("amplify: --seed %d with --trials %d: the last trial's seed, seed+trials-1, overflows a uint64: want a seed of at most %d", seed, trials, uint64(math.MaxUint64)-last)
+	}
+	return nil
 }
 
 // ifInventory is builtIn when the built-in inventory is amplify's default
@@ -151,18 +172,23 @@ func (a *app) amplifyClass(opts *amplify.Options, class string, methodGiven bool
 	}
 	m, ok := c.methods[opts.Method]
 	if !ok {
-		return "", false, usageErrorf("amplify: --method: class %s has no method %q; it has %s", class, opts.Method, strings.Join(c.methodNames(), ", "))
+		return "", false, usageErrorf("amplify: --method: class %s has no method %s; it has %s", class, quote.Q(opts.Method), strings.Join(c.methodNames(), ", "))
 	}
 	sample, ok := c.samples[opts.Method]
+	from := "amplify: the class's sample (object.Sampler)"
 	if argsFlag != "" {
-		if err := json.Unmarshal([]byte(argsFlag), &sample.Args); err != nil {
-			return "", false, usageErrorf("amplify: --args: %q is not a JSON array: %v", argsFlag, err)
+		args, err := decodeArgs(argsFlag)
+		if err != nil {
+			return "", false, usageErrorf("amplify: --args: %w", err)
 		}
-		ok = true
+		sample.Args, ok, from = args, true, "amplify: --args"
 	}
 	if n := c.arity(opts.Method); !ok && n != 0 {
 		return "", false, usageErrorf("amplify: %s.%s takes %s and none were given: pass --args '[...]', or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
 			class, opts.Method, plural(n, "argument"), opts.Method)
+	}
+	if err := checkArgs(from, class, opts.Method, m, sample.Args); err != nil {
+		return "", false, err
 	}
 	opts.Class, opts.Args, opts.Namespace = c.new, sample.Args, strings.ToUpper(class)
 	return opts.Namespace + "." + opts.Method, m.IsRetryable(), nil

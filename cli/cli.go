@@ -24,11 +24,12 @@
 // explore FILE searches its fault space. dosim's own command (cmd/dosim)
 // is Main with WithBuiltInClasses.
 //
-// Exit codes: 0 ok; 1 an expectation failed, explore found a violation or
-// verify found a marked method that is not idempotent; 2 a usage or input
-// error, or output that could not be written; 3 the simulation itself
-// failed; 130 (143) explore stopped by SIGINT (SIGTERM) after printing what
-// ran.
+// Exit codes: 0 ok; 1 an expectation failed, explore found a violation,
+// verify found a marked method that is not idempotent, or the code under
+// test stopped a run or an amplify trial (a stall, runtime.Goexit); 2 a
+// usage or input error, or output that could not be written; 3 the
+// simulation itself failed; 130 (143) explore stopped by SIGINT (SIGTERM)
+// after printing what ran.
 package cli
 
 import (
@@ -38,9 +39,14 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"slices"
+	"strings"
+	"syscall"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/internal/quote"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 )
@@ -135,13 +141,15 @@ type app struct {
 }
 
 // Main runs the command line args (os.Args[1:]) and returns the exit code:
-// 0 ok; 1 an expectation failed (run), a violation was found (explore) or
-// a marked method is not idempotent (verify); 2 a usage or input error, or
-// output that could not be written; 3 the simulation itself failed; 130
-// (143) explore interrupted by SIGINT (SIGTERM). Every command writes its
-// output through a checked writer: a write that failed (a full disk, a
-// closed pipe) makes the command fail with exit code 2, whatever it found,
-// since its report never reached the reader.
+// 0 ok; 1 an expectation failed (run), a violation was found (explore), a
+// marked method is not idempotent (verify), or the code under test stopped
+// a run or an amplify trial (a stall, runtime.Goexit); 2 a usage or input
+// error, or output that could not be written; 3 the simulation itself
+// failed; 130 (143) explore interrupted by SIGINT (SIGTERM). Every command
+// writes its output through a checked writer: a write that failed (a full
+// disk, a pipe whose reader went away: Main turns SIGPIPE off while it
+// runs) makes the command fail with exit code 2, whatever it found, since
+// its report never reached the reader.
 func Main(args []string, opts ...Option) int {
 	a := &app{name: "dosim", stdout: os.Stdout, stderr: os.Stderr, ctx: context.Background(),
 		classes: map[string]runtime.Constructor{}, builtIns: map[string]bool{}}
@@ -154,14 +162,30 @@ func Main(args []string, opts ...Option) int {
 		a.ctx = context.Background()
 	}
 	out := &checkedWriter{w: a.stdout}
+	defer writeToClosedPipes()()
 	cmd := a.newRoot(out, a.stderr)
 	cmd.SetArgs(args)
-	code := a.exitCode(cmd.ExecuteContext(a.ctx))
+	err := cmd.ExecuteContext(a.ctx)
+	if out.err != nil && errors.Is(err, out.err) {
+		err = nil // said once, below
+	}
+	code := a.exitCode(err)
 	if out.err != nil && code != exitInternal {
 		fmt.Fprintf(a.stderr, "%s: writing the output: %v\n", a.name, out.err)
 		return exitUsage
 	}
 	return code
+}
+
+// writeToClosedPipes makes a write to a closed pipe fail with EPIPE, until
+// the function it returns is called, instead of killing the process with
+// SIGPIPE (which Go does for standard output and error by default): the
+// checked writer then ends the command with exit code 2 and a message
+// (dosim run -f json big.yaml | head -c 10 died of SIGPIPE, exit 141).
+func writeToClosedPipes() (restore func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGPIPE)
+	return func() { signal.Stop(ch) }
 }
 
 // classNames lists the registered class names, sorted.
@@ -186,15 +210,32 @@ func (a *app) exitCode(err error) int {
 	if errors.As(err, &ce) {
 		if ce.msg != "" {
 			if ce.named {
-				fmt.Fprintf(a.stderr, "%s: %s\n", a.name, ce.msg)
+				fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(ce.msg))
 			} else {
-				fmt.Fprintln(a.stderr, ce.msg)
+				fmt.Fprintln(a.stderr, escapeLines(ce.msg))
 			}
 		}
 		return ce.code
 	}
-	fmt.Fprintf(a.stderr, "%s: %v\n", a.name, err)
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(err.Error()))
 	return exitUsage
+}
+
+// maxMessageLine bounds each line of a message Main prints: dosim's own
+// messages quote input through package quote, but a flag parser's or a
+// JSON decoder's quote it whole (invalid argument "500 KB..." for --seeds).
+const maxMessageLine = 4096
+
+// escapeLines escapes each line of a message (render.Escape), keeping its
+// line breaks, and bounds it (maxMessageLine): whatever a message quotes
+// from a file, a flag or an object's error, it cannot move the cursor,
+// recolour the terminal or fill the screen.
+func escapeLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = quote.CutTo(render.Escape(l), maxMessageLine)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // checkedWriter keeps the first error of the writer it wraps; once a write
@@ -225,11 +266,30 @@ type codeError struct {
 	code  int
 	msg   string
 	named bool
+	err   error // the error it reports, if any (Unwrap)
 }
 
 func (e *codeError) Error() string { return e.msg }
 
+// Unwrap returns the error the message reports, for errors.Is and As.
+func (e *codeError) Unwrap() error { return e.err }
+
+// simulationError is a run that failed: exit code 1 when the code under
+// test stopped it (a task blocked outside the simulation past the stall
+// limit, or one that called runtime.Goexit, rule H1), as explore reports
+// it as a violation: the objects' code misbehaved, not dosim; else a
+// failure of the simulation itself, exit code 3.
+func simulationError(err error) error {
+	var stall *runtime.StallError
+	var p *runtime.PanicError
+	if errors.As(err, &stall) || errors.As(err, &p) && p.Goexit {
+		return &codeError{code: exitExpect, named: true, err: err,
+			msg: "the code under test stopped the simulation (not a bug in dosim): " + err.Error()}
+	}
+	return internalError("", err)
+}
+
 // internalError is a failure of the simulation itself: exit code 3.
 func internalError(prefix string, err error) error {
-	return &codeError{code: exitInternal, msg: prefix + err.Error(), named: true}
+	return &codeError{code: exitInternal, msg: prefix + err.Error(), named: true, err: err}
 }

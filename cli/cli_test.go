@@ -293,7 +293,7 @@ func TestHelpEverywhereListsExitCodes(t *testing.T) {
 		"explore":       "a violation was found (an S-rule invariant",
 		"explore merge": "a shard found a violation",
 		"verify":        "a method marked Retryable is not idempotent (DANGER)",
-		"amplify":       "(not used by this command)",
+		"amplify":       "the method's code stopped a trial",
 		"demo":          "(not used by this command)",
 		"version":       "(not used by this command)",
 	} {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
@@ -67,7 +68,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.IntVar(&fl.maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
 	f.BoolVar(&fl.noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&fl.shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
-	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge; checked before the sweep")
+	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge: checked before the sweep, written whole at its end; never the scenario file or an artifact")
 	f.StringVar(&fl.arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
 	f.Uint64Var(&fl.replay, "replay", 0, "run only this seed and show its timeline and violations")
 	cmd.AddCommand(a.newExploreMerge())
@@ -124,8 +125,15 @@ seeds per second, violations so far).
 
 SIGINT or SIGTERM stops the sweep: the seeds that ran are summarised and marked
 INTERRUPTED, --json is written with "complete": false (merge refuses it unless
---allow-incomplete), and ` + a.name + ` exits 130 (143 for SIGTERM). A second signal
-ends it at once. Exit code 1 means a violation was found.` + exploreExitCodesHelp
+--allow-incomplete), and ` + a.name + ` exits 130 (143 for SIGTERM). A signal once every seed
+ran stops shrinking the first failing seed: the summary keeps the smallest
+failing set found so far, says so, and ` + a.name + ` exits 130 (143) all the same. A
+second signal ends it at once. Exit code 1 means a violation was found.
+
+--replay N runs seed N alone and shows its timeline and violations; the flags
+of a sweep (--json, --shard, --seeds, --first, --workers, --min-checked,
+--check-determinism) are refused with it, not ignored, as are --no-shrink and
+--shrink-time without --artifacts (it shrinks only to write them).` + exploreExitCodesHelp
 }
 
 // options checks the flags and turns them into the explorer's options (all
@@ -140,6 +148,8 @@ func (fl *exploreFlags) options() (explore.Options, error) {
 		return opts, usageErrorf("--seeds: %d: want 1 or more seeds", fl.seeds)
 	case fl.workers < 1 || fl.workers > 256:
 		return opts, usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", fl.workers)
+	case fl.maxAmbiguous < 1 || fl.maxAmbiguous > 20:
+		return opts, usageErrorf("--max-ambiguous: %d: want 1 to 20 turns cut short (default %d; the check is exponential in it)", fl.maxAmbiguous, explore.DefaultMaxAmbiguous)
 	case fl.horizon < 0:
 		return opts, usageErrorf("--horizon %v: want a positive virtual duration, such as 24h, or 0 for the scenario's (default %v)", fl.horizon, explore.DefaultHorizon)
 	case !(fl.minChecked >= 0 && fl.minChecked <= 1):
@@ -157,15 +167,26 @@ func (fl *exploreFlags) options() (explore.Options, error) {
 	}
 	if fl.shard != "" {
 		if opts.Shard, err = explore.ParseShard(fl.shard); err != nil {
-			return opts, usageErrorf("--shard: %v", err)
-		}
-	}
-	if fl.arts != "" {
-		if err := checkFolder(fl.arts); err != nil {
-			return opts, err
+			return opts, usageErrorf("--shard: %w", err)
 		}
 	}
 	return opts, nil
+}
+
+// checkFiles checks, before the sweep, the files explore writes: the
+// artifacts' folder (created) and the --json file, neither of which may
+// replace the scenario file, nor --json an artifact.
+func (fl *exploreFlags) checkFiles(file string) (outputFile, error) {
+	js := outputFile{flag: "--json", path: fl.jsonOut, inputs: []string{file}, artifacts: fl.arts}
+	if fl.arts != "" {
+		if err := checkFolder(fl.arts, file); err != nil {
+			return js, err
+		}
+	}
+	if fl.jsonOut != "" {
+		return js, js.check()
+	}
+	return js, nil
 }
 
 // runExplore is explore's work: one seed replayed, or a sweep summarised.
@@ -178,26 +199,27 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	if err != nil {
 		return err
 	}
+	replay := cmd.Flags().Changed("replay")
+	if replay {
+		if err := sweepOnly(cmd); err != nil {
+			return err
+		}
+	}
+	js, err := fl.checkFiles(file)
+	if err != nil {
+		return err
+	}
 	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	shrinking := newShrinkLine(errw)
 	opts.ShrinkProgress = shrinking.update
-	if cmd.Flags().Changed("replay") {
+	if replay {
 		return replaySeed(out, sc, opts, fl.replay, fl.arts, shrinking)
 	}
 	var bar *progress // set below for a long sweep; update is nil-safe
 	opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
 	e, err := explore.New(sc, opts)
 	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	// Open --json before the sweep: a bad path is a usage error now,
-	// not after an hour of seeds.
-	var js *os.File
-	if fl.jsonOut != "" && fl.jsonOut != "-" {
-		if js, err = os.Create(fl.jsonOut); err != nil {
-			return usageErrorf("--json: %v", err)
-		}
-		defer js.Close()
+		return usageErrorf("%w", err)
 	}
 	// Catch SIGINT and SIGTERM before saying anything, so that a
 	// signal at any point gets the summary of what ran.
@@ -210,23 +232,23 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	bar.done()
 	shrinking.done()
 	if err != nil {
-		if js != nil {
-			js.Close()
-			os.Remove(fl.jsonOut)
-		}
 		return internalError("", err)
 	}
-	if err := a.reportSweep(out, js, fl.jsonOut, sum); err != nil {
+	if err := a.reportSweep(out, js, sum); err != nil {
 		return err
 	}
 	if !sum.Complete {
 		return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
 			"interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
 	}
+	if f := sum.FirstFailing; f != nil && f.Shrink == explore.ShrinkInterrupted {
+		return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
+			"interrupted while shrinking seed %d: every seed was checked, but its faults are shrunk only to the smallest failing set found so far; no artifacts were written", f.Seed)}
+	}
 	if sum.FirstFailing != nil && fl.arts != "" {
 		files, err := e.WriteArtifacts(fl.arts, sum.FirstFailing)
 		if err != nil {
-			return internalError("writing artifacts: ", err)
+			return artifactsError(fl.arts, err, sum.Total)
 		}
 		fmt.Fprintf(errw, "artifacts: %s\n", strings.Join(files, ", "))
 	}
@@ -236,14 +258,40 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	return nil
 }
 
-// reportSweep writes the summary: as JSON to js (or out, for "-") and, unless
-// the JSON went to out, as text to out.
-func (a *app) reportSweep(out io.Writer, js *os.File, jsonOut string, sum *explore.Summary) error {
-	if jsonOut == "-" {
-		return sum.WriteJSON(out)
+// sweepFlags are the flags of a sweep, which --replay (one seed) would
+// ignore.
+var sweepFlags = []string{"json", "shard", "seeds", "first", "workers", "min-checked", "check-determinism"}
+
+// sweepOnly refuses, with --replay, the flags it would ignore: a sweep's,
+// and shrinking's without --artifacts (a replay shrinks only to write them).
+func sweepOnly(cmd *cobra.Command) error {
+	var given []string
+	for _, name := range sweepFlags {
+		if cmd.Flags().Changed(name) {
+			given = append(given, "--"+name)
+		}
 	}
-	if js != nil {
-		if err := writeJSONFile(js, sum); err != nil {
+	if !cmd.Flags().Changed("artifacts") {
+		for _, name := range []string{"no-shrink", "shrink-time"} {
+			if cmd.Flags().Changed(name) {
+				return usageErrorf("--replay shrinks the seed's faults only to write --artifacts: --%s without --artifacts would be ignored", name)
+			}
+		}
+	}
+	switch len(given) {
+	case 0:
+		return nil
+	case 1:
+		return usageErrorf("--replay runs one seed and shows its timeline; %s is for a sweep, which it would ignore: drop it, or sweep without --replay", given[0])
+	}
+	return usageErrorf("--replay runs one seed and shows its timeline; %s are for a sweep, which it would ignore: drop them, or sweep without --replay", strings.Join(given, ", "))
+}
+
+// reportSweep writes the summary: as JSON to js when it is given (to out,
+// for "-") and, unless the JSON went to out, as text to out.
+func (a *app) reportSweep(out io.Writer, js outputFile, sum *explore.Summary) error {
+	if js.path != "" {
+		if err := js.write(out, sum.WriteJSON); err != nil || js.path == "-" {
 			return err
 		}
 	}
@@ -281,26 +329,30 @@ func (s *shrinkLine) done() {
 	s.on = false
 }
 
-// parseRates reads FAULT=RATE,FAULT=RATE.
+// parseRates reads FAULT=RATE,FAULT=RATE; a fault given twice is refused
+// (the last one silently won).
 func parseRates(v string) (transport.Rates, error) {
 	out := transport.Rates{}
 	for _, part := range strings.Split(v, ",") {
 		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return nil, usageErrorf("--rates: %q: want FAULT=RATE, such as lose-response=0.1", part)
+			return nil, usageErrorf("--rates: %s: want FAULT=RATE, such as lose-response=0.1", quote.Q(part))
 		}
 		f, err := transport.ParseFault(name)
 		if err != nil || f == transport.None {
-			return nil, usageErrorf("--rates: unknown fault %q; allowed are %s", name, faultList())
+			return nil, usageErrorf("--rates: unknown fault %s; allowed are %s", quote.Q(name), faultList())
+		}
+		if _, dup := out[f]; dup {
+			return nil, usageErrorf("--rates: %s given twice: give each fault's rate once", f)
 		}
 		r, err := strconv.ParseFloat(val, 64)
 		if err != nil || r < 0 || r > 1 {
-			return nil, usageErrorf("--rates: %s=%s: want a rate, a number from 0 to 1", name, val)
+			return nil, usageErrorf("--rates: %s=%s: want a rate, a number from 0 to 1", name, quote.Cut(val))
 		}
 		out[f] = r
 	}
 	if err := transport.Random(out).Validate(); err != nil {
-		return nil, usageErrorf("--rates: %v", err)
+		return nil, usageErrorf("--rates: %w", err)
 	}
 	return out, nil
 }
@@ -311,48 +363,6 @@ func faultList() string {
 		names = append(names, f.String())
 	}
 	return strings.Join(names, ", ")
-}
-
-func writeJSON(path string, stdout io.Writer, sum *explore.Summary) error {
-	if path == "-" {
-		return sum.WriteJSON(stdout)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return usageErrorf("--json: %v", err)
-	}
-	defer f.Close()
-	return writeJSONFile(f, sum)
-}
-
-// writeJSONFile writes the summary to f and closes it.
-func writeJSONFile(f *os.File, sum *explore.Summary) error {
-	if err := sum.WriteJSON(f); err != nil {
-		f.Close()
-		return internalError("--json: ", err)
-	}
-	if err := f.Close(); err != nil {
-		return internalError("--json: ", err)
-	}
-	return nil
-}
-
-// checkFolder makes sure dir is a folder dosim can write to, creating it
-// if need be: --artifacts is checked before the sweep, not after it.
-func checkFolder(dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usageErrorf("--artifacts: %s is a file: want a folder (it is created if missing)", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageErrorf("--artifacts: cannot create the folder: %v", err)
-	}
-	f, err := os.CreateTemp(dir, ".dosim-check-*")
-	if err != nil {
-		return usageErrorf("--artifacts: %s is not writable: %v", dir, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
 }
 
 // signalled is the cause of a context ended by a signal.
@@ -401,7 +411,7 @@ func interruptCode(ctx context.Context) int {
 // missing shards. It says "clean" only when every seed of the sweep was
 // checked and none failed.
 func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
-	fmt.Fprintf(w, "explore %s (%s)\n", sum.Scenario, sum.File)
+	fmt.Fprintf(w, "explore %s (%s)\n", render.Escape(sum.Scenario), render.Escape(sum.File))
 	shards := ""
 	if len(sum.Shards) == 1 && sum.Shards[0].Count > 1 {
 		shards = ", shard " + sum.Shards[0].String()
@@ -452,18 +462,18 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 			fmt.Fprintf(w, "  ... and %d more\n", sum.Total-10)
 			break
 		}
-		fmt.Fprintf(w, "  %s\n", v)
+		fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 	}
 	if f := sum.FirstFailing; f != nil {
 		fmt.Fprintf(w, "\nfirst failing seed %d: %s\n", f.Seed, shrinkText(f))
 		if f.Shrink != explore.ShrinkNotReproduced {
 			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
-				fmt.Fprintf(w, "  %s\n", line)
+				fmt.Fprintf(w, "  %s\n", render.Escape(line))
 			}
 		}
 		fmt.Fprintf(w, "%s violates:\n", f.RunText())
 		for _, v := range f.Violations {
-			fmt.Fprintf(w, "  %s\n", v)
+			fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 		}
 		fmt.Fprintf(w, "replay: %s\n", a.replayCommand(sum, f.Seed))
 	} else if len(sum.Violations) > 0 {
@@ -482,6 +492,8 @@ func shrinkText(f *explore.Failing) string {
 		return fmt.Sprintf("%s, shrinking stopped when --shrink-time ran out, after %d replays; the smallest failing set found so far has %d:", drawn, f.Replays, len(f.Shrunk))
 	case explore.ShrinkOff:
 		return drawn + " (not shrunk: --no-shrink):"
+	case explore.ShrinkInterrupted:
+		return fmt.Sprintf("%s, shrinking interrupted after %d replays; the smallest failing set found so far has %d:", drawn, f.Replays, len(f.Shrunk))
 	}
 	if len(f.Shrunk) == 0 && len(f.Faults) > 0 {
 		return drawn + ", shrunk to 0: it fails with no fault at all:"
@@ -493,7 +505,7 @@ func shrinkText(f *explore.Failing) string {
 func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, arts string, shrinking *shrinkLine) error {
 	e, err := explore.New(sc, opts)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return usageErrorf("%w", err)
 	}
 	r, err := e.Replay(seed)
 	if err != nil {
@@ -513,7 +525,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 	}
 	fmt.Fprintf(w, "\nseed %d violates:\n", seed)
 	for _, v := range r.Violations {
-		fmt.Fprintf(w, "  %s\n", v)
+		fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 	}
 	if arts != "" {
 		f, err := e.Failing(seed)
@@ -523,7 +535,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 		}
 		files, err := e.WriteArtifacts(filepath.Clean(arts), f)
 		if err != nil {
-			return internalError("writing artifacts: ", err)
+			return artifactsError(arts, err, len(r.Violations))
 		}
 		fmt.Fprintf(w, "artifacts: %s\n", strings.Join(files, ", "))
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/render"
 	"github.com/spf13/cobra"
 )
 
@@ -19,10 +20,12 @@ func (a *app) newExploreMerge() *cobra.Command {
 		Short: "Combine the JSON summaries of the shards of one sweep",
 		Long: `Combine the --json summaries written by the shards of one sweep into one
 report. Each file is checked first: every field in range, its counts adding up,
-its violations inside its shards, and its fingerprint (the scenario file's
-SHA-256, the rates and the options that change results) matching its fields.
-The files must share the fingerprint and the seeds, and hold each shard of one
-split at most once.
+its violations inside its shards, and its fingerprint (a SHA-256 of every
+other field: the scenario file's digest, the seeds, the rates and options, the
+shards and every count) matching its fields, so that an edited file is
+refused. The files must be of one sweep (the same scenario file, seeds, rates
+and options) and hold each shard of one split at most once. When the scenario
+file a summary names is there, its bytes must still be those the sweep ran.
 
 A missing shard, or a shard that was interrupted ("complete": false), makes the
 merge fail with exit code 2 unless --allow-incomplete; the report then says
@@ -31,21 +34,19 @@ violation.` + mergeExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			allow := allowIncomplete || partial
-			var parts []*explore.Summary
-			for _, name := range files {
-				s, err := explore.ReadSummaryFile(name)
-				if err != nil {
-					return usageErrorf("%v", err)
+			js := outputFile{flag: "--json", path: jsonOut, inputs: files}
+			if jsonOut != "" {
+				if err := js.check(); err != nil {
+					return err
 				}
-				parts = append(parts, s)
 			}
-			sum, err := explore.Merge(parts...)
+			parts, sum, err := mergeFiles(files)
 			if err != nil {
-				return usageErrorf("%v", err)
+				return err
 			}
 			out := cmd.OutOrStdout()
 			if jsonOut != "" {
-				if err := writeJSON(jsonOut, out, sum); err != nil {
+				if err := js.write(out, sum.WriteJSON); err != nil {
 					return err
 				}
 			}
@@ -88,10 +89,38 @@ violation.` + mergeExitCodesHelp,
 	return cmd
 }
 
+// mergeFiles reads the summary files and merges them, checking the
+// scenario file each names against its digest when it is there.
+func mergeFiles(files []string) ([]*explore.Summary, *explore.Summary, error) {
+	var parts []*explore.Summary
+	for _, name := range files {
+		s, err := explore.ReadSummaryFile(name)
+		if err != nil {
+			return nil, nil, usageErrorf("%w", err)
+		}
+		parts = append(parts, s)
+	}
+	sum, err := explore.Merge(parts...)
+	if err != nil {
+		return nil, nil, usageErrorf("%w", err)
+	}
+	checked := map[string]bool{}
+	for _, p := range parts {
+		if checked[p.File] {
+			continue
+		}
+		checked[p.File] = true
+		if err := p.CheckScenarioFile(); err != nil {
+			return nil, nil, usageErrorf("%w", err)
+		}
+	}
+	return parts, sum, nil
+}
+
 // replayCommand is the command that replays seed of the sweep, spelt with
 // the program's name.
 func (a *app) replayCommand(sum *explore.Summary, seed uint64) string {
-	cmd := sum.ReplayCommand(seed)
+	cmd := render.Escape(sum.ReplayCommand(seed))
 	if rest, ok := strings.CutPrefix(cmd, "dosim "); ok {
 		return a.name + " " + rest
 	}

@@ -80,13 +80,13 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", ambiguous, "--rates", "lose-request"}, `--rates: "lose-request": want FAULT=RATE`},
 		{[]string{"explore", ambiguous, "--rates", "lose-request=0.6,overloaded=0.6"}, "random rates add up to 1.2, must be at most 1"},
 		{[]string{"explore", ambiguous, "--seeds", "-5"}, "--seeds: -5: want 1 or more seeds"},
-		{[]string{"explore", ambiguous, "--max-ambiguous", "99"}, "max ambiguous is 99, must be from 1 to 20"},
+		{[]string{"explore", ambiguous, "--max-ambiguous", "99"}, "--max-ambiguous: 99: want 1 to 20"},
 		{[]string{"explore", "nope.yaml"}, "nope.yaml"},
 		{[]string{"explore", "merge", "nope.json"}, "open nope.json"},
 		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity"}, `--args "SetQuantity": want METHOD=JSON-ARRAY`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity=[apple"}, "--args SetQuantity: \"[apple\" is not a JSON array"},
-		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: verify: inventory.SetQuantity: inventory/verify SetQuantity, attempt 1: cannot run the request: method "SetQuantity": bad arguments: argument 2: cannot use "three" (a string): want an integer`},
+		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: --args SetQuantity: inventory.SetQuantity(string, int): argument 2: "three" (a string) is of the wrong type: want an integer`},
 	}
 	for _, tc := range cases {
 		code, _, errOut := runCLI(t, tc.args...)

@@ -48,6 +48,7 @@ func TestH2_FailedWriteExits2(t *testing.T) {
 		{"demo", "--format", "json"},
 		{"run", "testdata/scenarios/overloaded.yaml"},
 		{"run", "--format", "html", "testdata/scenarios/overloaded.yaml"},
+		{"run", "--format", "jsonl", "testdata/scenarios/overloaded.yaml"}, // exit 3, "a bug"
 		{"verify", "counter"},
 		{"explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3"},
 		{"explore", "testdata/scenarios/overloaded.yaml", "--seeds", "3", "--json", "-"},
@@ -341,4 +342,31 @@ func TestH2_MergeMessageWritesRatesAsFlags(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "rates lose-request=0.2, not lose-response=0.1")
 	assert.NotContains(t, errOut, "map[")
+}
+
+// Rule H2: explore and explore merge print the scenario's name: and its
+// path escaped, as run does (explore x^[]0;pwned^G^[[2Jred set the
+// terminal's title and cleared the screen), and every message any command
+// prints is escaped the same way.
+func TestH2_ExploreAndMergeEscapeScenarioText(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../testdata/scenarios/overloaded.yaml")
+	require.NoError(t, err)
+	f := filepath.Join(dir, "evil\x1b[2J.yaml")
+	require.NoError(t, os.WriteFile(f, bytes.Replace(src, []byte("name: overloaded"), []byte(`name: "x\e]0;pwned\a\e[2Jred"`), 1), 0o644))
+	js := filepath.Join(dir, "s.json")
+	code, out, errOut := runCLI(t, "explore", f, "--seeds", "3", "--json", js)
+	require.Equal(t, exitOK, code, errOut)
+	code, merged, errMerge := runCLI(t, "explore", "merge", js)
+	require.Equal(t, exitOK, code, errMerge)
+	code, _, errBad := runCLI(t, "explore", "merge", f) // a message quoting the file
+	assert.Equal(t, exitUsage, code)
+	for _, text := range []string{out, errOut, merged, errMerge, errBad} {
+		assert.NotContains(t, text, "\x1b")
+		assert.NotContains(t, text, "\x07")
+	}
+	want := `explore x\u001b]0;pwned\u0007\u001b[2Jred (` + dir + `/evil\u001b[2J.yaml)`
+	assert.Contains(t, out, want)
+	assert.Contains(t, merged, want)
+	assert.Contains(t, errBad, `evil\u001b[2J.yaml`)
 }

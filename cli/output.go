@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 )
 
@@ -16,7 +17,7 @@ var formats = []string{"text", "json", "mermaid", "html"}
 // checkFormat says what is wrong with a --format value.
 func checkFormat(f string) error {
 	if !slices.Contains(formats, f) {
-		return usageErrorf("--format: %q is not a format; allowed are %s", f, strings.Join(formats, ", "))
+		return usageErrorf("--format: %s is not a format; allowed are %s", quote.Q(f), strings.Join(formats, ", "))
 	}
 	return nil
 }
@@ -27,7 +28,7 @@ func checkColor(c string) error {
 	case "auto", "always", "never":
 		return nil
 	}
-	return usageErrorf("--color: %q is not allowed; use auto, always or never", c)
+	return usageErrorf("--color: %s is not allowed; use auto, always or never", quote.Q(c))
 }
 
 // isTerminal reports whether w is a terminal (a character device): the
@@ -87,9 +88,11 @@ func writeReports(w io.Writer, format string, color bool, reports []render.Repor
 	return nil
 }
 
-// usageErrorf is a usage or input error: exit code 2.
+// usageErrorf is a usage or input error: exit code 2. Its message is
+// fmt.Errorf's, and an error given for %w is wrapped (errors.Is, As).
 func usageErrorf(format string, args ...any) error {
-	return &codeError{code: exitUsage, msg: fmt.Sprintf(format, args...), named: true}
+	err := fmt.Errorf(format, args...)
+	return &codeError{code: exitUsage, msg: err.Error(), named: true, err: err}
 }
 
 // example is a command's help examples: builtIn (spelt with "dosim ")

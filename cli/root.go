@@ -27,12 +27,13 @@ Exit codes:
 
 // The exit-code sections of the commands' help.
 var (
-	runExitCodesHelp     = exitCodes("an expectation failed")
+	runExitCodesHelp     = exitCodes("an expectation failed, or the objects' code stopped the run (a method blocked\n     outside the simulation past --stall-limit, or called runtime.Goexit)")
 	exploreExitCodesHelp = exitCodes("a violation was found (an S-rule invariant, an explore.expect expectation\n     or linearizability failed on some seed)")
 	mergeExitCodesHelp   = exitCodes("a shard found a violation")
 	verifyExitCodesHelp  = exitCodes("a method marked Retryable is not idempotent (DANGER)")
 	noOneExitCodesHelp   = exitCodes("(not used by this command)")
-	rootExitCodesHelp    = exitCodes("run: an expectation failed; explore: a violation was found;\n     verify: a method marked Retryable is not idempotent")
+	amplifyExitCodesHelp = exitCodes("the method's code stopped a trial (it blocked outside the simulation past\n     --stall-limit, or called runtime.Goexit)")
+	rootExitCodesHelp    = exitCodes("run: an expectation failed; explore: a violation was found;\n     verify: a method marked Retryable is not idempotent; run, amplify: the\n     objects' code stopped the simulation (a stall, runtime.Goexit)")
 )
 
 func (a *app) newRoot(stdout, stderr io.Writer) *cobra.Command {

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dosim/dosim/runtime"
-
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/spf13/cobra"
 )
@@ -44,7 +44,7 @@ what happened and exits 1.` + runExitCodesHelp,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if format != "jsonl" {
 				if checkFormat(format) != nil {
-					return usageErrorf("--format: %q is not a format; allowed are %s, jsonl", format, strings.Join(formats, ", "))
+					return usageErrorf("--format: %s is not a format; allowed are %s, jsonl", quote.Q(format), strings.Join(formats, ", "))
 				}
 			}
 			if err := checkColor(color); err != nil {
@@ -84,11 +84,11 @@ what happened and exits 1.` + runExitCodesHelp,
 					runOpts = append(slices.Clip(opts), scenario.RecordSink(lines.write))
 				}
 				res, err := sc.Run(runOpts...)
-				if err == nil && lines != nil {
-					err = lines.err
+				if lines != nil && lines.err != nil {
+					return &codeError{code: exitUsage, err: lines.err} // Main says the output could not be written
 				}
 				if err != nil {
-					return internalError("", err)
+					return simulationError(err)
 				}
 				reports = append(reports, res.Report())
 				if !res.Passed() {

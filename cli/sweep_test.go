@@ -159,7 +159,7 @@ func TestH2_ExploreChecksOutputPathsBeforeSweeping(t *testing.T) {
 
 	code, out, errOut = runCLI(t, "explore", mailer, "--seeds", "200", "--json", filepath.Join(file, "x.json"))
 	assert.Equal(t, exitUsage, code, errOut)
-	assert.Contains(t, errOut, "--json: ")
+	assert.Contains(t, errOut, "--json "+filepath.Join(file, "x.json")+": ")
 	assert.Empty(t, out)
 
 	nested := filepath.Join(dir, "a", "b")
@@ -284,6 +284,17 @@ func TestH2_ProgressLinesOffATerminal(t *testing.T) {
 	assert.Equal(t, "explore: 2000 seeds to run; progress every 10s\n", errOut)
 }
 
+// buildDosim builds cmd/dosim into a temporary folder and returns its path.
+func buildDosim(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "dosim")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/dosim")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // H2, through a real process: SIGINT and SIGTERM end a sweep with the
 // summary of what ran and exit codes 130 and 143.
 func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
@@ -292,11 +303,7 @@ func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a watchdog, not a measure
 	defer cancel()
-	bin := filepath.Join(t.TempDir(), "dosim")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/dosim")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildDosim(ctx, t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			js := filepath.Join(t.TempDir(), "cut.json")
@@ -323,4 +330,44 @@ func TestH2_ExploreSignalsThroughTheBinary(t *testing.T) {
 			assert.Contains(t, string(data), `"complete": false`)
 		})
 	}
+}
+
+// H2: a shard relabelled as the whole sweep ("shards" 0/3 to 0/1, "ran"
+// raised to match) merged as every seed run and clean; the fingerprint
+// now covers the seed range, the shards and the counts.
+func TestH2_ExploreMergeRefusesARelabelledShard(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "s.json")
+	code, _, errOut := runCLI(t, "explore", ambiguous, "--seeds", "30", "--shard", "0/3", "--json", f)
+	require.Equal(t, exitOK, code, errOut)
+	rewrite(t, f, func(m map[string]any) {
+		m["shards"] = []any{map[string]any{"index": 0, "count": 1}}
+		m["ran"] = 30
+	})
+	code, out, errOut := runCLI(t, "explore", "merge", f)
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, `"fingerprint" is sha256:`)
+	assert.Contains(t, errOut, "the file was edited")
+	assert.NotContains(t, out, "clean")
+}
+
+// H2: explore merge re-reads the scenario file the shards name, when it
+// is there: a file edited since the sweep is refused.
+func TestH2_ExploreMergeRechecksTheScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	file := copyFile(t, ambiguous, filepath.Join(dir, "ambiguous-delivery.yaml"))
+	a, b := shardFile(t, dir, file, "0/2"), shardFile(t, dir, file, "1/2")
+	code, out, errOut := runCLI(t, "explore", "merge", a, b)
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "clean: no violation")
+
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("# edited after the sweep\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out, errOut = runCLI(t, "explore", "merge", a, b)
+	assert.Equal(t, exitUsage, code, errOut)
+	assert.Contains(t, errOut, "the scenario file \""+file+"\" has changed since the sweep")
+	assert.Empty(t, out)
 }

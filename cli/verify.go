@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -9,7 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/spf13/cobra"
@@ -111,17 +112,23 @@ func (a *app) verifyChecks(names []string, scenFile string, argFlags []string) (
 	for _, c := range classes {
 		for _, m := range c.methodNames() {
 			sample, ok := c.samples[m]
+			from := "verify: the class's sample (object.Sampler)"
 			if a, found := fromScenario[c.name+"."+m]; found {
-				sample.Args, ok = a, true
+				sample.Args, ok, from = a, true, "verify: the first call in --scenario "+render.Escape(scenFile)
 			}
 			if a, found := given[c.name+"."+m]; found {
-				sample.Args, ok = a, true
+				sample.Args, ok, from = a, true, "--args "+c.name+"."+m
 			} else if a, found := given[m]; found {
-				sample.Args, ok = a, true
+				sample.Args, ok, from = a, true, "--args "+m
 			}
 			if n := c.arity(m); !ok && n != 0 {
 				return nil, nil, usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
 					c.name, m, plural(n, "argument"), m, c.name, m, m)
+			}
+			if ok {
+				if err := checkArgs(from, c.name, m, c.methods[m], sample.Args); err != nil {
+					return nil, nil, err
+				}
 			}
 			checks = append(checks, verifyCheck{c, m, sample})
 		}
@@ -173,7 +180,7 @@ func plural(n int, word string) string {
 func (a *app) lookupClass(name string) (c verifyClass, err error) {
 	ctor, ok := a.classes[name]
 	if !ok {
-		return c, usageErrorf("unknown class %q; %s", name, a.registered())
+		return c, usageErrorf("unknown class %s; %s", quote.Q(name), a.registered())
 	}
 	if ctor == nil {
 		return c, usageErrorf("class %s: its constructor is nil", name)
@@ -260,12 +267,12 @@ func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error
 				found = found || slices.Contains(ms, m)
 			}
 			if !found {
-				return usageErrorf("--args %s: no class verified has a method %q; verified are %s", k, m, strings.Join(verified, "; "))
+				return usageErrorf("--args %s: no class verified has a method %s; verified are %s", quote.Cut(k), quote.Q(m), strings.Join(verified, "; "))
 			}
 			continue
 		}
 		if _, ok := a.classes[cname]; !ok {
-			return usageErrorf("--args %s: unknown class %q; %s", k, cname, a.registered())
+			return usageErrorf("--args %s: unknown class %s; %s", quote.Cut(k), quote.Q(cname), a.registered())
 		}
 		ms, selected := methods[cname]
 		if !selected {
@@ -273,23 +280,27 @@ func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error
 				k, cname, strings.Join(slices.Sorted(maps.Keys(methods)), ", "), a.name, cname)
 		}
 		if !slices.Contains(ms, m) {
-			return usageErrorf("--args %s: class %s has no method %q; it has %s", k, cname, m, strings.Join(ms, ", "))
+			return usageErrorf("--args %s: class %s has no method %s; it has %s", k, cname, quote.Q(m), strings.Join(ms, ", "))
 		}
 	}
 	return nil
 }
 
-// parseArgFlags reads --args METHOD=JSON-ARRAY values.
+// parseArgFlags reads --args METHOD=JSON-ARRAY values; a method given
+// twice is refused (the last one silently won).
 func parseArgFlags(flags []string) (map[string][]any, error) {
 	out := map[string][]any{}
 	for _, f := range flags {
 		name, raw, ok := strings.Cut(f, "=")
 		if !ok || name == "" {
-			return nil, usageErrorf("--args %q: want METHOD=JSON-ARRAY, such as 'SetQuantity=[\"apple\", 3]'", f)
+			return nil, usageErrorf("--args %s: want METHOD=JSON-ARRAY, such as 'SetQuantity=[\"apple\", 3]'", quote.Q(f))
 		}
-		var args []any
-		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return nil, usageErrorf("--args %s: %q is not a JSON array: %v", name, raw, err)
+		if _, dup := out[name]; dup {
+			return nil, usageErrorf("--args %s: given twice: give each method's arguments once", quote.Cut(name))
+		}
+		args, err := decodeArgs(raw)
+		if err != nil {
+			return nil, usageErrorf("--args %s: %w", quote.Cut(name), err)
 		}
 		out[name] = args
 	}

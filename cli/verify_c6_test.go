@@ -85,7 +85,7 @@ troubled.Refuse, inconclusive:
 	code, out, errOut = walletsim(t, troubledClass, "verify", "troubled", "--args", "Hit=[1]")
 	assert.Equal(t, 2, code, "an --args that does not fit Hit is still a usage error")
 	assert.Empty(t, out)
-	assert.Contains(t, errOut, "walletsim: verify: troubled.Hit: troubled/verify Hit, attempt 1: cannot run the request: method \"Hit\": bad arguments")
+	assert.Equal(t, "walletsim: --args Hit: troubled.Hit() takes 0 argument(s), got 1\n", errOut, "checked before anything runs")
 }
 
 // Rule C6: inconclusive rows alone exit 0; the row says what was not

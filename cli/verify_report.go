@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/verify"
@@ -27,7 +28,7 @@ func runVerify(out io.Writer, classes []verifyClass, checks []verifyCheck, showD
 	for i, ch := range checks {
 		rep, err := verify.Idempotent(namespaces[ch.class.name], ch.method, ch.sample.Args, verify.Options{Snapshot: ch.sample.Storage})
 		if err != nil {
-			return usageErrorf("%v", err)
+			return usageErrorf("%w", err)
 		}
 		reports[i] = rep
 	}
@@ -72,7 +73,7 @@ func verifyTable(out io.Writer, checks []verifyCheck, reports []verify.Report) e
 	fmt.Fprintln(tw, "CLASS\tMETHOD\tARGS\tMARKED\tIDEMPOTENT\tVERDICT")
 	for i, rep := range reports {
 		ch := checks[i]
-		args := render.Value(ch.sample.Args)
+		args := quote.Cut(render.Value(ch.sample.Args))
 		if ch.sample.Args == nil {
 			args = "[]"
 		}

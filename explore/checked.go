@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
@@ -202,7 +203,7 @@ func (s *Summary) WriteChecked(w io.Writer) {
 	} else {
 		fmt.Fprintln(w, "faults fired, by method and stage:")
 		for _, method := range slices.Sorted(maps.Keys(s.Fired)) {
-			fmt.Fprintf(w, "  %s: %s\n", method, firedText(s.Fired[method]))
+			fmt.Fprintf(w, "  %s: %s\n", render.Escape(method), firedText(s.Fired[method]))
 		}
 	}
 	if never := s.NeverFired(); len(never) > 0 {

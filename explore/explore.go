@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
@@ -82,10 +83,10 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 func ParseShard(v string) (Shard, error) {
 	var s Shard
 	if _, err := fmt.Sscanf(v, "%d/%d", &s.Index, &s.Count); err != nil || fmt.Sprintf("%d/%d", s.Index, s.Count) != v {
-		return Shard{}, fmt.Errorf("%w: shard %q: want I/N, such as 0/4", ErrOptions, v)
+		return Shard{}, fmt.Errorf("%w: shard %s: want I/N, such as 0/4", ErrOptions, quote.Q(v))
 	}
 	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
-		return Shard{}, fmt.Errorf("%w: shard %q: want 0 <= I < N", ErrOptions, v)
+		return Shard{}, fmt.Errorf("%w: shard %s: want 0 <= I < N", ErrOptions, quote.Q(v))
 	}
 	return s, nil
 }
@@ -437,8 +438,10 @@ func (e *Explorer) Sweep() (*Summary, error) { return e.SweepContext(context.Bac
 // done. Seeds go to the workers in order and a seed handed out is always
 // finished, so an interrupted sweep has checked the first Ran seeds of its
 // shard; its summary says Complete: false and its first failing seed is
-// not shrunk. Memory does not grow with the seeds: the summary keeps
-// counts and the first MaxViolations violations only.
+// not shrunk. Once every seed ran, ctx done stops shrinking the first
+// failing seed: its Shrink says ShrinkInterrupted. Memory does not grow
+// with the seeds: the summary keeps counts and the first MaxViolations
+// violations only.
 func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	total := e.ShardSeeds()
 	sum := e.newSummary()
@@ -487,11 +490,12 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	}
 	sum.Complete = sum.Ran == total // else ctx was done first
 	if len(sum.Violations) > 0 && sum.Complete {
-		f, err := e.Failing(sum.Violations[0].Seed)
+		f, err := e.failing(ctx, sum.Violations[0].Seed)
 		if err != nil {
 			return nil, err
 		}
 		sum.FirstFailing = f.orSweep(sum.Violations)
 	}
+	sum.seal()
 	return sum, nil
 }

@@ -1,6 +1,10 @@
 package explore
 
-import "time"
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
 
 // SetClock replaces the wall clock shrinking reads to stop, for tests.
 func SetClock(e *Explorer, now func() time.Time) { e.now = now }
@@ -19,4 +23,20 @@ func SetMaxSteps(n int) (restore func()) {
 	old := maxSteps
 	maxSteps = n
 	return func() { maxSteps = old }
+}
+
+// Reseal gives a summary's JSON, edited by a test into another consistent
+// summary, the fingerprint of its new fields, as dosim explore --json
+// would have written it.
+func Reseal(data []byte) []byte {
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		panic(err)
+	}
+	s.seal()
+	var b bytes.Buffer
+	if err := s.WriteJSON(&b); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
 }

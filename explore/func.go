@@ -349,7 +349,6 @@ func (fe *funcExplorer) sweep() *Summary {
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
-	sum.Fingerprint = sum.fingerprint()
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
@@ -384,6 +383,7 @@ func (fe *funcExplorer) sweep() *Summary {
 	if len(sum.Violations) > 0 {
 		sum.FirstFailing = fe.failing(sum.Violations[0].Seed).orSweep(sum.Violations)
 	}
+	sum.seal()
 	return sum
 }
 
@@ -399,7 +399,7 @@ func (fe *funcExplorer) failing(seed uint64) *Failing {
 		f.Shrink = ShrinkOff
 		return f
 	}
-	shrink(f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
+	shrink(context.Background(), f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
 		got := fe.check(seed, rules, mode, false)
 		return got.Violations, got.timedOut
 	})
@@ -417,7 +417,10 @@ func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	write := func(name string, data []byte) error { return os.WriteFile(filepath.Join(dir, name), data, 0o644) }
+	write := func(name string, data []byte) error {
+		_, err := writeArtifact(dir, name, data)
+		return err
+	}
 	var errs []error
 	if r.report != nil {
 		var tl, page bytes.Buffer
@@ -431,7 +434,7 @@ func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 		}
 		var b bytes.Buffer
 		errs = append(errs, h.Visualize(&b),
-			write("linearizability-"+strings.NewReplacer("/", "-", " ", "_").Replace(v.Object)+".html", b.Bytes()))
+			write(linearizabilityFile(v.Object), b.Bytes()))
 	}
 	var vs strings.Builder
 	fmt.Fprintf(&vs, "%s violates:\n", f.RunText())

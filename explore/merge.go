@@ -1,16 +1,21 @@
 package explore
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
+	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -35,9 +40,11 @@ func (s *Summary) name() string {
 }
 
 // Validate checks that the summary says one consistent thing: every field
-// in range, the counts adding up, the violations inside its shards and its
-// fingerprint matching its scenario, rates and options. An error names the
-// field, its value and what is allowed.
+// in range, the counts adding up, the violations inside its shards, and
+// last its fingerprint matching every other field, so that an edit that
+// keeps the fields consistent (a shard relabelled 0/3 to 0/1 with its
+// "ran" raised to match) is refused too. An error names the field, its
+// value and what is allowed.
 func (s *Summary) Validate() error {
 	if err := s.validateHeader(); err != nil {
 		return err
@@ -52,13 +59,38 @@ func (s *Summary) Validate() error {
 	if err := s.validateViolations(seen); err != nil {
 		return err
 	}
-	return s.validateFirst(seen)
+	if err := s.validateFirst(seen); err != nil {
+		return err
+	}
+	return s.validateFingerprint()
+}
+
+// validateFingerprint checks the fingerprint against every other field.
+func (s *Summary) validateFingerprint() error {
+	switch want := s.fingerprint(); {
+	case s.Fingerprint == "":
+		return s.bad("fingerprint", `""`, "a summary records its scenario's fingerprint: write it again with this version's dosim explore --json")
+	case s.Fingerprint != want:
+		return s.bad("fingerprint", s.Fingerprint, "it does not match the summary's scenario, digest, rates and options, its seeds, shards and counts (%s): "+
+			"the file was edited, is corrupt or was written by another version of dosim explore --json", want)
+	}
+	return nil
 }
 
 // bad is a Validate error: the summary, the field, its value and what is
 // allowed.
 func (s *Summary) bad(field string, value any, want string, args ...any) error {
-	return fmt.Errorf("%w: %s: %q is %v: %s", ErrMerge, s.name(), field, value, fmt.Sprintf(want, args...))
+	return fmt.Errorf("%w: %s: %s is %s: %s", ErrMerge, s.name(), quote.Q(field), shown(value), fmt.Sprintf(want, args...))
+}
+
+// shown writes a field's value for a message: a string as it is (the
+// caller quotes what came from the file, quote.Q), anything else printed
+// and bounded (quote.Cut), since a list of classes comes from the file too.
+func shown(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return quote.Cut(fmt.Sprint(v))
 }
 
 // validateHeader checks what the summary ran: scenario, seeds, rates, classes
@@ -69,7 +101,7 @@ func (s *Summary) validateHeader() error {
 	case s.Scenario == "":
 		return bad("scenario", `""`, "want the scenario's name")
 	case s.ScenarioDigest != "" && !isDigest(s.ScenarioDigest):
-		return bad("scenarioDigest", strconv.Quote(s.ScenarioDigest), `want "sha256:" and 64 hex digits`)
+		return bad("scenarioDigest", quote.Q(s.ScenarioDigest), `want "sha256:" and 64 hex digits`)
 	case s.Seeds < 1:
 		return bad("seeds", s.Seeds, "want 1 or more")
 	case s.First > math.MaxUint64-uint64(s.Seeds-1):
@@ -85,7 +117,7 @@ func (s *Summary) validateHeader() error {
 	for name, r := range s.Rates {
 		f, err := transport.ParseFault(name)
 		if err != nil || f == transport.None {
-			return bad("rates", strconv.Quote(name), "not a fault; allowed are %s", faultNames())
+			return bad("rates", quote.Q(name), "not a fault; allowed are %s", faultNames())
 		}
 		rates[f] = r
 	}
@@ -94,12 +126,6 @@ func (s *Summary) validateHeader() error {
 	}
 	if !slices.IsSorted(s.Classes) || len(slices.Compact(slices.Clone(s.Classes))) != len(s.Classes) {
 		return bad("classes", s.Classes, "want namespace names, sorted, each once")
-	}
-	switch {
-	case s.Fingerprint == "":
-		return bad("fingerprint", `""`, "a summary records its scenario's fingerprint: write it again with this version's dosim explore --json")
-	case s.Fingerprint != s.fingerprint():
-		return bad("fingerprint", s.Fingerprint, "it does not match the summary's scenario, digest, rates and options (%s): the file was edited or is corrupt", s.fingerprint())
 	}
 	return nil
 }
@@ -158,7 +184,7 @@ func (s *Summary) validateChecked() error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.Paths)) {
 		if pathIndex(name) < 0 {
-			return bad("paths", strconv.Quote(name), "not a rule path")
+			return bad("paths", quote.Q(name), "not a rule path")
 		}
 		if s.Paths[name] < 0 {
 			return bad("paths."+name, s.Paths[name], "want 0 or more")
@@ -167,7 +193,7 @@ func (s *Summary) validateChecked() error {
 	for _, method := range slices.Sorted(maps.Keys(s.Fired)) {
 		for name, n := range s.Fired[method] {
 			if f, err := transport.ParseFault(name); err != nil || f == transport.None {
-				return bad("fired."+method, strconv.Quote(name), "not a fault; allowed are %s", faultNames())
+				return bad("fired."+method, quote.Q(name), "not a fault; allowed are %s", faultNames())
 			}
 			if n < 0 {
 				return bad("fired."+method+"."+name, n, "want 0 or more")
@@ -176,7 +202,7 @@ func (s *Summary) validateChecked() error {
 	}
 	for _, why := range slices.Sorted(maps.Keys(s.Unchecked)) {
 		if !slices.Contains(reasons, why) {
-			return bad("unchecked", strconv.Quote(why), "not a reason; allowed are %q", reasons)
+			return bad("unchecked", quote.Q(why), "not a reason; allowed are %q", reasons)
 		}
 		if n := s.Unchecked[why]; n < 0 {
 			return bad("unchecked."+why, n, "want 0 or more")
@@ -202,7 +228,7 @@ func (s *Summary) validateViolations(seen map[int]bool) error {
 			seeds++
 		}
 		if !slices.Contains(kinds, v.Kind) {
-			return bad(fmt.Sprintf("violations[%d].kind", i), strconv.Quote(v.Kind), "allowed are %s", strings.Join(kinds, ", "))
+			return bad(fmt.Sprintf("violations[%d].kind", i), quote.Q(v.Kind), "allowed are %s", strings.Join(kinds, ", "))
 		}
 	}
 	switch {
@@ -231,7 +257,7 @@ func (s *Summary) validateFirst(seen map[int]bool) error {
 	case len(f.Violations) == 0:
 		return bad("firstFailing.violations", "empty", "a failing seed has a violation")
 	case f.Run != RunSeed && f.Run != RunShrunk:
-		return bad("firstFailing.run", strconv.Quote(f.Run), "want %q or %q", RunSeed, RunShrunk)
+		return bad("firstFailing.run", quote.Q(f.Run), "want %q or %q", RunSeed, RunShrunk)
 	}
 	return s.checkSeed("firstFailing.seed", f.Seed, seen)
 }
@@ -239,11 +265,11 @@ func (s *Summary) validateFirst(seen map[int]bool) error {
 // checkSeed says whether seed is one of the summary's shards' seeds.
 func (s *Summary) checkSeed(field string, seed uint64, shards map[int]bool) error {
 	if seed < s.First || seed-s.First >= uint64(s.Seeds) {
-		return fmt.Errorf("%w: %s: %q is %d: want a seed from %d to %d", ErrMerge, s.name(), field, seed, s.First, s.First+uint64(s.Seeds-1))
+		return fmt.Errorf("%w: %s: %s is %d: want a seed from %d to %d", ErrMerge, s.name(), quote.Q(field), seed, s.First, s.First+uint64(s.Seeds-1))
 	}
 	count := uint64(s.Shards[0].Count)
 	if idx := int((seed - s.First) % count); !shards[idx] {
-		return fmt.Errorf("%w: %s: %q is %d: that seed is in shard %d/%d, which the summary does not cover", ErrMerge, s.name(), field, seed, idx, count)
+		return fmt.Errorf("%w: %s: %s is %d: that seed is in shard %d/%d, which the summary does not cover", ErrMerge, s.name(), quote.Q(field), seed, idx, count)
 	}
 	return nil
 }
@@ -293,7 +319,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
 		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
-		Fingerprint: a.Fingerprint, Complete: true, Violations: []Violation{}}
+		Complete: true, Violations: []Violation{}}
 	owner := map[int]*Summary{}
 	for _, p := range parts {
 		if err := sameSweep(p, a); err != nil {
@@ -330,17 +356,54 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	if out.Complete && out.FirstFailing != nil && len(out.Violations) > 0 && out.FirstFailing.Seed != out.Violations[0].Seed {
 		return nil, fmt.Errorf("%w: the lowest violation is seed %d but the first failing seed is %d: a summary is corrupt", ErrMerge, out.Violations[0].Seed, out.FirstFailing.Seed)
 	}
+	out.seal()
 	return out, nil
+}
+
+// CheckScenarioFile reads the scenario file the summary names, when it is
+// there, and checks that its bytes are the ones the sweep ran
+// (ScenarioDigest): shards of a file changed since describe what it no
+// longer says. A summary of a scenario built in code (no digest) or whose
+// file is not there (the shards are merged on another machine) is not
+// checked; a path there that is not a regular file, or larger than a
+// scenario may be, does not match. The error wraps ErrMerge.
+func (s *Summary) CheckScenarioFile() error {
+	if s.ScenarioDigest == "" || s.File == "" {
+		return nil
+	}
+	st, err := os.Stat(s.File)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w: %s: the scenario file %s: %w", ErrMerge, s.name(), quote.Path(s.File), err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%w: %s: the scenario file %s is not a regular file, so it is not the one the sweep ran", ErrMerge, s.name(), quote.Path(s.File))
+	}
+	f, err := os.Open(s.File)
+	if err != nil {
+		return fmt.Errorf("%w: %s: the scenario file: %w", ErrMerge, s.name(), err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, scenario.MaxFileSize+1)); err != nil {
+		return fmt.Errorf("%w: %s: the scenario file: %w", ErrMerge, s.name(), err)
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != s.ScenarioDigest {
+		return fmt.Errorf("%w: %s: the scenario file %s has changed since the sweep (its digest is %s, the summary's %s): "+
+			"the summary describes what the file no longer says; explore it again", ErrMerge, s.name(), quote.Path(s.File), got, s.ScenarioDigest)
+	}
+	return nil
 }
 
 // sameSweep says why p and a are not shards of one sweep, if they are not.
 func sameSweep(p, a *Summary) error {
 	differ := func(what string, got, want any) error {
-		return fmt.Errorf("%w: %s and %s are not shards of one sweep: %s %v, not %v", ErrMerge, p.name(), a.name(), what, got, want)
+		return fmt.Errorf("%w: %s and %s are not shards of one sweep: %s %s, not %s", ErrMerge, p.name(), a.name(), what, shown(got), shown(want))
 	}
 	switch {
 	case p.Scenario != a.Scenario:
-		return differ("scenario", strconv.Quote(p.Scenario), strconv.Quote(a.Scenario))
+		return differ("scenario", quote.Q(p.Scenario), quote.Q(a.Scenario))
 	case p.ScenarioDigest != a.ScenarioDigest:
 		return differ("the scenario file's digest (its bytes differ)", p.ScenarioDigest, a.ScenarioDigest)
 	case p.First != a.First || p.Seeds != a.Seeds:
@@ -357,8 +420,12 @@ func sameSweep(p, a *Summary) error {
 		return differ("noShrink", p.NoShrink, a.NoShrink)
 	case !slices.Equal(p.Classes, a.Classes):
 		return differ("classes", p.Classes, a.Classes)
-	case p.Fingerprint != a.Fingerprint:
-		return differ("fingerprint", p.Fingerprint, a.Fingerprint)
+	case p.MinChecked != a.MinChecked:
+		return differ("minChecked", p.MinChecked, a.MinChecked)
+	case p.Horizon != a.Horizon:
+		return differ("horizon", p.Horizon, a.Horizon)
+	case p.RecurringAlarms != a.RecurringAlarms:
+		return differ("recurringAlarms", p.RecurringAlarms, a.RecurringAlarms)
 	}
 	return nil
 }
@@ -407,7 +474,7 @@ func addCountMap(prefix string, dst, src map[string]int) (map[string]int, error)
 
 func addCount(field string, a, b int) (int, error) {
 	if b > math.MaxInt-a {
-		return 0, fmt.Errorf("%w: %q adds up to more than %d", ErrMerge, field, math.MaxInt)
+		return 0, fmt.Errorf("%w: %s adds up to more than %d", ErrMerge, quote.Q(field), math.MaxInt)
 	}
 	return a + b, nil
 }

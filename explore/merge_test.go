@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -158,7 +159,7 @@ func TestH2_MergeMissingIsRanges(t *testing.T) {
 	assert.Equal(t, "8-999999999/1000000000", s.Missing()[2].String())
 	assert.Equal(t, "6/1000000000", s.Missing()[1].String())
 
-	cut := edit(t, shardJSON(t, explore.Shard{Index: 0, Count: 1}, false), func(m map[string]any) { m["complete"], m["ran"] = false, 7 })
+	cut := explore.Reseal(edit(t, shardJSON(t, explore.Shard{Index: 0, Count: 1}, false), func(m map[string]any) { m["complete"], m["ran"] = false, 7 }))
 	part, err := explore.ReadSummary(bytes.NewReader(cut))
 	require.NoError(t, err)
 	m := mustMerge(t, part)
@@ -166,4 +167,65 @@ func TestH2_MergeMissingIsRanges(t *testing.T) {
 	assert.False(t, m.Complete)
 	assert.False(t, m.Whole())
 	assert.False(t, m.Clean(), "an interrupted shard is never clean")
+}
+
+// H2: the fingerprint covers the seed range, the shards and every count,
+// so an edit that leaves a summary consistent is refused: shard 0/2
+// relabelled 0/1 with "ran" raised to the whole sweep's merged as every
+// seed run and clean.
+func TestH2_MergeRefusesARelabelledShard(t *testing.T) {
+	clean := shardJSON(t, explore.Shard{Index: 0, Count: 2}, false)
+	failing := shardJSON(t, explore.Shard{Index: 0, Count: 2}, true)
+	for name, data := range map[string][]byte{
+		"relabelled": edit(t, clean, func(m map[string]any) {
+			m["shards"] = []any{map[string]any{"index": 0, "count": 1}}
+			m["ran"] = 60
+		}),
+		"seed range moved": edit(t, clean, func(m map[string]any) { m["first"] = 1000 }),
+		"more histories":   edit(t, clean, func(m map[string]any) { m["histories"] = m["histories"].(float64) + 1 }),
+		"paths":            edit(t, clean, func(m map[string]any) { m["paths"] = map[string]any{} }),
+		"fired":            edit(t, clean, func(m map[string]any) { delete(m, "fired") }),
+		"horizon":          edit(t, clean, func(m map[string]any) { m["horizon"] = 1 }),
+		"violation text": edit(t, failing, func(m map[string]any) {
+			m["violations"].([]any)[0].(map[string]any)["message"] = "nothing to see"
+		}),
+		"violations dropped": edit(t, failing, func(m map[string]any) {
+			m["failed"], m["total"], m["violations"] = 0, 0, []any{}
+			delete(m, "firstFailing")
+		}),
+	} {
+		_, err := explore.ReadSummary(bytes.NewReader(data))
+		require.ErrorIs(t, err, explore.ErrMerge, name)
+		assert.ErrorContains(t, err, `"fingerprint" is sha256:`, name)
+		assert.ErrorContains(t, err, "the file was edited, is corrupt or was written by another version", name)
+	}
+	// Re-sealed (as a summary really of those fields would be), it reads.
+	relabelled := explore.Reseal(edit(t, clean, func(m map[string]any) { m["shards"] = []any{map[string]any{"index": 1, "count": 2}} }))
+	_, err := explore.ReadSummary(bytes.NewReader(relabelled))
+	assert.NoError(t, err)
+}
+
+// H2: a merge re-checks the scenario file a summary names, when it is
+// there: shards of a file changed since describe what it no longer says.
+func TestH2_MergeRechecksTheScenarioFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ambiguous-delivery.yaml")
+	src, err := os.ReadFile("../testdata/scenarios/ambiguous-delivery.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, src, 0o644))
+	sc, err := scenario.Load(file, builtIns)
+	require.NoError(t, err)
+	sum, err := explore.Run(sc, explore.Options{Seeds: 4})
+	require.NoError(t, err)
+	require.NoError(t, sum.CheckScenarioFile())
+
+	require.NoError(t, os.WriteFile(file, append(src, "# edited\n"...), 0o644))
+	err = sum.CheckScenarioFile()
+	require.ErrorIs(t, err, explore.ErrMerge)
+	assert.ErrorContains(t, err, "has changed since the sweep (its digest is sha256:")
+
+	require.NoError(t, os.Remove(file))
+	assert.NoError(t, sum.CheckScenarioFile(), "not there: merged elsewhere, not checked")
+	require.NoError(t, os.Mkdir(file, 0o755))
+	assert.ErrorContains(t, sum.CheckScenarioFile(), "is not a regular file")
 }

@@ -2,9 +2,9 @@ package explore
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -71,6 +71,9 @@ const (
 	ShrinkBudget ShrinkResult = "budget-exhausted"
 	// ShrinkOff: Options.NoShrink kept the drawn set.
 	ShrinkOff ShrinkResult = "off"
+	// ShrinkInterrupted: the sweep's context was done (SIGINT) while
+	// shrinking; Shrunk is the smallest failing set found so far.
+	ShrinkInterrupted ShrinkResult = "interrupted"
 )
 
 // Failing replays a failing seed and shrinks its fault set by delta
@@ -83,6 +86,13 @@ const (
 // early, keeping the smallest failing set so far, when Options.ShrinkTime
 // runs out.
 func (e *Explorer) Failing(seed uint64) (*Failing, error) {
+	return e.failing(context.Background(), seed)
+}
+
+// failing is Failing, shrinking only while ctx is not done: a sweep
+// interrupted once every seed ran keeps the smallest set found so far
+// (ShrinkInterrupted).
+func (e *Explorer) failing(ctx context.Context, seed uint64) (*Failing, error) {
 	r, err := e.Replay(seed)
 	if err != nil {
 		return nil, err
@@ -95,7 +105,7 @@ func (e *Explorer) Failing(seed uint64) (*Failing, error) {
 		f.Shrink = ShrinkOff
 		return f, nil
 	}
-	shrink(f, e.opts, e.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
+	shrink(ctx, f, e.opts, e.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
 		got, err := e.check(seed, rules, mode)
 		if err != nil {
 			return nil, false
@@ -144,16 +154,17 @@ func (f *Failing) settle(got []Violation) {
 // f.Violations[0]) with ddmin, replaying each candidate set with replay,
 // which returns the replay's violations and whether a linearizability check
 // ran out of time. It counts replays, reports progress, and stops when
-// opts.ShrinkTime runs out, reading the clock now only to stop. It keeps in
-// f the smallest failing set, its violations, and how shrinking went.
-func shrink(f *Failing, opts Options, now func() time.Time, replay func(rules []transport.Rule, mode checkMode) ([]Violation, bool)) {
+// opts.ShrinkTime runs out, reading the clock now only to stop, or when
+// ctx is done. It keeps in f the smallest failing set, its violations,
+// and how shrinking went.
+func shrink(ctx context.Context, f *Failing, opts Options, now func() time.Time, replay func(rules []transport.Rule, mode checkMode) ([]Violation, bool)) {
 	kind := f.Violations[0].Kind
 	drawn := f.Violations
 	deadline := now().Add(opts.ShrinkTime)
 	smallest := len(f.Faults)
 	test := func(rules []transport.Rule) (fails, stop bool) {
 		left := deadline.Sub(now())
-		if f.Replays > 0 && left <= 0 {
+		if f.Replays > 0 && (left <= 0 || ctx.Err() != nil) {
 			return false, true
 		}
 		f.Replays++
@@ -173,6 +184,9 @@ func shrink(f *Failing, opts Options, now func() time.Time, replay func(rules []
 		return fails, false
 	}
 	f.Shrunk, f.Shrink = ddmin(slices.Clone(f.Faults), test)
+	if f.Shrink == ShrinkBudget && ctx.Err() != nil {
+		f.Shrink = ShrinkInterrupted
+	}
 	f.Run = RunShrunk
 	if f.Shrink == ShrinkNotReproduced {
 		f.Violations, f.Run = drawn, RunSeed
@@ -295,8 +309,8 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 	}
 	var written []string
 	write := func(name string, data []byte) error {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		p, err := writeArtifact(dir, name, data)
+		if err != nil {
 			return err
 		}
 		written = append(written, p)
@@ -322,8 +336,7 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 		if err := h.Visualize(&b); err != nil {
 			return written, err
 		}
-		name := "linearizability-" + strings.NewReplacer("/", "-", " ", "_").Replace(v.Object) + ".html"
-		if err := write(name, b.Bytes()); err != nil {
+		if err := write(linearizabilityFile(v.Object), b.Bytes()); err != nil {
 			return written, err
 		}
 	}

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"context"
 	"math/bits"
 	"slices"
 	"testing"
@@ -106,7 +107,7 @@ func TestC5_ShrinkSaysWhenTheReplayDoesNotReproduce(t *testing.T) {
 	drawn := rules(3)
 	f := &Failing{Seed: 9, Violations: []Violation{{Seed: 9, Kind: KindLinearizability, Message: "own"}}, Faults: drawn, Shrunk: drawn, Run: RunSeed}
 	replays := 0
-	shrink(f, Options{ShrinkTime: time.Minute}, time.Now, func([]transport.Rule, checkMode) ([]Violation, bool) {
+	shrink(context.Background(), f, Options{ShrinkTime: time.Minute}, time.Now, func([]transport.Rule, checkMode) ([]Violation, bool) {
 		replays++
 		return nil, false // nothing fails
 	})

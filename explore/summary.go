@@ -13,7 +13,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,8 +45,11 @@ type Summary struct {
 	NoLinearizability bool     `json:"noLinearizability,omitempty"`
 	NoShrink          bool     `json:"noShrink,omitempty"`
 	Classes           []string `json:"classes,omitempty"`
-	// Fingerprint is the "sha256:HEX" of the scenario's name and digest, the
-	// rates and the options above: shards merge only with the same one.
+	// Fingerprint is the "sha256:HEX" of every other field of the summary:
+	// the scenario's name and digest, the seed range, the rates and the
+	// options above, the shards it covers and every count and violation
+	// below. A summary whose fields were edited (a shard relabelled, its
+	// counts raised) no longer matches it, and is refused (Validate).
 	Fingerprint string `json:"fingerprint"`
 	// Shards are the shards this summary covers.
 	Shards []Shard `json:"shards"`
@@ -139,23 +141,37 @@ func (e *Explorer) newSummary() *Summary {
 		}
 	}
 	slices.Sort(s.Classes)
-	s.Fingerprint = s.fingerprint()
 	return s
 }
 
-// fingerprint hashes what makes two sweeps the same sweep, seeds aside.
+// fingerprintVersion starts the text a fingerprint hashes: a summary of
+// another version of the format does not match. Version 2 covered the
+// sweep's scenario, rates and options only; version 3 covers every field.
+const fingerprintVersion = "dosim explore 3\n"
+
+// fingerprint hashes every field of the summary but the fingerprint: its
+// JSON, after one round trip through JSON, so that a summary read back
+// from a file hashes as it did when written (the round trip turns what
+// JSON cannot hold, such as invalid UTF-8, into what it reads back as).
 func (s *Summary) fingerprint() string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "dosim explore 2\nscenario %q\ndigest %q\nrates", s.Scenario, s.ScenarioDigest)
-	for _, k := range slices.Sorted(maps.Keys(s.Rates)) {
-		fmt.Fprintf(&b, " %q=%s", k, strconv.FormatFloat(s.Rates[k], 'g', -1, 64))
+	c := *s
+	c.Fingerprint, c.source = "", ""
+	data, err := json.Marshal(&c)
+	if err == nil {
+		var back Summary
+		if err = json.Unmarshal(data, &back); err == nil {
+			data, err = json.Marshal(&back)
+		}
 	}
-	fmt.Fprintf(&b, "\nkeepRules %t\nmaxAmbiguous %d\nnoLinearizability %t\nnoShrink %t\nclasses %q\nminChecked %s\nhorizon %v\nrecurringAlarms %t\n",
-		s.KeepRules, s.MaxAmbiguous, s.NoLinearizability, s.NoShrink, s.Classes, strconv.FormatFloat(s.MinChecked, 'g', -1, 64),
-		s.Horizon, s.RecurringAlarms)
-	sum := sha256.Sum256(b.Bytes())
+	if err != nil { // a summary dosim made always encodes; one that does not matches nothing
+		return "unencodable: " + err.Error()
+	}
+	sum := sha256.Sum256(append([]byte(fingerprintVersion), data...))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// seal sets the fingerprint, once every field holds its final value.
+func (s *Summary) seal() { s.Fingerprint = s.fingerprint() }
 
 // add counts one seed's result, keeping the first MaxViolations
 // violations by seed (a seed's own in the order found) whatever order the

@@ -161,6 +161,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if err == nil {
 		if al, ok := h.inst.(object.Alarmer); ok {
 			err = callAlarm(ctx, al, object.AlarmInfo{RetryCount: retry, IsRetry: retry > 0, Scheduled: r.start.Add(due)})
+			err = readObjectErr(h.ns.name+"/"+h.target.Object+".Alarm", err)
 		} else {
 			err = fmt.Errorf("%T has no Alarm(ctx, object.AlarmInfo) error method", h.inst)
 		}

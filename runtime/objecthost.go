@@ -66,7 +66,7 @@ func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 		return err
 	}
 	_, err = m.fn.Call(in)
-	return err
+	return readObjectErr(h.ns.name+"/"+h.target.Object+"."+name, err)
 }
 
 // SetAlarm sets or deletes the object's alarm.

@@ -5,10 +5,62 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/quote"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
 )
+
+// CheckArgs checks that args, as decoded from YAML or JSON, fit the
+// parameters (after its context) of method m, called name: their number,
+// and each argument's type and range, as the calls of a scenario file are
+// checked when it loads. dosim verify and amplify check their --args with
+// it. The error names the method's signature, the argument and what is
+// allowed, and wraps runtime.ErrArguments.
+func CheckArgs(name string, m object.Method, args []any) error {
+	_, err := checkArgs(name, m, args)
+	return err
+}
+
+// checkArgs is CheckArgs, with the index of the argument that does not
+// fit (-1 for their number).
+func checkArgs(name string, m object.Method, args []any) (int, error) {
+	t := reflect.TypeOf(m.Fn())
+	if t == nil || t.Kind() != reflect.Func || t.NumIn() < 1 {
+		return -1, &ArgsError{Msg: fmt.Sprintf("%s is not a method: %v", name, t)}
+	}
+	params := make([]string, 0, t.NumIn())
+	for i := 1; i < t.NumIn(); i++ {
+		params = append(params, t.In(i).String())
+	}
+	sig := fmt.Sprintf("%s(%s)", name, strings.Join(params, ", "))
+	if len(args) != len(params) {
+		return -1, &ArgsError{Msg: fmt.Sprintf("%s takes %d argument(s), got %d", sig, len(params), len(args))}
+	}
+	for i, a := range args {
+		if err := checkArg(a, t.In(i+1)); err != nil {
+			return i, &ArgsError{Msg: fmt.Sprintf("%s: argument %d: %v", sig, i+1, err), Arg: i + 1}
+		}
+	}
+	return -1, nil
+}
+
+// ArgsError is CheckArgs's error: which argument does not fit (Arg, from
+// 1; 0 for their number) and the message. errors.Is(err,
+// runtime.ErrArguments) holds.
+type ArgsError struct {
+	Msg string
+	Arg int
+}
+
+// Error says what does not fit and what is allowed.
+func (e *ArgsError) Error() string { return e.Msg }
+
+// Is makes errors.Is(err, runtime.ErrArguments) hold.
+func (e *ArgsError) Is(target error) bool { return target == runtime.ErrArguments }
 
 // checkArg checks that v, an argument as decoded from YAML, fits a
 // parameter of type t, and says in the user's terms (a string, a list, an
@@ -117,10 +169,7 @@ func describeValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		if len(x) > 40 {
-			x = x[:40] + "..."
-		}
-		return strconv.Quote(x) + " (a string)"
+		return quote.Q(x) + " (a string)"
 	case bool:
 		return strconv.FormatBool(x) + " (a bool)"
 	case int, int64, uint64:
@@ -128,7 +177,7 @@ func describeValue(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64) + " (a number)"
 	case []any:
-		return render.Value(x) + " (a list)"
+		return quote.Cut(render.Value(x)) + " (a list)"
 	case map[string]any:
 		return "a mapping"
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"go.yaml.in/yaml/v3"
@@ -68,7 +69,7 @@ func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectati
 		case ExpectOutcome:
 			if v, ok := p.name(vn, fp); ok {
 				if !slices.Contains(Outcomes, v) {
-					p.errorf(vn, fp, nil, "unknown outcome %q; allowed are %s", v, strings.Join(Outcomes, ", "))
+					p.errorf(vn, fp, nil, "unknown outcome %s; allowed are %s", quote.Q(v), strings.Join(Outcomes, ", "))
 					continue
 				}
 				add(vn, kind, v)
@@ -185,7 +186,7 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 			st := p.stubs[k.Value]
 			if st == nil {
 				if !p.brokenStubs[k.Value] {
-					p.errorf(k, path, nil, "unknown stub %q; defined are %s", k.Value, p.stubNames())
+					p.errorf(k, path, nil, "unknown stub %s; defined are %s", quote.Q(k.Value), p.stubNames())
 				}
 				continue
 			}
@@ -258,7 +259,7 @@ func (p *parser) endStub(g *fields, item *yaml.Node, path string) (*Stub, bool) 
 	}
 	st := p.stubs[name]
 	if st == nil && !p.brokenStubs[name] {
-		p.errorf(stn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
+		p.errorf(stn, path+".stub", nil, "unknown stub %s; defined are %s", quote.Q(name), p.stubNames())
 	}
 	return st, st != nil
 }

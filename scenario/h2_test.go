@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
+	rt "github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/stub"
 	"github.com/stretchr/testify/assert"
@@ -93,5 +96,47 @@ func TestH2_OptionOfTheWrongTypeInUserTerms(t *testing.T) {
 		assert.ErrorIs(t, err, stub.ErrType)
 		assert.NotContains(t, err.Error(), "interface")
 		assert.NotContains(t, err.Error(), "map[")
+	}
+}
+
+// Rule H2: CheckArgs is the loader's check, for arguments that come from
+// elsewhere (dosim verify and amplify --args): the same message, which
+// argument, and errors.Is(err, runtime.ErrArguments).
+func TestH2_CheckArgsIsTheLoadersCheck(t *testing.T) {
+	m := (&examples.Inventory{}).Methods()["SetQuantity"]
+	require.NoError(t, scenario.CheckArgs("SetQuantity", m, []any{"apple", 3}))
+	require.NoError(t, scenario.CheckArgs("SetQuantity", m, []any{"apple", 3.0}))
+	err := scenario.CheckArgs("SetQuantity", m, []any{"apple", 1.5})
+	require.ErrorIs(t, err, rt.ErrArguments)
+	var ae *scenario.ArgsError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, 2, ae.Arg)
+	assert.Equal(t, "SetQuantity(string, int): argument 2: 1.5 is not a whole number: want an integer from -9223372036854775808 to 9223372036854775807", err.Error())
+	err = scenario.CheckArgs("SetQuantity", m, nil)
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, 0, ae.Arg)
+	assert.EqualError(t, err, "SetQuantity(string, int) takes 2 argument(s), got 0")
+	assert.ErrorIs(t, scenario.CheckArgs("X", object.Method{}, nil), rt.ErrArguments)
+}
+
+// Rule H2: a message echoes at most 64 bytes of what the file says and
+// how long it was (package internal/quote): a 500 KB unknown method name
+// made a 500 KB message.
+func TestH2_MessagesEchoBoundedInput(t *testing.T) {
+	big := strings.Repeat("M", 500_000)
+	for name, y := range map[string]string{
+		"method":   head + "calls:\n  - {stub: shop, method: " + big + "}\n",
+		"stub":     head + "calls:\n  - {stub: " + big + ", method: Get, args: [a]}\n",
+		"field":    head + "? " + big + "\n: 1\n",
+		"fault":    head + "faults:\n  rules:\n    - {method: Get, fault: " + big + "}\ncalls: []\n",
+		"duration": head + "calls:\n  - sleep: " + big + "\n",
+		"argument": head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, " + big + "]}\n",
+		"list arg": head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, [" + strings.Repeat("1, ", 200_000) + "1]]}\n",
+		"option":   "namespaces: {INVENTORY: inventory}\nstubs: {shop: {options: {maxRetries: " + big + "}}}\n",
+	} {
+		_, err := scenario.Parse("big.yaml", []byte(y), builtIns)
+		require.Error(t, err, name)
+		assert.Less(t, len(err.Error()), 1000, "%s: %.300s", name, err)
+		assert.Regexp(t, `\.\.\. \([0-9]{6} bytes\)`, err.Error(), name)
 	}
 }

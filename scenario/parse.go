@@ -12,12 +12,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -203,12 +203,12 @@ func (p *parser) parseNamespaces(n *yaml.Node) {
 		}
 		reg := p.cfg.lookup(cname)
 		if reg == nil {
-			p.errorf(vals[i], path, nil, "unknown class %q; %s", cname, p.cfg.registered())
+			p.errorf(vals[i], path, nil, "unknown class %s; %s", quote.Q(cname), p.cfg.registered())
 			continue
 		}
 		info := p.class(cname)
 		if info.err != nil {
-			p.errorf(vals[i], path, info.err, "class %q cannot be used: %v", cname, info.err)
+			p.errorf(vals[i], path, info.err, "class %s cannot be used: %v", quote.Q(cname), info.err)
 			continue
 		}
 		delete(p.brokenNS, k.Value)
@@ -249,7 +249,7 @@ func (p *parser) lookupNamespace(n *yaml.Node, path string) (*Namespace, bool) {
 	ns := p.namespaces[name]
 	if ns == nil {
 		if !p.brokenNS[name] {
-			p.errorf(n, path, nil, "unknown namespace %q; defined are %s", name, p.namespaceNames())
+			p.errorf(n, path, nil, "unknown namespace %s; defined are %s", quote.Q(name), p.namespaceNames())
 		}
 		return nil, false
 	}
@@ -403,7 +403,7 @@ func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 		case !good:
 			ok = false
 		case !p.objects[v]:
-			p.errorf(on, path+".object", nil, "%q is not the object of any stub; the stubs' objects are %s", v, strings.Join(slices.Sorted(maps.Keys(p.objects)), ", "))
+			p.errorf(on, path+".object", nil, "%s is not the object of any stub; the stubs' objects are %s", quote.Q(v), strings.Join(slices.Sorted(maps.Keys(p.objects)), ", "))
 			ok = false
 		default:
 			r.Object = v
@@ -420,7 +420,7 @@ func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 			if ns != nil {
 				where = fmt.Sprintf("namespace %s (class %s) has", ns.Name, ns.Class.Name)
 			}
-			p.errorf(mn, path+".method", nil, "unknown method %q; %s %s", v, where, strings.Join(names, ", "))
+			p.errorf(mn, path+".method", nil, "unknown method %s; %s %s", quote.Q(v), where, strings.Join(names, ", "))
 			ok = false
 		default:
 			r.Method = v
@@ -441,7 +441,7 @@ func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 		if good {
 			fault, err := transport.ParseFault(v)
 			if err != nil {
-				p.errorf(fn, path+".fault", err, "unknown fault %q; allowed are %s", v, faultNames(true))
+				p.errorf(fn, path+".fault", err, "unknown fault %s; allowed are %s", quote.Q(v), faultNames(true))
 				good = false
 			}
 			r.Fault = fault
@@ -459,7 +459,7 @@ func (p *parser) parseRule(n *yaml.Node, path string) (transport.Rule, bool) {
 			reason, err := transport.ParseResetReason(v)
 			switch {
 			case err != nil:
-				p.errorf(rn, path+".reason", err, "unknown reset reason %q; allowed are code-update, storage, memory-limit", v)
+				p.errorf(rn, path+".reason", err, "unknown reset reason %s; allowed are code-update, storage, memory-limit", quote.Q(v))
 				good = false
 			case r.Fault != transport.Reset:
 				p.errorf(rn, path+".reason", nil, "a reason goes only with fault: %s (the fault is %s)", transport.Reset, r.Fault)
@@ -503,7 +503,7 @@ func (p *parser) rates(n *yaml.Node, at string) transport.Rates {
 		path := join(at, k.Value)
 		fault, err := transport.ParseFault(k.Value)
 		if err != nil || fault == transport.None {
-			p.errorf(k, path, err, "unknown fault %q; allowed are %s", k.Value, faultNames(false))
+			p.errorf(k, path, err, "unknown fault %s; allowed are %s", quote.Q(k.Value), faultNames(false))
 			continue
 		}
 		vn := resolve(vals[i])
@@ -617,7 +617,7 @@ func (p *parser) parseCall(n *yaml.Node, path string) *Call {
 			c.Stub = p.stubs[name]
 			if c.Stub == nil {
 				if !p.brokenStubs[name] {
-					p.errorf(sn, path+".stub", nil, "unknown stub %q; defined are %s", name, p.stubNames())
+					p.errorf(sn, path+".stub", nil, "unknown stub %s; defined are %s", quote.Q(name), p.stubNames())
 				}
 				good = false
 			}
@@ -703,25 +703,17 @@ func (p *parser) checkMethod(n *yaml.Node, path string, c *Call, name string) bo
 	ns := c.Stub.Namespace
 	m, found := ns.methods[name]
 	if !found {
-		p.errorf(n, path+".method", nil, "unknown method %q of class %s (namespace %s); it has %s",
-			name, ns.Class.Name, ns.Name, strings.Join(slices.Sorted(maps.Keys(ns.methods)), ", "))
+		p.errorf(n, path+".method", nil, "unknown method %s of class %s (namespace %s); it has %s",
+			quote.Q(name), ns.Class.Name, ns.Name, strings.Join(slices.Sorted(maps.Keys(ns.methods)), ", "))
 		return false
 	}
-	t := reflect.TypeOf(m.Fn())
-	params := make([]string, 0, t.NumIn())
-	for i := 1; i < t.NumIn(); i++ {
-		params = append(params, t.In(i).String())
-	}
-	sig := fmt.Sprintf("%s(%s)", name, strings.Join(params, ", "))
-	if len(c.Args) != len(params) {
-		p.errorf(n, path+".args", nil, "%s takes %d argument(s), got %d", sig, len(params), len(c.Args))
-		return false
-	}
-	for i, a := range c.Args {
-		if err := checkArg(a, t.In(i+1)); err != nil {
-			p.errorf(n, fmt.Sprintf("%s.args[%d]", path, i), nil, "%s: argument %d: %v", sig, i+1, err)
-			return false
+	if i, err := checkArgs(name, m, c.Args); err != nil {
+		at := path + ".args"
+		if i >= 0 {
+			at = fmt.Sprintf("%s[%d]", at, i)
 		}
+		p.errorf(n, at, nil, "%v", err)
+		return false
 	}
 	return true
 }
@@ -736,7 +728,7 @@ func (p *parser) parseFetch(n *yaml.Node, path string, c *Call) *Fetch {
 	if mn := f.get("method"); mn != nil {
 		v, good := p.name(mn, path+".method")
 		if good && !slices.Contains(fetchMethods, v) {
-			p.errorf(mn, path+".method", nil, "%q is not an HTTP method; allowed are %s", v, strings.Join(fetchMethods, ", "))
+			p.errorf(mn, path+".method", nil, "%s is not an HTTP method; allowed are %s", quote.Q(v), strings.Join(fetchMethods, ", "))
 			good = false
 		}
 		ft.Method = v
@@ -746,7 +738,7 @@ func (p *parser) parseFetch(n *yaml.Node, path string, c *Call) *Fetch {
 		v, good := p.name(pn, path+".path")
 		if good {
 			if u, err := url.ParseRequestURI(v); err != nil || !strings.HasPrefix(v, "/") || u.Host != "" {
-				p.errorf(pn, path+".path", err, "%q is not a path: want one starting with /, such as /cat.jpg", v)
+				p.errorf(pn, path+".path", err, "%s is not a path: want one starting with /, such as /cat.jpg", quote.Q(v))
 				good = false
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/internal/quote"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -116,8 +117,8 @@ func (f *fields) require(p *parser, k string, at *yaml.Node) *yaml.Node {
 // join appends key k to a field path; a key that is not a plain name is
 // quoted, so that a message stays on one line and reads unambiguously.
 func join(path, k string) string {
-	if !plainKey.MatchString(k) {
-		k = strconv.Quote(k)
+	if !plainKey.MatchString(k) || len(k) > quote.Max {
+		k = quote.Q(k)
 	}
 	if path == "" {
 		return k
@@ -147,13 +148,13 @@ func kindName(n *yaml.Node) string {
 		case "!!null":
 			return "empty (null)"
 		case "!!bool":
-			return "a bool (" + n.Value + ")"
+			return "a bool (" + quote.Cut(n.Value) + ")"
 		case "!!int":
-			return "an integer (" + n.Value + ")"
+			return "an integer (" + quote.Cut(n.Value) + ")"
 		case "!!float":
-			return "a number (" + n.Value + ")"
+			return "a number (" + quote.Cut(n.Value) + ")"
 		}
-		return fmt.Sprintf("a string (%q)", n.Value)
+		return "a string (" + quote.Q(n.Value) + ")"
 	}
 	return "not a value"
 }
@@ -337,7 +338,7 @@ func (p *parser) duration(n *yaml.Node, path string) (time.Duration, bool) {
 	}
 	d, err := time.ParseDuration(n.Value)
 	if err != nil {
-		p.errorf(n, path, nil, "%q is not a duration: %s", n.Value, want)
+		p.errorf(n, path, nil, "%s is not a duration: %s", quote.Q(n.Value), want)
 		return 0, false
 	}
 	if d < 0 || d > MaxTime {

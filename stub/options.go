@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/quote"
 )
 
 // ErrRange is wrapped by the error for an option value that is out of range
@@ -143,7 +144,7 @@ func ParseOptions(m map[string]any) ([]Option, error) {
 			}
 			opts = append(opts, TimeoutMs(n))
 		default:
-			return nil, fmt.Errorf("stub option %q: unknown; allowed are maxRetries, timeoutMs", k)
+			return nil, fmt.Errorf("stub option %s: unknown; allowed are maxRetries, timeoutMs", quote.Q(k))
 		}
 	}
 	return opts, nil
@@ -159,7 +160,7 @@ func integer(field string, v any, lo, hi int) (int, error) {
 			field, describe(v), ErrType, lo, hi)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
-		return 0, rangeErr(field, strings.TrimSuffix(numberText(v), ".0"), lo, hi)
+		return 0, rangeErr(field, quote.Cut(strings.TrimSuffix(numberText(v), ".0")), lo, hi)
 	}
 	return int(f), nil
 }
@@ -187,11 +188,11 @@ func describe(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return fmt.Sprintf("%q (a string)", x)
+		return quote.Q(x) + " (a string)"
 	case bool:
 		return fmt.Sprintf("%v (a bool)", x)
 	case json.Number:
-		return fmt.Sprintf("%q (not a number)", string(x))
+		return quote.Q(string(x)) + " (not a number)"
 	}
 	return fmt.Sprintf("a %T", v)
 }

@@ -9,11 +9,12 @@
 // It is package cli's Main on dosim's built-in classes: a program of yours
 // gets the same commands on your own classes with cli.WithClasses.
 //
-// Exit codes: 0 ok; 1 an expectation failed, explore found a violation or
-// verify found a marked method that is not idempotent; 2 a usage or input
-// error, or output that could not be written; 3 the simulation itself
-// failed; 130 (143) explore stopped by SIGINT (SIGTERM) after printing what
-// ran.
+// Exit codes: 0 ok; 1 an expectation failed, explore found a violation,
+// verify found a marked method that is not idempotent, or the code under
+// test stopped a run or an amplify trial (a stall, runtime.Goexit); 2 a
+// usage or input error, or output that could not be written; 3 the
+// simulation itself failed; 130 (143) explore stopped by SIGINT (SIGTERM)
+// after printing what ran.
 package main
 
 import (
