@@ -144,21 +144,18 @@ func init() {
 		}
 		return &Stub{conn: conn, target: target, retrying: retrying, cfg: cfg}, nil
 	}
-	wire.RefPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, bool) {
-		if k := v.Kind(); k != reflect.Pointer && k != reflect.Struct {
-			return v, false
-		}
+	wire.RefPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
 		t := v.Type()
 		switch {
 		case t == stubType:
 			if v.IsNil() {
-				return v, false
+				return v, "", false
 			}
-			return reflect.ValueOf(v.Interface().(*Stub).asRef()), true
+			return reflect.ValueOf(v.Interface().(*Stub).asRef()), "a stub", true
 		case t.Implements(targetType):
-			return v, true
+			return v, "an RPC target", true
 		}
-		return v, false
+		return v, "", false
 	}}
 }
 
