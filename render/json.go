@@ -109,15 +109,15 @@ func ToJSON(r Report) JSONReport {
 	}
 	for i, e := range r.Effects {
 		out.Effects[i] = JSONEffect{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind,
-			Payload: e.Payload, RequestID: e.RequestID, Attempt: e.Attempt}
+			Payload: jsonValue(e.Payload), RequestID: e.RequestID, Attempt: e.Attempt}
 	}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind, Detail: e.Text()})
 	}
 	for i, o := range r.Storage {
-		data := o.Data
-		if data == nil {
-			data = map[string]any{}
+		data := make(map[string]any, len(o.Data))
+		for k, v := range o.Data {
+			data[k] = jsonValue(v)
 		}
 		out.Storage[i] = JSONObject{Namespace: o.Namespace, Object: o.Object, Data: data}
 	}
@@ -150,11 +150,15 @@ func jsonValues(vs []any) []any {
 	return out
 }
 
-// jsonValue is v if it encodes as JSON, else its text: a value passed by
-// reference (a function, a channel) is shown, not an encoding error.
+// jsonValue is v if it encodes as JSON, else its text: a value that does
+// not encode is shown, not an encoding error, and one outside Value's
+// bounds (a cycle, a part nested too deep) is written as Value writes it.
 func jsonValue(v any) any {
 	if v == nil {
 		return nil
+	}
+	if !tame(v) {
+		return wild(v)
 	}
 	if _, err := json.Marshal(v); err != nil {
 		return fmt.Sprint(v)
