@@ -43,6 +43,7 @@ type JSONCall struct {
 	Call        string        `json:"call"`
 	Args        []any         `json:"args,omitempty"`
 	Result      any           `json:"result,omitempty"`
+	OneShot     string        `json:"oneShot,omitempty"` // what went by reference (runtime.CallRecord.OneShot)
 	StartMs     float64       `json:"startMs"`
 	EndMs       float64       `json:"endMs"`
 	Subrequests int           `json:"subrequests"`
@@ -99,7 +100,7 @@ func ToJSON(r Report) JSONReport {
 			N: i + 1, RequestID: c.RequestID, Namespace: c.Namespace, Object: c.Object, Method: c.Method,
 			Call: r.label(i), StartMs: msFloat(c.Start), EndMs: msFloat(c.End), Subrequests: c.Subrequests,
 			Outcome: c.Outcome.String(), Error: c.Err, Attempts: make([]JSONAttempt, len(c.Attempts)),
-			Args: jsonValues(c.Args), Result: jsonValue(c.Result),
+			Args: jsonValues(c.Args), Result: jsonValue(c.Result), OneShot: c.OneShot,
 		}
 		for j, a := range c.Attempts {
 			jc.Attempts[j] = JSONAttempt{N: a.N, StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),
