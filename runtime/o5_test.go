@@ -99,6 +99,34 @@ func TestO5_CyclesAreRefusedWhereValuesEnter(t *testing.T) {
 	}
 }
 
+// O5: a stub is not data, nor an RPC target that holds what is not: storage
+// refuses one and says what it is, not what inside it stopped the copy.
+func TestO5_StubsAndTargetsAreNotStored(t *testing.T) {
+	rt := newRuntime(t)
+	ns := rt.Namespace("X", func(st *object.State) object.Object { return &crossing{st: st} })
+	s := mustStub(t, ns, "x")
+	store := ns.Storage(ns.IDFromName("y"))
+	run(t, rt, func(ctx context.Context) error {
+		for _, v := range []any{s, map[string]any{"s": s}} {
+			err := store.Put(ctx, "k", v)
+			assert.ErrorIs(t, err, object.ErrNotPlainData)
+			assert.ErrorContains(t, err, "holds a stub (*stub.Stub)")
+		}
+		err := store.Put(ctx, "k", []any{&target{done: func() {}}})
+		assert.ErrorContains(t, err, "value[0] holds an RPC target (*runtime_test.target)")
+		return nil
+	})
+	assert.Zero(t, store.Len())
+}
+
+// target is an RPC target.
+type target struct {
+	object.RpcTarget
+	done func()
+}
+
+func (t *target) Methods() object.Methods { return nil }
+
 // O5: a result that is not plain data (an operating-system file, a
 // channel, a func, or any of them inside) is refused with its path: the
 // caller never gets the object's own pointer.

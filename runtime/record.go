@@ -273,7 +273,7 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	}
 	cp, _, err := clone.Copy(payload, nil)
 	if err != nil {
-		return fmt.Errorf("State.Effect(%q): payload: %w", kind, err)
+		return fmt.Errorf("State.Effect(%q): payload: %w", kind, wire.WhyNotData(payload, err))
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
 	if r.hist != nil {
