@@ -144,7 +144,7 @@ func newError(f *wire.Flight) *Error {
 			msg = f.Err.Error()
 		}
 		e.Msg = "object error: " + msg
-		e.cause = &remoteError{msg: msg, notData: errors.Is(f.Err, clone.ErrNotCopyable)}
+		e.cause = &remoteError{msg: msg, notData: wrapsNotData(f.Err)}
 	case wire.FailRejected:
 		e.Msg = "duplicate request rejected: the object already received this request identity and the method is not marked Retryable"
 		e.cause = ErrDuplicate
@@ -153,4 +153,33 @@ func newError(f *wire.Flight) *Error {
 		e.cause = f.Err
 	}
 	return e
+}
+
+// wrapsNotData reports whether the object's error err wraps
+// clone.ErrNotCopyable (object.ErrNotPlainData). err is the object's own,
+// so its chain is walked by hand: at most 64 errors, never through an Is
+// method, and a panicking Unwrap ends the walk (errors.Is would loop for
+// good on an error that unwraps to itself).
+func wrapsNotData(err error) (found bool) {
+	defer func() {
+		if recover() != nil {
+			found = false
+		}
+	}()
+	todo := []error{err}
+	for n := 0; len(todo) > 0 && n < 64; n++ {
+		e := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		switch x := e.(type) {
+		case nil:
+		case interface{ Unwrap() []error }:
+			todo = append(todo, x.Unwrap()...)
+		case interface{ Unwrap() error }:
+			todo = append(todo, x.Unwrap())
+		}
+		if e == clone.ErrNotCopyable {
+			return true
+		}
+	}
+	return false
 }
