@@ -12,6 +12,13 @@
 // Stub.Fetch. The runtime gives each instance a *State with its id, its
 // durable Storage, and a virtual-time Sleep.
 //
+// Arguments, results, stored values, effects' payloads and tasks' payloads
+// are copied (rules O4, O5) and must be plain data: bools, numbers,
+// strings, time.Time, and slices, arrays, maps, structs, pointers and
+// interfaces made of these, with no cycle. Anything else is refused with
+// its path (see ErrNotPlainData), except what a call passes by reference:
+// a stub, an RpcTarget, an io.Reader, which make the call one-shot.
+//
 // Inside a method, use only simulation blocking points: st.Sleep, calls on
 // stubs, and storage. Never time.Sleep, raw channels or goroutines: they
 // would step outside the deterministic scheduler.

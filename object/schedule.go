@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/robfig/cron/v3"
 )
@@ -315,8 +316,16 @@ func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOp
 	if rec.Callback == "" {
 		return Task{}, fmt.Errorf("%s: %w: the callback name is empty", op, ErrTask)
 	}
-	if err := s.host.CheckMethod(rec.Callback); err != nil {
-		return Task{}, fmt.Errorf("%s: %w", op, err)
+	payload, _, err := clone.Copy(rec.Payload, nil)
+	if err != nil {
+		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, wire.WhyNotData(rec.Payload, err))
+	}
+	rec.Payload = payload
+	if err := s.host.CheckTask(rec.Callback, payload); err != nil {
+		if errors.Is(err, ErrNoMethod) {
+			return Task{}, fmt.Errorf("%s: %w", op, err)
+		}
+		return Task{}, fmt.Errorf("%s: %w: %w", op, ErrTask, err)
 	}
 	if _, err := resolve(s.classDefaults(), o.Retry); err != nil {
 		return Task{}, err // A4's message, exactly

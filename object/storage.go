@@ -13,6 +13,17 @@ import (
 // ErrStorage is wrapped by every error Storage returns for bad input.
 var ErrStorage = errors.New("storage")
 
+// ErrNotPlainData is wrapped by the error for a value that cannot be
+// copied where values are copied (rules O4, O5): into storage, into a
+// call's arguments or result, an effect's payload, a task's payload. Plain
+// data is bools, numbers, strings, time.Time, and slices, arrays, maps,
+// structs, pointers and interfaces made of them, with no cycle and nested
+// at most clone.MaxDepth deep. Not plain data: funcs, channels, unsafe
+// pointers, operating-system handles (*os.File, network connections, which
+// implement syscall.Conn), a value that contains itself. The error names
+// the path to the value: "value.Items[3].Next is value.Items[3] again".
+var ErrNotPlainData = clone.ErrNotCopyable
+
 // Storage is an object's durable, transactional key-value store (rule O4).
 // Values are copied in and out: changing a value after Put, or the value
 // Get filled in, never changes what is stored. Operations never yield: no
@@ -139,7 +150,7 @@ func (s *Storage) delAs(key string, allow bool) {
 func copyIn(op, key string, value any) (any, error) {
 	cp, _, err := clone.Copy(value, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, err)
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, wire.WhyNotData(value, err))
 	}
 	if err := checkSize(op, key, cp); err != nil {
 		return nil, err

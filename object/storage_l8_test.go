@@ -158,14 +158,14 @@ func TestL8_KeyAndValueLimits(t *testing.T) {
 	}
 	require.NoError(t, s.Put(ctx, "rows", []row{{Name: "a", Tags: []string{"x"}}}))
 
-	// Shared and cyclic parts count once.
+	// Shared parts count once; a cycle is not stored at all (O5).
 	big := strings.Repeat("x", 80_000)
 	shared := &big
 	require.NoError(t, s.Put(ctx, "shared", []*string{shared, shared}))
 	type node struct{ Next *node }
 	n := &node{}
 	n.Next = n
-	require.NoError(t, s.Put(ctx, "cycle", n))
+	require.ErrorIs(t, s.Put(ctx, "cycle", n), object.ErrNotPlainData)
 }
 
 func TestL8_DeleteAllKeepsTasks(t *testing.T) {

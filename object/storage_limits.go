@@ -20,9 +20,10 @@ const (
 	// are not counted); struct fields count under their Go names (exported
 	// fields only, as JSON writes them); and a pointer, map or slice met a
 	// second time in the same value counts 4 bytes, as a back-reference in
-	// the platform's serialiser does, so shared parts count once and a
-	// cyclic value has a finite size. Byte slices count as base64, times
-	// as RFC 3339 strings, numbers as their shortest decimal form.
+	// the platform's serialiser does, so shared parts count once (a value
+	// that contains itself is refused before it is measured: rule O5).
+	// Byte slices count as base64, times as RFC 3339 strings, numbers as
+	// their shortest decimal form.
 	MaxValueBytes = 128 << 10
 	// MaxKeysPerCall is the most keys one GetMany, PutMany or DeleteMany
 	// may name.

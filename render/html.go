@@ -432,6 +432,9 @@ func writeCallTable(w io.Writer, r Report) {
 			fmt.Fprintf(w, "<td class=\"num\">%d</td><td class=\"%s\">%s</td><td class=\"%s\">%s</td><td>%s</td></tr>\n",
 				a.N, linkCls, esc(a.LinkText()), didCls, esc(did), outcome)
 		}
+		if c.OneShot != "" {
+			fmt.Fprintf(w, "<tr><td></td><td colspan=\"8\" class=\"result\">one-shot: %s</td></tr>\n", esc(c.OneShot))
+		}
 		if c.Err == "" && c.Result != nil {
 			fmt.Fprintf(w, "<tr><td></td><td colspan=\"8\" class=\"result\">result: %s</td></tr>\n", esc(Value(c.Result)))
 		}

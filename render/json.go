@@ -43,6 +43,7 @@ type JSONCall struct {
 	Call        string        `json:"call"`
 	Args        []any         `json:"args,omitempty"`
 	Result      any           `json:"result,omitempty"`
+	OneShot     string        `json:"oneShot,omitempty"` // what went by reference (runtime.CallRecord.OneShot)
 	StartMs     float64       `json:"startMs"`
 	EndMs       float64       `json:"endMs"`
 	Subrequests int           `json:"subrequests"`
@@ -99,7 +100,7 @@ func ToJSON(r Report) JSONReport {
 			N: i + 1, RequestID: c.RequestID, Namespace: c.Namespace, Object: c.Object, Method: c.Method,
 			Call: r.label(i), StartMs: msFloat(c.Start), EndMs: msFloat(c.End), Subrequests: c.Subrequests,
 			Outcome: c.Outcome.String(), Error: c.Err, Attempts: make([]JSONAttempt, len(c.Attempts)),
-			Args: jsonValues(c.Args), Result: jsonValue(c.Result),
+			Args: jsonValues(c.Args), Result: jsonValue(c.Result), OneShot: c.OneShot,
 		}
 		for j, a := range c.Attempts {
 			jc.Attempts[j] = JSONAttempt{N: a.N, StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),
@@ -109,15 +110,15 @@ func ToJSON(r Report) JSONReport {
 	}
 	for i, e := range r.Effects {
 		out.Effects[i] = JSONEffect{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind,
-			Payload: e.Payload, RequestID: e.RequestID, Attempt: e.Attempt}
+			Payload: jsonValue(e.Payload), RequestID: e.RequestID, Attempt: e.Attempt}
 	}
 	for _, e := range r.Events {
 		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind, Detail: e.Text()})
 	}
 	for i, o := range r.Storage {
-		data := o.Data
-		if data == nil {
-			data = map[string]any{}
+		data := make(map[string]any, len(o.Data))
+		for k, v := range o.Data {
+			data[k] = jsonValue(v)
 		}
 		out.Storage[i] = JSONObject{Namespace: o.Namespace, Object: o.Object, Data: data}
 	}
@@ -150,11 +151,15 @@ func jsonValues(vs []any) []any {
 	return out
 }
 
-// jsonValue is v if it encodes as JSON, else its text: a value passed by
-// reference (a function, a channel) is shown, not an encoding error.
+// jsonValue is v if it encodes as JSON, else its text: a value that does
+// not encode is shown, not an encoding error, and one outside Value's
+// bounds (a cycle, a part nested too deep) is written as Value writes it.
 func jsonValue(v any) any {
 	if v == nil {
 		return nil
+	}
+	if !tame(v) {
+		return wild(v)
 	}
 	if _, err := json.Marshal(v); err != nil {
 		return fmt.Sprint(v)

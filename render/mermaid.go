@@ -87,6 +87,9 @@ func mermaidEvents(r Report) []mermaidEvent {
 			add(a.End, obj, "$O-->>C: "+reply)
 		}
 		outcome := c.Outcome.String()
+		if c.OneShot != "" {
+			outcome += ", one-shot (" + c.OneShot + ")"
+		}
 		if c.Err == "" && c.Result != nil {
 			outcome += ", result " + Value(c.Result)
 		}

@@ -148,8 +148,14 @@ func kindsText(kinds []string) string {
 }
 
 // Value renders a call argument, a stored value or an effect payload
-// compactly, as JSON when it can, through Escape.
+// compactly, as JSON when it can, through Escape. A value that contains
+// itself, nests deeper than 100 levels or has more than 100,000 parts
+// (shared parts counted each time) is written within those bounds, a cycle
+// as "<cycle>", a part too deep as "...", at most 64 KiB of it.
 func Value(v any) string {
+	if !tame(v) {
+		return Escape(wild(v))
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return Escape(fmt.Sprint(v))

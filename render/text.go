@@ -109,6 +109,9 @@ func timelineRows(r Report) []row {
 			}
 			rows = append(rows, row{cells: cells})
 		}
+		if c.OneShot != "" {
+			rows = append(rows, row{note: &cell{"one-shot: " + Escape(c.OneShot), ansiDim}})
+		}
 		if c.Err == "" && c.Result != nil {
 			rows = append(rows, row{note: &cell{"result: " + Value(c.Result), ansiDim}})
 		}

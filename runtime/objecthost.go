@@ -31,14 +31,18 @@ func (v hostView) Instance() (any, error) {
 	return h.inst, nil
 }
 
-// CheckMethod reports an unknown method of the built object.
-func (v hostView) CheckMethod(name string) error {
+// CheckTask reports an unknown method of the built object, or a payload
+// that the method cannot take (rule A6).
+func (v hostView) CheckTask(name string, payload any) error {
 	h := v.h
 	if h.methods == nil {
 		return nil
 	}
-	_, err := find(h.ns.name, h.methods, name)
-	return err
+	m, err := find(h.ns.name, h.methods, name)
+	if err != nil {
+		return err
+	}
+	return m.fn.CheckPayload(payload)
 }
 
 // Invoke runs a task's callback as a request's method runs: the same

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
@@ -52,11 +54,18 @@ type CallRecord struct {
 	Subrequests int // always 1: retries are not subrequests (S13)
 	// Args are copies of the call's arguments, as the stub sent them
 	// (nil for Fetch): plain data, JSON-encodable, except values passed
-	// by reference (a stub, an RPC target), which appear as themselves.
+	// by reference (a stub, an RPC target, a reader), which appear as
+	// themselves.
 	Args []any
 	// Result is a copy of what the call returned: nil when it failed and
 	// for Fetch (whose response is the caller's).
 	Result any
+	// OneShot says which value of the call went by reference, when one
+	// did (rule S11): in its arguments, which makes the call one attempt
+	// only, as "argument 2: value.Body is a reader (*strings.Reader)"; in
+	// its result, as "result: value is a stub (*stub.Stub)", a stub that
+	// never retries (S1). Both, joined by "; ". "" for plain data only.
+	OneShot string
 	// ObjectErr is the object's own error message (what its method
 	// returned or panicked with) when the call failed with it; "" when
 	// the call succeeded or failed for another reason (Err says which).
@@ -163,8 +172,6 @@ func record(c *wire.Call) CallRecord {
 		Start:       c.Start,
 		End:         c.End,
 		Subrequests: int(c.Subrequests),
-		Args:        copyArgs(c.Args()),
-		Result:      copyValue(c.Result),
 		ObjectErr:   objectErr(c.Err()),
 		MaxRetries:  int(c.MaxRetries),
 		Timeout:     c.Timeout(),
@@ -174,6 +181,7 @@ func record(c *wire.Call) CallRecord {
 		Began:       uint64(c.Began),
 		Ended:       uint64(c.Ended),
 	}
+	rec.Args, rec.Result, rec.OneShot = recordValues(c)
 	for j := range rec.Attempts {
 		a := c.Attempt(j)
 		rec.Attempts[j] = AttemptRecord{
@@ -183,6 +191,36 @@ func record(c *wire.Call) CallRecord {
 		}
 	}
 	return rec
+}
+
+// recordValues copies a call's arguments and result for a reader, and
+// says which of their values went by reference (CallRecord.OneShot).
+func recordValues(c *wire.Call) (args []any, result any, oneShot string) {
+	var refs []string
+	if in := c.Args(); len(in) > 0 {
+		args = make([]any, len(in))
+		for i, a := range in {
+			var ref string
+			args[i], ref = copyRef(a)
+			if ref != "" {
+				refs = append(refs, "argument "+strconv.Itoa(i+1)+": "+ref)
+			}
+		}
+	}
+	result, ref := copyRef(c.Result)
+	if ref != "" {
+		refs = append(refs, "result: "+ref)
+	}
+	return args, result, strings.Join(refs, "; ")
+}
+
+// copyRef is copyValue, with what in v went by reference ("" if nothing).
+func copyRef(v any) (any, string) {
+	if clone.Immutable(v) {
+		return v, ""
+	}
+	cp, res, _ := clone.Copy(v, wire.RefPolicy)
+	return cp, res.Ref
 }
 
 // copyArgs gives a reader of the records its own copy of a call's
@@ -235,7 +273,7 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	}
 	cp, _, err := clone.Copy(payload, nil)
 	if err != nil {
-		return fmt.Errorf("State.Effect(%q): payload: %w", kind, err)
+		return fmt.Errorf("State.Effect(%q): payload: %w", kind, wire.WhyNotData(payload, err))
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
 	if r.hist != nil {

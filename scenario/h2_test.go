@@ -137,6 +137,6 @@ func TestH2_MessagesEchoBoundedInput(t *testing.T) {
 		_, err := scenario.Parse("big.yaml", []byte(y), builtIns)
 		require.Error(t, err, name)
 		assert.Less(t, len(err.Error()), 1000, "%s: %.300s", name, err)
-		assert.Regexp(t, `\.\.\. \([0-9]{6} bytes\)`, err.Error(), name)
+		assert.Regexp(t, `\.\.\. \([0-9]{5,} bytes\)`, err.Error(), name)
 	}
 }

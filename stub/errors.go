@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/transport"
 )
@@ -44,7 +45,9 @@ type Error struct {
 var ErrNotInTask = errors.New("stub: call made outside a simulated task (make calls from a function run by Runtime.Run or Group.Go)")
 
 // ErrRemote is the cause of errors returned or panicked by object code; only
-// their text crosses the boundary, as with a real remote object.
+// their text crosses the boundary, as with a real remote object, and
+// whether they wrap object.ErrNotPlainData (a result, or a value the
+// method stored, that is not plain data: rule O5).
 var ErrRemote = errors.New("object error")
 
 // ErrDuplicate is the cause recorded when the host rejects a request
@@ -92,12 +95,16 @@ func (e *Error) Error() string {
 // link fault.
 func (e *Error) Unwrap() error { return e.cause }
 
-// remoteError is an object's error after it crossed the boundary: its text only.
-type remoteError struct{ msg string }
+// remoteError is an object's error after it crossed the boundary: its
+// text, and whether it was about a value that is not plain data.
+type remoteError struct {
+	msg     string
+	notData bool
+}
 
 func (r *remoteError) Error() string { return r.msg }
 func (r *remoteError) Is(target error) bool {
-	return target == ErrRemote
+	return target == ErrRemote || r.notData && target == clone.ErrNotCopyable
 }
 
 // newError turns a failed flight into the caller's error.
@@ -137,7 +144,7 @@ func newError(f *wire.Flight) *Error {
 			msg = f.Err.Error()
 		}
 		e.Msg = "object error: " + msg
-		e.cause = &remoteError{msg: msg}
+		e.cause = &remoteError{msg: msg, notData: wrapsNotData(f.Err)}
 	case wire.FailRejected:
 		e.Msg = "duplicate request rejected: the object already received this request identity and the method is not marked Retryable"
 		e.cause = ErrDuplicate
@@ -146,4 +153,33 @@ func newError(f *wire.Flight) *Error {
 		e.cause = f.Err
 	}
 	return e
+}
+
+// wrapsNotData reports whether the object's error err wraps
+// clone.ErrNotCopyable (object.ErrNotPlainData). err is the object's own,
+// so its chain is walked by hand: at most 64 errors, never through an Is
+// method, and a panicking Unwrap ends the walk (errors.Is would loop for
+// good on an error that unwraps to itself).
+func wrapsNotData(err error) (found bool) {
+	defer func() {
+		if recover() != nil {
+			found = false
+		}
+	}()
+	todo := []error{err}
+	for n := 0; len(todo) > 0 && n < 64; n++ {
+		e := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		switch x := e.(type) {
+		case nil:
+		case interface{ Unwrap() []error }:
+			todo = append(todo, x.Unwrap()...)
+		case interface{ Unwrap() error }:
+			todo = append(todo, x.Unwrap())
+		}
+		if e == clone.ErrNotCopyable {
+			return true
+		}
+	}
+	return false
 }

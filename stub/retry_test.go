@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -150,16 +151,6 @@ func TestRetryRules(t *testing.T) {
 			want: want{attempts: 2, executions: 1, outcome: runtime.OutcomeRecovered, stored: 1},
 		},
 		{
-			name:  "S11 an argument holding a func makes the call one-shot",
-			rules: []transport.Rule{rule("Take", 1, transport.LoseRequest)}, call: call("Take", map[string]any{"cb": func() {}}),
-			want: want{attempts: 1, outcome: runtime.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
-		},
-		{
-			name:  "S11 an argument holding a channel makes the call one-shot",
-			rules: []transport.Rule{rule("Take", 1, transport.LoseRequest)}, call: call("Take", make(chan int)),
-			want: want{attempts: 1, outcome: runtime.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
-		},
-		{
 			name:  "S11 an argument holding an io.Reader makes the call one-shot",
 			rules: []transport.Rule{rule("Take", 1, transport.LoseRequest)}, call: call("Take", strings.NewReader("x")),
 			want: want{attempts: 1, outcome: runtime.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
@@ -302,6 +293,35 @@ type stubHolder struct{ got *stub.Stub }
 
 func (h *stubHolder) Methods() object.Methods {
 	return object.Methods{"Keep": object.Func(func(ctx context.Context, s *stub.Stub) error { h.got = s; return nil })}
+}
+
+// O5: an argument that is not plain data (a func, a channel, an
+// operating-system file, a cycle) is refused with its path before anything
+// is sent: such a call used to go out one-shot, which showed only when a
+// fault hit it.
+func TestO5_ArgumentsThatAreNotPlainDataAreRefused(t *testing.T) {
+	w := newWorld(t, 3)
+	s := w.stub(t)
+	self := map[string]any{}
+	self["me"] = self
+	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
+		for _, tc := range []struct {
+			args []any
+			want string
+		}{
+			{[]any{map[string]any{"cb": func() {}}}, "stub: Take argument 1: value[cb] holds a func"},
+			{[]any{make(chan int)}, "stub: Take argument 1: value holds a channel"},
+			{[]any{struct{ Log *os.File }{os.Stderr}}, "stub: Take argument 1: value.Log is an operating-system handle (*os.File)"},
+			{[]any{self}, "stub: Take argument 1: value[me] is value again"},
+		} {
+			_, err := s.Call(ctx, "Take", tc.args...)
+			assert.ErrorIs(t, err, object.ErrNotPlainData, tc.want)
+			assert.ErrorContains(t, err, tc.want)
+		}
+		return nil
+	}))
+	assert.Empty(t, w.rt.Calls(), "no call was made")
+	assert.Equal(t, 0, w.stored(t, "n"), "the method never ran")
 }
 
 // S11: a call whose argument holds a stub or an RPC target is one-shot.

@@ -144,27 +144,29 @@ func init() {
 		}
 		return &Stub{conn: conn, target: target, retrying: retrying, cfg: cfg}, nil
 	}
-	wire.RefPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, bool) {
-		if k := v.Kind(); k != reflect.Pointer && k != reflect.Struct {
-			return v, false
-		}
+	wire.RefPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
 		t := v.Type()
 		switch {
 		case t == stubType:
 			if v.IsNil() {
-				return v, false
+				return v, "", false
 			}
-			return reflect.ValueOf(v.Interface().(*Stub).asRef()), true
+			return reflect.ValueOf(v.Interface().(*Stub).asRef()), "a stub", true
 		case t.Implements(targetType):
-			return v, true
+			return v, "an RPC target", true
 		}
-		return v, false
+		return v, "", false
 	}}
 }
 
 // Call invokes method on the object with copies of args and returns a copy
 // of its result. A method that returns an RPC target gives a *Stub (that
-// never retries) instead.
+// never retries) instead. Arguments and results must be plain data (rule
+// O5): an argument that is not (a func, a channel, an *os.File, a value
+// that contains itself) is refused with its path before anything is sent,
+// with an error wrapping object.ErrNotPlainData. A stub, an RPC target or
+// an io.Reader goes by reference and makes the call one-shot (S11), which
+// its record says (runtime.CallRecord.OneShot).
 func (s *Stub) Call(ctx context.Context, method string, args ...any) (any, error) {
 	v, _, err := s.do(ctx, method, args, nil, nil)
 	return v, err

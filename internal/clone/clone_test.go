@@ -2,10 +2,12 @@ package clone
 
 import (
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -61,28 +63,97 @@ type node struct {
 	V    int
 }
 
-func TestCopyHandlesCycles(t *testing.T) {
+// O5: a value that contains itself is refused, with the path to the place
+// where it does; a part shared without a cycle is not one, and stays
+// shared in the copy.
+func TestO5_CopyRefusesACycleWithItsPath(t *testing.T) {
 	a := &node{V: 1}
 	a.Next = &node{V: 2, Next: a}
-	cp, _, err := Copy(a, nil)
+	m := map[string]any{"n": 1}
+	m["self"] = m
+	s := []any{1, nil}
+	s[1] = s
+	deep := &fz{}
+	deep.Kids = []*fz{{}, {A: []any{0, map[string]any{"k": deep}}}}
+	var inner fz
+	inner.Next = &fz{arr: [2]*fz{nil, &inner}}
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{a, "value.Next.Next is value again"},
+		{m, "value[self] is value again"},
+		{s, "value[1] is value again"},
+		{map[string]any{"top": m}, "value[top][self] is value[top] again"},
+		{deep, "value.Kids[1].A[1][k] is value again"},
+		{struct{ P *fz }{inner.Next}, "value.P.arr[1].Next is value.P again"},
+	} {
+		cp, _, err := Copy(tc.v, nil)
+		assert.Nil(t, cp)
+		require.ErrorIs(t, err, ErrCycle, tc.want)
+		require.ErrorIs(t, err, ErrNotCopyable)
+		assert.ErrorContains(t, err, tc.want+": value cannot be copied: it contains itself")
+	}
+
+	// Shared, not cyclic: the same pointer, map and slice twice, at any depth.
+	shared := &node{V: 3}
+	sm, ss := map[string]int{"a": 1}, []any{"x"}
+	v := []any{shared, shared, &struct{ P, Q *node }{shared, shared}, sm, sm, ss, ss, map[string]any{"m": sm, "s": ss}}
+	cp, _, err := Copy(v, nil)
 	require.NoError(t, err)
-	got := cp.(*node)
-	assert.Equal(t, 2, got.Next.V)
-	assert.Same(t, got, got.Next.Next)
-	assert.NotSame(t, a, got)
+	got := cp.([]any)
+	assert.Same(t, got[0], got[1])
+	assert.Same(t, got[0], got[2].(*struct{ P, Q *node }).Q)
+	assert.NotSame(t, shared, got[0])
+	got[3].(map[string]int)["a"] = 2
+	assert.Equal(t, 2, got[4].(map[string]int)["a"], "a shared map stays shared")
+	assert.Equal(t, 2, got[7].(map[string]any)["m"].(map[string]int)["a"])
+	assert.Equal(t, 1, sm["a"])
 }
 
-func TestReferencesNeedPolicy(t *testing.T) {
-	for _, v := range []any{func() {}, make(chan int), strings.NewReader("x"), map[string]any{"r": io.Reader(strings.NewReader("x"))}} {
+// O5, S11: readers go by reference only under a policy that allows it;
+// funcs, channels and operating-system handles never cross.
+func TestO5_ReferencesNeedPolicyFuncsAndHandlesNeverCross(t *testing.T) {
+	allow := &Policy{AllowRefs: true}
+	a := &node{}
+	for _, v := range []any{strings.NewReader("x"), map[string]any{"r": io.Reader(strings.NewReader("x"))}} {
 		_, _, err := Copy(v, nil)
 		require.ErrorIs(t, err, ErrNotCopyable, "%T", v)
-		got, res, err := Copy(v, &Policy{AllowRefs: true})
+		assert.ErrorContains(t, err, "holds a reader (*strings.Reader)")
+		got, res, err := Copy(v, allow)
 		require.NoError(t, err)
 		assert.Equal(t, 1, res.Refs, "%T is passed by reference", v)
-		_ = got
+		assert.Equal(t, v, got)
 	}
-	_, _, err := Copy([]any{1, func() {}}, nil)
-	assert.ErrorContains(t, err, "value[1] holds a func")
+	_, res, err := Copy(map[string]any{"r": io.Reader(strings.NewReader("x"))}, allow)
+	require.NoError(t, err)
+	assert.Equal(t, "value[r] is a reader (*strings.Reader)", res.Ref)
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{func() {}, "value holds a func"},
+		{make(chan int), "value holds a channel"},
+		{[]any{1, func() {}}, "value[1] holds a func"},
+		{struct{ C <-chan int }{}, "value.C holds a channel"},
+		{os.Stdout, "value is an operating-system handle (*os.File)"},
+		{map[string]any{"f": struct{ F *os.File }{os.Stdin}}, "value[f].F is an operating-system handle (*os.File)"},
+		{unsafe.Pointer(a), "value holds an unsafe pointer"},
+	} {
+		for _, p := range []*Policy{nil, allow} {
+			_, _, err := Copy(tc.v, p)
+			require.ErrorIs(t, err, ErrNotCopyable, tc.want)
+			assert.ErrorContains(t, err, tc.want)
+		}
+	}
+	ref := &Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
+		return v, "a stub", v.Type() == reflect.TypeFor[*node]()
+	}}
+	n := &node{V: 1}
+	got, res, err := Copy([]any{1, n}, ref)
+	require.NoError(t, err)
+	assert.Same(t, n, got.([]any)[1], "what Ref claims goes by reference")
+	assert.Equal(t, Result{Refs: 1, Ref: "value[1] is a stub (*clone.node)"}, res)
 }
 
 func TestConvert(t *testing.T) {
@@ -106,24 +177,6 @@ func TestConvert(t *testing.T) {
 	var anyV any
 	require.NoError(t, Into(&anyV, []int{1}))
 	assert.Equal(t, []int{1}, anyV)
-}
-
-// A map or slice that holds itself is copied without looping forever.
-func TestCopyHandlesMapAndSliceCycles(t *testing.T) {
-	m := map[string]any{"n": 1}
-	m["self"] = m
-	cp, _, err := Copy(m, nil)
-	require.NoError(t, err)
-	got := cp.(map[string]any)
-	got["n"] = 2
-	assert.Equal(t, 1, m["n"])
-	assert.Equal(t, 2, got["self"].(map[string]any)["n"], "the copy's cycle points at the copy")
-
-	s := []any{1, nil}
-	s[1] = s
-	cs, _, err := Copy(s, nil)
-	require.NoError(t, err)
-	assert.Equal(t, 1, cs.([]any)[0])
 }
 
 // A linked list far longer than MaxDepth fails with ErrTooDeep instead of

@@ -86,10 +86,56 @@ func pointers(v *fz, seen map[*fz]bool) {
 	}
 }
 
+// hasCycle reports whether a node reachable from v reaches itself: state
+// is 1 while a node's children are walked, 2 once they are done.
+func hasCycle(v *fz, state map[*fz]int) bool {
+	if v == nil {
+		return false
+	}
+	switch state[v] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	state[v] = 1
+	next := []*fz{v.Next, v.arr[0], v.arr[1]}
+	next = append(next, v.Kids...)
+	for _, k := range v.M {
+		next = append(next, k)
+	}
+	next = append(next, held(v.A)...)
+	for _, n := range next {
+		if hasCycle(n, state) {
+			return true
+		}
+	}
+	state[v] = 2
+	return false
+}
+
+// held lists the nodes an A field holds: a node, or the lists and maps
+// that build's case 6 nests.
+func held(a any) []*fz {
+	switch x := a.(type) {
+	case *fz:
+		return []*fz{x}
+	case []any:
+		var out []*fz
+		for _, e := range x {
+			out = append(out, held(e)...)
+		}
+		return out
+	case map[string]any:
+		return held(x["k"])
+	}
+	return nil
+}
+
 // FuzzClone copies arbitrary graphs (cycles, shared parts, deep chains,
 // unexported fields): Copy never panics or overflows the stack, fails only
-// with ErrTooDeep, and a copy is equal to its original and shares no node
-// with it.
+// with ErrTooDeep or, exactly when the graph has a cycle, ErrCycle, and a
+// copy is equal to its original and shares no node with it.
 func FuzzClone(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 0})
 	f.Add([]byte{0, 1, 0, 2, 3, 1, 4, 0, 5, 2, 6, 1, 7, 9, 8, 1})
@@ -100,8 +146,12 @@ func FuzzClone(f *testing.F) {
 		}
 		src := build(data)
 		cp, _, err := Copy(src, nil)
+		// A cycle is refused as one, unless the copy went too deep first.
+		if cyclic := hasCycle(src, map[*fz]int{}); errors.Is(err, ErrCycle) && !cyclic || cyclic && err == nil {
+			t.Fatalf("cyclic %v, but the error is %v", cyclic, err)
+		}
 		if err != nil {
-			if !errors.Is(err, ErrTooDeep) {
+			if !errors.Is(err, ErrTooDeep) && !errors.Is(err, ErrCycle) {
 				t.Fatalf("unexpected error: %v", err)
 			}
 			return

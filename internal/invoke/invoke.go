@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/dosim/dosim/internal/clone"
@@ -106,6 +107,42 @@ func (f Func) Args(ctx context.Context, args []any) ([]reflect.Value, error) {
 		in[i+1] = v
 	}
 	return in, nil
+}
+
+// CheckPayload reports why payload could not be f's argument as a task
+// passes it (rule A6): the one argument, or none when payload is nil and
+// f takes none; nil if it could. The error names f, its parameter's type
+// and the payload's, and wraps ErrArguments.
+func (f Func) CheckPayload(payload any) error {
+	switch len(f.params) {
+	case 0:
+		if payload == nil {
+			return nil
+		}
+		return fmt.Errorf("%w: callback %q takes no argument, but the payload is %s", ErrArguments, f.Name, typeOf(payload))
+	case 1:
+	default:
+		return fmt.Errorf("%w: callback %q takes %d arguments (%s), but a task passes its payload as the only one", ErrArguments, f.Name, len(f.params), f.fn.Type())
+	}
+	if _, err := clone.Convert(payload, f.params[0]); err != nil {
+		return fmt.Errorf("%w: callback %q takes %s, but the payload is %s: %w", ErrArguments, f.Name, article(f.params[0].String()), typeOf(payload), err)
+	}
+	return nil
+}
+
+// typeOf names v's type with its article: "a string", "nil".
+func typeOf(v any) string {
+	if v == nil {
+		return "nil"
+	}
+	return article(reflect.TypeOf(v).String())
+}
+
+func article(name string) string {
+	if strings.IndexByte("aeiou", name[0]) >= 0 {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // Panic is a panic raised by a method, with its stack.

@@ -400,3 +400,18 @@ var (
 	// targets travel by reference (a stub becomes a non-retrying stub).
 	RefPolicy *clone.Policy
 )
+
+// WhyNotData is the error for v, which failed to copy as plain data with
+// err: a stub or an RPC target inside v is named as one (RefPolicy's hook
+// knows them), where err named what inside it stopped the copy
+// ("value.conn.k.cur holds an unsafe pointer"). It copies v again, which
+// only an error costs.
+func WhyNotData(v any, err error) error {
+	if RefPolicy == nil || RefPolicy.Ref == nil {
+		return err
+	}
+	if _, _, named := clone.Copy(v, &clone.Policy{Ref: RefPolicy.Ref}); named != nil {
+		return named
+	}
+	return err
+}

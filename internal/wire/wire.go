@@ -26,9 +26,10 @@ type Host interface {
 	// Instance returns the object instance, building it if needed; nil
 	// while its constructor runs.
 	Instance() (any, error)
-	// CheckMethod reports an error if the built instance has no method
-	// called name (nil while the instance is not built).
-	CheckMethod(name string) error
+	// CheckTask reports an error if the built instance has no method
+	// called name, or if payload does not fit its parameter as Invoke would
+	// pass it (nil while the instance is not built).
+	CheckTask(name string, payload any) error
 	// Invoke runs the instance's method called name, building the instance
 	// if needed, with payload as its one argument (none when payload is nil
 	// and the method takes none), through the path requests take: argument
