@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dosim/dosim/stub"
 )
@@ -14,10 +16,18 @@ import (
 // text (maps with sorted keys, as JSON), results and errors as keys.
 
 // canonical renders v deterministically (maps with sorted keys): as
-// json.Marshal does, or with %#v when it cannot.
+// json.Marshal does, or with %#v when it cannot. A value that shares its
+// parts so much that written out whole it would pass maxCanonicalParts
+// (storage keeps sharing, as the platform's structured clone does: sixty
+// levels of pairs of one part are 2^60 parts written out) is written with
+// each shared part once (sharedCanonical).
 func canonical(v any) string {
-	if b, ok := appendCanonical(nil, v); ok {
+	w := canonWalk{left: maxCanonicalParts}
+	if b, ok := w.append(nil, v); ok {
 		return string(b)
+	}
+	if w.left < 0 || partsOver(reflect.ValueOf(v), new(int)) {
+		return sharedCanonical(v)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -26,11 +36,26 @@ func canonical(v any) string {
 	return string(b)
 }
 
+// maxCanonicalParts bounds the parts of a value canonical writes out whole.
+const maxCanonicalParts = 1 << 20
+
 // appendCanonical appends json.Marshal's bytes for the values every seed
 // meets (nil, booleans, integers, plain strings, and slices and
-// string-keyed maps of them) without its reflection; ok is false for any
-// other value, which canonical leaves to json.Marshal.
+// string-keyed maps of them, up to maxCanonicalParts parts) without its
+// reflection; ok is false for any other value, which canonical handles.
 func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
+	w := canonWalk{left: maxCanonicalParts}
+	return w.append(b, v)
+}
+
+// canonWalk is appendCanonical's walk: left counts the parts it may
+// still write.
+type canonWalk struct{ left int }
+
+func (w *canonWalk) append(b []byte, v any) (_ []byte, ok bool) {
+	if w.left--; w.left < 0 {
+		return b, false
+	}
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), true
@@ -56,7 +81,7 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, ok = appendCanonical(b, e); !ok {
+			if b, ok = w.append(b, e); !ok {
 				return b, false
 			}
 		}
@@ -82,13 +107,157 @@ func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 			b = append(b, '"')
 			b = append(b, k...)
 			b = append(b, '"', ':')
-			if b, ok = appendCanonical(b, x[k]); !ok {
+			if b, ok = w.append(b, x[k]); !ok {
 				return b, false
 			}
 		}
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// partsOver reports whether v, written out whole (a shared part each time
+// it is met), has more than maxCanonicalParts parts; n counts them.
+func partsOver(v reflect.Value, n *int) bool {
+	if *n++; *n > maxCanonicalParts {
+		return true
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && partsOver(v.Elem(), n)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return false
+		}
+		for i := range v.Len() {
+			if partsOver(v.Index(i), n) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if partsOver(it.Value(), n) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if partsOver(v.Field(i), n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sharedCanonical writes v with each shared part (a map, a slice, a
+// pointer's target) once, in full where it is first met and as @N, its
+// number in that order, where it is met again: deterministic, and as
+// long as the value's distinct parts.
+func sharedCanonical(v any) string {
+	w := sharedWalk{seen: map[sharedPart]int{}}
+	w.write(reflect.ValueOf(v))
+	return w.b.String()
+}
+
+type sharedPart struct {
+	p   uintptr
+	len int
+	t   reflect.Type
+}
+
+type sharedWalk struct {
+	b    strings.Builder
+	seen map[sharedPart]int
+}
+
+// again reports whether the part at v was written before, writing its
+// reference if so, and numbers it if not.
+func (w *sharedWalk) again(v reflect.Value) bool {
+	part := sharedPart{p: uintptr(v.UnsafePointer()), t: v.Type()}
+	if v.Kind() == reflect.Slice {
+		part.len = v.Len()
+	}
+	if n, ok := w.seen[part]; ok {
+		fmt.Fprintf(&w.b, "@%d", n)
+		return true
+	}
+	w.seen[part] = len(w.seen)
+	return false
+}
+
+func (w *sharedWalk) write(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Invalid:
+		w.b.WriteString("null")
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			w.b.WriteString("null")
+		} else if v.Kind() == reflect.Interface || !w.again(v) {
+			w.write(v.Elem())
+		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		if v.Kind() != reflect.Array && (v.IsNil() || w.again(v)) {
+			if v.IsNil() {
+				w.b.WriteString("null")
+			}
+			return
+		}
+		w.writeMany(v)
+	case reflect.Struct:
+		w.b.WriteByte('{')
+		for i := range v.NumField() {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			w.b.WriteString(v.Type().Field(i).Name + ":")
+			w.write(v.Field(i))
+		}
+		w.b.WriteByte('}')
+	case reflect.String:
+		w.b.WriteString(strconv.Quote(v.String()))
+	default:
+		fmt.Fprintf(&w.b, "%v", v)
+	}
+}
+
+// writeMany writes a slice's or array's elements, or a map's entries by
+// the order of their keys written out.
+func (w *sharedWalk) writeMany(v reflect.Value) {
+	if v.Kind() != reflect.Map {
+		if v.Type().Elem().Kind() == reflect.Uint8 && v.Kind() == reflect.Slice {
+			fmt.Fprintf(&w.b, "%q", v.Bytes())
+			return
+		}
+		w.b.WriteByte('[')
+		for i := range v.Len() {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			w.write(v.Index(i))
+		}
+		w.b.WriteByte(']')
+		return
+	}
+	keys := v.MapKeys()
+	text := make([]string, len(keys))
+	for i, k := range keys {
+		text[i] = fmt.Sprint(k)
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(text[a], text[b]) })
+	w.b.WriteByte('{')
+	for n, i := range order {
+		if n > 0 {
+			w.b.WriteByte(',')
+		}
+		w.b.WriteString(strconv.Quote(text[i]) + ":")
+		w.write(v.MapIndex(keys[i]))
+	}
+	w.b.WriteByte('}')
 }
 
 // plainJSON reports whether json.Marshal writes s as itself in quotes:

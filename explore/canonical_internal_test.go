@@ -51,3 +51,22 @@ func FuzzCanonicalString(f *testing.F) {
 		}
 	})
 }
+
+// H2: a value that shares its parts over and over (sixty levels of a pair
+// of one part: 2^60 parts written out, which storage accepts, as the
+// platform's structured clone keeps sharing) is written with each part
+// once, at once: canonical expanded it whole, for good.
+func TestH2_CanonicalOfAHeavilySharedValueIsBounded(t *testing.T) {
+	var v any = "leaf"
+	for range 60 {
+		v = []any{v, v}
+	}
+	s := canonical(v)
+	assert.Less(t, len(s), 4096, "%.200s", s)
+	assert.Equal(t, s, canonical(v), "deterministic")
+	assert.Contains(t, s, "@")
+	m := map[string]any{"a": 1}
+	type node struct{ L, R map[string]any }
+	assert.Equal(t, canonical(node{m, m}), canonical(node{m, m}))
+	assert.Equal(t, `{"a":1}`, canonical(m), "small values are written as before")
+}
