@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/internal/untyped"
 )
 
@@ -64,7 +65,8 @@ func FuzzParseOptions(f *testing.F) {
 			}
 			named := false
 			for k := range m {
-				named = named || strings.HasPrefix(msg, "stub option "+k+":") || strings.HasPrefix(msg, "stub option "+strconv.Quote(k)+":")
+				named = named || strings.HasPrefix(msg, "stub option "+k+":") || strings.HasPrefix(msg, "stub option "+strconv.Quote(k)+":") ||
+					strings.HasPrefix(msg, "stub option "+quote.Q(k)+":")
 			}
 			known := errors.Is(err, ErrType) || errors.Is(err, ErrRange) || strings.Contains(msg, "unknown; allowed are maxRetries, timeoutMs")
 			if !named || !known {
