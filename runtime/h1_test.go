@@ -97,7 +97,7 @@ func TestH1_BlockedOutsideTheSimulationStalls(t *testing.T) {
 	for _, method := range []string{"Wait", "Lock", "Nap"} {
 		t.Run(method, func(t *testing.T) {
 			ignore := goleak.IgnoreCurrent()
-			w := newMisbehaving(t, runtime.WithStallLimit(50*time.Millisecond))
+			w := newMisbehaving(t, runtime.WithStallLimit(runtime.MinStallLimit))
 			w.obj.mu.Lock()
 			err := w.rt.Run(func(ctx context.Context) error { _, err := w.s.Call(ctx, method); return err })
 			require.ErrorIs(t, err, runtime.ErrStalled)
@@ -250,4 +250,28 @@ func TestH1_AKeptContextStaysEndedInLaterTurns(t *testing.T) {
 	require.Error(t, useErr) // the object's error, as the caller sees it: remote
 	assert.Contains(t, useErr.Error(), runtime.ErrNotInTask.Error())
 	assert.Equal(t, time.Duration(0), rt.Elapsed(), "the kept context slept")
+}
+
+// H1: a stall limit below the floor (runtime.MinStallLimit) made a seed
+// fail or pass by the machine's load. It is refused when the runtime
+// runs, naming the option, the value and what is allowed.
+func TestH1_AStallLimitBelowTheFloorIsRefused(t *testing.T) {
+	ran := false
+	rt := newRuntime(t, runtime.WithStallLimit(time.Nanosecond))
+	err := rt.Run(func(context.Context) error { ran = true; return nil })
+	require.Error(t, err)
+	assert.False(t, ran)
+	assert.Contains(t, err.Error(), "runtime.WithStallLimit: 1ns is below the watchdog's floor of 100ms")
+	assert.Contains(t, err.Error(), "at least 100ms")
+	require.ErrorIs(t, rt.Advance(time.Second), runtime.ErrStallLimit)
+
+	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
+	runtime.SetDefaultStallLimit(time.Millisecond)
+	err = newRuntime(t).Run(func(context.Context) error { return nil })
+	require.ErrorIs(t, err, runtime.ErrStallLimit)
+	assert.Contains(t, err.Error(), "runtime.SetDefaultStallLimit: 1ms")
+
+	for _, d := range []time.Duration{0, -time.Second, runtime.MinStallLimit} {
+		require.NoError(t, newRuntime(t, runtime.WithStallLimit(d)).Run(func(context.Context) error { return nil }), "%v", d)
+	}
 }

@@ -56,8 +56,8 @@ func (r *Runtime) Quiesce(d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("runtime.Quiesce: d is %v, must be >= 0", d)
 	}
-	if r.k.Closed() {
-		return fmt.Errorf("runtime.Quiesce: %w", ErrClosed)
+	if err := r.usable("runtime.Quiesce"); err != nil {
+		return err
 	}
 	if !r.BackgroundPending() {
 		return nil // nothing can fall due: time need not move

@@ -88,6 +88,23 @@ const DefaultStallLimit = sched.DefaultStallLimit
 // can wake one. It names the blocked tasks and what each waits for.
 type DeadlockError = sched.DeadlockError
 
+// MinStallLimit is the least stall limit the watchdog takes: a limit
+// between 0 and it would let the machine's load, not the simulated code,
+// fail a seed. WithStallLimit and SetDefaultStallLimit below it make Run
+// fail with an error that is ErrStallLimit; 0 or less turns the watchdog
+// off.
+const MinStallLimit = sched.MinStallLimit
+
+// ErrStallLimit is what the error of a stall limit below MinStallLimit is
+// (errors.Is).
+var ErrStallLimit = sched.ErrStallLimit
+
+// CheckStallLimit returns an error that is ErrStallLimit for a stall limit
+// the watchdog does not take (above 0 and below MinStallLimit), naming
+// the value and what is allowed; nil otherwise. For code that takes the
+// limit from its users, as dosim's --stall-limit does.
+func CheckStallLimit(d time.Duration) error { return sched.CheckStallLimit(d) }
+
 // PanicError is returned by Run when a task's code panicked outside an
 // object method (a panic inside a method is the caller's remote error), or
 // when any simulated code called runtime.Goexit (t.FailNow and t.Fatal do):
@@ -141,6 +158,10 @@ type Runtime struct {
 	orng   *rand.Rand
 	// horizon bounds virtual time (WithHorizon, Quiesce); 0: none.
 	horizon time.Duration
+
+	// optErr is the error of an option that cannot be honoured (a stall
+	// limit below the floor): Run and the other driver calls return it.
+	optErr error
 }
 
 // Option configures a Runtime.
@@ -174,8 +195,10 @@ func WithFaults(plan *transport.FaultPlan) Option {
 // WithStallLimit sets the watchdog's wall-clock stall limit (rule H1):
 // when a task runs for longer than d without reaching a simulation blocking
 // point, Run stops and returns a *StallError. d <= 0 turns the watchdog off
-// (a hang then hangs). The default is DefaultStallLimit. The watchdog reads
-// the wall clock only to end a hang; it never changes a simulated result.
+// (a hang then hangs). The default is DefaultStallLimit; a d above 0 and
+// below MinStallLimit makes Run fail with an error that is ErrStallLimit
+// and says what is allowed. The watchdog reads the wall clock only to
+// end a hang; it never changes a simulated result.
 func WithStallLimit(d time.Duration) Option {
 	return optionFunc(func(r *Runtime) { r.stallLimit, r.stallSet = d, true })
 }
@@ -216,10 +239,14 @@ func New(opts ...Option) *Runtime {
 	}
 	r.k = sched.New(r.rng)
 	r.k.SetOwner(r)
+	source := "runtime.WithStallLimit"
 	if !r.stallSet {
 		r.stallLimit = time.Duration(defaultStall.Load())
+		source = "runtime.SetDefaultStallLimit"
 	}
-	r.k.SetStallLimit(r.stallLimit)
+	if err := r.k.SetStallLimit(r.stallLimit); err != nil {
+		r.optErr = fmt.Errorf("%s: %w", source, err)
+	}
 	if r.horizon > 0 {
 		r.k.SetLimit(r.horizon, true)
 	}
@@ -266,8 +293,8 @@ func (r *Runtime) setupErr() error {
 // stall limit (it never hangs, rule H1); ErrClosed after Close; or the
 // error of a namespace that could not be defined.
 func (r *Runtime) Run(fn func(ctx context.Context) error) error {
-	if r.k.Closed() {
-		return fmt.Errorf("runtime.Run: %w", ErrClosed)
+	if err := r.usable("runtime.Run"); err != nil {
+		return err
 	}
 	if fn == nil {
 		return errors.New("runtime.Run: fn is nil")
@@ -281,6 +308,18 @@ func (r *Runtime) Run(fn func(ctx context.Context) error) error {
 	var rootErr error
 	r.k.Go(context.Background(), "root", func(ctx context.Context) { rootErr = fn(ctx) })
 	return r.drive(-1, &rootErr)
+}
+
+// usable returns the error that keeps a driver call (op) from running: the
+// runtime is closed, or an option cannot be honoured.
+func (r *Runtime) usable(op string) error {
+	switch {
+	case r.k.Closed():
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	case r.optErr != nil:
+		return r.optErr
+	}
+	return nil
 }
 
 // drive runs the kernel until it stops (or reaches target, if >= 0) and
@@ -338,8 +377,8 @@ func (r *Runtime) Advance(d time.Duration) error {
 		}
 		return cur.Sleep(cur, d, true)
 	}
-	if r.k.Closed() {
-		return fmt.Errorf("runtime.Advance: %w", ErrClosed)
+	if err := r.usable("runtime.Advance"); err != nil {
+		return err
 	}
 	return r.drive(r.k.Now()+d, nil)
 }

@@ -59,7 +59,7 @@ func TestH1_GoexitEndsTheTask(t *testing.T) {
 // *StallError once the stall limit passes; Close then ends the others.
 func TestH1_StallStopsDrive(t *testing.T) {
 	k := newKernel(1)
-	k.SetStallLimit(20 * time.Millisecond)
+	require.NoError(t, k.SetStallLimit(MinStallLimit))
 	never := make(chan struct{})
 	k.Go(context.Background(), "parked", func(ctx context.Context) {
 		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
@@ -75,4 +75,26 @@ func TestH1_StallStopsDrive(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStalled, "only Close works now")
 	require.NoError(t, k.Close())
 	close(never) // the stuck goroutine ends without touching the kernel (goleak checks)
+}
+
+// H1: the stall limit has a floor, MinStallLimit: below it a busy machine
+// (a collection, a descheduled process) trips the watchdog on honest work,
+// and a seed fails or passes by the machine's load. A limit below the
+// floor is refused and the limit stays as it was; 0 or less turns the
+// watchdog off.
+func TestH1_TheStallLimitHasAFloor(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	for _, d := range []time.Duration{time.Nanosecond, time.Millisecond, MinStallLimit - 1} {
+		err := k.SetStallLimit(d)
+		require.ErrorIs(t, err, ErrStallLimit, "%v", d)
+		assert.Contains(t, err.Error(), d.String())
+		assert.Contains(t, err.Error(), "at least 100ms")
+		assert.Contains(t, err.Error(), "or 0 to turn the watchdog off")
+		assert.Equal(t, DefaultStallLimit, k.StallLimit(), "a refused limit changes nothing")
+	}
+	for _, d := range []time.Duration{MinStallLimit, time.Minute, 0, -time.Second} {
+		require.NoError(t, k.SetStallLimit(d))
+		assert.Equal(t, d, k.StallLimit())
+	}
 }

@@ -53,6 +53,42 @@ var ErrStalled = errors.New("dosim: a task stalled outside the simulation")
 // still ends a hung test well inside go test's default ten-minute timeout.
 const DefaultStallLimit = 10 * time.Second
 
+// MinStallLimit is the least stall limit the watchdog takes (a limit of 0
+// or less turns it off). Below it the wall clock of a busy machine, not
+// the simulated code, decides a run: a collection pause, or a process the
+// operating system left waiting for a few milliseconds, looks like a task
+// that stopped reaching blocking points, and a seed fails or passes by
+// the machine's load. A tenth of a second is a hundred times the slowest
+// honest turn (a few milliseconds under the race detector on a loaded
+// machine), and still ends a test of a hang at once.
+const MinStallLimit = 100 * time.Millisecond
+
+// ErrStallLimit is what the error of a stall limit below MinStallLimit is
+// (errors.Is).
+var ErrStallLimit = errors.New("dosim: stall limit below the watchdog's floor")
+
+// CheckStallLimit returns an error that is ErrStallLimit (errors.Is) for a
+// limit the watchdog does not take: above 0 and below MinStallLimit. It
+// names the value and what is allowed.
+func CheckStallLimit(d time.Duration) error {
+	if d > 0 && d < MinStallLimit {
+		return stallLimitError{d}
+	}
+	return nil
+}
+
+// stallLimitError is CheckStallLimit's error.
+type stallLimitError struct{ d time.Duration }
+
+// Error names the limit and what is allowed.
+func (e stallLimitError) Error() string {
+	return fmt.Sprintf("%v is below the watchdog's floor of %v: want at least %v (such as 10s), or 0 to turn the watchdog off",
+		e.d, MinStallLimit, MinStallLimit)
+}
+
+// Is makes errors.Is(err, ErrStallLimit) hold.
+func (e stallLimitError) Is(target error) bool { return target == ErrStallLimit }
+
 // StallError reports that a task held the processor for longer than the
 // stall limit, in wall-clock time, without reaching a simulation blocking
 // point: it blocks outside the simulation (a raw channel, a mutex, a real
@@ -326,9 +362,17 @@ func New(rng *rand.Rand) *Kernel {
 func (k *Kernel) SetLimit(at time.Duration, ok bool) { k.limit, k.hasLimit = at, ok }
 
 // SetStallLimit sets the watchdog's wall-clock stall limit; d <= 0 turns
-// the watchdog off. The watchdog reads the wall clock only to end a hang:
-// it never changes what a run that does not stall computes.
-func (k *Kernel) SetStallLimit(d time.Duration) { k.stallLimit = d }
+// the watchdog off. A limit below MinStallLimit is refused (the limit
+// stays as it was) with an error wrapping ErrStallLimit. The watchdog
+// reads the wall clock only to end a hang: it never changes what a run
+// that does not stall computes.
+func (k *Kernel) SetStallLimit(d time.Duration) error {
+	if err := CheckStallLimit(d); err != nil {
+		return err
+	}
+	k.stallLimit = d
+	return nil
+}
 
 // StallLimit returns the watchdog's stall limit (<= 0: off).
 func (k *Kernel) StallLimit() time.Duration { return k.stallLimit }
