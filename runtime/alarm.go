@@ -112,6 +112,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 	h, l := lt.h, lt.lane
 	t := sched.FromContext(ctx)
 	t.Gate, t.Data = &h.gate, lt
+	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
 	defer func() {
 		h.lane(l).running = false
 		h.arm(l)

@@ -275,3 +275,40 @@ func TestH1_AStallLimitBelowTheFloorIsRefused(t *testing.T) {
 		require.NoError(t, newRuntime(t, runtime.WithStallLimit(d)).Run(func(context.Context) error { return nil }), "%v", d)
 	}
 }
+
+// stallingAlarm's handler blocks outside the simulation.
+type stallingAlarm struct {
+	st *object.State
+	ch chan struct{}
+}
+
+func (a *stallingAlarm) Methods() object.Methods {
+	return object.Methods{"Arm": object.Func(func(ctx context.Context) error {
+		return a.st.SetAlarm(ctx, a.st.Now().Add(time.Second))
+	})}
+}
+
+func (a *stallingAlarm) Alarm(ctx context.Context, _ object.AlarmInfo) error { <-a.ch; return nil }
+
+// H1: an alarm handler that stalls while the root task sleeps used to
+// make the watchdog race with the scheduler (go test -race reported it).
+// The stall is reported race-free, naming the alarm's turn.
+func TestH1_AnAlarmHandlerThatStallsWhileRootSleeps(t *testing.T) {
+	a := &stallingAlarm{ch: make(chan struct{})}
+	rt := runtime.New(runtime.WithStallLimit(runtime.MinStallLimit))
+	ns := rt.Namespace("A", func(st *object.State) object.Object { a.st = st; return a })
+	s, err := ns.GetByName("a")
+	require.NoError(t, err)
+	err = rt.Run(func(ctx context.Context) error {
+		if _, err := s.Call(ctx, "Arm"); err != nil {
+			return err
+		}
+		return rt.Sleep(ctx, time.Hour)
+	})
+	var se *runtime.StallError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "alarm A/a alarm", se.Task)
+	assert.Equal(t, time.Second, se.Now)
+	require.NoError(t, rt.Close())
+	close(a.ch)
+}

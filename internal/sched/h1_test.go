@@ -77,6 +77,32 @@ func TestH1_StallStopsDrive(t *testing.T) {
 	close(never) // the stuck goroutine ends without touching the kernel (goleak checks)
 }
 
+// H1: the watchdog reads the stalled task and the clock without a data
+// race (go test -race checks it). Here the task first runs after the clock
+// moved, started by a timer while the root sleeps, and blocks outside the
+// simulation: the goroutine that handed it the processor wrote its worker,
+// the live list and the clock after the watchdog's counter last moved, and
+// the driver read them when it declared the stall.
+func TestH1_TheWatchdogReadsAStalledTaskWithoutARace(t *testing.T) {
+	k := newKernel(1)
+	require.NoError(t, k.SetStallLimit(MinStallLimit))
+	never := make(chan struct{})
+	k.Go(context.Background(), "root", func(ctx context.Context) {
+		k.After(time.Second, false, func() {
+			k.Go(context.Background(), "late", func(ctx context.Context) { <-never })
+		})
+		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+	})
+	stop, err := k.Drive(-1)
+	assert.Equal(t, Stalled, stop)
+	var se *StallError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "late", se.Task)
+	assert.Equal(t, time.Second, se.Now)
+	require.NoError(t, k.Close())
+	close(never)
+}
+
 // H1: the stall limit has a floor, MinStallLimit: below it a busy machine
 // (a collection, a descheduled process) trips the watchdog on honest work,
 // and a seed fails or passes by the machine's load. A limit below the

@@ -283,9 +283,10 @@ type Kernel struct {
 	wg      sync.WaitGroup
 	panics  []*PanicError
 
-	// The watchdog (see Drive). switches is bumped at every handoff and
-	// whenever a task publishes what it runs (Touch); the driver declares a
-	// stall when it has not moved for stallLimit of wall-clock time.
+	// The watchdog (see Drive). switches is bumped by every task as it
+	// takes the processor and whenever a task publishes what it runs
+	// (Touch); the driver declares a stall when it has not moved for
+	// stallLimit of wall-clock time (see wait for why it is race-free).
 	switches   atomic.Uint64
 	stallLimit time.Duration
 	halted     atomic.Bool // a stall was declared: nothing more runs
@@ -781,11 +782,13 @@ func (w *worker) run(t *Task) (returned bool) {
 	if r := t.runner; r != nil {
 		t.runner = nil
 		t.sctx = k.newSpawnContext(t)
+		k.switches.Add(1) // the watchdog: see Kernel.wait
 		r.Run(t.sctx, t.num)
 		return true
 	}
 	fn := t.fn
 	t.fn = nil
+	k.switches.Add(1)
 	fn(t)
 	return true
 }
@@ -871,6 +874,7 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 		t.killed = true
 		goruntime.Goexit()
 	}
+	k.switches.Add(1) // the watchdog: see Kernel.wait
 	return w
 }
 
@@ -1019,7 +1023,6 @@ func (k *Kernel) Background(d time.Duration, fn func()) Timer {
 // driver when the kernel must stop.
 func (k *Kernel) handoff(self *Task) {
 	next, why, stop := k.pick()
-	k.switches.Add(1)
 	if stop != 0 {
 		k.driver <- stop
 		return
@@ -1179,6 +1182,16 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 // and declares a stall when it has not moved for the limit. The wall clock
 // only decides when to give up on a hang: a run that does not stall never
 // notices the watchdog.
+//
+// The counter is what makes the driver's reads of the kernel (stall, then
+// Close) race-free. It is bumped by the goroutine that takes the processor,
+// once it has it (Block after its wake-up, worker.run before the task's
+// code), so after everything the goroutine that handed it over wrote:
+// the clock, the task's worker, the live list. The driver declares a stall
+// only when its last load of the counter saw the latest bump, and so reads
+// all of that after it. (Bumped by the goroutine handing over, before it
+// wrote them, as it was, the driver read them unordered.) A task's own
+// writes the driver reads (Task.Data) are published by Touch.
 func (k *Kernel) wait() (Stop, error) {
 	limit := k.stallLimit
 	if limit <= 0 {
