@@ -78,7 +78,11 @@ func (h *host) arm(l wire.Lane) {
 	}
 	ln.armed, ln.armedAt = true, ln.due
 	keepAlive := l == wire.LaneQueue && !ln.stalled
-	ln.timer = k.After(ln.due-k.Now(), keepAlive, func() { h.fire(l) })
+	var d time.Duration // due may be far before now (saturated at math.MinInt64): due-now would wrap
+	if now := k.Now(); ln.due > now {
+		d = ln.due - now
+	}
+	ln.timer = k.After(d, keepAlive, func() { h.fire(l) })
 }
 
 // fire runs on the scheduling goroutine when a lane's timer expires.
@@ -130,7 +134,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		// The tasks stay in storage; try again later, in the background so
 		// that a constructor that keeps failing cannot keep Run going.
 		h.event(wire.Event{Kind: object.EventTaskError, Lane: laneNames[l], Delay: object.AlarmRetryBase, Err: err.Error()})
-		h.lane(l).due = h.ns.r.k.Now() + object.AlarmRetryBase
+		h.lane(l).due = sched.AddTime(h.ns.r.k.Now(), object.AlarmRetryBase)
 		h.lane(l).stalled = true
 		return
 	}
@@ -177,7 +181,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 		return
 	}
 	d := object.AlarmRetryBase << retry
-	*a = alarmState{set: true, at: now + d, retry: retry + 1}
+	*a = alarmState{set: true, at: sched.AddTime(now, d), retry: retry + 1}
 	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
 	h.event(wire.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
 }

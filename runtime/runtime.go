@@ -88,6 +88,27 @@ const DefaultStallLimit = sched.DefaultStallLimit
 // can wake one. It names the blocked tasks and what each waits for.
 type DeadlockError = sched.DeadlockError
 
+// ClockError is returned by Run (Advance, Quiesce) when the run cannot go
+// on because virtual time cannot move (rule H1): the work left waits past
+// the end of virtual time (see MaxElapsed). It names what is still
+// waiting. errors.Is(err, ErrClockStuck) holds.
+type ClockError = sched.ClockError
+
+// ErrClockStuck is wrapped by a *ClockError, and by the error of an
+// Advance or Quiesce that would move the clock past MaxElapsed.
+var ErrClockStuck = sched.ErrClockStuck
+
+// MaxElapsed is the furthest virtual time goes: about 292 years after
+// the runtime started (time.Duration's largest value less one). A wait
+// that would end later (a sleep, a timeout, an alarm, a link delay: a
+// duration near math.MaxInt64, or sleeps that add up past it) never ends.
+// Until the end it waits like any other: time moves on for it, running the
+// background work on the way, and its context can end it (a sleep "until
+// cancelled" works). A run left with nothing else to wait for ends with a
+// *ClockError. An Advance or Quiesce past it is refused: the clock cannot
+// go there.
+const MaxElapsed = sched.End - 1
+
 // MinStallLimit is the least stall limit the watchdog takes: a limit
 // between 0 and it would let the machine's load, not the simulated code,
 // fail a seed. WithStallLimit and SetDefaultStallLimit below it make Run
@@ -332,16 +353,29 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 	if p := r.k.TakePanics(); len(p) > 0 {
 		return p[0]
 	}
-	if stop == sched.Deadlocked {
+	switch stop {
+	case sched.Deadlocked:
 		return &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
-	}
-	if stop == sched.PastLimit {
+	case sched.OutOfTime:
+		return &ClockError{Now: r.k.Now(), PastEnd: true, Pending: r.k.Blocked()}
+	case sched.PastLimit:
 		return r.horizonError()
 	}
 	if result != nil {
 		return *result
 	}
 	return nil
+}
+
+// pastEnd is the error of a driver call op asked to move the clock d on,
+// past MaxElapsed; nil when the clock can go there.
+func (r *Runtime) pastEnd(op string, d time.Duration) error {
+	room := MaxElapsed - r.k.Now()
+	if d <= room {
+		return nil
+	}
+	return fmt.Errorf("%s: d is %v: %w past the end of virtual time: the clock is at %v and goes no further than "+
+		"%v (runtime.MaxElapsed, about 292 years): at most %v more", op, d, ErrClockStuck, r.k.Now(), MaxElapsed, room)
 }
 
 // Sleep waits d of virtual time. Inside an object method it lets other
@@ -366,6 +400,10 @@ func (r *Runtime) Elapsed() time.Duration { return r.k.Now() }
 // Advance moves virtual time on by d, running whatever falls due on the way
 // (alarms, timers, work in flight). Called from inside a simulated task it
 // is Sleep.
+//
+// The clock goes no further than MaxElapsed: a d that would take it past
+// is refused with an error wrapping ErrClockStuck that says how far it can
+// go, and nothing runs.
 func (r *Runtime) Advance(d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("runtime.Advance: d is %v, must be >= 0", d)
@@ -378,6 +416,9 @@ func (r *Runtime) Advance(d time.Duration) error {
 		return cur.Sleep(cur, d, true)
 	}
 	if err := r.usable("runtime.Advance"); err != nil {
+		return err
+	}
+	if err := r.pastEnd("runtime.Advance", d); err != nil {
 		return err
 	}
 	return r.drive(r.k.Now()+d, nil)

@@ -89,6 +89,64 @@ func (e stallLimitError) Error() string {
 // Is makes errors.Is(err, ErrStallLimit) hold.
 func (e stallLimitError) Is(target error) bool { return target == ErrStallLimit }
 
+// End is the end of virtual time: time.Duration's largest value, about
+// 292 years after the kernel started. Nothing happens at End or later: the
+// last instant is End-1.
+//
+// The kernel saturates rather than refuses. A wait that would end at or
+// past End (a sleep, a timer, a timeout, a link delay: now plus a duration
+// near math.MaxInt64, or sleeps that add up past 292 years) is a wait
+// until End, and End never comes. Until then it is a wait like any other:
+// time moves on for it, through the background work on the way, and its
+// context can end it (a sleep "until cancelled" works). A driver call left
+// with nothing but such waits stops with OutOfTime (the runtime makes it a
+// *ClockError naming them) instead of wrapping around to a past instant,
+// which made the wait end at once and froze the clock. Refusing the
+// duration instead would hand the caller an error that a loop which
+// ignores it turns into a spin at one instant, the very hang this
+// prevents. Driver calls are the exception: their target is refused past
+// End (Drive), as the caller asks to move the clock there and nothing
+// could.
+const End = time.Duration(math.MaxInt64)
+
+// AddTime returns at+d, saturated at End (d < 0 adds nothing): the instant
+// a wait of d from at ends, End meaning never.
+func AddTime(at, d time.Duration) time.Duration {
+	switch {
+	case d <= 0:
+		return at
+	case d >= End-at:
+		return End
+	}
+	return at + d
+}
+
+// ErrClockStuck is wrapped by a *ClockError, and by the error of a driver
+// call asked to move the clock past End.
+var ErrClockStuck = errors.New("dosim: virtual time cannot move")
+
+// ClockError reports a run that cannot go on because its virtual clock
+// cannot move: the work left waits for an instant at or past End, which
+// never comes (a sleep, a timeout or a link delay near math.MaxInt64, or
+// sleeps that add up past 292 years). Pending names the tasks still
+// waiting. errors.Is(err, ErrClockStuck) holds.
+type ClockError struct {
+	Now     time.Duration // the virtual instant the run stopped at
+	PastEnd bool          // the work left waits past End
+	Pending []string      // the tasks still waiting, as in a DeadlockError
+}
+
+// Error says why the clock cannot move and what to do.
+func (e *ClockError) Error() string {
+	return fmt.Sprintf("dosim: virtual time cannot move at %v: the work left waits for an instant past the end of "+
+		"virtual time (%v after the start, about 292 years), which never comes: %s. A sleep, timeout or link delay "+
+		"that long (a duration near math.MaxInt64, or sleeps that add up past the end) never ends; to wait until "+
+		"something happens, wait for that (a call, a Group, a context)", e.Now, End-1, strings.Join(e.Pending, "; "))
+}
+
+// Is makes errors.Is(err, ErrClockStuck) hold.
+func (e *ClockError) Is(target error) bool { return target == ErrClockStuck }
+
 // StallError reports that a task held the processor for longer than the
 // stall limit, in wall-clock time, without reaching a simulation blocking
 // point: it blocks outside the simulation (a raw channel, a mutex, a real
@@ -183,6 +241,9 @@ const (
 	// flight, a queue) falls due after the limit (SetLimit): time stopped
 	// at the last event before it.
 	PastLimit
+	// OutOfTime: work that keeps the run going waits for End, which never
+	// comes (see End): time stopped at the last event before it.
+	OutOfTime
 )
 
 // event is one pending wake-up, callback, start or target. It holds no
@@ -452,6 +513,7 @@ type Task struct {
 	gen      uint64 // bumped whenever the task's pending event changes
 	hasEvent bool   // a valid event for this task is in the heap
 	blocked  bool
+	endless  bool // blocked with a timeout that ends at End, never (see End)
 	why      Wake // reason delivered with the pending ready event
 	reason   string
 	waitCtx  context.Context
@@ -751,7 +813,7 @@ func (k *Kernel) finish(t *Task) {
 // a goroutine that kept the task's context may be reading it (Enter).
 func (t *Task) recycle() {
 	t.id, t.name, t.num, t.parent, t.wake = 0, "", 0, nil, nil
-	t.hasEvent, t.blocked, t.why, t.reason = false, false, 0, ""
+	t.hasEvent, t.blocked, t.endless, t.why, t.reason = false, false, false, 0, ""
 	t.waitCtx, t.killed = nil, false
 	t.live, t.inLive, t.cgroup, t.wait, t.cseq = node[Task]{}, false, nil, node[Task]{}, 0
 	t.fn, t.w, t.runner, t.sctx = nil, nil, nil, nil
@@ -861,11 +923,16 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 	}
 	t.blocked = true
 	t.reason = reason
+	t.endless = false
 	if timeout >= 0 {
+		at := k.now + timeout
+		if timeout >= End-k.now {
+			at, t.endless = End, true // never (see End)
+		}
 		t.gen++
 		t.hasEvent = true
 		k.keepAlive++
-		k.push(event{at: k.now + timeout, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
+		k.push(event{at: at, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
 	}
 	k.cur.Store(nil)
 	k.handoff(t)
@@ -990,15 +1057,21 @@ func (tm Timer) Stop() bool {
 // whether in-flight work waits for it (link latency: time moves to it on its
 // own) or it is background work (an alarm: it runs only when time gets
 // there because something else waits longer).
+//
+// A callback due at or past End never runs (see End); if in-flight work
+// waits for it, time moves on towards End meanwhile, and a driver call
+// left with nothing else stops with OutOfTime.
 func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
-	if d < 0 {
-		d = 0
-	}
+	d = max(d, 0)
 	cb := &callback{fn: fn, keepAlive: keepAlive}
+	at := AddTime(k.now, d)
+	if at == End && !keepAlive {
+		return Timer{k: k, cb: cb} // never runs, and nothing waits for it
+	}
 	if keepAlive {
 		k.keepAlive++
 	}
-	k.push(event{at: k.now + d, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
+	k.push(event{at: at, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
 	return Timer{k: k, cb: cb}
 }
 
@@ -1009,10 +1082,11 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 // leaves the seeded sequence (and so every trace) as it was. For housekeeping
 // that must not disturb a run, such as evicting an idle object.
 func (k *Kernel) Background(d time.Duration, fn func()) Timer {
-	if d < 0 {
-		d = 0
-	}
+	d = max(d, 0)
 	cb := &callback{fn: fn}
+	if d >= End-k.now {
+		return Timer{k: k, cb: cb} // never runs (see End)
+	}
 	k.bgSeq++
 	k.pushAt(event{at: k.now + d, kind: evCallback, ref: k.hold(cb), prio: 1<<63 | k.bgSeq})
 	return Timer{k: k, cb: cb}
@@ -1042,18 +1116,21 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			k.release(k.pop().ref)
 			continue
 		}
-		if top.at > k.now && k.keepAlive == 0 {
-			return nil, 0, k.idle()
-		}
-		if k.hasLimit && top.at > k.limit {
-			return nil, 0, PastLimit
+		if top.at > k.now {
+			if k.keepAlive == 0 {
+				return nil, 0, k.idle()
+			}
+			if k.hasLimit && top.at > k.limit {
+				return nil, 0, PastLimit
+			}
+			if top.at == End { // what keeps the run going waits for the end of time
+				return nil, 0, OutOfTime
+			}
+			k.now = top.at
 		}
 		ev := k.pop()
 		if ev.keepAlive {
 			k.keepAlive--
-		}
-		if ev.at > k.now {
-			k.now = ev.at
 		}
 		if ev.kind == evTarget {
 			return nil, 0, ReachedTarget
@@ -1131,6 +1208,10 @@ func (k *Kernel) Blocked() []string {
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()
 		}
+		if t.blocked && t.endless {
+			out = append(out, fmt.Sprintf("%s: %s (until past the end of virtual time)", name, t.reason))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s: %s", name, t.reason))
 	}
 	return out
@@ -1148,6 +1229,9 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	}
 	if k.driving {
 		return 0, errors.New("dosim: Run or Advance called while the simulation is already running (from inside a task, use Sleep)")
+	}
+	if target >= End {
+		return 0, fmt.Errorf("%w: the target %v is past the end of virtual time (the last instant is %v)", ErrClockStuck, target, End-1)
 	}
 	k.driving = true
 	defer func() { k.driving = false }()
@@ -1169,10 +1253,9 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	k.cur.Store(nil)
 	if stop != ReachedTarget && target >= 0 {
 		// Drop the unreached marker so it does not keep time moving later.
+		// (The target keeps time moving, so only a limit or the end of time
+		// stops a driver call short of it: the clock stays.)
 		k.dropTargets()
-		if target > k.now && stop != PastLimit {
-			k.now = target
-		}
 	}
 	return stop, nil
 }
