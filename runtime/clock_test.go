@@ -38,6 +38,10 @@ func TestH1_ASleepPastTheEndOfVirtualTimeEndsTheRun(t *testing.T) {
 	assert.Contains(t, err.Error(), "math.MaxInt64")
 	assert.False(t, woke)
 	assert.Equal(t, time.Second, rt.Elapsed(), "the clock stops where the run could not go on")
+
+	err = rt.Run(func(context.Context) error { return nil })
+	require.ErrorIs(t, err, runtime.ErrClockStuck, "the root still sleeps: the runtime cannot run again, and says why")
+	assert.Contains(t, err.Error(), "runtime.Run: the runtime cannot run again")
 }
 
 // H1: a sleep past the end waits like any other until then: time moves on

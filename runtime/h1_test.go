@@ -312,3 +312,33 @@ func TestH1_AnAlarmHandlerThatStallsWhileRootSleeps(t *testing.T) {
 	require.NoError(t, rt.Close())
 	close(a.ch)
 }
+
+// H1: after a DeadlockError the next Run used to report the old blocked
+// tasks as its own. The tasks stay blocked (the platform would cancel the
+// hung requests; dosim cannot end a parked goroutine short of Close), so
+// Run, Advance and Quiesce say that the runtime deadlocked earlier and how
+// to go on, without running anything; Close works.
+func TestH1_ARunAfterADeadlockSaysWhyItCannotRun(t *testing.T) {
+	rt := newRuntime(t)
+	err := rt.Run(func(ctx context.Context) error {
+		g := rt.Group(ctx)
+		g.Go(func(ctx context.Context) error { return g.Wait() }) // waits for itself
+		return g.Wait()
+	})
+	var dl *runtime.DeadlockError
+	require.ErrorAs(t, err, &dl)
+	require.ErrorIs(t, err, runtime.ErrDeadlocked)
+
+	ran := false
+	err = rt.Run(func(context.Context) error { ran = true; return nil })
+	assert.False(t, ran)
+	require.ErrorIs(t, err, runtime.ErrDeadlocked)
+	var again *runtime.DeadlockError
+	require.ErrorAs(t, err, &again)
+	assert.Equal(t, dl.Blocked, again.Blocked, "the error is the deadlock that left the tasks blocked")
+	assert.Contains(t, err.Error(), "runtime.Run: the runtime cannot run again: an earlier run ended with work left")
+	assert.Contains(t, err.Error(), "make a new runtime")
+	require.ErrorIs(t, rt.Advance(time.Second), runtime.ErrDeadlocked)
+	require.ErrorIs(t, rt.Quiesce(time.Second), runtime.ErrDeadlocked)
+	assert.Zero(t, rt.Elapsed())
+}

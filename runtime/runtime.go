@@ -86,12 +86,26 @@ const DefaultStallLimit = sched.DefaultStallLimit
 
 // DeadlockError is returned by Run when every task is blocked and no timer
 // can wake one. It names the blocked tasks and what each waits for.
+// errors.Is(err, ErrDeadlocked) holds.
+//
+// The blocked tasks stay where they are. The platform cancels a request
+// whose code hung and its object goes on serving; dosim cannot cancel a
+// parked goroutine short of ending it (Close), and the tasks hold what
+// they held: an object's input gate, a place in its line, a lane of its
+// background work, calls in flight. A later Run would wait for them again
+// and report them as its own, so Run, Advance and Quiesce refuse instead,
+// with an error that wraps this one: make a new runtime for the next run.
 type DeadlockError = sched.DeadlockError
+
+// ErrDeadlocked is what a *DeadlockError is (errors.Is), and so the error
+// of a Run, Advance or Quiesce after one.
+var ErrDeadlocked = sched.ErrDeadlocked
 
 // ClockError is returned by Run (Advance, Quiesce) when the run cannot go
 // on because virtual time cannot move (rule H1): the work left waits past
 // the end of virtual time (see MaxElapsed). It names what is still
-// waiting. errors.Is(err, ErrClockStuck) holds.
+// waiting. Like a DeadlockError it leaves work behind: later driver calls
+// return an error wrapping it. errors.Is(err, ErrClockStuck) holds.
 type ClockError = sched.ClockError
 
 // ErrClockStuck is wrapped by a *ClockError, and by the error of an
@@ -183,6 +197,9 @@ type Runtime struct {
 	// optErr is the error of an option that cannot be honoured (a stall
 	// limit below the floor): Run and the other driver calls return it.
 	optErr error
+	// ended is the error of a driver call that left work nothing can move
+	// on (a deadlock, a clock that cannot move): later ones return it.
+	ended error
 }
 
 // Option configures a Runtime.
@@ -332,13 +349,17 @@ func (r *Runtime) Run(fn func(ctx context.Context) error) error {
 }
 
 // usable returns the error that keeps a driver call (op) from running: the
-// runtime is closed, or an option cannot be honoured.
+// runtime is closed, an option cannot be honoured, or an earlier driver
+// call left work that cannot go on (a deadlock, a stuck clock).
 func (r *Runtime) usable(op string) error {
 	switch {
 	case r.k.Closed():
 		return fmt.Errorf("%s: %w", op, ErrClosed)
 	case r.optErr != nil:
 		return r.optErr
+	case r.ended != nil:
+		return fmt.Errorf("%s: the runtime cannot run again: an earlier run ended with work left that cannot go on, "+
+			"and it would end this one the same way (make a new runtime for the next run; Close this one): %w", op, r.ended)
 	}
 	return nil
 }
@@ -355,9 +376,11 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 	}
 	switch stop {
 	case sched.Deadlocked:
-		return &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
+		r.ended = &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
+		return r.ended
 	case sched.OutOfTime:
-		return &ClockError{Now: r.k.Now(), PastEnd: true, Pending: r.k.Blocked()}
+		r.ended = &ClockError{Now: r.k.Now(), PastEnd: true, Pending: r.k.Blocked()}
+		return r.ended
 	case sched.PastLimit:
 		return r.horizonError()
 	}

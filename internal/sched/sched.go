@@ -125,6 +125,9 @@ func AddTime(at, d time.Duration) time.Duration {
 // call asked to move the clock past End.
 var ErrClockStuck = errors.New("dosim: virtual time cannot move")
 
+// ErrDeadlocked is what a *DeadlockError is (errors.Is).
+var ErrDeadlocked = errors.New("dosim: deadlock")
+
 // ClockError reports a run that cannot go on because its virtual clock
 // cannot move: the work left waits for an instant at or past End, which
 // never comes (a sleep, a timeout or a link delay near math.MaxInt64, or
@@ -186,6 +189,9 @@ func (e *DeadlockError) Error() string {
 	return fmt.Sprintf("dosim: deadlock at %v: every task is blocked and no timer is pending: %s",
 		e.Now, strings.Join(e.Blocked, "; "))
 }
+
+// Is makes errors.Is(err, ErrDeadlocked) hold.
+func (e *DeadlockError) Is(target error) bool { return target == ErrDeadlocked }
 
 // PanicError is a panic that escaped a task, or a task that called
 // runtime.Goexit (Goexit is set; Value is nil).
