@@ -32,6 +32,11 @@ type lane struct {
 	armedAt time.Duration
 	running bool // a lane turn is in progress; it re-arms the timer when done
 	stalled bool // the object could not be built: retry in the background
+	// The lane's runs at one instant of one driver call (the instant
+	// limit, see host.atInstant): the instant, the driver call, how many.
+	instAt    time.Duration
+	instDrive uint64
+	instRuns  int
 }
 
 // alarmState is the object's one alarm.
@@ -157,6 +162,9 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if !a.set || a.at > now {
 		return // deleted or moved since the timer fired
 	}
+	if h.atInstant(wire.LaneAlarm) != nil {
+		return // the run ends here, the alarm still set (rule H1)
+	}
 	retry, due := a.retry, a.at
 	*a = alarmState{}
 	h.lane(wire.LaneAlarm).has = false
@@ -200,4 +208,29 @@ func callAlarm(ctx context.Context, al object.Alarmer, info object.AlarmInfo) (e
 func (h *host) setAlarm(at time.Duration, ok bool) {
 	h.alarm = alarmState{set: ok, at: at}
 	h.setLane(wire.LaneAlarm, at, ok)
+}
+
+// atInstant counts a background run of lane l (an alarm delivery, a
+// scheduled or queued task's run) at the current instant and returns nil
+// while the runs of this instant, in this driver call, are within the
+// runtime's instant limit (WithInstantLimit, rule H1). Past it, the run
+// must not happen: it returns the *ClockError that ends the driver call,
+// and has the kernel end it at the next switch (Kernel.Abort). Runs of
+// earlier driver calls do not count: Run after Run at one instant is
+// finite work.
+func (h *host) atInstant(l wire.Lane) error {
+	r := h.ns.r
+	ln := h.lane(l)
+	if now := r.k.Now(); ln.instAt != now || ln.instDrive != r.drives {
+		ln.instAt, ln.instDrive, ln.instRuns = now, r.drives, 0
+	}
+	ln.instRuns++
+	if r.instantLimit <= 0 || ln.instRuns <= r.instantLimit {
+		return nil
+	}
+	if r.stuck == nil { // the first past the limit ends the driver call
+		r.stuck = &ClockError{Now: r.k.Now(), Object: h.ns.name + "/" + h.target.Object, Limit: r.instantLimit}
+		r.k.Abort()
+	}
+	return r.stuck
 }

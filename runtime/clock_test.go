@@ -8,6 +8,7 @@ import (
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,6 +119,123 @@ func TestH1_ALinkDelayPastTheEndOfVirtualTimeEndsTheRun(t *testing.T) {
 	assert.True(t, ce.PastEnd)
 	assert.Zero(t, ce.Now)
 	assert.Empty(t, rt.Backlogs(), "the call never reached the object")
+}
+
+// looper runs background work again at the same instant, up to max times:
+// its alarm sets itself to now, its scheduled task schedules itself with no
+// delay, its queue item queues itself. The tasks call another object first
+// (so the lane turn waits, and the watchdog sees switches).
+type looper struct {
+	st   *object.State
+	peer func() (*stub.Stub, error)
+	max  int
+	runs int
+}
+
+func (l *looper) Methods() object.Methods {
+	return object.Methods{
+		"Arm":      object.Func(func(ctx context.Context) error { return l.st.SetAlarm(ctx, l.st.Now()) }),
+		"Schedule": object.Func(func(ctx context.Context) error { return l.schedule(ctx) }),
+		"Queue":    object.Func(func(ctx context.Context) error { return l.queue(ctx) }),
+		"Tick": object.Func(func(ctx context.Context) error {
+			if err := l.ping(ctx); err != nil || l.runs >= l.max {
+				return err
+			}
+			return l.schedule(ctx)
+		}),
+		"Item": object.Func(func(ctx context.Context) error {
+			if err := l.ping(ctx); err != nil || l.runs >= l.max {
+				return err
+			}
+			return l.queue(ctx)
+		}),
+		"Ping": object.Func(func(ctx context.Context) error { return nil }),
+	}
+}
+
+func (l *looper) schedule(ctx context.Context) error {
+	_, err := l.st.Schedule(ctx, object.After(0), "Tick", nil)
+	return err
+}
+
+func (l *looper) queue(ctx context.Context) error {
+	_, err := l.st.Queue(ctx, "Item", nil)
+	return err
+}
+
+func (l *looper) ping(ctx context.Context) error {
+	l.runs++
+	s, err := l.peer()
+	if err != nil {
+		return err
+	}
+	_, err = s.Call(ctx, "Ping")
+	return err
+}
+
+func (l *looper) Alarm(ctx context.Context, _ object.AlarmInfo) error {
+	if l.runs++; l.runs >= l.max {
+		return nil
+	}
+	return l.st.SetAlarm(ctx, l.st.Now())
+}
+
+// H1: background work that runs again at the same instant for ever (an
+// alarm its handler sets to now, a schedule or queue item that adds itself
+// with no delay) used to hang Run: the clock never moved and the watchdog
+// saw switches. Past the instant limit (runtime.WithInstantLimit) the run
+// ends with a *ClockError naming the object. The loops here stop by
+// themselves after 5,000 runs, so that without the limit the test ends too.
+func TestH1_BackgroundWorkThatRunsAgainAtOneInstantEndsTheRun(t *testing.T) {
+	for _, method := range []string{"Arm", "Schedule", "Queue"} {
+		t.Run(method, func(t *testing.T) {
+			rt := newRuntime(t, runtime.WithInstantLimit(100))
+			peers := rt.Namespace("PEER", func(st *object.State) object.Object { return &looper{st: st} })
+			l := &looper{max: 5000, peer: func() (*stub.Stub, error) { return peers.GetByName("p") }}
+			ns := rt.Namespace("LOOP", func(st *object.State) object.Object { l.st = st; return l })
+			s, err := ns.GetByName("l")
+			require.NoError(t, err)
+			err = rt.Run(func(ctx context.Context) error { _, err := s.Call(ctx, method); return err })
+			require.ErrorIs(t, err, runtime.ErrClockStuck)
+			var ce *runtime.ClockError
+			require.ErrorAs(t, err, &ce)
+			assert.False(t, ce.PastEnd)
+			assert.Equal(t, "LOOP/l", ce.Object)
+			assert.Equal(t, 100, ce.Limit)
+			assert.Contains(t, err.Error(), "runtime.WithInstantLimit")
+			assert.Equal(t, 100, l.runs, "the 101st run at the instant is refused")
+			assert.Zero(t, rt.Elapsed())
+
+			err = rt.Run(func(context.Context) error { return nil })
+			require.ErrorAs(t, err, &ce, "the runtime cannot go on: it says why")
+			assert.Contains(t, err.Error(), "runtime.Run: the runtime cannot run again")
+		})
+	}
+}
+
+// H1: the instant limit counts one object's background runs at one
+// instant within one driver call: work that stops by itself under it, in
+// Run after Run at the same instant, and any number of calls, pass.
+func TestH1_TheInstantLimitLetsFiniteWorkPass(t *testing.T) {
+	rt := newRuntime(t, runtime.WithInstantLimit(10))
+	l := &looper{}
+	ns := rt.Namespace("LOOP", func(st *object.State) object.Object { l.st = st; return l })
+	s, err := ns.GetByName("l")
+	require.NoError(t, err)
+	for range 3 {
+		l.max += 10 // ten deliveries a run: the alarm sets itself nine times
+		run(t, rt, func(ctx context.Context) error {
+			for range 100 {
+				if _, err := s.Call(ctx, "Ping"); err != nil {
+					return err
+				}
+			}
+			_, err := s.Call(ctx, "Arm")
+			return err
+		})
+	}
+	assert.Equal(t, 30, l.runs)
+	assert.Zero(t, rt.Elapsed())
 }
 
 // edge sets its alarm to a Unix time in seconds and counts deliveries.

@@ -103,9 +103,11 @@ var ErrDeadlocked = sched.ErrDeadlocked
 
 // ClockError is returned by Run (Advance, Quiesce) when the run cannot go
 // on because virtual time cannot move (rule H1): the work left waits past
-// the end of virtual time (see MaxElapsed). It names what is still
-// waiting. Like a DeadlockError it leaves work behind: later driver calls
-// return an error wrapping it. errors.Is(err, ErrClockStuck) holds.
+// the end of virtual time (PastEnd; see MaxElapsed), or an object's
+// background work keeps running again at one instant (past the instant
+// limit, WithInstantLimit). It names what is still waiting. Like a
+// DeadlockError it leaves work behind: later driver calls return an error
+// wrapping it. errors.Is(err, ErrClockStuck) holds.
 type ClockError = sched.ClockError
 
 // ErrClockStuck is wrapped by a *ClockError, and by the error of an
@@ -139,6 +141,10 @@ var ErrStallLimit = sched.ErrStallLimit
 // the value and what is allowed; nil otherwise. For code that takes the
 // limit from its users, as dosim's --stall-limit does.
 func CheckStallLimit(d time.Duration) error { return sched.CheckStallLimit(d) }
+
+// DefaultInstantLimit is the instant limit of a runtime made without
+// WithInstantLimit.
+const DefaultInstantLimit = 100_000
 
 // PanicError is returned by Run when a task's code panicked outside an
 // object method (a panic inside a method is the caller's remote error), or
@@ -200,6 +206,12 @@ type Runtime struct {
 	// ended is the error of a driver call that left work nothing can move
 	// on (a deadlock, a clock that cannot move): later ones return it.
 	ended error
+	// drives counts driver calls; instantLimit bounds an object's
+	// background runs at one instant within one (WithInstantLimit);
+	// stuck is the *ClockError of the object that reached it.
+	drives       uint64
+	instantLimit int
+	stuck        *ClockError
 }
 
 // Option configures a Runtime.
@@ -252,6 +264,22 @@ func init() { defaultStall.Store(int64(DefaultStallLimit)) }
 // scenarios, explore and verify. Prefer WithStallLimit in your own code.
 func SetDefaultStallLimit(d time.Duration) { defaultStall.Store(int64(d)) }
 
+// WithInstantLimit bounds the background runs (alarm deliveries,
+// scheduled and queued task runs) one object makes at one virtual instant
+// within one driver call (Run, Advance, Quiesce), at n (rule H1). Work
+// that sets itself up again at the instant it runs (an alarm its handler
+// sets to now, a task that schedules or queues itself with no delay) would
+// otherwise run for ever while the clock stands still, unseen by the
+// horizon and the watchdog. The run then ends with a *ClockError naming
+// the object; the run past the limit does not happen. Calls, sleeps and
+// other tasks do not count. The default, DefaultInstantLimit, is far above
+// what finite work does at one instant (a queue drained at once counts one
+// run per item: raise the limit for queues longer than it); n <= 0 turns
+// the limit off.
+func WithInstantLimit(n int) Option {
+	return optionFunc(func(r *Runtime) { r.instantLimit = n })
+}
+
 // WithStart moves the virtual wall clock's starting instant (default Epoch).
 func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.start = t }) }
 
@@ -261,7 +289,8 @@ var nopLogger = zap.NewNop()
 
 // New makes a runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{seed: DefaultSeed, log: nopLogger, start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls}
+	r := &Runtime{seed: DefaultSeed, log: nopLogger, start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls,
+		instantLimit: DefaultInstantLimit}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(r)
@@ -367,6 +396,7 @@ func (r *Runtime) usable(op string) error {
 // drive runs the kernel until it stops (or reaches target, if >= 0) and
 // turns why it stopped into Run's or Advance's error.
 func (r *Runtime) drive(target time.Duration, result *error) error {
+	r.drives++
 	stop, err := r.k.Drive(target)
 	if err != nil {
 		return err
@@ -380,6 +410,10 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 		return r.ended
 	case sched.OutOfTime:
 		r.ended = &ClockError{Now: r.k.Now(), PastEnd: true, Pending: r.k.Blocked()}
+		return r.ended
+	case sched.Aborted: // only the instant limit aborts (host.atInstant)
+		r.stuck.Pending = r.k.Blocked()
+		r.ended = r.stuck
 		return r.ended
 	case sched.PastLimit:
 		return r.horizonError()

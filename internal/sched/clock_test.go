@@ -119,3 +119,25 @@ func TestH1_DriveRefusesATargetPastTheEnd(t *testing.T) {
 	assert.Equal(t, ReachedTarget, stop)
 	assert.Equal(t, End-1, k.Now())
 }
+
+// H1: Abort ends the driver call at the next switch, before anything else
+// due at the instant runs; the next driver call goes on from there.
+func TestH1_AbortEndsTheDriverCallAtTheNextSwitch(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	var order []string
+	stop := run(t, k, func(ctx context.Context) {
+		k.Go(ctx, "other", func(ctx context.Context) { order = append(order, "other") })
+		k.Abort()
+		k.Abort() // once is enough
+		order = append(order, "root before")
+		require.NoError(t, FromContext(ctx).Sleep(ctx, 0, false))
+		order = append(order, "root after")
+	})
+	assert.Equal(t, Aborted, stop)
+	assert.Equal(t, []string{"root before"}, order)
+	stop, err := k.Drive(-1)
+	require.NoError(t, err)
+	assert.Equal(t, Drained, stop)
+	assert.ElementsMatch(t, []string{"root before", "root after", "other"}, order)
+}

@@ -129,22 +129,50 @@ var ErrClockStuck = errors.New("dosim: virtual time cannot move")
 var ErrDeadlocked = errors.New("dosim: deadlock")
 
 // ClockError reports a run that cannot go on because its virtual clock
-// cannot move: the work left waits for an instant at or past End, which
-// never comes (a sleep, a timeout or a link delay near math.MaxInt64, or
-// sleeps that add up past 292 years). Pending names the tasks still
-// waiting. errors.Is(err, ErrClockStuck) holds.
+// cannot move, for one of two reasons.
+//
+// PastEnd: the work left waits for an instant at or past End, which never
+// comes (a sleep, a timeout or a link delay near math.MaxInt64, or sleeps
+// that add up past 292 years). Pending names the tasks still waiting.
+//
+// Otherwise the clock stands still: Object's background work (alarm
+// deliveries, scheduled and queued task runs) ran Limit times at the
+// instant Now without the clock moving, the instant limit, because it
+// keeps setting itself up again at the same instant (an alarm its handler
+// sets to now, a task that schedules or queues itself with no delay).
+// Such work never ends, and nothing reaches a horizon or the watchdog.
+//
+// errors.Is(err, ErrClockStuck) holds for both.
 type ClockError struct {
 	Now     time.Duration // the virtual instant the run stopped at
-	PastEnd bool          // the work left waits past End
-	Pending []string      // the tasks still waiting, as in a DeadlockError
+	PastEnd bool
+	Object  string   // "NAMESPACE/object", when the clock stood still
+	Limit   int      // the instant limit reached, when the clock stood still
+	Pending []string // the tasks still waiting, as in a DeadlockError
 }
 
 // Error says why the clock cannot move and what to do.
 func (e *ClockError) Error() string {
-	return fmt.Sprintf("dosim: virtual time cannot move at %v: the work left waits for an instant past the end of "+
-		"virtual time (%v after the start, about 292 years), which never comes: %s. A sleep, timeout or link delay "+
-		"that long (a duration near math.MaxInt64, or sleeps that add up past the end) never ends; to wait until "+
-		"something happens, wait for that (a call, a Group, a context)", e.Now, End-1, strings.Join(e.Pending, "; "))
+	pending := strings.Join(e.Pending, "; ")
+	if e.PastEnd {
+		return fmt.Sprintf("dosim: virtual time cannot move at %v: the work left waits for an instant past the end of "+
+			"virtual time (%v after the start, about 292 years), which never comes: %s. A sleep, timeout or link delay "+
+			"that long (a duration near math.MaxInt64, or sleeps that add up past the end) never ends; to wait until "+
+			"something happens, wait for that (a call, a Group, a context)", e.Now, End-1, pending)
+	}
+	return fmt.Sprintf("dosim: virtual time stands still at %v: %s ran its background work (alarm deliveries, scheduled "+
+		"and queued tasks) %d times at this instant and sets it up again at the same instant, so it would run for ever "+
+		"without the clock moving: an alarm its handler sets to now or earlier, or a task that schedules or queues itself "+
+		"with no delay. Give the next run a delay; if this much work at one instant is meant, raise the limit "+
+		"(runtime.WithInstantLimit)%s", e.Now, e.Object, e.Limit, waiting(pending))
+}
+
+// waiting is the end of a frozen clock's message: what still waits.
+func waiting(pending string) string {
+	if pending == "" {
+		return ""
+	}
+	return ". Still waiting: " + pending
 }
 
 // Is makes errors.Is(err, ErrClockStuck) hold.
@@ -250,6 +278,8 @@ const (
 	// OutOfTime: work that keeps the run going waits for End, which never
 	// comes (see End): time stopped at the last event before it.
 	OutOfTime
+	// Aborted: Abort was called; what was pending stays.
+	Aborted
 )
 
 // event is one pending wake-up, callback, start or target. It holds no
@@ -280,6 +310,7 @@ const (
 	evCallback               // run refs[ref].p.(*callback)
 	evStart                  // start task num of refs[ref].p.(Runner); arg is its id
 	evTarget                 // the Advance marker
+	evAbort                  // the Abort marker
 )
 
 // ref is what pending events point at, kept apart from the events so
@@ -385,6 +416,8 @@ type Kernel struct {
 	// 0 when there is none.
 	limit    time.Duration
 	hasLimit bool
+	// aborting: Abort pushed its marker, not yet reached.
+	aborting bool
 }
 
 // spawnSlab is how many SpawnContexts one allocation holds at most.
@@ -1138,7 +1171,11 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		if ev.keepAlive {
 			k.keepAlive--
 		}
-		if ev.kind == evTarget {
+		if ev.kind >= evTarget {
+			if ev.kind == evAbort {
+				k.aborting = false
+				return nil, 0, Aborted
+			}
 			return nil, 0, ReachedTarget
 		}
 		p := k.release(ev.ref)
@@ -1203,6 +1240,21 @@ func (k *Kernel) idle() Stop {
 	return Drained
 }
 
+// Abort makes the driver call in progress return Aborted at the next
+// switch: once the running task blocks or ends, before anything else due
+// at the instant runs. What is pending stays; a later driver call goes on
+// from there. It is the hook by which the owner ends a run that must not
+// go on (the runtime's instant limit, see ClockError). Only the running
+// task (or a callback) may call it; calling it again before the marker is
+// reached does nothing more.
+func (k *Kernel) Abort() {
+	if k.aborting {
+		return
+	}
+	k.aborting = true
+	k.pushAt(event{at: k.now, kind: evAbort}) // prio 0: first at its instant
+}
+
 // Blocked describes the live tasks, for deadlock reports.
 func (k *Kernel) Blocked() []string {
 	// A task that never ran is ready (it has its start event), so a
@@ -1259,8 +1311,8 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	k.cur.Store(nil)
 	if stop != ReachedTarget && target >= 0 {
 		// Drop the unreached marker so it does not keep time moving later.
-		// (The target keeps time moving, so only a limit or the end of time
-		// stops a driver call short of it: the clock stays.)
+		// (The target keeps time moving, so only a limit, the end of time or
+		// an abort stops a driver call short of it: the clock stays.)
 		k.dropTargets()
 	}
 	return stop, nil
