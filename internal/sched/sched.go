@@ -381,8 +381,8 @@ type Kernel struct {
 	wg      sync.WaitGroup
 	panics  []*PanicError
 
-	// The watchdog (see Drive). switches is bumped by every task as it
-	// takes the processor and whenever a task publishes what it runs
+	// The watchdog (see Drive). switches is bumped at every handoff, once
+	// the next task is set up, and whenever a task publishes what it runs
 	// (Touch); the driver declares a stall when it has not moved for
 	// stallLimit of wall-clock time (see wait for why it is race-free).
 	switches   atomic.Uint64
@@ -775,7 +775,8 @@ func (k *Kernel) resume(t *Task, why Wake) {
 		k.live.push(t, liveNode)
 		t.inLive = true
 	}
-	t.wake <- why // buffered: fine even when t is the caller's own task
+	k.switches.Add(1) // after what the watchdog reads (see Kernel.wait)
+	t.wake <- why     // buffered: fine even when t is the caller's own task
 }
 
 // worker is a goroutine that runs tasks one after another. Reusing them
@@ -883,13 +884,11 @@ func (w *worker) run(t *Task) (returned bool) {
 	if r := t.runner; r != nil {
 		t.runner = nil
 		t.sctx = k.newSpawnContext(t)
-		k.switches.Add(1) // the watchdog: see Kernel.wait
 		r.Run(t.sctx, t.num)
 		return true
 	}
 	fn := t.fn
 	t.fn = nil
-	k.switches.Add(1)
 	fn(t)
 	return true
 }
@@ -980,7 +979,6 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 		t.killed = true
 		goruntime.Goexit()
 	}
-	k.switches.Add(1) // the watchdog: see Kernel.wait
 	return w
 }
 
@@ -1325,14 +1323,14 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 // notices the watchdog.
 //
 // The counter is what makes the driver's reads of the kernel (stall, then
-// Close) race-free. It is bumped by the goroutine that takes the processor,
-// once it has it (Block after its wake-up, worker.run before the task's
-// code), so after everything the goroutine that handed it over wrote:
-// the clock, the task's worker, the live list. The driver declares a stall
-// only when its last load of the counter saw the latest bump, and so reads
-// all of that after it. (Bumped by the goroutine handing over, before it
-// wrote them, as it was, the driver read them unordered.) A task's own
-// writes the driver reads (Task.Data) are published by Touch.
+// Close) race-free. The goroutine that hands the processor over bumps it
+// last, just before the wake-up it sends (resume), so after everything it
+// wrote that the driver reads: the clock, the running task, its worker,
+// the live list. The driver declares a stall only when its last load of
+// the counter saw the latest bump, and so reads all of that after it.
+// (Bumped before resume wrote the task's worker and the live list, as it
+// was, the driver read them unordered.) A task's own writes the driver
+// reads (Task.Data) are published by Touch.
 func (k *Kernel) wait() (Stop, error) {
 	limit := k.stallLimit
 	if limit <= 0 {
