@@ -552,7 +552,6 @@ type Task struct {
 	gen      uint64 // bumped whenever the task's pending event changes
 	hasEvent bool   // a valid event for this task is in the heap
 	blocked  bool
-	endless  bool // blocked with a timeout that ends at End, never (see End)
 	why      Wake // reason delivered with the pending ready event
 	reason   string
 	waitCtx  context.Context
@@ -853,7 +852,7 @@ func (k *Kernel) finish(t *Task) {
 // a goroutine that kept the task's context may be reading it (Enter).
 func (t *Task) recycle() {
 	t.id, t.name, t.num, t.parent, t.wake = 0, "", 0, nil, nil
-	t.hasEvent, t.blocked, t.endless, t.why, t.reason = false, false, false, 0, ""
+	t.hasEvent, t.blocked, t.why, t.reason = false, false, 0, ""
 	t.waitCtx, t.killed = nil, false
 	t.live, t.inLive, t.cgroup, t.wait, t.cseq = node[Task]{}, false, nil, node[Task]{}, 0
 	t.fn, t.w, t.runner, t.sctx = nil, nil, nil, nil
@@ -961,11 +960,10 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 	}
 	t.blocked = true
 	t.reason = reason
-	t.endless = false
 	if timeout >= 0 {
 		at := k.now + timeout
-		if timeout >= End-k.now {
-			at, t.endless = End, true // never (see End)
+		if timeout >= End-k.now { // never (see End)
+			at, t.reason = End, reason+" (until past the end of virtual time)"
 		}
 		t.gen++
 		t.hasEvent = true
@@ -1263,10 +1261,6 @@ func (k *Kernel) Blocked() []string {
 		name := t.Name()
 		if s, ok := t.Data.(fmt.Stringer); ok {
 			name += " " + s.String()
-		}
-		if t.blocked && t.endless {
-			out = append(out, fmt.Sprintf("%s: %s (until past the end of virtual time)", name, t.reason))
-			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s", name, t.reason))
 	}
