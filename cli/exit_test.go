@@ -133,8 +133,8 @@ func TestH1_RunAndAmplifyBlameTheCodeUnderTest(t *testing.T) {
 		f := filepath.Join(dir, method+".yaml")
 		require.NoError(t, os.WriteFile(f, []byte("namespaces: {S: stopper}\nstubs: {s: {}}\ncalls:\n  - {stub: s, method: "+method+"}\n"), 0o644))
 		for _, args := range [][]string{
-			{"run", "--stall-limit", "50ms", f},
-			{"amplify", "--stall-limit", "50ms", "--outer", "1", "--class", "stopper", "--method", method, "--fault", "lose-response", "--rate", "0.1", "--trials", "2"},
+			{"run", "--stall-limit", "100ms", f},
+			{"amplify", "--stall-limit", "100ms", "--outer", "1", "--class", "stopper", "--method", method, "--fault", "lose-response", "--rate", "0.1", "--trials", "2"},
 		} {
 			var out, errb bytes.Buffer
 			code := Main(args, classes, WithOutput(&out, &errb))

@@ -53,6 +53,9 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		if stallLimit < 0 {
 			return usageErrorf("--stall-limit: %v is negative: want a duration such as 10s, or 0 to turn the watchdog off", stallLimit)
 		}
+		if err := runtime.CheckStallLimit(stallLimit); err != nil {
+			return usageErrorf("--stall-limit: %v", err)
+		}
 		runtime.SetDefaultStallLimit(stallLimit)
 		return nil
 	}

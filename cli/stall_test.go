@@ -24,3 +24,22 @@ func TestH1_StallLimitFlag(t *testing.T) {
 	defer rt.Close()
 	assert.Equal(t, 3*time.Second, rt.StallLimit())
 }
+
+// H1: --stall-limit has a floor (runtime.MinStallLimit): a smaller limit
+// made a seed fail or pass by the machine's load. It is a usage error
+// naming the flag, the value and what is allowed; 0 still turns the
+// watchdog off.
+func TestH1_StallLimitFlagHasAFloor(t *testing.T) {
+	inRoot(t)
+	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
+	for _, v := range []string{"1ns", "99ms"} {
+		code, _, errOut := runCLI(t, "run", "--stall-limit", v, "testdata/scenarios/deadline-during-retry.yaml")
+		assert.Equal(t, exitUsage, code, v)
+		assert.Contains(t, errOut, "--stall-limit: "+v+" is below the watchdog's floor of 100ms")
+		assert.Contains(t, errOut, "0 to turn the watchdog off")
+	}
+	for _, v := range []string{"0", "100ms"} {
+		code, _, errOut := runCLI(t, "run", "--stall-limit", v, "testdata/scenarios/deadline-during-retry.yaml")
+		require.Equal(t, exitOK, code, errOut)
+	}
+}

@@ -271,7 +271,7 @@ func TestL7_AnAcknowledgedSQLWriteIsNeverLost(t *testing.T) {
 func TestQ5_AStalledStatementIsInterruptedNotAbandoned(t *testing.T) {
 	defer object.SetSQLMaxSteps(1 << 62)()
 	for range 4 {
-		rt := runtime.New(runtime.WithStallLimit(50 * time.Millisecond))
+		rt := runtime.New(runtime.WithStallLimit(runtime.MinStallLimit))
 		var db *object.SQL
 		ended := make(chan error, 1)
 		ns := rt.Namespace("T", func(st *object.State) object.Object {

@@ -32,6 +32,11 @@ type lane struct {
 	armedAt time.Duration
 	running bool // a lane turn is in progress; it re-arms the timer when done
 	stalled bool // the object could not be built: retry in the background
+	// The lane's runs at one instant of one driver call (the instant
+	// limit, see host.atInstant): the instant, the driver call, how many.
+	instAt    time.Duration
+	instDrive uint64
+	instRuns  int
 }
 
 // alarmState is the object's one alarm.
@@ -78,7 +83,11 @@ func (h *host) arm(l wire.Lane) {
 	}
 	ln.armed, ln.armedAt = true, ln.due
 	keepAlive := l == wire.LaneQueue && !ln.stalled
-	ln.timer = k.After(ln.due-k.Now(), keepAlive, func() { h.fire(l) })
+	var d time.Duration // due may be far before now (saturated at math.MinInt64): due-now would wrap
+	if now := k.Now(); ln.due > now {
+		d = ln.due - now
+	}
+	ln.timer = k.After(d, keepAlive, func() { h.fire(l) })
 }
 
 // fire runs on the scheduling goroutine when a lane's timer expires.
@@ -112,6 +121,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 	h, l := lt.h, lt.lane
 	t := sched.FromContext(ctx)
 	t.Gate, t.Data = &h.gate, lt
+	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
 	defer func() {
 		h.lane(l).running = false
 		h.arm(l)
@@ -129,7 +139,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		// The tasks stay in storage; try again later, in the background so
 		// that a constructor that keeps failing cannot keep Run going.
 		h.event(wire.Event{Kind: object.EventTaskError, Lane: laneNames[l], Delay: object.AlarmRetryBase, Err: err.Error()})
-		h.lane(l).due = h.ns.r.k.Now() + object.AlarmRetryBase
+		h.lane(l).due = sched.AddTime(h.ns.r.k.Now(), object.AlarmRetryBase)
 		h.lane(l).stalled = true
 		return
 	}
@@ -151,6 +161,9 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	now := r.k.Now()
 	if !a.set || a.at > now {
 		return // deleted or moved since the timer fired
+	}
+	if h.atInstant(wire.LaneAlarm) != nil {
+		return // the run ends here, the alarm still set (rule H1)
 	}
 	retry, due := a.retry, a.at
 	*a = alarmState{}
@@ -177,7 +190,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 		return
 	}
 	d := object.AlarmRetryBase << retry
-	*a = alarmState{set: true, at: now + d, retry: retry + 1}
+	*a = alarmState{set: true, at: sched.AddTime(now, d), retry: retry + 1}
 	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
 	h.event(wire.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
 }
@@ -196,4 +209,29 @@ func callAlarm(ctx context.Context, al object.Alarmer, info object.AlarmInfo) (e
 func (h *host) setAlarm(at time.Duration, ok bool) {
 	h.alarm = alarmState{set: ok, at: at}
 	h.setLane(wire.LaneAlarm, at, ok)
+}
+
+// atInstant counts a background run of lane l (an alarm delivery, a
+// scheduled or queued task's run) at the current instant and returns nil
+// while the runs of this instant, in this driver call, are within the
+// runtime's instant limit (WithInstantLimit, rule H1). Past it, the run
+// must not happen: it returns the *ClockError that ends the driver call,
+// and has the kernel end it at the next switch (Kernel.Abort). Runs of
+// earlier driver calls do not count: Run after Run at one instant is
+// finite work.
+func (h *host) atInstant(l wire.Lane) error {
+	r := h.ns.r
+	ln := h.lane(l)
+	if now := r.k.Now(); ln.instAt != now || ln.instDrive != r.drives {
+		ln.instAt, ln.instDrive, ln.instRuns = now, r.drives, 0
+	}
+	ln.instRuns++
+	if r.instantLimit <= 0 || ln.instRuns <= r.instantLimit {
+		return nil
+	}
+	if r.stuck == nil { // the first past the limit ends the driver call
+		r.stuck = &ClockError{Now: r.k.Now(), Object: h.ns.name + "/" + h.target.Object, Limit: r.instantLimit}
+		r.k.Abort()
+	}
+	return r.stuck
 }

@@ -97,7 +97,7 @@ func TestH1_BlockedOutsideTheSimulationStalls(t *testing.T) {
 	for _, method := range []string{"Wait", "Lock", "Nap"} {
 		t.Run(method, func(t *testing.T) {
 			ignore := goleak.IgnoreCurrent()
-			w := newMisbehaving(t, runtime.WithStallLimit(50*time.Millisecond))
+			w := newMisbehaving(t, runtime.WithStallLimit(runtime.MinStallLimit))
 			w.obj.mu.Lock()
 			err := w.rt.Run(func(ctx context.Context) error { _, err := w.s.Call(ctx, method); return err })
 			require.ErrorIs(t, err, runtime.ErrStalled)
@@ -250,4 +250,95 @@ func TestH1_AKeptContextStaysEndedInLaterTurns(t *testing.T) {
 	require.Error(t, useErr) // the object's error, as the caller sees it: remote
 	assert.Contains(t, useErr.Error(), runtime.ErrNotInTask.Error())
 	assert.Equal(t, time.Duration(0), rt.Elapsed(), "the kept context slept")
+}
+
+// H1: a stall limit below the floor (runtime.MinStallLimit) made a seed
+// fail or pass by the machine's load. It is refused when the runtime
+// runs, naming the option, the value and what is allowed.
+func TestH1_AStallLimitBelowTheFloorIsRefused(t *testing.T) {
+	ran := false
+	rt := newRuntime(t, runtime.WithStallLimit(time.Nanosecond))
+	err := rt.Run(func(context.Context) error { ran = true; return nil })
+	require.Error(t, err)
+	assert.False(t, ran)
+	assert.Contains(t, err.Error(), "runtime.WithStallLimit: 1ns is below the watchdog's floor of 100ms")
+	assert.Contains(t, err.Error(), "at least 100ms")
+	require.ErrorIs(t, rt.Advance(time.Second), runtime.ErrStallLimit)
+
+	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
+	runtime.SetDefaultStallLimit(time.Millisecond)
+	err = newRuntime(t).Run(func(context.Context) error { return nil })
+	require.ErrorIs(t, err, runtime.ErrStallLimit)
+	assert.Contains(t, err.Error(), "runtime.SetDefaultStallLimit: 1ms")
+
+	for _, d := range []time.Duration{0, -time.Second, runtime.MinStallLimit} {
+		require.NoError(t, newRuntime(t, runtime.WithStallLimit(d)).Run(func(context.Context) error { return nil }), "%v", d)
+	}
+}
+
+// stallingAlarm's handler blocks outside the simulation.
+type stallingAlarm struct {
+	st *object.State
+	ch chan struct{}
+}
+
+func (a *stallingAlarm) Methods() object.Methods {
+	return object.Methods{"Arm": object.Func(func(ctx context.Context) error {
+		return a.st.SetAlarm(ctx, a.st.Now().Add(time.Second))
+	})}
+}
+
+func (a *stallingAlarm) Alarm(ctx context.Context, _ object.AlarmInfo) error { <-a.ch; return nil }
+
+// H1: an alarm handler that stalls while the root task sleeps used to
+// make the watchdog race with the scheduler (go test -race reported it).
+// The stall is reported race-free, naming the alarm's turn.
+func TestH1_AnAlarmHandlerThatStallsWhileRootSleeps(t *testing.T) {
+	a := &stallingAlarm{ch: make(chan struct{})}
+	rt := runtime.New(runtime.WithStallLimit(runtime.MinStallLimit))
+	ns := rt.Namespace("A", func(st *object.State) object.Object { a.st = st; return a })
+	s, err := ns.GetByName("a")
+	require.NoError(t, err)
+	err = rt.Run(func(ctx context.Context) error {
+		if _, err := s.Call(ctx, "Arm"); err != nil {
+			return err
+		}
+		return rt.Sleep(ctx, time.Hour)
+	})
+	var se *runtime.StallError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "alarm A/a alarm", se.Task)
+	assert.Equal(t, time.Second, se.Now)
+	require.NoError(t, rt.Close())
+	close(a.ch)
+}
+
+// H1: after a DeadlockError the next Run used to report the old blocked
+// tasks as its own. The tasks stay blocked (the platform would cancel the
+// hung requests; dosim cannot end a parked goroutine short of Close), so
+// Run, Advance and Quiesce say that the runtime deadlocked earlier and how
+// to go on, without running anything; Close works.
+func TestH1_ARunAfterADeadlockSaysWhyItCannotRun(t *testing.T) {
+	rt := newRuntime(t)
+	err := rt.Run(func(ctx context.Context) error {
+		g := rt.Group(ctx)
+		g.Go(func(ctx context.Context) error { return g.Wait() }) // waits for itself
+		return g.Wait()
+	})
+	var dl *runtime.DeadlockError
+	require.ErrorAs(t, err, &dl)
+	require.ErrorIs(t, err, runtime.ErrDeadlocked)
+
+	ran := false
+	err = rt.Run(func(context.Context) error { ran = true; return nil })
+	assert.False(t, ran)
+	require.ErrorIs(t, err, runtime.ErrDeadlocked)
+	var again *runtime.DeadlockError
+	require.ErrorAs(t, err, &again)
+	assert.Equal(t, dl.Blocked, again.Blocked, "the error is the deadlock that left the tasks blocked")
+	assert.Contains(t, err.Error(), "runtime.Run: the runtime cannot run again: an earlier run ended with work left")
+	assert.Contains(t, err.Error(), "make a new runtime")
+	require.ErrorIs(t, rt.Advance(time.Second), runtime.ErrDeadlocked)
+	require.ErrorIs(t, rt.Quiesce(time.Second), runtime.ErrDeadlocked)
+	assert.Zero(t, rt.Elapsed())
 }

@@ -51,13 +51,17 @@ func (e *HorizonError) Unwrap() error { return ErrHorizon }
 // returns a *HorizonError if work that keeps a run going (a queue that
 // keeps filling itself) would go on past it. It moves the runtime's
 // horizon (WithHorizon) to now + d. When no object has background work
-// that can fall due it returns at once, and time does not move.
+// that can fall due it returns at once, and time does not move. A d that
+// would take the clock past MaxElapsed is refused, as Advance refuses it.
 func (r *Runtime) Quiesce(d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("runtime.Quiesce: d is %v, must be >= 0", d)
 	}
-	if r.k.Closed() {
-		return fmt.Errorf("runtime.Quiesce: %w", ErrClosed)
+	if err := r.usable("runtime.Quiesce"); err != nil {
+		return err
+	}
+	if err := r.pastEnd("runtime.Quiesce", d); err != nil {
+		return err
 	}
 	if !r.BackgroundPending() {
 		return nil // nothing can fall due: time need not move
@@ -72,10 +76,13 @@ func (r *Runtime) Quiesce(d time.Duration) error {
 // done, given the objects' backlogs, says the rest need not run (the
 // explorer stops once what it reports is certain). It returns how long the
 // work went on, and the last step's error: a *HorizonError when work that
-// keeps a run going was pending at d.
+// keeps a run going was pending at d. A d past MaxElapsed is refused.
 func (r *Runtime) QuiesceUntil(d time.Duration, done func([]Backlog) bool) (time.Duration, error) {
 	if d < 0 {
 		return 0, fmt.Errorf("runtime.QuiesceUntil: d is %v, must be >= 0", d)
+	}
+	if err := r.pastEnd("runtime.QuiesceUntil", d); err != nil {
+		return 0, err
 	}
 	step := min(d/24, time.Hour)
 	if step <= 0 {

@@ -8,6 +8,7 @@ package runtime
 import (
 	"time"
 
+	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 )
 
@@ -30,7 +31,7 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 		return
 	}
 	now := r.k.Now()
-	at := now + max(delay, 0)
+	at := sched.AddTime(now, delay) // End (never) for a delay past the end of virtual time
 	if n := len(l.Queue); n > 0 {
 		at = max(at, l.Queue[n-1].At)
 	}

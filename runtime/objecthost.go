@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 )
 
@@ -50,6 +51,13 @@ func (v hostView) CheckTask(name string, payload any) error {
 // own copy of the payload (rule O5).
 func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 	h := v.h
+	if t := sched.FromContext(ctx); t != nil {
+		if lt, ok := t.Data.(*laneTurn); ok && lt.h == h {
+			if err := h.atInstant(lt.lane); err != nil {
+				return err // the run ends at this instant (rule H1)
+			}
+		}
+	}
 	if err := h.build(); err != nil {
 		return err
 	}

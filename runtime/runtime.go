@@ -86,7 +86,65 @@ const DefaultStallLimit = sched.DefaultStallLimit
 
 // DeadlockError is returned by Run when every task is blocked and no timer
 // can wake one. It names the blocked tasks and what each waits for.
+// errors.Is(err, ErrDeadlocked) holds.
+//
+// The blocked tasks stay where they are. The platform cancels a request
+// whose code hung and its object goes on serving; dosim cannot cancel a
+// parked goroutine short of ending it (Close), and the tasks hold what
+// they held: an object's input gate, a place in its line, a lane of its
+// background work, calls in flight. A later Run would wait for them again
+// and report them as its own, so Run, Advance and Quiesce refuse instead,
+// with an error that wraps this one: make a new runtime for the next run.
 type DeadlockError = sched.DeadlockError
+
+// ErrDeadlocked is what a *DeadlockError is (errors.Is), and so the error
+// of a Run, Advance or Quiesce after one.
+var ErrDeadlocked = sched.ErrDeadlocked
+
+// ClockError is returned by Run (Advance, Quiesce) when the run cannot go
+// on because virtual time cannot move (rule H1): the work left waits past
+// the end of virtual time (PastEnd; see MaxElapsed), or an object's
+// background work keeps running again at one instant (past the instant
+// limit, WithInstantLimit). It names what is still waiting. Like a
+// DeadlockError it leaves work behind: later driver calls return an error
+// wrapping it. errors.Is(err, ErrClockStuck) holds.
+type ClockError = sched.ClockError
+
+// ErrClockStuck is wrapped by a *ClockError, and by the error of an
+// Advance or Quiesce that would move the clock past MaxElapsed.
+var ErrClockStuck = sched.ErrClockStuck
+
+// MaxElapsed is the furthest virtual time goes: about 292 years after
+// the runtime started (time.Duration's largest value less one). A wait
+// that would end later (a sleep, a timeout, an alarm, a link delay: a
+// duration near math.MaxInt64, or sleeps that add up past it) never ends.
+// Until the end it waits like any other: time moves on for it, running the
+// background work on the way, and its context can end it (a sleep "until
+// cancelled" works). A run left with nothing else to wait for ends with a
+// *ClockError. An Advance or Quiesce past it is refused: the clock cannot
+// go there.
+const MaxElapsed = sched.End - 1
+
+// MinStallLimit is the least stall limit the watchdog takes: a limit
+// between 0 and it would let the machine's load, not the simulated code,
+// fail a seed. WithStallLimit and SetDefaultStallLimit below it make Run
+// fail with an error that is ErrStallLimit; 0 or less turns the watchdog
+// off.
+const MinStallLimit = sched.MinStallLimit
+
+// ErrStallLimit is what the error of a stall limit below MinStallLimit is
+// (errors.Is).
+var ErrStallLimit = sched.ErrStallLimit
+
+// CheckStallLimit returns an error that is ErrStallLimit for a stall limit
+// the watchdog does not take (above 0 and below MinStallLimit), naming
+// the value and what is allowed; nil otherwise. For code that takes the
+// limit from its users, as dosim's --stall-limit does.
+func CheckStallLimit(d time.Duration) error { return sched.CheckStallLimit(d) }
+
+// DefaultInstantLimit is the instant limit of a runtime made without
+// WithInstantLimit.
+const DefaultInstantLimit = 100_000
 
 // PanicError is returned by Run when a task's code panicked outside an
 // object method (a panic inside a method is the caller's remote error), or
@@ -141,6 +199,19 @@ type Runtime struct {
 	orng   *rand.Rand
 	// horizon bounds virtual time (WithHorizon, Quiesce); 0: none.
 	horizon time.Duration
+
+	// optErr is the error of an option that cannot be honoured (a stall
+	// limit below the floor): Run and the other driver calls return it.
+	optErr error
+	// ended is the error of a driver call that left work nothing can move
+	// on (a deadlock, a clock that cannot move): later ones return it.
+	ended error
+	// drives counts driver calls; instantLimit bounds an object's
+	// background runs at one instant within one (WithInstantLimit);
+	// stuck is the *ClockError of the object that reached it.
+	drives       uint64
+	instantLimit int
+	stuck        *ClockError
 }
 
 // Option configures a Runtime.
@@ -174,8 +245,10 @@ func WithFaults(plan *transport.FaultPlan) Option {
 // WithStallLimit sets the watchdog's wall-clock stall limit (rule H1):
 // when a task runs for longer than d without reaching a simulation blocking
 // point, Run stops and returns a *StallError. d <= 0 turns the watchdog off
-// (a hang then hangs). The default is DefaultStallLimit. The watchdog reads
-// the wall clock only to end a hang; it never changes a simulated result.
+// (a hang then hangs). The default is DefaultStallLimit; a d above 0 and
+// below MinStallLimit makes Run fail with an error that is ErrStallLimit
+// and says what is allowed. The watchdog reads the wall clock only to
+// end a hang; it never changes a simulated result.
 func WithStallLimit(d time.Duration) Option {
 	return optionFunc(func(r *Runtime) { r.stallLimit, r.stallSet = d, true })
 }
@@ -191,6 +264,22 @@ func init() { defaultStall.Store(int64(DefaultStallLimit)) }
 // scenarios, explore and verify. Prefer WithStallLimit in your own code.
 func SetDefaultStallLimit(d time.Duration) { defaultStall.Store(int64(d)) }
 
+// WithInstantLimit bounds the background runs (alarm deliveries,
+// scheduled and queued task runs) one object makes at one virtual instant
+// within one driver call (Run, Advance, Quiesce), at n (rule H1). Work
+// that sets itself up again at the instant it runs (an alarm its handler
+// sets to now, a task that schedules or queues itself with no delay) would
+// otherwise run for ever while the clock stands still, unseen by the
+// horizon and the watchdog. The run then ends with a *ClockError naming
+// the object; the run past the limit does not happen. Calls, sleeps and
+// other tasks do not count. The default, DefaultInstantLimit, is far above
+// what finite work does at one instant (a queue drained at once counts one
+// run per item: raise the limit for queues longer than it); n <= 0 turns
+// the limit off.
+func WithInstantLimit(n int) Option {
+	return optionFunc(func(r *Runtime) { r.instantLimit = n })
+}
+
 // WithStart moves the virtual wall clock's starting instant (default Epoch).
 func WithStart(t time.Time) Option { return optionFunc(func(r *Runtime) { r.start = t }) }
 
@@ -200,7 +289,8 @@ var nopLogger = zap.NewNop()
 
 // New makes a runtime.
 func New(opts ...Option) *Runtime {
-	r := &Runtime{seed: DefaultSeed, log: nopLogger, start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls}
+	r := &Runtime{seed: DefaultSeed, log: nopLogger, start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls,
+		instantLimit: DefaultInstantLimit}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(r)
@@ -216,10 +306,14 @@ func New(opts ...Option) *Runtime {
 	}
 	r.k = sched.New(r.rng)
 	r.k.SetOwner(r)
+	source := "runtime.WithStallLimit"
 	if !r.stallSet {
 		r.stallLimit = time.Duration(defaultStall.Load())
+		source = "runtime.SetDefaultStallLimit"
 	}
-	r.k.SetStallLimit(r.stallLimit)
+	if err := r.k.SetStallLimit(r.stallLimit); err != nil {
+		r.optErr = fmt.Errorf("%s: %w", source, err)
+	}
 	if r.horizon > 0 {
 		r.k.SetLimit(r.horizon, true)
 	}
@@ -266,8 +360,8 @@ func (r *Runtime) setupErr() error {
 // stall limit (it never hangs, rule H1); ErrClosed after Close; or the
 // error of a namespace that could not be defined.
 func (r *Runtime) Run(fn func(ctx context.Context) error) error {
-	if r.k.Closed() {
-		return fmt.Errorf("runtime.Run: %w", ErrClosed)
+	if err := r.usable("runtime.Run"); err != nil {
+		return err
 	}
 	if fn == nil {
 		return errors.New("runtime.Run: fn is nil")
@@ -283,9 +377,26 @@ func (r *Runtime) Run(fn func(ctx context.Context) error) error {
 	return r.drive(-1, &rootErr)
 }
 
+// usable returns the error that keeps a driver call (op) from running: the
+// runtime is closed, an option cannot be honoured, or an earlier driver
+// call left work that cannot go on (a deadlock, a stuck clock).
+func (r *Runtime) usable(op string) error {
+	switch {
+	case r.k.Closed():
+		return fmt.Errorf("%s: %w", op, ErrClosed)
+	case r.optErr != nil:
+		return r.optErr
+	case r.ended != nil:
+		return fmt.Errorf("%s: the runtime cannot run again: an earlier run ended with work left that cannot go on, "+
+			"and it would end this one the same way (make a new runtime for the next run; Close this one): %w", op, r.ended)
+	}
+	return nil
+}
+
 // drive runs the kernel until it stops (or reaches target, if >= 0) and
 // turns why it stopped into Run's or Advance's error.
 func (r *Runtime) drive(target time.Duration, result *error) error {
+	r.drives++
 	stop, err := r.k.Drive(target)
 	if err != nil {
 		return err
@@ -293,16 +404,35 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 	if p := r.k.TakePanics(); len(p) > 0 {
 		return p[0]
 	}
-	if stop == sched.Deadlocked {
-		return &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
-	}
-	if stop == sched.PastLimit {
+	switch stop {
+	case sched.Deadlocked:
+		r.ended = &DeadlockError{Now: r.k.Now(), Blocked: r.k.Blocked()}
+		return r.ended
+	case sched.OutOfTime:
+		r.ended = &ClockError{Now: r.k.Now(), PastEnd: true, Pending: r.k.Blocked()}
+		return r.ended
+	case sched.Aborted: // only the instant limit aborts (host.atInstant)
+		r.stuck.Pending = r.k.Blocked()
+		r.ended = r.stuck
+		return r.ended
+	case sched.PastLimit:
 		return r.horizonError()
 	}
 	if result != nil {
 		return *result
 	}
 	return nil
+}
+
+// pastEnd is the error of a driver call op asked to move the clock d on,
+// past MaxElapsed; nil when the clock can go there.
+func (r *Runtime) pastEnd(op string, d time.Duration) error {
+	room := MaxElapsed - r.k.Now()
+	if d <= room {
+		return nil
+	}
+	return fmt.Errorf("%s: d is %v: %w past the end of virtual time: the clock is at %v and goes no further than "+
+		"%v (runtime.MaxElapsed, about 292 years): at most %v more", op, d, ErrClockStuck, r.k.Now(), MaxElapsed, room)
 }
 
 // Sleep waits d of virtual time. Inside an object method it lets other
@@ -327,6 +457,10 @@ func (r *Runtime) Elapsed() time.Duration { return r.k.Now() }
 // Advance moves virtual time on by d, running whatever falls due on the way
 // (alarms, timers, work in flight). Called from inside a simulated task it
 // is Sleep.
+//
+// The clock goes no further than MaxElapsed: a d that would take it past
+// is refused with an error wrapping ErrClockStuck that says how far it can
+// go, and nothing runs.
 func (r *Runtime) Advance(d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("runtime.Advance: d is %v, must be >= 0", d)
@@ -338,8 +472,11 @@ func (r *Runtime) Advance(d time.Duration) error {
 		}
 		return cur.Sleep(cur, d, true)
 	}
-	if r.k.Closed() {
-		return fmt.Errorf("runtime.Advance: %w", ErrClosed)
+	if err := r.usable("runtime.Advance"); err != nil {
+		return err
+	}
+	if err := r.pastEnd("runtime.Advance", d); err != nil {
+		return err
 	}
 	return r.drive(r.k.Now()+d, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/transport"
 )
@@ -77,7 +78,8 @@ func decide(e ended, rng *rand.Rand) verdict {
 		return verdict{outcome: transport.OutcomeCancelled, blame: blameCancelled}
 	}
 	sleep := retryBackoff(rng, e.n) // S8
-	if e.now+sleep >= e.deadline {  // S9: no retry whose backoff ends at or after the deadline
+	// S9: no retry whose backoff ends at or after the deadline.
+	if sched.AddTime(e.now, sleep) >= e.deadline {
 		return verdict{outcome: transport.OutcomeTimeout, blame: blameFirst}
 	}
 	return verdict{retry: true, sleep: sleep}

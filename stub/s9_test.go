@@ -92,3 +92,21 @@ func TestS9_RunningRetrySeesItsContextCancelled(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "nothing after the cancellation")
 }
+
+// S9: a call's deadline (its start plus its timeout) used to wrap around
+// for a call made within its timeout of the end of virtual time, and its
+// retry was refused as if the deadline had passed. The deadline saturates
+// at the end of virtual time, and the retry goes.
+func TestS9_ACallNearTheEndOfVirtualTimeStillRetries(t *testing.T) {
+	w := newWorld(t, 1, rule("Set", 1, transport.LoseResponse))
+	s := w.stub(t)
+	require.NoError(t, w.rt.Advance(runtime.MaxElapsed-5*time.Second))
+	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
+		_, err := s.Call(ctx, "Set", 7)
+		return err
+	}))
+	c := w.rt.Calls()[0]
+	assert.Equal(t, runtime.OutcomeRecovered, c.Outcome)
+	require.Len(t, c.Attempts, 2)
+	assert.Equal(t, 7, w.stored(t, "v"))
+}

@@ -293,7 +293,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	if s.broken != nil { // L2: a broken stub sends nothing
 		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.broken)
 	}
-	deadline := rec.Start + s.cfg.timeout
+	deadline := sched.AddTime(rec.Start, s.cfg.timeout) // saturated: a call near the end of virtual time
 	var first *Error
 	if ctx.Err() != nil { // S14: no attempt starts after cancellation
 		return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))

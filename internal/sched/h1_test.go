@@ -59,7 +59,7 @@ func TestH1_GoexitEndsTheTask(t *testing.T) {
 // *StallError once the stall limit passes; Close then ends the others.
 func TestH1_StallStopsDrive(t *testing.T) {
 	k := newKernel(1)
-	k.SetStallLimit(20 * time.Millisecond)
+	require.NoError(t, k.SetStallLimit(MinStallLimit))
 	never := make(chan struct{})
 	k.Go(context.Background(), "parked", func(ctx context.Context) {
 		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
@@ -75,4 +75,52 @@ func TestH1_StallStopsDrive(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStalled, "only Close works now")
 	require.NoError(t, k.Close())
 	close(never) // the stuck goroutine ends without touching the kernel (goleak checks)
+}
+
+// H1: the watchdog reads the stalled task and the clock without a data
+// race (go test -race checks it). Here the task first runs after the clock
+// moved, started by a timer while the root sleeps, and blocks outside the
+// simulation: the goroutine that handed it the processor wrote its worker,
+// the live list and the clock after the watchdog's counter last moved, and
+// the driver read them when it declared the stall.
+func TestH1_TheWatchdogReadsAStalledTaskWithoutARace(t *testing.T) {
+	k := newKernel(1)
+	require.NoError(t, k.SetStallLimit(MinStallLimit))
+	never := make(chan struct{})
+	k.Go(context.Background(), "root", func(ctx context.Context) {
+		k.After(time.Second, false, func() {
+			k.Go(context.Background(), "late", func(ctx context.Context) { <-never })
+		})
+		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+	})
+	stop, err := k.Drive(-1)
+	assert.Equal(t, Stalled, stop)
+	var se *StallError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "late", se.Task)
+	assert.Equal(t, time.Second, se.Now)
+	require.NoError(t, k.Close())
+	close(never)
+}
+
+// H1: the stall limit has a floor, MinStallLimit: below it a busy machine
+// (a collection, a descheduled process) trips the watchdog on honest work,
+// and a seed fails or passes by the machine's load. A limit below the
+// floor is refused and the limit stays as it was; 0 or less turns the
+// watchdog off.
+func TestH1_TheStallLimitHasAFloor(t *testing.T) {
+	k := newKernel(1)
+	defer k.Close()
+	for _, d := range []time.Duration{time.Nanosecond, time.Millisecond, MinStallLimit - 1} {
+		err := k.SetStallLimit(d)
+		require.ErrorIs(t, err, ErrStallLimit, "%v", d)
+		assert.Contains(t, err.Error(), d.String())
+		assert.Contains(t, err.Error(), "at least 100ms")
+		assert.Contains(t, err.Error(), "or 0 to turn the watchdog off")
+		assert.Equal(t, DefaultStallLimit, k.StallLimit(), "a refused limit changes nothing")
+	}
+	for _, d := range []time.Duration{MinStallLimit, time.Minute, 0, -time.Second} {
+		require.NoError(t, k.SetStallLimit(d))
+		assert.Equal(t, d, k.StallLimit())
+	}
 }

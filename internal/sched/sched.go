@@ -53,6 +53,131 @@ var ErrStalled = errors.New("dosim: a task stalled outside the simulation")
 // still ends a hung test well inside go test's default ten-minute timeout.
 const DefaultStallLimit = 10 * time.Second
 
+// MinStallLimit is the least stall limit the watchdog takes (a limit of 0
+// or less turns it off). Below it the wall clock of a busy machine, not
+// the simulated code, decides a run: a collection pause, or a process the
+// operating system left waiting for a few milliseconds, looks like a task
+// that stopped reaching blocking points, and a seed fails or passes by
+// the machine's load. A tenth of a second is a hundred times the slowest
+// honest turn (a few milliseconds under the race detector on a loaded
+// machine), and still ends a test of a hang at once.
+const MinStallLimit = 100 * time.Millisecond
+
+// ErrStallLimit is what the error of a stall limit below MinStallLimit is
+// (errors.Is).
+var ErrStallLimit = errors.New("dosim: stall limit below the watchdog's floor")
+
+// CheckStallLimit returns an error that is ErrStallLimit (errors.Is) for a
+// limit the watchdog does not take: above 0 and below MinStallLimit. It
+// names the value and what is allowed.
+func CheckStallLimit(d time.Duration) error {
+	if d > 0 && d < MinStallLimit {
+		return stallLimitError{d}
+	}
+	return nil
+}
+
+// stallLimitError is CheckStallLimit's error.
+type stallLimitError struct{ d time.Duration }
+
+// Error names the limit and what is allowed.
+func (e stallLimitError) Error() string {
+	return fmt.Sprintf("%v is below the watchdog's floor of %v: want at least %v (such as 10s), or 0 to turn the watchdog off",
+		e.d, MinStallLimit, MinStallLimit)
+}
+
+// Is makes errors.Is(err, ErrStallLimit) hold.
+func (e stallLimitError) Is(target error) bool { return target == ErrStallLimit }
+
+// End is the end of virtual time: time.Duration's largest value, about
+// 292 years after the kernel started. Nothing happens at End or later: the
+// last instant is End-1.
+//
+// The kernel saturates rather than refuses. A wait that would end at or
+// past End (a sleep, a timer, a timeout, a link delay: now plus a duration
+// near math.MaxInt64, or sleeps that add up past 292 years) is a wait
+// until End, and End never comes. Until then it is a wait like any other:
+// time moves on for it, through the background work on the way, and its
+// context can end it (a sleep "until cancelled" works). A driver call left
+// with nothing but such waits stops with OutOfTime (the runtime makes it a
+// *ClockError naming them) instead of wrapping around to a past instant,
+// which made the wait end at once and froze the clock. Refusing the
+// duration instead would hand the caller an error that a loop which
+// ignores it turns into a spin at one instant, the very hang this
+// prevents. Driver calls are the exception: their target is refused past
+// End (Drive), as the caller asks to move the clock there and nothing
+// could.
+const End = time.Duration(math.MaxInt64)
+
+// AddTime returns at+d, saturated at End (d < 0 adds nothing): the instant
+// a wait of d from at ends, End meaning never.
+func AddTime(at, d time.Duration) time.Duration {
+	switch {
+	case d <= 0:
+		return at
+	case d >= End-at:
+		return End
+	}
+	return at + d
+}
+
+// ErrClockStuck is wrapped by a *ClockError, and by the error of a driver
+// call asked to move the clock past End.
+var ErrClockStuck = errors.New("dosim: virtual time cannot move")
+
+// ErrDeadlocked is what a *DeadlockError is (errors.Is).
+var ErrDeadlocked = errors.New("dosim: deadlock")
+
+// ClockError reports a run that cannot go on because its virtual clock
+// cannot move, for one of two reasons.
+//
+// PastEnd: the work left waits for an instant at or past End, which never
+// comes (a sleep, a timeout or a link delay near math.MaxInt64, or sleeps
+// that add up past 292 years). Pending names the tasks still waiting.
+//
+// Otherwise the clock stands still: Object's background work (alarm
+// deliveries, scheduled and queued task runs) ran Limit times at the
+// instant Now without the clock moving, the instant limit, because it
+// keeps setting itself up again at the same instant (an alarm its handler
+// sets to now, a task that schedules or queues itself with no delay).
+// Such work never ends, and nothing reaches a horizon or the watchdog.
+//
+// errors.Is(err, ErrClockStuck) holds for both.
+type ClockError struct {
+	Now     time.Duration // the virtual instant the run stopped at
+	PastEnd bool
+	Object  string   // "NAMESPACE/object", when the clock stood still
+	Limit   int      // the instant limit reached, when the clock stood still
+	Pending []string // the tasks still waiting, as in a DeadlockError
+}
+
+// Error says why the clock cannot move and what to do.
+func (e *ClockError) Error() string {
+	pending := strings.Join(e.Pending, "; ")
+	if e.PastEnd {
+		return fmt.Sprintf("dosim: virtual time cannot move at %v: the work left waits for an instant past the end of "+
+			"virtual time (%v after the start, about 292 years), which never comes: %s. A sleep, timeout or link delay "+
+			"that long (a duration near math.MaxInt64, or sleeps that add up past the end) never ends; to wait until "+
+			"something happens, wait for that (a call, a Group, a context)", e.Now, End-1, pending)
+	}
+	return fmt.Sprintf("dosim: virtual time stands still at %v: %s ran its background work (alarm deliveries, scheduled "+
+		"and queued tasks) %d times at this instant and sets it up again at the same instant, so it would run for ever "+
+		"without the clock moving: an alarm its handler sets to now or earlier, or a task that schedules or queues itself "+
+		"with no delay. Give the next run a delay; if this much work at one instant is meant, raise the limit "+
+		"(runtime.WithInstantLimit)%s", e.Now, e.Object, e.Limit, waiting(pending))
+}
+
+// waiting is the end of a frozen clock's message: what still waits.
+func waiting(pending string) string {
+	if pending == "" {
+		return ""
+	}
+	return ". Still waiting: " + pending
+}
+
+// Is makes errors.Is(err, ErrClockStuck) hold.
+func (e *ClockError) Is(target error) bool { return target == ErrClockStuck }
+
 // StallError reports that a task held the processor for longer than the
 // stall limit, in wall-clock time, without reaching a simulation blocking
 // point: it blocks outside the simulation (a raw channel, a mutex, a real
@@ -92,6 +217,9 @@ func (e *DeadlockError) Error() string {
 	return fmt.Sprintf("dosim: deadlock at %v: every task is blocked and no timer is pending: %s",
 		e.Now, strings.Join(e.Blocked, "; "))
 }
+
+// Is makes errors.Is(err, ErrDeadlocked) hold.
+func (e *DeadlockError) Is(target error) bool { return target == ErrDeadlocked }
 
 // PanicError is a panic that escaped a task, or a task that called
 // runtime.Goexit (Goexit is set; Value is nil).
@@ -147,6 +275,11 @@ const (
 	// flight, a queue) falls due after the limit (SetLimit): time stopped
 	// at the last event before it.
 	PastLimit
+	// OutOfTime: work that keeps the run going waits for End, which never
+	// comes (see End): time stopped at the last event before it.
+	OutOfTime
+	// Aborted: Abort was called; what was pending stays.
+	Aborted
 )
 
 // event is one pending wake-up, callback, start or target. It holds no
@@ -177,6 +310,7 @@ const (
 	evCallback               // run refs[ref].p.(*callback)
 	evStart                  // start task num of refs[ref].p.(Runner); arg is its id
 	evTarget                 // the Advance marker
+	evAbort                  // the Abort marker
 )
 
 // ref is what pending events point at, kept apart from the events so
@@ -247,9 +381,10 @@ type Kernel struct {
 	wg      sync.WaitGroup
 	panics  []*PanicError
 
-	// The watchdog (see Drive). switches is bumped at every handoff and
-	// whenever a task publishes what it runs (Touch); the driver declares a
-	// stall when it has not moved for stallLimit of wall-clock time.
+	// The watchdog (see Drive). switches is bumped at every handoff, once
+	// the next task is set up, and whenever a task publishes what it runs
+	// (Touch); the driver declares a stall when it has not moved for
+	// stallLimit of wall-clock time (see wait for why it is race-free).
 	switches   atomic.Uint64
 	stallLimit time.Duration
 	halted     atomic.Bool // a stall was declared: nothing more runs
@@ -281,6 +416,8 @@ type Kernel struct {
 	// 0 when there is none.
 	limit    time.Duration
 	hasLimit bool
+	// aborting: Abort pushed its marker, not yet reached.
+	aborting bool
 }
 
 // spawnSlab is how many SpawnContexts one allocation holds at most.
@@ -326,9 +463,17 @@ func New(rng *rand.Rand) *Kernel {
 func (k *Kernel) SetLimit(at time.Duration, ok bool) { k.limit, k.hasLimit = at, ok }
 
 // SetStallLimit sets the watchdog's wall-clock stall limit; d <= 0 turns
-// the watchdog off. The watchdog reads the wall clock only to end a hang:
-// it never changes what a run that does not stall computes.
-func (k *Kernel) SetStallLimit(d time.Duration) { k.stallLimit = d }
+// the watchdog off. A limit below MinStallLimit is refused (the limit
+// stays as it was) with an error wrapping ErrStallLimit. The watchdog
+// reads the wall clock only to end a hang: it never changes what a run
+// that does not stall computes.
+func (k *Kernel) SetStallLimit(d time.Duration) error {
+	if err := CheckStallLimit(d); err != nil {
+		return err
+	}
+	k.stallLimit = d
+	return nil
+}
 
 // StallLimit returns the watchdog's stall limit (<= 0: off).
 func (k *Kernel) StallLimit() time.Duration { return k.stallLimit }
@@ -629,7 +774,8 @@ func (k *Kernel) resume(t *Task, why Wake) {
 		k.live.push(t, liveNode)
 		t.inLive = true
 	}
-	t.wake <- why // buffered: fine even when t is the caller's own task
+	k.switches.Add(1) // after what the watchdog reads (see Kernel.wait)
+	t.wake <- why     // buffered: fine even when t is the caller's own task
 }
 
 // worker is a goroutine that runs tasks one after another. Reusing them
@@ -815,10 +961,14 @@ func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) 
 	t.blocked = true
 	t.reason = reason
 	if timeout >= 0 {
+		at := k.now + timeout
+		if timeout >= End-k.now { // never (see End)
+			at, t.reason = End, reason+" (until past the end of virtual time)"
+		}
 		t.gen++
 		t.hasEvent = true
 		k.keepAlive++
-		k.push(event{at: k.now + timeout, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
+		k.push(event{at: at, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
 	}
 	k.cur.Store(nil)
 	k.handoff(t)
@@ -942,15 +1092,21 @@ func (tm Timer) Stop() bool {
 // whether in-flight work waits for it (link latency: time moves to it on its
 // own) or it is background work (an alarm: it runs only when time gets
 // there because something else waits longer).
+//
+// A callback due at or past End never runs (see End); if in-flight work
+// waits for it, time moves on towards End meanwhile, and a driver call
+// left with nothing else stops with OutOfTime.
 func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
-	if d < 0 {
-		d = 0
-	}
+	d = max(d, 0)
 	cb := &callback{fn: fn, keepAlive: keepAlive}
+	at := AddTime(k.now, d)
+	if at == End && !keepAlive {
+		return Timer{k: k, cb: cb} // never runs, and nothing waits for it
+	}
 	if keepAlive {
 		k.keepAlive++
 	}
-	k.push(event{at: k.now + d, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
+	k.push(event{at: at, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
 	return Timer{k: k, cb: cb}
 }
 
@@ -961,10 +1117,11 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 // leaves the seeded sequence (and so every trace) as it was. For housekeeping
 // that must not disturb a run, such as evicting an idle object.
 func (k *Kernel) Background(d time.Duration, fn func()) Timer {
-	if d < 0 {
-		d = 0
-	}
+	d = max(d, 0)
 	cb := &callback{fn: fn}
+	if d >= End-k.now {
+		return Timer{k: k, cb: cb} // never runs (see End)
+	}
 	k.bgSeq++
 	k.pushAt(event{at: k.now + d, kind: evCallback, ref: k.hold(cb), prio: 1<<63 | k.bgSeq})
 	return Timer{k: k, cb: cb}
@@ -975,7 +1132,6 @@ func (k *Kernel) Background(d time.Duration, fn func()) Timer {
 // driver when the kernel must stop.
 func (k *Kernel) handoff(self *Task) {
 	next, why, stop := k.pick()
-	k.switches.Add(1)
 	if stop != 0 {
 		k.driver <- stop
 		return
@@ -995,20 +1151,27 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			k.release(k.pop().ref)
 			continue
 		}
-		if top.at > k.now && k.keepAlive == 0 {
-			return nil, 0, k.idle()
-		}
-		if k.hasLimit && top.at > k.limit {
-			return nil, 0, PastLimit
+		if top.at > k.now {
+			if k.keepAlive == 0 {
+				return nil, 0, k.idle()
+			}
+			if k.hasLimit && top.at > k.limit {
+				return nil, 0, PastLimit
+			}
+			if top.at == End { // what keeps the run going waits for the end of time
+				return nil, 0, OutOfTime
+			}
+			k.now = top.at
 		}
 		ev := k.pop()
 		if ev.keepAlive {
 			k.keepAlive--
 		}
-		if ev.at > k.now {
-			k.now = ev.at
-		}
-		if ev.kind == evTarget {
+		if ev.kind >= evTarget {
+			if ev.kind == evAbort {
+				k.aborting = false
+				return nil, 0, Aborted
+			}
 			return nil, 0, ReachedTarget
 		}
 		p := k.release(ev.ref)
@@ -1073,6 +1236,21 @@ func (k *Kernel) idle() Stop {
 	return Drained
 }
 
+// Abort makes the driver call in progress return Aborted at the next
+// switch: once the running task blocks or ends, before anything else due
+// at the instant runs. What is pending stays; a later driver call goes on
+// from there. It is the hook by which the owner ends a run that must not
+// go on (the runtime's instant limit, see ClockError). Only the running
+// task (or a callback) may call it; calling it again before the marker is
+// reached does nothing more.
+func (k *Kernel) Abort() {
+	if k.aborting {
+		return
+	}
+	k.aborting = true
+	k.pushAt(event{at: k.now, kind: evAbort}) // prio 0: first at its instant
+}
+
 // Blocked describes the live tasks, for deadlock reports.
 func (k *Kernel) Blocked() []string {
 	// A task that never ran is ready (it has its start event), so a
@@ -1102,6 +1280,9 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	if k.driving {
 		return 0, errors.New("dosim: Run or Advance called while the simulation is already running (from inside a task, use Sleep)")
 	}
+	if target >= End {
+		return 0, fmt.Errorf("%w: the target %v is past the end of virtual time (the last instant is %v)", ErrClockStuck, target, End-1)
+	}
 	k.driving = true
 	defer func() { k.driving = false }()
 	if target >= 0 {
@@ -1122,10 +1303,9 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 	k.cur.Store(nil)
 	if stop != ReachedTarget && target >= 0 {
 		// Drop the unreached marker so it does not keep time moving later.
+		// (The target keeps time moving, so only a limit, the end of time or
+		// an abort stops a driver call short of it: the clock stays.)
 		k.dropTargets()
-		if target > k.now && stop != PastLimit {
-			k.now = target
-		}
 	}
 	return stop, nil
 }
@@ -1135,6 +1315,16 @@ func (k *Kernel) Drive(target time.Duration) (Stop, error) {
 // and declares a stall when it has not moved for the limit. The wall clock
 // only decides when to give up on a hang: a run that does not stall never
 // notices the watchdog.
+//
+// The counter is what makes the driver's reads of the kernel (stall, then
+// Close) race-free. The goroutine that hands the processor over bumps it
+// last, just before the wake-up it sends (resume), so after everything it
+// wrote that the driver reads: the clock, the running task, its worker,
+// the live list. The driver declares a stall only when its last load of
+// the counter saw the latest bump, and so reads all of that after it.
+// (Bumped before resume wrote the task's worker and the live list, as it
+// was, the driver read them unordered.) A task's own writes the driver
+// reads (Task.Data) are published by Touch.
 func (k *Kernel) wait() (Stop, error) {
 	limit := k.stallLimit
 	if limit <= 0 {
