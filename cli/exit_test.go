@@ -127,7 +127,7 @@ func TestH1_RunAndAmplifyBlameTheCodeUnderTest(t *testing.T) {
 	classes := WithClasses(map[string]runtime.Constructor{"stopper": func(*object.State) object.Object { return &stopper{release: release} }})
 	dir := t.TempDir()
 	for method, want := range map[string]string{
-		"Stall": `.Stall attempt 1" ran for more than 50ms of wall-clock time`,
+		"Stall": `.Stall attempt 1" ran for more than 100ms of wall-clock time`,
 		"Quit":  `.Quit attempt 1" called runtime.Goexit`,
 	} {
 		f := filepath.Join(dir, method+".yaml")

@@ -190,7 +190,10 @@ func BenchmarkSweepRetainedHeap(b *testing.B) {
 }
 
 // H2 (issue 14: the explorer's speed is its allocation): a seed of
-// ambiguous-delivery.yaml allocates about 13 KB on one worker. A runtime
+// ambiguous-delivery.yaml allocates about 16 KB on one worker (13 KB at
+// issue 14; the oracle's tape and the end-of-time and instant-limit state
+// of issues 19 and 20 added the rest), a little more under -race. The bound
+// leaves 2 KB above that, less than the smallest regression seen. A runtime
 // made per seed must stay small until its run grows: a fixed 128 KB slab
 // of call records, or 4 KB of scheduler events before the first, once
 // made a seed allocate 10 to 150 KB. Bytes, not time: the same on any
@@ -209,7 +212,7 @@ func TestH2_ASweepSeedAllocatesLittle(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	perSeed := float64(after.TotalAlloc-before.TotalAlloc) / seeds
 	t.Logf("a seed allocates %.0f bytes", perSeed)
-	if perSeed > 16<<10 {
-		t.Errorf("a seed allocates %.0f bytes, more than 16 KiB", perSeed)
+	if perSeed > 18<<10 {
+		t.Errorf("a seed allocates %.0f bytes, more than 18 KiB", perSeed)
 	}
 }
