@@ -70,7 +70,9 @@ func connect(db *SQL) (conn driver.Conn, release func(), err error) {
 	}
 	slot.db = weak.Make(db)
 	prngMu.Lock() // opening draws from SQLite's generator
+	opening.Store(true)
 	conn, err = slot.drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private&vfs=%s", sqlSeq.Add(1), vfsName))
+	opening.Store(false)
 	prngMu.Unlock()
 	if err != nil {
 		slot.release()

@@ -4,6 +4,7 @@ package object
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -114,10 +115,14 @@ func vfsCurrentTime(tls *libc.TLS, pVfs uintptr, prNow uintptr) int32 {
 // needs it reseed it).
 func vfsRandomness(tls *libc.TLS, pVfs uintptr, nByte int32, zOut uintptr) int32 {
 	db := dbOf(tls)
+	out := unsafe.Slice((*byte)(cPtr(zOut)), nByte)
 	if db == nil {
+		if opening.Load() {
+			clear(out) // see opening
+			return nByte
+		}
 		return callRandomness(vfsBase.FxRandomness, tls, pVfs, nByte, zOut)
 	}
-	out := unsafe.Slice((*byte)(cPtr(zOut)), nByte)
 	r := db.rand()
 	for i := 0; i < len(out); i += 8 {
 		v := r.Uint64()
@@ -149,6 +154,15 @@ func vfsLocaltime(tls *libc.TLS, t uintptr, pTm uintptr) int32 {
 // database's seeded source. Opening a connection draws from it too, so
 // connect holds it.
 var prngMu sync.Mutex
+
+// opening is set, under prngMu, while connect opens a connection, which is
+// not yet known to dbOf. SQLite's FTS5 draws a seed as a connection opens;
+// with the generator just reset by a write statement's lockPRNG, that draw
+// reseeds it, and from the base VFS it read /dev/urandom: a system call per
+// database (6% of BenchmarkManyObjectsSQL) and a generator state no seed
+// decides. It gets zeros instead; the database's own draws reseed the
+// generator before any statement of it can use it (lockPRNG).
+var opening atomic.Bool
 
 // lockPRNG readies SQLite's generator for a statement of db that writes
 // (the one kind that can draw from it: a new rowid once the largest is
