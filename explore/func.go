@@ -177,8 +177,8 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	calls := rt.Calls()
 	out.Faults = firedRules(calls)
 	namespaces := classNamespaces(rt)
-	vs, broken := fe.invariants(seed, calls, namespaces)
-	out.Violations = append(out.Violations, vs...)
+	broken := map[string]bool{}
+	out.Violations = append(out.Violations, fe.invariants(seed, calls, namespaces, broken)...)
 	out.paths = countPaths(calls, rt.Events(), func(c *runtime.CallRecord) bool {
 		ns := namespaces[c.Namespace]
 		if ns == nil || broken[c.Namespace] {
@@ -218,11 +218,11 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 }
 
 // invariants checks the S invariants of calls, by the marks of each
-// namespace's class, and returns the violations with the namespaces whose
-// class cannot be built (each reported once, at its first call).
-func (fe *FuncExplorer) invariants(seed uint64, calls []runtime.CallRecord, namespaces map[string]*runtime.Namespace) ([]Violation, map[string]bool) {
+// namespace's class, and returns the violations. A namespace whose class
+// cannot be built is reported once, at its first call, and added to
+// broken (made by the caller, so that it can stay on the stack).
+func (fe *FuncExplorer) invariants(seed uint64, calls []runtime.CallRecord, namespaces map[string]*runtime.Namespace, broken map[string]bool) []Violation {
 	var vs []Violation
-	broken := map[string]bool{}
 	for _, c := range calls {
 		ns := namespaces[c.Namespace]
 		if ns == nil {
@@ -239,7 +239,7 @@ func (fe *FuncExplorer) invariants(seed uint64, calls []runtime.CallRecord, name
 		}
 		vs = append(vs, recordInvariants(seed, c, marks[c.Method], c.MaxRetries, c.Timeout)...)
 	}
-	return vs, broken
+	return vs
 }
 
 // classNamespaces is rt's namespaces by name, those with a class.
