@@ -24,16 +24,18 @@
 //
 // Pass them after the package, as go test passes them to the test binary:
 //
-//		go test ./shop -run TestShop -dosim.seed=42 -dosim.artifacts=out
+//	go test ./shop -run TestShop -dosim.seed=42 -dosim.artifacts=out
 //
-//	  - -dosim.seed=N (or DOSIM_SEED=N): the seed of every runtime New makes.
-//	  - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure artifacts
-//	    go, a relative DIR being relative to the package's folder (where go
-//	    test runs the test). By default they go to dosim-artifacts/PACKAGE
-//	    under the system's temporary folder (os.TempDir), one folder per test
-//	    and seed, TEST-seed-N. They are not removed when the test ends (a
-//	    t.TempDir would be), so the printed path can be opened afterwards; a
-//	    later run of the same test and seed overwrites them.
+// The flags, each with the environment variable it falls back on:
+//
+//   - -dosim.seed=N (or DOSIM_SEED=N): the seed of every runtime New makes.
+//   - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure artifacts
+//     go, a relative DIR being relative to the package's folder (where go
+//     test runs the test). By default they go to dosim-artifacts/PACKAGE
+//     under the system's temporary folder (os.TempDir), one folder per test
+//     and seed, TEST-seed-N. They are not removed when the test ends (a
+//     t.TempDir would be), so the printed path can be opened afterwards; a
+//     later run of the same test and seed overwrites them.
 package runtimetest
 
 import (
