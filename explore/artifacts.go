@@ -12,7 +12,7 @@ import (
 )
 
 // artifactFiles are the names of the artifacts every report may write
-// (Explorer.WriteArtifacts, Test): besides them, one
+// (Explorer.WriteArtifacts, FuncRun.WriteArtifacts): besides them, one
 // linearizability-OBJECT.html per object whose history failed the check.
 var artifactFiles = []string{"timeline.html", "timeline.txt", "violations.txt", "faults.yaml", "replay.txt"}
 

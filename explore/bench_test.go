@@ -28,13 +28,14 @@ func BenchmarkExploreSeed(b *testing.B) {
 	}
 }
 
-// BenchmarkFuncSeed is one seed of explore.Func on a one-object,
+// BenchmarkFuncSeed is one seed of a function's sweep (explore.RunFunc,
+// what dosimtest.Func runs) on a one-object,
 // three-call function (a wallet's two deposits and a read), with every
 // check, on one worker; compare its seeds/s with BenchmarkExploreSeed's.
 func BenchmarkFuncSeed(b *testing.B) {
 	b.ReportAllocs()
-	sum := explore.Func(b, explore.Options{Seeds: b.N}, walletFunc)
-	if sum == nil || !sum.Clean() {
+	sum, err := explore.RunFunc(explore.Options{Seeds: b.N}, walletFunc)
+	if err != nil || !sum.Clean() {
 		b.Fatal("violations")
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")

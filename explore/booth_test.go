@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
@@ -46,11 +47,11 @@ func TestC1C2_BoothExploresCleanAndItsDoubleChargeIsFound(t *testing.T) {
 
 // C1: the cry-wolf case of issue 19, from go test: two concurrent holds
 // and a payment on the booth, a class that stores the time, under
-// explore.Func. Every seed is clean and every history checked (it used to
+// dosimtest.Func. Every seed is clean and every history checked (it used to
 // fail one seed in six, each a violation nobody made).
 func TestC1_FuncOnAClassThatStoresTheTime(t *testing.T) {
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 1000}, func(ctx context.Context, rt *runtime.Runtime) error {
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 1000}, func(ctx context.Context, rt *runtime.Runtime) error {
 		ns := rt.Namespace("BOOTH", examples.NewBooth)
 		call := func(ctx context.Context, method string, args ...any) {
 			if s, err := ns.GetByName("show-42"); err == nil {
@@ -96,7 +97,7 @@ func (r *raffle) Methods() object.Methods {
 // so a class that stores them explores clean, every history checked.
 func TestC1_SQLRandomAndNowAreReplayed(t *testing.T) {
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 300, Rates: transport.Rates{transport.LoseResponse: 0.2, transport.LoseRequest: 0.1}},
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 300, Rates: transport.Rates{transport.LoseResponse: 0.2, transport.LoseRequest: 0.1}},
 		func(ctx context.Context, rt *runtime.Runtime) error {
 			ns := rt.Namespace("RAFFLE", func(st *object.State) object.Object { return &raffle{st: st} })
 			var errs []error

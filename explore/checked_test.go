@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -57,7 +58,7 @@ func gatewayFunc(ctx context.Context, rt *runtime.Runtime) error {
 // and why, and passes only when the minimum is lowered.
 func TestC3_TooLittleCheckedIsNotClean(t *testing.T) {
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 50}, gatewayFunc)
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 50}, gatewayFunc)
 	require.NotNil(t, sum)
 	assert.False(t, sum.Clean())
 	assert.Zero(t, sum.Total, "no violation: the histories went unchecked, not wrong")
@@ -70,7 +71,7 @@ func TestC3_TooLittleCheckedIsNotClean(t *testing.T) {
 	assert.Contains(t, ft.errors[0], explore.ReasonUnreproducible)
 
 	ft = &fakeT{TB: t}
-	sum = explore.Func(ft, explore.Options{Seeds: 50, MinChecked: -1}, gatewayFunc)
+	sum = dosimtest.Func(ft, explore.Options{Seeds: 50, MinChecked: -1}, gatewayFunc)
 	assert.Empty(t, ft.errors, "no minimum: what was checked passed")
 	assert.True(t, sum.Clean())
 }

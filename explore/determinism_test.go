@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -48,7 +49,7 @@ func stampFunc(wall bool) func(ctx context.Context, rt *runtime.Runtime) error {
 func TestD1_CheckDeterminismFindsTheWallClock(t *testing.T) {
 	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 64, CheckDeterminism: true, NoShrink: true}, stampFunc(true))
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 64, CheckDeterminism: true, NoShrink: true}, stampFunc(true))
 	require.NotNil(t, sum)
 	require.Len(t, ft.errors, 1)
 	assert.Contains(t, ft.errors[0], "nondeterminism: the seed ran twice and the runs differ at line ")
@@ -63,7 +64,7 @@ func TestD1_CheckDeterminismFindsTheWallClock(t *testing.T) {
 	assert.Greater(t, kinds[explore.KindNondeterminism], 40, "the seeds whose Stamp ran differ")
 
 	ft = &fakeT{TB: t}
-	sum = explore.Func(ft, explore.Options{Seeds: 128, CheckDeterminism: true}, stampFunc(false))
+	sum = dosimtest.Func(ft, explore.Options{Seeds: 128, CheckDeterminism: true}, stampFunc(false))
 	assert.Empty(t, ft.errors)
 	assert.True(t, sum.Clean(), "%v", sum.Violations)
 }

@@ -33,6 +33,12 @@
 //
 // Seed ranges split into shards (Options.Shard) so that many machines can
 // run one sweep; Merge combines their summaries.
+//
+// A Go function that drives objects is explored the same way, with no
+// scenario file (NewFunc, RunFunc). This package is a plain library, which
+// the dosim command links: the go test entry points that fail a test with
+// what a sweep found (dosimtest.Func, dosimtest.Scenario) are package
+// dosimtest's.
 package explore
 
 import (

@@ -9,21 +9,12 @@ import (
 // SetClock replaces the wall clock shrinking reads to stop, for tests.
 func SetClock(e *Explorer, now func() time.Time) { e.now = now }
 
-// SetMaxVerdicts bounds the models' memo of porcupine's verdicts (0 turns
-// it off) until the returned function restores it.
-func SetMaxVerdicts(n int) (restore func()) {
-	old := maxVerdicts
-	maxVerdicts = n
-	return func() { maxVerdicts = old }
-}
+// SetMaxVerdicts bounds e's models' memo of porcupine's verdicts (0 turns
+// it off), before a sweep.
+func SetMaxVerdicts(e *Explorer, n int) { e.models.maxVerdicts = n }
 
-// SetMaxSteps bounds each model's memo of steps until the returned
-// function restores it.
-func SetMaxSteps(n int) (restore func()) {
-	old := maxSteps
-	maxSteps = n
-	return func() { maxSteps = old }
-}
+// SetMaxSteps bounds each of e's models' memo of steps, before a sweep.
+func SetMaxSteps(e *Explorer, n int) { e.models.maxSteps = n }
 
 // Reseal gives a summary's JSON, edited by a test into another consistent
 // summary, the fingerprint of its new fields, as dosim explore --json

@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
-	"github.com/dosim/dosim/internal/testrun"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
 
-// Func explores the fault space of fn, a Go function that drives objects
+// NewFunc prepares an explorer of fn, a Go function that drives objects
 // (rule U3): no scenario file. Each seed of opts runs fn as the root task
 // of a fresh runtime seeded with it, whose link draws a random fault per
 // attempt at opts.Rates (DefaultRates when nil). Every run is checked for
@@ -37,96 +34,86 @@ import (
 //     message. A call that fails under faults is not a violation by
 //     itself: fn decides which errors it expects.
 //
-// A failure fails t with the lowest failing seed, its violations, its
-// drawn faults shrunk by delta debugging (replayed as rules keyed by call
-// order, method and attempt) and the one go test command that replays it
-// (rule U4): -dosim.seed=N (or DOSIM_SEED=N) makes Func run that seed
-// alone, print its text timeline and write its artifacts (as Test does).
+// The first failing seed's drawn faults are shrunk by delta debugging
+// (replayed as rules keyed by call order, method and attempt). From go
+// test, dosimtest.Func runs the sweep, fails the test with the report and
+// prints the command that replays the seed (rule U4).
 //
 // opts.Seeds must be at least 1; Classes, KeepRules and Shard do not apply
-// to a function. Func returns the summary (nil when the options are bad).
-func Func(t testing.TB, opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) *Summary {
-	t.Helper()
-	fe, err := newFuncExplorer(opts, fn)
+// to a function.
+func NewFunc(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) (*FuncExplorer, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("%w: no function to explore", ErrOptions)
+	}
+	if opts.Seeds < 1 {
+		return nil, fmt.Errorf("%w: Seeds is %d, must be >= 1 (how many seeds to run)", ErrOptions, opts.Seeds)
+	}
+	if len(opts.Classes) > 0 {
+		return nil, fmt.Errorf("%w: Classes is for scenarios; a function names its own constructors", ErrOptions)
+	}
+	if opts.KeepRules {
+		return nil, fmt.Errorf("%w: KeepRules is for scenarios; a function has no fault rules of its own", ErrOptions)
+	}
+	if opts.Shard != (Shard{}) {
+		return nil, fmt.Errorf("%w: Shard %s is for sweeps of the dosim command, not for a function", ErrOptions, opts.Shard)
+	}
+	if err := opts.defaults(nil); err != nil {
+		return nil, err
+	}
+	return &FuncExplorer{opts: opts, fn: fn, models: newModels(),
+		now: time.Now, marks: map[string]marksOf{}}, nil
+}
+
+// RunFunc explores the seeds opts select of fn (see NewFunc) and returns
+// the summary. The first failing seed (the lowest) is shrunk unless
+// opts.NoShrink.
+func RunFunc(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) (*Summary, error) {
+	fe, err := NewFunc(opts, fn)
 	if err != nil {
-		t.Fatalf("explore.Func: %v", err)
-		return nil
+		return nil, err
 	}
-	replay, err := replaySeed()
-	if err != nil {
-		t.Fatalf("explore.Func: %v", err)
-		return nil
-	}
-	if replay != nil {
-		fe.opts.First, fe.opts.Seeds, fe.opts.FromSeedZero = *replay, 1, *replay == 0
-	}
-	sum := fe.sweep()
-	if sum.Clean() {
-		return sum
-	}
-	if sum.Total == 0 { // rule C3: nothing failed, but too little was checked
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s\n", t.Name(), sum.NotCheckedEnough())
-		sum.WriteChecked(&b)
-		b.WriteString("(Options.MinChecked sets the minimum; a negative value sets none)")
-		t.Errorf("%s", b.String())
-		return sum
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first, seed %d:\n", t.Name(), sum.Total, sum.Failed, sum.Ran, sum.FirstFailing.Seed)
-	f := sum.FirstFailing
-	fmt.Fprintf(&b, "faults drawn %d, shrunk (%s, %d replays) to %d:\n%s", len(f.Faults), f.Shrink, f.Replays, len(f.Shrunk), FaultsYAML(f.Shrunk))
-	// Everything below describes one run, and says which (rule C5).
+	return fe.Sweep(), nil
+}
+
+// Options returns the options in force, defaults filled in.
+func (fe *FuncExplorer) Options() Options { return fe.opts }
+
+// FuncRun is one run of an explored function kept whole: the run a
+// failing seed's report describes (rule C5), for its timeline and
+// artifacts.
+type FuncRun struct {
+	fe *FuncExplorer
+	f  *Failing
+	r  *funcSeed
+}
+
+// Rerun runs again the run f describes and keeps it: the shrunk replay
+// (the seed with the shrunk faults only) when f.Run is RunShrunk, else
+// the seed's own run, with the faults it drew.
+func (fe *FuncExplorer) Rerun(f *Failing) *FuncRun {
 	var rules []transport.Rule // nil: the seed's own run, with its random faults
 	if f.Run == RunShrunk {
 		rules = append([]transport.Rule{}, f.Shrunk...)
 	}
-	r := fe.check(f.Seed, rules, checkMode{}, true)
-	fmt.Fprintf(&b, "%s violates:\n", f.RunText())
-	for _, v := range f.Violations {
-		fmt.Fprintf(&b, "  %s\n", v)
-	}
-	cmd := FuncReplayCommand(t, f.Seed)
-	fmt.Fprintf(&b, "replay: %s\n", cmd)
-	if replay != nil && r.report != nil {
-		var tl bytes.Buffer
-		if err := render.Text(&tl, *r.report, render.TextOptions{}); err == nil {
-			fmt.Fprintf(&b, "timeline of %s:\n%s", f.RunText(), tl.String())
-		}
-	}
-	if dir, err := testrun.ArtifactsDir(t.Name(), f.Seed); err == nil {
-		if err := fe.writeArtifacts(filepath.Join(dir, "explore"), f, r, cmd); err == nil {
-			fmt.Fprintf(&b, "artifacts in %s", filepath.Join(dir, "explore"))
-		}
-	}
-	t.Errorf("%s", b.String())
-	return sum
+	return &FuncRun{fe: fe, f: f, r: fe.check(f.Seed, rules, checkMode{}, true)}
 }
 
-// replaySeed is the seed -dosim.seed or DOSIM_SEED asks for, nil if none.
-func replaySeed() (*uint64, error) {
-	set := os.Getenv("DOSIM_SEED") != ""
-	if f := flag.Lookup(testrun.SeedFlag); f != nil && f.Value.String() != "" && f.Value.String() != f.DefValue {
-		set = true
-	}
-	if !set {
-		return nil, nil
-	}
-	s, err := testrun.Seed()
-	if err != nil {
-		return nil, err
-	}
-	return &s, nil
+// WriteTimeline writes the run's text timeline, as dosim run draws it.
+func (r *FuncRun) WriteTimeline(w io.Writer) error {
+	return render.Text(w, *r.r.report, render.TextOptions{})
 }
 
-// FuncReplayCommand is the go test command that runs t alone with seed:
-// with -dosim.seed=N when the test binary has that flag (package
-// runtimetest registers it), else with DOSIM_SEED=N.
-func FuncReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayCommand(t, seed) }
+// WriteArtifacts writes the run's artifacts under dir, made if need be:
+// its timeline (text and HTML), porcupine's view of each of its histories
+// that failed the check, its violations, the shrunk faults and replay, the
+// command that replays it.
+func (r *FuncRun) WriteArtifacts(dir, replay string) error {
+	return r.fe.writeArtifacts(dir, r.f, r.r, replay)
+}
 
-// funcExplorer checks seeds of one function; safe for concurrent use by
-// the workers of one sweep.
-type funcExplorer struct {
+// FuncExplorer checks seeds of one function. Make it with NewFunc; it is
+// safe for concurrent use by the workers of one sweep.
+type FuncExplorer struct {
 	opts   Options
 	fn     func(ctx context.Context, rt *runtime.Runtime) error
 	models *models
@@ -141,29 +128,6 @@ type marksOf struct {
 	err   error
 }
 
-func newFuncExplorer(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) (*funcExplorer, error) {
-	if fn == nil {
-		return nil, fmt.Errorf("%w: no function to explore", ErrOptions)
-	}
-	if opts.Seeds < 1 {
-		return nil, fmt.Errorf("%w: Seeds is %d, must be >= 1 (how many seeds to run)", ErrOptions, opts.Seeds)
-	}
-	if len(opts.Classes) > 0 {
-		return nil, fmt.Errorf("%w: Classes is for scenarios; a function names its own constructors", ErrOptions)
-	}
-	if opts.KeepRules {
-		return nil, fmt.Errorf("%w: KeepRules is for scenarios; a function has no fault rules of its own", ErrOptions)
-	}
-	if opts.Shard != (Shard{}) {
-		return nil, fmt.Errorf("%w: Shard %s is for sweeps of the dosim command, not for explore.Func", ErrOptions, opts.Shard)
-	}
-	if err := opts.defaults(nil); err != nil {
-		return nil, err
-	}
-	return &funcExplorer{opts: opts, fn: fn, models: newModels(),
-		now: time.Now, marks: map[string]marksOf{}}, nil
-}
-
 // funcSeed is what one seed of a function did and violated.
 type funcSeed struct {
 	SeedResult
@@ -172,7 +136,7 @@ type funcSeed struct {
 }
 
 // methodMarks reads (once per namespace) which of its methods are marked.
-func (fe *funcExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
+func (fe *FuncExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 	fe.mu.Lock()
 	defer fe.mu.Unlock()
 	if m, ok := fe.marks[ns]; ok {
@@ -185,7 +149,7 @@ func (fe *funcExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[st
 
 // check runs fn with seed: random faults, or the explicit rules when not
 // nil. keep keeps the run's report, for the timeline and artifacts.
-func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
+func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
 	plan := transport.Random(fe.opts.Rates)
 	if rules != nil {
 		plan = transport.Plan(rules...)
@@ -213,23 +177,8 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	calls := rt.Calls()
 	out.Faults = firedRules(calls)
 	namespaces := classNamespaces(rt)
-	// The S invariants, by the marks of each namespace's class.
 	broken := map[string]bool{}
-	for _, c := range calls {
-		ns := namespaces[c.Namespace]
-		if ns == nil {
-			continue
-		}
-		marks, err := fe.methodMarks(c.Namespace, ns.Constructor())
-		if err != nil {
-			if !broken[c.Namespace] {
-				broken[c.Namespace] = true
-				bad(KindError, c.Namespace, fmt.Sprintf("the class of namespace %s cannot be built: %v", c.Namespace, err))
-			}
-			continue
-		}
-		out.Violations = append(out.Violations, recordInvariants(seed, c, marks[c.Method], c.MaxRetries, c.Timeout)...)
-	}
+	out.Violations = append(out.Violations, fe.invariants(seed, calls, namespaces, broken)...)
 	out.paths = countPaths(calls, rt.Events(), func(c *runtime.CallRecord) bool {
 		ns := namespaces[c.Namespace]
 		if ns == nil || broken[c.Namespace] {
@@ -266,6 +215,31 @@ func (fe *funcExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
 	out.timedOut = lr.timedOut
 	return out
+}
+
+// invariants checks the S invariants of calls, by the marks of each
+// namespace's class, and returns the violations. A namespace whose class
+// cannot be built is reported once, at its first call, and added to
+// broken (made by the caller, so that it can stay on the stack).
+func (fe *FuncExplorer) invariants(seed uint64, calls []runtime.CallRecord, namespaces map[string]*runtime.Namespace, broken map[string]bool) []Violation {
+	var vs []Violation
+	for _, c := range calls {
+		ns := namespaces[c.Namespace]
+		if ns == nil {
+			continue
+		}
+		marks, err := fe.methodMarks(c.Namespace, ns.Constructor())
+		if err != nil {
+			if !broken[c.Namespace] {
+				broken[c.Namespace] = true
+				vs = append(vs, Violation{Seed: seed, Kind: KindError, Object: c.Namespace,
+					Message: fmt.Sprintf("the class of namespace %s cannot be built: %v", c.Namespace, err)})
+			}
+			continue
+		}
+		vs = append(vs, recordInvariants(seed, c, marks[c.Method], c.MaxRetries, c.Timeout)...)
+	}
+	return vs
 }
 
 // classNamespaces is rt's namespaces by name, those with a class.
@@ -315,7 +289,7 @@ func endStorage(calls []runtime.CallRecord, namespaces map[string]*runtime.Names
 	return storage
 }
 
-// funcView is the run of an explore.Func seed as the linearizability check
+// funcView is the run of a function's seed as the linearizability check
 // reads it: each call's outcome as seen by its caller.
 func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.Effect, namespaces map[string]*runtime.Namespace) *runView {
 	view := &runView{Calls: calls, Seen: make([]seen, len(calls)), History: h, Effects: effects,
@@ -337,9 +311,9 @@ func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.
 	return view
 }
 
-// sweep runs every seed of the options on their workers, then shrinks the
+// Sweep runs every seed of the options on their workers, then shrinks the
 // lowest failing seed.
-func (fe *funcExplorer) sweep() *Summary {
+func (fe *FuncExplorer) Sweep() *Summary {
 	o := fe.opts
 	rates := map[string]float64{}
 	for f, r := range o.Rates {
@@ -389,7 +363,7 @@ func (fe *funcExplorer) sweep() *Summary {
 
 // failing replays a failing seed and shrinks its drawn faults, as
 // Explorer.Failing does for a scenario.
-func (fe *funcExplorer) failing(seed uint64) *Failing {
+func (fe *FuncExplorer) failing(seed uint64) *Failing {
 	r := fe.check(seed, nil, checkAll, false)
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
 	if len(r.Violations) == 0 {
@@ -413,7 +387,7 @@ func (fe *funcExplorer) failing(seed uint64) *Failing {
 // run f's report describes, porcupine's view of each of its histories that
 // failed the check, its violations, the shrunk faults and the replay
 // command.
-func (fe *funcExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd string) error {
+func (fe *FuncExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

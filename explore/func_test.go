@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -15,6 +16,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// fakeT records what a test would report, so that dosimtest.Func's
+// failures can be checked without failing this test.
+type fakeT struct {
+	testing.TB
+	errors []string
+}
+
+func (f *fakeT) Helper() {}
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+func (f *fakeT) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
 
 // wallet is a user's class: Deposit is marked Retryable and is safe to
 // retry, because it remembers each transaction's key.
@@ -96,7 +110,7 @@ func counterFunc(ctx context.Context, rt *runtime.Runtime) error {
 // idempotent passes every seed, and its histories are checked.
 func TestU3_FuncCleanOnACorrectClass(t *testing.T) {
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 300}, walletFunc)
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 300}, walletFunc)
 	require.NotNil(t, sum)
 	assert.Empty(t, ft.errors)
 	assert.True(t, sum.Clean(), "violations: %v", sum.Violations)
@@ -104,44 +118,12 @@ func TestU3_FuncCleanOnACorrectClass(t *testing.T) {
 	assert.Greater(t, sum.Histories, 250, "most histories must be checked, not skipped")
 }
 
-// TestU3U4_FuncFindsAMarkedMethodThatIsNotIdempotent: the planted bug is
-// found, shrunk to one fault, and the failure prints the go test command
-// that replays it.
-func TestU3U4_FuncFindsAMarkedMethodThatIsNotIdempotent(t *testing.T) {
-	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
-	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 300}, counterFunc)
-	require.NotNil(t, sum)
-	require.False(t, sum.Clean())
-	require.Len(t, ft.errors, 1)
-	msg := ft.errors[0]
-	f := sum.FirstFailing
-	require.NotNil(t, f)
-	assert.Contains(t, msg, "linearizability COUNTER/c")
-	assert.Equal(t, explore.ShrinkDone, f.Shrink)
-	assert.Len(t, f.Shrunk, 1, "one lost reply of a retried Add is enough")
-	assert.Contains(t, msg, fmt.Sprintf("replay: DOSIM_SEED=%d go test ", f.Seed))
-	assert.Contains(t, msg, "-run '^TestU3U4_FuncFindsAMarkedMethodThatIsNotIdempotent$' -count=1")
-	assert.Contains(t, msg, "artifacts in ")
-	assert.NotContains(t, msg, "timeline of", "a sweep does not print timelines")
-
-	// U4: the printed seed alone replays the failure, with its timeline.
-	t.Setenv("DOSIM_SEED", fmt.Sprint(f.Seed))
-	ft = &fakeT{TB: t}
-	again := explore.Func(ft, explore.Options{Seeds: 300}, counterFunc)
-	require.Len(t, ft.errors, 1)
-	assert.Equal(t, 1, again.Ran)
-	assert.Equal(t, f.Seed, again.FirstFailing.Seed)
-	assert.Contains(t, ft.errors[0], "timeline of the shrunk replay (seed "+fmt.Sprint(f.Seed)+" with 1 fault only):")
-	assert.Contains(t, ft.errors[0], "Add(1)", "the timeline shows calls with their arguments")
-}
-
 // TestU3_FuncReportsTheFunctionsError: an error the function returns is a
 // violation of kind func, with its message.
 func TestU3_FuncReportsTheFunctionsError(t *testing.T) {
 	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 50, Rates: transport.Rates{}}, func(ctx context.Context, rt *runtime.Runtime) error {
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 50, Rates: transport.Rates{}}, func(ctx context.Context, rt *runtime.Runtime) error {
 		s, err := rt.Namespace("WALLET", newWallet).GetByName("bob")
 		if err != nil {
 			return err
@@ -164,7 +146,7 @@ func TestU3_FuncIsDeterministic(t *testing.T) {
 	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	run := func(workers int) *explore.Summary {
 		ft := &fakeT{TB: t}
-		return explore.Func(ft, explore.Options{Seeds: 120, Workers: workers}, counterFunc)
+		return dosimtest.Func(ft, explore.Options{Seeds: 120, Workers: workers}, counterFunc)
 	}
 	a, b, par := run(1), run(1), run(2)
 	assert.Equal(t, a, b)
@@ -190,11 +172,10 @@ func TestU3_FuncRejectsBadOptions(t *testing.T) {
 		{"rates", explore.Options{Seeds: 1, Rates: transport.Rates{1: 2}}, walletFunc, "explore options"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ft := &fakeT{TB: t}
-			assert.Nil(t, explore.Func(ft, tc.opts, tc.fn))
-			require.Len(t, ft.errors, 1)
-			assert.Contains(t, ft.errors[0], "explore.Func: ")
-			assert.Contains(t, ft.errors[0], tc.want)
+			sum, err := explore.RunFunc(tc.opts, tc.fn)
+			assert.Nil(t, sum)
+			require.ErrorIs(t, err, explore.ErrOptions)
+			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
 }
@@ -204,7 +185,7 @@ func TestU3_FuncRejectsBadOptions(t *testing.T) {
 func TestU3_FuncConstructorPanics(t *testing.T) {
 	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 5}, func(ctx context.Context, rt *runtime.Runtime) error {
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 5}, func(ctx context.Context, rt *runtime.Runtime) error {
 		s, err := rt.Namespace("BROKEN", func(*object.State) object.Object { panic("no config") }).GetByName("x")
 		if err != nil {
 			return err
@@ -265,7 +246,7 @@ func (r *relay) Forward(ctx context.Context, tx string, amount int) (int, error)
 func TestC2_FuncChecksObjectsThatCallOthers(t *testing.T) {
 	var callers []string
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 300}, func(ctx context.Context, rt *runtime.Runtime) error {
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 300}, func(ctx context.Context, rt *runtime.Runtime) error {
 		bank := rt.Namespace("ADDER", func(st *object.State) object.Object { return &adder{st: st} })
 		relays := rt.Namespace("RELAY", func(st *object.State) object.Object { return &relay{st: st, bank: bank} })
 		s, err := relays.GetByName("r")

@@ -14,7 +14,7 @@ const (
 	KindExpectation     = "expectation"     // an explore.expect expectation was not met
 	KindLinearizability = "linearizability" // an object's history has no sequential explanation
 	KindError           = "error"           // the simulation itself failed (deadlock, panic)
-	KindFunc            = "func"            // an explored function returned an error (explore.Func)
+	KindFunc            = "func"            // an explored function returned an error (RunFunc)
 	// KindNondeterminism: the same seed ran twice and the runs differed
 	// (Options.CheckDeterminism).
 	KindNondeterminism = "nondeterminism"

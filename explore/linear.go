@@ -200,8 +200,8 @@ func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, t
 		return 0
 	}
 	m.mu.Lock()
-	if maxVerdicts > 0 {
-		if len(m.verdicts) >= maxVerdicts {
+	if limit := m.ms.maxVerdicts; limit > 0 {
+		if len(m.verdicts) >= limit {
 			clear(m.verdicts) // start again: flat memory (rule H2)
 		}
 		m.verdicts[key] = v

@@ -123,9 +123,10 @@ func TestD1_VerdictMemoChangesNoResult(t *testing.T) {
 	for _, c := range cases {
 		memo, err := explore.Run(load(t, c.name), c.opts)
 		require.NoError(t, err)
-		restore := explore.SetMaxVerdicts(0)
-		plain, err := explore.Run(load(t, c.name), c.opts)
-		restore()
+		e, err := explore.New(load(t, c.name), c.opts)
+		require.NoError(t, err)
+		explore.SetMaxVerdicts(e, 0)
+		plain, err := e.Sweep()
 		require.NoError(t, err)
 		assert.Equal(t, plain, memo, c.name)
 		assert.Positive(t, memo.Histories, "%s: histories were checked", c.name)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -113,14 +114,14 @@ func (b *beacon) Alarm(ctx context.Context, _ object.AlarmInfo) error {
 	return b.st.SetAlarm(ctx, b.st.Now().Add(time.Minute))
 }
 
-// C8 and U3: explore.Func runs the background work after the function to
+// C8 and U3: a function's sweep runs the background work after the function to
 // the horizon too, reports an alarm that keeps re-arming, and checks the
 // background turns' histories.
 func TestC8_FuncReportsLivenessAndChecksTheBackgroundTurns(t *testing.T) {
 	run := func(n int) (*explore.Summary, *fakeT) {
 		t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 		ft := &fakeT{TB: t}
-		sum := explore.Func(ft, explore.Options{Seeds: 20, NoShrink: true}, func(ctx context.Context, rt *runtime.Runtime) error {
+		sum := dosimtest.Func(ft, explore.Options{Seeds: 20, NoShrink: true}, func(ctx context.Context, rt *runtime.Runtime) error {
 			s, err := rt.Namespace("BEACON", func(st *object.State) object.Object { return &beacon{st: st} }).GetByName("b")
 			if err != nil {
 				return err

@@ -62,15 +62,15 @@ const (
 // maxStates caps the possible states a check follows.
 const maxStates = 256
 
-// maxVerdicts bounds a model's memo of verdicts: when it is full the memo
-// starts again. (A variable for the test that turns the memo off with 0.)
-var maxVerdicts = 1024
+// defaultMaxVerdicts bounds a model's memo of verdicts: when it is full
+// the memo starts again (models.maxVerdicts; 0 turns the memo off).
+const defaultMaxVerdicts = 1024
 
-// maxSteps bounds a model's memo of steps, and with it of states: when it
-// is full the memo starts again, so that a sweep whose turns read a new
-// instant in every seed (the memo then rarely hits) runs in flat memory
-// (rule H2). A variable for the test that fills it.
-var maxSteps = 4096
+// defaultMaxSteps bounds a model's memo of steps, and with it of states:
+// when it is full the memo starts again, so that a sweep whose turns read
+// a new instant in every seed (the memo then rarely hits) runs in flat
+// memory (rule H2; models.maxSteps).
+const defaultMaxSteps = 4096
 
 // maxModels bounds the models a sweep keeps, one per object: a function
 // that names its objects after the seed starts them again when it is full.
@@ -95,9 +95,15 @@ type models struct {
 	// their replays take (BenchmarkCheckHistory says where the time goes).
 	timed     bool
 	replaying time.Duration
+	// maxVerdicts and maxSteps bound each model's memos of verdicts and
+	// of steps (defaultMaxVerdicts, defaultMaxSteps); a test sets others
+	// on its explorer's models before a sweep.
+	maxVerdicts, maxSteps int
 }
 
-func newModels() *models { return &models{byObj: map[[2]string]*model{}} }
+func newModels() *models {
+	return &models{byObj: map[[2]string]*model{}, maxVerdicts: defaultMaxVerdicts, maxSteps: defaultMaxSteps}
+}
 
 func (ms *models) get(namespace, object string) *model {
 	ms.mu.Lock()
@@ -182,7 +188,7 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
 	r = stepResult{out: replayedKey(a.turn, rep), exact: rep.Exact, why: rep.Diverged}
 	r.to = m.intern(rep.State, effects)
 	m.mu.Lock()
-	if len(m.steps) >= maxSteps {
+	if len(m.steps) >= m.ms.maxSteps {
 		// Start again: the states in checks under way stay valid, only
 		// unshared (a set compares its members by key).
 		m.steps = make(map[stepKey]stepResult)

@@ -36,7 +36,7 @@ type checkMode struct {
 	// expectations (scenario.SkipExpectations): a sweep never reads
 	// them, and its seeds are judged by every check of the explorer.
 	sweep bool
-	// trace keeps all the run did as text (explore.Func, for the
+	// trace keeps all the run did as text (a function's sweep, for the
 	// determinism self-check).
 	trace bool
 }

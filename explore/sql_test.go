@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
@@ -37,7 +38,7 @@ func (c *sqlCounter) Bump(ctx context.Context) (int, error) {
 // a linearizability violation.
 func TestQ2_FuncCatchesARetriedSQLUpdate(t *testing.T) {
 	ft := &fakeT{TB: t}
-	sum := explore.Func(ft, explore.Options{Seeds: 200}, func(ctx context.Context, rt *runtime.Runtime) error {
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 200}, func(ctx context.Context, rt *runtime.Runtime) error {
 		s, err := rt.Namespace("C", func(st *object.State) object.Object { return &sqlCounter{st} }).GetByName("c")
 		if err != nil {
 			return err

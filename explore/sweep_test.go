@@ -49,17 +49,19 @@ func TestH2_SweepMemoryIsFlat(t *testing.T) {
 // booth's SQL databases are freed with their runtimes (rule Q1: the SQLite
 // driver kept each, and its runtime, for good: 660 MB over 20,000 seeds).
 func TestH2_SweepMemoryIsFlatWhenTurnsReadNewInstantsAndSQL(t *testing.T) {
-	defer explore.SetMaxSteps(64)()
 	for _, tc := range []struct {
 		file        string
 		early, late int
 	}{{"outbox-queue", 200, 1_000}, {"booth", 50, 200}} {
 		at := map[int]uint64{}
-		sum, err := explore.Run(load(t, tc.file), explore.Options{Seeds: tc.late, Progress: func(p explore.Progress) {
+		e, err := explore.New(load(t, tc.file), explore.Options{Seeds: tc.late, Progress: func(p explore.Progress) {
 			if p.Done == tc.early || p.Done == tc.late {
 				at[p.Done] = heapAfterGC()
 			}
 		}})
+		require.NoError(t, err)
+		explore.SetMaxSteps(e, 64)
+		sum, err := e.Sweep()
 		require.NoError(t, err)
 		require.True(t, sum.Clean(), "%s explores clean with a small memo too", tc.file)
 		require.Len(t, at, 2)

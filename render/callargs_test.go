@@ -11,7 +11,7 @@ import (
 )
 
 // TestU3_UnlabelledCallsShowTheirArguments: a report without labels (an
-// explore.Func run) shows each call from its record, Method(args), in the
+// function's sweep, explore.RunFunc) shows each call from its record, Method(args), in the
 // text timeline, and its arguments and result in JSON; a value JSON cannot
 // encode is shown as text rather than failing the output.
 func TestU3_UnlabelledCallsShowTheirArguments(t *testing.T) {

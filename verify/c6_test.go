@@ -208,15 +208,3 @@ func TestC6_FailuresAndResetsAreInconclusive(t *testing.T) {
 		})
 	}
 }
-
-// Rule C6: verify.Test fails a test whose check was inconclusive, with
-// the reason and the errors.
-func TestC6_TestFailsAnInconclusiveCheck(t *testing.T) {
-	ft := &fakeT{TB: t}
-	rep := verify.Test(ft, refuserNS(t), "Refuse")
-	assert.Equal(t, verify.VerdictInconclusive, rep.Verdict)
-	require.Len(t, ft.errors, 1)
-	assert.Equal(t, "REF.Refuse: inconclusive, both runs failed: nothing was proven about its mark.\n"+
-		"the call failed in both runs (once: object error: closed on sundays; twice: object error: closed on sundays): "+
-		"a failing call shows nothing of what the method does when it works, so the check proves nothing; call it with arguments and storage under which it succeeds\n", ft.errors[0])
-}

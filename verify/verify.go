@@ -27,7 +27,8 @@
 // keeps it outside storage), and background work (alarms, schedules) that
 // falls due after the call returned, which does not run.
 //
-// Test wraps it for go test, beside it as httptest is beside net/http.
+// dosimtest.Verify wraps it for go test; this package imports no testing
+// code, so the dosim command links it as a plain library.
 package verify
 
 import (

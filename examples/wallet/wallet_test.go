@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/examples/wallet"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/runtime"
@@ -56,7 +57,7 @@ func deposits(newWallet runtime.Constructor) func(ctx context.Context, rt *runti
 // history is one a wallet running one call at a time could have given
 // (rules U3 and S6: Deposit runs again on a retry, safely, by its key).
 func TestU3_WalletUnderFaults(t *testing.T) {
-	sum := explore.Func(t, explore.Options{Seeds: 2000}, deposits(wallet.New))
+	sum := dosimtest.Func(t, explore.Options{Seeds: 2000}, deposits(wallet.New))
 	if !sum.Clean() {
 		t.Fatalf("the wallet should explore clean: %d violations", sum.Total)
 	}
@@ -81,13 +82,13 @@ func (r *recorder) Fatalf(f string, args ...any) { r.Errorf(f, args...) }
 func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
 	r := &recorder{TB: t}
-	sum := explore.Func(r, explore.Options{Seeds: 2000}, deposits(wallet.NewLeaky))
+	sum := dosimtest.Func(r, explore.Options{Seeds: 2000}, deposits(wallet.NewLeaky))
 	if sum.Clean() || len(r.failures) == 0 {
 		t.Fatal("the leaky wallet explored clean: the explorer missed the planted bug")
 	}
 	msg := strings.Join(r.failures, "\n")
 	seed := sum.FirstFailing.Seed
-	replay := fmt.Sprintf("replay: DOSIM_SEED=%d go test github.com/dosim/dosim/examples/wallet -run '^%s$' -count=1", seed, t.Name())
+	replay := fmt.Sprintf("replay: go test github.com/dosim/dosim/examples/wallet -run '^%s$' -count=1 -dosim.seed=%d", t.Name(), seed)
 	for _, want := range []string{"linearizability WALLET/alice", "method: Deposit", replay} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the failure should mention %q; it reads:\n%s", want, msg)
@@ -121,7 +122,7 @@ func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 	// The printed command replays that seed alone, and it fails again.
 	t.Setenv("DOSIM_SEED", fmt.Sprint(seed))
 	again := &recorder{TB: t}
-	one := explore.Func(again, explore.Options{Seeds: 2000}, deposits(wallet.NewLeaky))
+	one := dosimtest.Func(again, explore.Options{Seeds: 2000}, deposits(wallet.NewLeaky))
 	if one.Ran != 1 || one.Clean() || one.FirstFailing == nil || one.FirstFailing.Seed != seed {
 		t.Fatalf("replaying seed %d: ran %d seed(s), clean %v", seed, one.Ran, one.Clean())
 	}
@@ -132,7 +133,7 @@ func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 // balance after a deposit made in between, which no order of the calls
 // could explain (rules U3, S6).
 func TestU3_ConcurrentDepositsUnderFaults(t *testing.T) {
-	sum := explore.Func(t, explore.Options{Seeds: 1000}, func(ctx context.Context, rt *runtime.Runtime) error {
+	sum := dosimtest.Func(t, explore.Options{Seeds: 1000}, func(ctx context.Context, rt *runtime.Runtime) error {
 		ns := rt.Namespace("WALLET", wallet.New)
 		g := rt.Group(ctx)
 		for _, d := range []struct {

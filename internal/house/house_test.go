@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -484,8 +485,8 @@ func (e edge) String() string { return e.from + " -> " + e.to }
 // layer. runtime/runtimetest sits just above render (it writes the HTML
 // timeline as an artifact) and below everything heavy (scenario's YAML,
 // explore, verify's checks): a test helper imports down, never up. The
-// heavy helpers sit beside what they test, as net/http/httptest sits
-// beside net/http: explore.Test, verify.Test.
+// heavy go test entry points (Func, Scenario, Verify) are dosimtest's,
+// just above explore, which, like verify, is a plain library.
 var rank = map[string]int{
 	"transport": 0,
 
@@ -513,6 +514,7 @@ var rank = map[string]int{
 	"amplify":                       68,
 	"scenario":                      70,
 	"explore":                       80,
+	"dosimtest":                     85,
 	"cli":                           90,
 	"cmd/dosim":                     100,
 	"examples/wallet/cmd/walletsim": 100,
@@ -552,10 +554,9 @@ var allowedEdges = map[edge]bool{
 	{from: "runtime/runtimetest", to: "render"}:           true,
 	{from: "runtime/runtimetest", to: "runtime"}:          true,
 
-	{from: "verify", to: "internal/testrun"}: true,
-	{from: "verify", to: "runtime"}:          true,
-	{from: "verify", to: "stub"}:             true,
-	{from: "verify", to: "transport"}:        true,
+	{from: "verify", to: "runtime"}:   true,
+	{from: "verify", to: "stub"}:      true,
+	{from: "verify", to: "transport"}: true,
 
 	{from: "render", to: "internal/layout"}: true,
 	{from: "render", to: "object"}:          true,
@@ -583,12 +584,17 @@ var allowedEdges = map[edge]bool{
 
 	{from: "explore", to: "internal/atomicfile"}: true,
 	{from: "explore", to: "internal/quote"}:      true,
-	{from: "explore", to: "internal/testrun"}:    true,
 	{from: "explore", to: "render"}:              true,
 	{from: "explore", to: "runtime"}:             true,
 	{from: "explore", to: "scenario"}:            true,
 	{from: "explore", to: "stub"}:                true,
 	{from: "explore", to: "transport"}:           true,
+
+	{from: "dosimtest", to: "explore"}:          true,
+	{from: "dosimtest", to: "internal/testrun"}: true,
+	{from: "dosimtest", to: "runtime"}:          true,
+	{from: "dosimtest", to: "scenario"}:         true,
+	{from: "dosimtest", to: "verify"}:           true,
 
 	{from: "cli", to: "amplify"}:             true,
 	{from: "cli", to: "internal/atomicfile"}: true,
@@ -611,9 +617,9 @@ var allowedEdges = map[edge]bool{
 }
 
 // knownUpward is every import that points up today: none since issue 10
-// moved runtimetest's heavy helpers to explore.Test and verify.Test. The
-// test fails on a new upward import, and on an entry here that the code no
-// longer has, so the list only shrinks.
+// moved runtimetest's heavy helpers beside explore and verify (issue 21
+// moved them on to dosimtest). The test fails on a new upward import, and
+// on an entry here that the code no longer has, so the list only shrinks.
 var knownUpward = map[edge]bool{}
 
 // moduleImports returns every package of the module under root (folders
@@ -798,5 +804,145 @@ func TestImportEdgesCheckerCatchesMistakes(t *testing.T) {
 	}
 	if strings.Contains(text, "mid -> high") || strings.Contains(text, "mid -> low") {
 		t.Errorf("a known upward edge and a listed edge pass; got:\n%s", text)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Testing code stays out of the libraries
+
+// libraryFolders are the folders (and what lies under them) whose non-test
+// files must not import package testing or a testing/ package: the
+// libraries the dosim command links, which a test helper sits beside, as
+// net/http/httptest beside net/http.
+var libraryFolders = []string{"explore", "verify", "scenario", "runtime", "stub", "object", "cli"}
+
+// testHelpers are the packages made for tests to import, which may import
+// testing: the go test entry points and the light runtime harness.
+var testHelpers = map[string]bool{"dosimtest": true, "runtime/runtimetest": true}
+
+// fileImports returns the import paths of every non-test .go file of the
+// module under root, by file (module-relative, slash-separated), read
+// with go/parser; files a //go:build ignore line excludes are left out.
+func fileImports(root string) (map[string][]string, error) {
+	files := map[string][]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if ignored(f) {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		imports := []string{}
+		for _, imp := range f.Imports {
+			ip, err := strconv.Unquote(imp.Path.Value)
+			if err != nil {
+				return fmt.Errorf("%s: import %s: %w", p, imp.Path.Value, err)
+			}
+			imports = append(imports, ip)
+		}
+		files[filepath.ToSlash(rel)] = imports
+		return nil
+	})
+	return files, err
+}
+
+// under reports whether the file or folder p lies in folder dir.
+func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// checkNoTesting reports every file under folders, outside the helpers'
+// own folders, that imports testing or a testing/ package, and every
+// folder or helper listed that holds no file any more.
+func checkNoTesting(files map[string][]string, folders []string, helpers map[string]bool) []error {
+	var errs []error
+	const list = "internal/house/house_test.go"
+	for _, dir := range folders {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(files)), func(f string) bool { return under(f, dir) }) {
+			errs = append(errs, fmt.Errorf("libraryFolders lists %s, which holds no Go file any more: remove it from %s", dir, list))
+		}
+	}
+	for _, h := range slices.Sorted(maps.Keys(helpers)) {
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(files)), func(f string) bool { return path.Dir(f) == h }) {
+			errs = append(errs, fmt.Errorf("testHelpers lists %s, which is no package any more: remove it from %s", h, list))
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		if helpers[path.Dir(f)] || !slices.ContainsFunc(folders, func(dir string) bool { return under(f, dir) }) {
+			continue
+		}
+		for _, ip := range files[f] {
+			if ip == "testing" || strings.HasPrefix(ip, "testing/") {
+				errs = append(errs, fmt.Errorf("%s imports %q: a library the dosim command links carries no test code; put a go test entry point in package dosimtest (or a test helper package listed in testHelpers in %s)", f, ip, list))
+			}
+		}
+	}
+	return errs
+}
+
+// No library the dosim command links imports package testing: explore and
+// verify are plain libraries, and the go test entry points are dosimtest's.
+func TestLibrariesImportNoTesting(t *testing.T) {
+	files, err := fileImports(moduleRoot(t))
+	if err != nil {
+		t.Fatalf("house: reading the module's imports: %v", err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("house: found no Go file")
+	}
+	for _, err := range checkNoTesting(files, libraryFolders, testHelpers) {
+		t.Error(err)
+	}
+}
+
+// The testing checker fails on a library file that imports testing or a
+// testing/ package, also in a folder below a listed one, and on stale
+// entries; it passes a helper's file and a folder not listed.
+func TestNoTestingCheckerCatchesMistakes(t *testing.T) {
+	files := map[string][]string{
+		"lib/lib.go":            {"fmt", "testing"},
+		"lib/sub/sub.go":        {"testing/quick"},
+		"lib/clean.go":          {"fmt"},
+		"lib/libtest/helper.go": {"testing"},
+		"tool/tool.go":          {"testing"},
+	}
+	helpers := map[string]bool{"lib/libtest": true, "gone/gonetest": true}
+	text := errors.Join(checkNoTesting(files, []string{"lib", "missing"}, helpers)...).Error()
+	for _, w := range []string{
+		`lib/lib.go imports "testing": a library the dosim command links carries no test code`,
+		`lib/sub/sub.go imports "testing/quick"`,
+		"libraryFolders lists missing, which holds no Go file any more",
+		"testHelpers lists gone/gonetest, which is no package any more",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the checker should report %q; it reported:\n%s", w, text)
+		}
+	}
+	for _, w := range []string{"lib/clean.go", "lib/libtest", "tool/tool.go"} {
+		if strings.Contains(text, w+" imports") || strings.Contains(text, w+"/helper.go") {
+			t.Errorf("the checker should pass %s; it reported:\n%s", w, text)
+		}
+	}
+	if len(checkNoTesting(map[string][]string{"lib/a.go": {"fmt"}, "lib/libtest/h.go": {"testing"}}, []string{"lib"}, map[string]bool{"lib/libtest": true})) != 0 {
+		t.Errorf("a clean tree passes")
 	}
 }

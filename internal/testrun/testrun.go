@@ -1,12 +1,14 @@
-// Package testrun holds what dosim's go test helpers share: the seed a test
-// runs with and the folder its failure artifacts go to. The helpers are
-// runtimetest (New, Report), explore.Test and verify.Test.
+// Package testrun is the part of dosim's go test helpers that they share:
+// the seed and artifact flags, the seed a test runs with, the folder its
+// failure artifacts go to and the command that replays it. The helpers are
+// package dosimtest (Func, Scenario, Verify) and the light harness
+// runtimetest (New, Run, Report); nothing else imports this package.
 //
-// The flags -dosim.seed and -dosim.artifacts are registered by package
-// runtimetest, so that a binary which never runs tests (the dosim command
-// links explore and verify) does not grow them; this package reads them
-// by name when they exist and falls back on the environment variables
-// DOSIM_SEED and DOSIM_ARTIFACTS.
+// This package defines the flags -dosim.seed and -dosim.artifacts itself,
+// once, with the flag package: every test binary that links a helper has
+// them, and the dosim command, which links neither helper (explore and
+// verify import no testing code), does not grow them. Each flag falls back
+// on an environment variable: DOSIM_SEED and DOSIM_ARTIFACTS.
 package testrun
 
 import (
@@ -19,27 +21,26 @@ import (
 	"strings"
 )
 
-// Flag names, as runtimetest registers them.
+// Flag names, without the leading dash.
 const (
 	SeedFlag      = "dosim.seed"
 	ArtifactsFlag = "dosim.artifacts"
 )
 
+// The flags, registered on the command line once, when a test binary
+// links this package.
+var (
+	seedFlag      = flag.String(SeedFlag, "", "seed of dosim's test helpers (runtimetest.New, dosimtest.Func's replay, dosimtest.Verify) (default: $DOSIM_SEED, else 1)")
+	artifactsFlag = flag.String(ArtifactsFlag, "", "folder for failure artifacts, kept after the test (default: $DOSIM_ARTIFACTS, else dosim-artifacts/PACKAGE in the system's temporary folder)")
+)
+
 // DefaultSeed is the seed used when neither -dosim.seed nor DOSIM_SEED is set.
 const DefaultSeed uint64 = 1
-
-// flagValue is the value of the registered flag name, "" if unregistered.
-func flagValue(name string) string {
-	if f := flag.Lookup(name); f != nil {
-		return f.Value.String()
-	}
-	return ""
-}
 
 // Seed returns -dosim.seed, else DOSIM_SEED, else DefaultSeed. A malformed
 // value is an error naming where it came from.
 func Seed() (uint64, error) {
-	for _, src := range []struct{ name, v string }{{"-" + SeedFlag, flagValue(SeedFlag)}, {"DOSIM_SEED", os.Getenv("DOSIM_SEED")}} {
+	for _, src := range []struct{ name, v string }{{"-" + SeedFlag, *seedFlag}, {"DOSIM_SEED", os.Getenv("DOSIM_SEED")}} {
 		if src.v == "" {
 			continue
 		}
@@ -52,12 +53,22 @@ func Seed() (uint64, error) {
 	return DefaultSeed, nil
 }
 
+// ReplaySeed returns the seed -dosim.seed or DOSIM_SEED asks for and true,
+// or false when neither is set: a sweep then runs all its seeds.
+func ReplaySeed() (uint64, bool, error) {
+	if *seedFlag == "" && os.Getenv("DOSIM_SEED") == "" {
+		return 0, false, nil
+	}
+	s, err := Seed()
+	return s, err == nil, err
+}
+
 // ArtifactsRoot returns the folder under which failure artifacts are
 // written: -dosim.artifacts, else DOSIM_ARTIFACTS, else
 // dosim-artifacts/PACKAGE under os.TempDir (PACKAGE is the base name of the
 // working directory, the package's folder under go test). It is absolute.
 func ArtifactsRoot() string {
-	base := flagValue(ArtifactsFlag)
+	base := *artifactsFlag
 	if base == "" {
 		base = os.Getenv("DOSIM_ARTIFACTS")
 	}
@@ -84,18 +95,14 @@ func ArtifactsDir(test string, seed uint64) (string, error) {
 }
 
 // ReplayCommand is the go test command that runs the test t alone with
-// seed: -dosim.seed=N when the flag is registered (the test binary links
-// runtimetest), else DOSIM_SEED=N before the command. The package is named
-// by its import path, so the command runs from anywhere inside the module,
-// on any machine; outside a module, by its folder.
+// seed, passing -dosim.seed=N to the test binary (which has the flag: it
+// links this package). The package is named by its import path, so the
+// command runs from anywhere inside the module, on any machine; outside a
+// module, by its folder.
 func ReplayCommand(t interface{ Name() string }, seed uint64) string {
 	name := "^" + regexp.QuoteMeta(t.Name()) + "$"
 	name = strings.ReplaceAll(name, "/", "$/^")
-	pkg := packagePath()
-	if flag.Lookup(SeedFlag) != nil {
-		return fmt.Sprintf("go test %s -run '%s' -count=1 -%s=%d", pkg, name, SeedFlag, seed)
-	}
-	return fmt.Sprintf("DOSIM_SEED=%d go test %s -run '%s' -count=1", seed, pkg, name)
+	return fmt.Sprintf("go test %s -run '%s' -count=1 -%s=%d", packagePath(), name, SeedFlag, seed)
 }
 
 // packagePath is the import path of the package whose folder is the

@@ -5,7 +5,7 @@
 //		rt := runtimetest.New(t)
 //		ns := rt.Namespace("SHOP", NewShop)
 //		runtimetest.Run(t, rt, func(ctx context.Context) error { ... })
-//		verify.Test(t, ns, "SetPrice", 12)
+//		dosimtest.Verify(t, ns, "SetPrice", 12)
 //	}
 //
 // New gives a runtime that logs through the test, checks that no goroutine
@@ -13,30 +13,34 @@
 // when the test fails, prints the seed with the command that replays it and
 // writes an artifact folder: the JSON call history and the HTML timeline.
 //
-// The heavier helpers sit beside what they test: explore.Test sweeps a
-// scenario's fault space, verify.Test checks that a method marked
-// object.Retryable is idempotent. This package links neither, nor YAML.
+// The heavier go test entry points are in package dosimtest:
+// dosimtest.Func and dosimtest.Scenario sweep a function's or a scenario's
+// fault space, dosimtest.Verify checks that a method marked
+// object.Retryable is idempotent. This package links none of what they
+// need (the explorer, the verifier, YAML), so a test of runtime code alone
+// stays small; both read the same flags.
 //
 // # Flags and environment
 //
 // Pass them after the package, as go test passes them to the test binary:
 //
-//		go test ./shop -run TestShop -dosim.seed=42 -dosim.artifacts=out
+//	go test ./shop -run TestShop -dosim.seed=42 -dosim.artifacts=out
 //
-//	  - -dosim.seed=N (or DOSIM_SEED=N): the seed of every runtime New makes.
-//	  - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure artifacts
-//	    go, a relative DIR being relative to the package's folder (where go
-//	    test runs the test). By default they go to dosim-artifacts/PACKAGE
-//	    under the system's temporary folder (os.TempDir), one folder per test
-//	    and seed, TEST-seed-N. They are not removed when the test ends (a
-//	    t.TempDir would be), so the printed path can be opened afterwards; a
-//	    later run of the same test and seed overwrites them.
+// The flags, each with the environment variable it falls back on:
+//
+//   - -dosim.seed=N (or DOSIM_SEED=N): the seed of every runtime New makes.
+//   - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure artifacts
+//     go, a relative DIR being relative to the package's folder (where go
+//     test runs the test). By default they go to dosim-artifacts/PACKAGE
+//     under the system's temporary folder (os.TempDir), one folder per test
+//     and seed, TEST-seed-N. They are not removed when the test ends (a
+//     t.TempDir would be), so the printed path can be opened afterwards; a
+//     later run of the same test and seed overwrites them.
 package runtimetest
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,11 +50,6 @@ import (
 	"github.com/dosim/dosim/runtime"
 	"go.uber.org/goleak"
 	"go.uber.org/zap/zaptest"
-)
-
-var (
-	_ = flag.String(testrun.SeedFlag, "", "seed of runtimes made by runtimetest.New (default: $DOSIM_SEED, else 1)")
-	_ = flag.String(testrun.ArtifactsFlag, "", "folder for failure artifacts, kept after the test (default: $DOSIM_ARTIFACTS, else dosim-artifacts/PACKAGE in the system's temporary folder)")
 )
 
 // DefaultSeed is the seed used when neither -dosim.seed nor DOSIM_SEED is set.

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/runtime/runtimetest"
-	"github.com/dosim/dosim/verify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -115,11 +115,11 @@ func (s *shop) Methods() object.Methods {
 func TestShopMarks(t *testing.T) {
 	rt := runtimetest.New(t) // seed from -dosim.seed or DOSIM_SEED, logs via t, leak checks
 	ns := rt.Namespace("SHOP", NewShop)
-	verify.Test(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
-	verify.Test(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
+	dosimtest.Verify(t, ns, "SetPrice", 12) // marked: fails if running it twice differs from once
+	dosimtest.Verify(t, ns, "Price")        // unmarked and idempotent: logged as "could be marked"
 
 	ft := &fakeT{TB: t}
-	verify.Test(ft, ns, "SendOffer", "ada")
+	dosimtest.Verify(ft, ns, "SendOffer", "ada")
 	require.Len(t, ft.errors, 1)
 	assert.Equal(t, "SHOP.SendOffer is marked Retryable but is not idempotent: a retry after a lost reply changes the outcome.\n"+
 		"Once vs twice:\neffects: once 1 [email offer to ada], twice 2 [email offer to ada; email offer to ada]\n", ft.errors[0])
@@ -165,9 +165,8 @@ func TestH2_ArtifactsOutliveTheTest(t *testing.T) {
 	assert.Equal(t, filepath.Join(wd, "rel"), runtimetest.ArtifactsRoot(), "relative to the package's folder")
 }
 
-// The flags this package registers are read by name (internal/testrun), so
-// that explore.Test and verify.Test honour them without importing it: a
-// flag wins over the environment.
+// The flags (defined once by internal/testrun, which this package and
+// dosimtest share) win over the environment.
 func TestFlagsWinOverTheEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("DOSIM_SEED", "42")

@@ -1,4 +1,4 @@
-package explore
+package dosimtest
 
 import (
 	"fmt"
@@ -6,29 +6,30 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/internal/testrun"
 	"github.com/dosim/dosim/scenario"
 )
 
-// Test sweeps sc's fault space from go test, as httptest serves from
-// beside net/http: it fails t if a seed violates an S-rule invariant, an
-// explore.expect expectation or linearizability. The failure names the
-// first failing seed, its shrunk faults and the command that replays it,
-// and writes its artifacts (the timeline, porcupine's visualisation, the
-// shrunk faults) to a folder that outlives the test: under
-// -dosim.artifacts (registered by package runtimetest), else
-// DOSIM_ARTIFACTS, else dosim-artifacts/PACKAGE in the system's temporary
-// folder. It returns the summary.
-func Test(t testing.TB, sc *scenario.Scenario, opts Options) *Summary {
+// Scenario sweeps sc's fault space from go test (explore.Run): it fails t
+// if a seed violates an S-rule invariant, an explore.expect expectation,
+// linearizability or liveness, or if the sweep checked too little (rule
+// C3). The failure names the first failing seed, its shrunk faults and
+// the dosim explore command that replays it, and writes its artifacts
+// (the timeline, porcupine's visualisation, the shrunk faults) to a folder
+// that outlives the test: under -dosim.artifacts, else DOSIM_ARTIFACTS,
+// else dosim-artifacts/PACKAGE in the system's temporary folder. It
+// returns the summary (nil when the options are bad).
+func Scenario(t testing.TB, sc *scenario.Scenario, opts explore.Options) *explore.Summary {
 	t.Helper()
-	e, err := New(sc, opts)
+	e, err := explore.New(sc, opts)
 	if err != nil {
-		t.Fatalf("explore.Test: %v", err)
+		t.Fatalf("dosimtest.Scenario: %v", err)
 		return nil
 	}
 	sum, err := e.Sweep()
 	if err != nil {
-		t.Fatalf("explore.Test: %v", err)
+		t.Fatalf("dosimtest.Scenario: %v", err)
 		return nil
 	}
 	if sum.Clean() {
@@ -43,7 +44,7 @@ func Test(t testing.TB, sc *scenario.Scenario, opts Options) *Summary {
 	}
 	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first:\n", sc.Name, sum.Total, sum.Failed, sum.Ran)
 	if f := sum.FirstFailing; f != nil {
-		fmt.Fprintf(&b, "seed %d, shrunk to %d fault(s):\n%s", f.Seed, len(f.Shrunk), FaultsYAML(f.Shrunk))
+		fmt.Fprintf(&b, "seed %d, shrunk to %d fault(s):\n%s", f.Seed, len(f.Shrunk), explore.FaultsYAML(f.Shrunk))
 		fmt.Fprintf(&b, "%s violates:\n", f.RunText())
 		for _, v := range f.Violations {
 			fmt.Fprintf(&b, "  %s\n", v)

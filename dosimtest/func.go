@@ -1,0 +1,92 @@
+package dosimtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/testrun"
+	"github.com/dosim/dosim/runtime"
+)
+
+// Func explores the fault space of fn, a Go function that drives objects
+// (rule U3), over the seeds of opts: explore.NewFunc says what each seed
+// runs and checks. A failure fails t with the lowest failing seed, its
+// violations, its drawn faults shrunk by delta debugging and the one go
+// test command that replays it (rule U4): -dosim.seed=N (or DOSIM_SEED=N)
+// makes Func run that seed alone, print its text timeline and write its
+// artifacts. A sweep that found nothing but checked too little fails t
+// too (rule C3). Func returns the summary (nil when the options are bad).
+func Func(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error) *explore.Summary {
+	t.Helper()
+	fe, err := explore.NewFunc(opts, fn)
+	if err != nil {
+		t.Fatalf("dosimtest.Func: %v", err)
+		return nil
+	}
+	seed, replay, err := testrun.ReplaySeed()
+	if err != nil {
+		t.Fatalf("dosimtest.Func: %v", err)
+		return nil
+	}
+	if replay {
+		opts.First, opts.Seeds, opts.FromSeedZero = seed, 1, seed == 0
+		if fe, err = explore.NewFunc(opts, fn); err != nil {
+			t.Fatalf("dosimtest.Func: %v", err)
+			return nil
+		}
+	}
+	sum := fe.Sweep()
+	switch {
+	case sum.Clean():
+	case sum.Total == 0: // rule C3: nothing failed, but too little was checked
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s\n", t.Name(), sum.NotCheckedEnough())
+		sum.WriteChecked(&b)
+		b.WriteString("(Options.MinChecked sets the minimum; a negative value sets none)")
+		t.Errorf("%s", b.String())
+	default:
+		t.Errorf("%s", funcFailure(t, fe, sum, replay))
+	}
+	return sum
+}
+
+// funcFailure is the report of a failing sweep of fe: the first failing
+// seed, its shrunk faults, the violations of the run the report describes
+// (rule C5), the replay command, the timeline when the seed was replayed
+// alone, and where the artifacts went.
+func funcFailure(t testing.TB, fe *explore.FuncExplorer, sum *explore.Summary, replay bool) string {
+	var b strings.Builder
+	f := sum.FirstFailing
+	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first, seed %d:\n", t.Name(), sum.Total, sum.Failed, sum.Ran, f.Seed)
+	fmt.Fprintf(&b, "faults drawn %d, shrunk (%s, %d replays) to %d:\n%s", len(f.Faults), f.Shrink, f.Replays, len(f.Shrunk), explore.FaultsYAML(f.Shrunk))
+	// Everything below describes one run, and says which (rule C5).
+	run := fe.Rerun(f)
+	fmt.Fprintf(&b, "%s violates:\n", f.RunText())
+	for _, v := range f.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	cmd := ReplayCommand(t, f.Seed)
+	fmt.Fprintf(&b, "replay: %s\n", cmd)
+	if replay {
+		var tl bytes.Buffer
+		if err := run.WriteTimeline(&tl); err == nil {
+			fmt.Fprintf(&b, "timeline of %s:\n%s", f.RunText(), tl.String())
+		}
+	}
+	if dir, err := testrun.ArtifactsDir(t.Name(), f.Seed); err == nil {
+		if err := run.WriteArtifacts(filepath.Join(dir, "explore"), cmd); err == nil {
+			fmt.Fprintf(&b, "artifacts in %s", filepath.Join(dir, "explore"))
+		}
+	}
+	return b.String()
+}
+
+// ReplayCommand is the go test command that runs t alone with seed: go
+// test PACKAGE -run '^TEST$' -count=1 -dosim.seed=N, the package named by
+// its import path so that the command runs from anywhere in the module.
+func ReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayCommand(t, seed) }
