@@ -56,7 +56,8 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 			if _, err := stub.ParseOptions(map[string]any{"maxRetries": maxRetries, "timeoutMs": timeoutMs}); err != nil {
 				return usageErrorf("amplify: %w", err)
 			}
-			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
+			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method,
+				StallLimit: a.stallOption()}
 			if err := checkTrials(cmd, trials, seed); err != nil {
 				return err
 			}

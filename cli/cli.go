@@ -43,6 +43,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/internal/quote"
@@ -138,6 +139,21 @@ type app struct {
 	regs           []scenario.Option              // for scenario.Load, in the order given
 	classes        map[string]runtime.Constructor // every registered class
 	builtIns       map[string]bool                // the classes WithBuiltInClasses registered (and none replaced)
+	// stall is --stall-limit (0: the watchdog off), passed to every
+	// simulation a command runs: runtime.WithStallLimit, scenario.StallLimit
+	// and, through stallOption, the options structs of explore, verify and
+	// amplify.
+	stall time.Duration
+}
+
+// stallOption is --stall-limit as the options structs of explore, verify
+// and amplify take it: their 0 is the default limit, a negative value
+// turns the watchdog off.
+func (a *app) stallOption() time.Duration {
+	if a.stall == 0 {
+		return -1
+	}
+	return a.stall
 }
 
 // Main runs the command line args (os.Args[1:]) and returns the exit code:

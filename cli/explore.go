@@ -199,6 +199,7 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	if err != nil {
 		return err
 	}
+	opts.StallLimit = a.stallOption()
 	replay := cmd.Flags().Changed("replay")
 	if replay {
 		if err := sweepOnly(cmd); err != nil {

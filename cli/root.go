@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"time"
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
@@ -46,17 +45,15 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	var stallLimit time.Duration
-	root.PersistentFlags().DurationVar(&stallLimit, "stall-limit", runtime.DefaultStallLimit,
+	root.PersistentFlags().DurationVar(&a.stall, "stall-limit", runtime.DefaultStallLimit,
 		"end a simulation whose object or test code blocks outside it (a raw channel, a mutex, a real sleep) for this long, in wall-clock time; 0 turns the watchdog off")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if stallLimit < 0 {
-			return usageErrorf("--stall-limit: %v is negative: want a duration such as 10s, or 0 to turn the watchdog off", stallLimit)
+		if a.stall < 0 {
+			return usageErrorf("--stall-limit: %v is negative: want a duration such as 10s, or 0 to turn the watchdog off", a.stall)
 		}
-		if err := runtime.CheckStallLimit(stallLimit); err != nil {
+		if err := runtime.CheckStallLimit(a.stall); err != nil {
 			return usageErrorf("--stall-limit: %v", err)
 		}
-		runtime.SetDefaultStallLimit(stallLimit)
 		return nil
 	}
 	root.SetOut(stdout)
@@ -104,7 +101,7 @@ reply to the "apple" shop lost. The timeline shows each call and attempt;
 			if err := checkColor(color); err != nil {
 				return err
 			}
-			rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(examples.DemoFaults()))
+			rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(examples.DemoFaults()), runtime.WithStallLimit(a.stall))
 			defer rt.Close()
 			ns := rt.Namespace("INVENTORY", examples.NewInventory)
 			var stock map[string]int

@@ -66,7 +66,7 @@ what happened and exits 1.` + runExitCodesHelp,
 			if len(errs) > 0 {
 				return &codeError{code: exitUsage, msg: errors.Join(errs...).Error()}
 			}
-			var opts []scenario.RunOption
+			opts := []scenario.RunOption{scenario.StallLimit(a.stall)}
 			if cmd.Flags().Changed("seed") {
 				opts = append(opts, scenario.Seed(seed))
 			}

@@ -61,7 +61,7 @@ being verified, is an error (exit 2).` + verifyExitCodesHelp,
 			if err != nil {
 				return err
 			}
-			return runVerify(cmd.OutOrStdout(), classes, checks, showDiff)
+			return runVerify(cmd.OutOrStdout(), classes, checks, showDiff, a.stallOption())
 		},
 	}
 	cmd.Flags().StringArrayVar(&argFlags, "args", nil, "arguments of a method, as METHOD=JSON-ARRAY or CLASS.METHOD=JSON-ARRAY (repeatable)")

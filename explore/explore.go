@@ -157,6 +157,10 @@ type Options struct {
 	// Progress, if set, is called after each seed with the sweep's
 	// progress, one call at a time.
 	Progress func(Progress)
+	// StallLimit is the watchdog's wall-clock stall limit of each run
+	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
+	// negative value turns the watchdog off.
+	StallLimit time.Duration
 }
 
 // Progress is how far a sweep has got.
@@ -307,6 +311,9 @@ func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
+	}
+	if e.opts.StallLimit != 0 {
+		opts = append(opts, scenario.StallLimit(e.opts.StallLimit))
 	}
 	var base []transport.Rule
 	if e.opts.KeepRules {
