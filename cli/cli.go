@@ -24,6 +24,11 @@
 // explore FILE searches its fault space. dosim's own command (cmd/dosim)
 // is Main with WithBuiltInClasses.
 //
+// Configuration: Main takes functional options (WithClasses, WithName,
+// WithOutput...), as runtime.New does. Inside, each command keeps its
+// flags in an options struct with validate and run methods; the cobra
+// command only binds the flags to it (command.go).
+//
 // Exit codes: 0 ok; 1 an expectation failed, explore found a violation,
 // verify found a marked method that is not idempotent, or the code under
 // test stopped a run or an amplify trial (a stall, runtime.Goexit); 2 a
