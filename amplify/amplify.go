@@ -6,6 +6,10 @@
 // summarises how often the object was reached and how long operations took.
 // It is what dosim amplify prints.
 //
+// Configuration is an options struct (Options) that one call takes, as
+// explore.Options and verify.Options are (each field says what its zero
+// value means):
+//
 //	res, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4,
 //		Fault: transport.LoseResponse, Rate: 0.3, Trials: 1000, Seed: 1})
 //	fmt.Println(res.Worst, res.Executions.P99)

@@ -39,6 +39,13 @@
 // the dosim command links: the go test entry points that fail a test with
 // what a sweep found (dosimtest.Func, dosimtest.Scenario) are package
 // dosimtest's.
+//
+// Configuration is an options struct (Options), given to New, whose zero
+// value is the default in every field (0 takes the documented default, a
+// negative value turns a limit off): a sweep has many independent knobs
+// and one call that takes them, as verify.Options and amplify.Options
+// are; constructors of long-lived values take functional options instead
+// (runtime.New, scenario.Load).
 package explore
 
 import (

@@ -23,6 +23,9 @@
 // the call failed in both runs (two errors agreeing say nothing of what the
 // method does when it works). Both worlds keep the error the caller got.
 //
+// Configuration is an options struct (Options), whose zero value is the
+// default in every field, as explore.Options and amplify.Options are.
+//
 // What the worlds do not compare: the object's pending alarm (the runtime
 // keeps it outside storage), and background work (alarms, schedules) that
 // falls due after the call returned, which does not run.
