@@ -40,7 +40,6 @@ type rawFile struct {
 	stubDefs   []*rawStub // one per key
 	faults     *rawFaults
 	calls      list[*rawStep]
-	callsNode  *yaml.Node
 	expect     *rawEnd
 	explore    *rawExplore
 }
