@@ -6,12 +6,17 @@
 // summarises how often the object was reached and how long operations took.
 // It is what dosim amplify prints.
 //
+// Configuration is an options struct (Options) that one call takes, as
+// explore.Options and verify.Options are (each field says what its zero
+// value means):
+//
 //	res, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4,
 //		Fault: transport.LoseResponse, Rate: 0.3, Trials: 1000, Seed: 1})
 //	fmt.Println(res.Worst, res.Executions.P99)
 package amplify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +88,10 @@ type Options struct {
 	Namespace string
 	// Progress, if set, is called after each trial.
 	Progress func(done, total int)
+	// StallLimit is the watchdog's wall-clock stall limit of each trial
+	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
+	// negative value turns the watchdog off.
+	StallLimit time.Duration
 }
 
 // Distribution summarises a sample of whole numbers (or durations).
@@ -202,7 +211,7 @@ type trial struct {
 
 func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Option, args []any, seed uint64) (trial, error) {
 	var t trial
-	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithStallLimit(cmp.Or(opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
 	var ns *runtime.Namespace
 	if opts.Class != nil {

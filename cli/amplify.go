@@ -20,13 +20,23 @@ import (
 // progress: a bar on a terminal, else a line every progressEvery.
 const progressMin = 2000
 
+// amplifyCmd is dosim amplify's options: its flags, and what validate
+// made of them.
+type amplifyCmd struct {
+	a                                    *app
+	outer, maxRetries, timeoutMs, trials int
+	fault, method, class, argsFlag       string
+	rate                                 float64
+	seed                                 uint64
+
+	given  func(flag string) bool
+	opts   amplify.Options
+	target string // what the loop calls, as printed: INVENTORY.SetQuantity
+	marked bool   // the target is marked Retryable
+}
+
 func (a *app) newAmplify() *cobra.Command {
-	var (
-		outer, maxRetries, timeoutMs, trials int
-		fault, method, class, argsFlag       string
-		rate                                 float64
-		seed                                 uint64
-	)
+	o := &amplifyCmd{a: a}
 	cmd := &cobra.Command{
 		Use:   "amplify --outer K [--max-retries N] [--timeout-ms T] [--fault F --rate P --trials M] [--class C --method M --args JSON]",
 		Short: "Show how retries multiply with an application's own loop (rule S15)",
@@ -46,85 +56,104 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
   dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`, `  dosim amplify --outer 3
   dosim amplify --outer 3 --class CLASS --method METHOD --args '["a string", 7]' --fault lose-response --rate 0.3`),
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("outer") {
-				return usageErrorf("amplify: --outer is required: the number of attempts of the application's own loop (1 to %d)", amplify.MaxOuter)
-			}
-			if outer < 1 || outer > amplify.MaxOuter {
-				return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", outer, amplify.MaxOuter)
-			}
-			if _, err := stub.ParseOptions(map[string]any{"maxRetries": maxRetries, "timeoutMs": timeoutMs}); err != nil {
-				return usageErrorf("amplify: %w", err)
-			}
-			opts := amplify.Options{Outer: outer, MaxRetries: maxRetries, TimeoutMs: timeoutMs, Trials: trials, Seed: seed, Method: method}
-			if err := checkTrials(cmd, trials, seed); err != nil {
-				return err
-			}
-			if fault != "" || cmd.Flags().Changed("rate") {
-				if fault == "" || !cmd.Flags().Changed("rate") {
-					return usageErrorf("amplify: --fault and --rate go together: name the fault and its probability per attempt")
-				}
-				f, err := transport.ParseFault(fault)
-				if err != nil || f == transport.None {
-					names := make([]string, 0, 6)
-					for _, f := range transport.Faults() {
-						names = append(names, f.String())
-					}
-					return usageErrorf("amplify: --fault: unknown fault %s; allowed are %s", quote.Q(fault), strings.Join(names, ", "))
-				}
-				if !(rate > 0 && rate <= 1) {
-					return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", rate)
-				}
-				opts.Fault, opts.Rate = f, rate
-			}
-			target := "INVENTORY." + method
-			marked := method != "AddOne"
-			if class == "" && a.builtIns["inventory"] && argsFlag == "" {
-				if !slices.Contains([]string{"SetQuantity", "AddOne"}, method) {
-					return usageErrorf("amplify: --method: %s: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", quote.Q(method))
-				}
-			} else if opts.Rate > 0 || class != "" || argsFlag != "" {
-				var err error
-				if target, marked, err = a.amplifyClass(&opts, class, cmd.Flags().Changed("method"), argsFlag); err != nil {
-					return err
-				}
-			}
-			var bar *progress
-			if opts.Rate > 0 && trials >= progressMin {
-				bar = newProgress(cmd.ErrOrStderr(), "amplify", "trials", trials)
-				opts.Progress = func(done, _ int) { bar.update(done, -1) }
-			}
-			res, err := amplify.Run(opts)
-			bar.done()
-			if err != nil {
-				return simulationError(err)
-			}
-			writeAmplify(cmd.OutOrStdout(), res, target, marked)
-			return nil
-		},
+		RunE: runE(o),
 	}
 	f := cmd.Flags()
-	f.IntVar(&outer, "outer", 0, "attempts of the application's own loop around the stub call (required)")
-	f.IntVar(&maxRetries, "max-retries", stub.DefaultMaxRetries, "the stub's maxRetries option (0 to 10)")
-	f.IntVar(&timeoutMs, "timeout-ms", stub.DefaultTimeoutMs, "the stub's timeoutMs option (500 to 60000)")
-	f.StringVar(&fault, "fault", "", "the fault drawn for every attempt (not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery)")
-	f.Float64Var(&rate, "rate", 0, "the probability of the fault per attempt")
-	f.IntVar(&trials, "trials", 1000, "simulated operations")
-	f.Uint64Var(&seed, "seed", 1, "the first trial's seed; trial i uses seed+i")
-	f.StringVar(&class, "class", "", "the class whose method the loop calls"+a.ifInventory(" (default: the built-in inventory)", " (required with --fault)"))
-	f.StringVar(&method, "method", a.ifInventory("SetQuantity", ""), "the method the loop calls"+a.ifInventory(": for the inventory, SetQuantity (marked Retryable) or AddOne (not marked)", " (required with --class)"))
-	f.StringVar(&argsFlag, "args", "", "the method's arguments, as a JSON array such as '[\"tx-1\", 50]' (default: the class's sample for the method, object.Sampler)")
+	f.IntVar(&o.outer, "outer", 0, "attempts of the application's own loop around the stub call (required)")
+	f.IntVar(&o.maxRetries, "max-retries", stub.DefaultMaxRetries, "the stub's maxRetries option (0 to 10)")
+	f.IntVar(&o.timeoutMs, "timeout-ms", stub.DefaultTimeoutMs, "the stub's timeoutMs option (500 to 60000)")
+	f.StringVar(&o.fault, "fault", "", "the fault drawn for every attempt (not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery)")
+	f.Float64Var(&o.rate, "rate", 0, "the probability of the fault per attempt")
+	f.IntVar(&o.trials, "trials", 1000, "simulated operations")
+	f.Uint64Var(&o.seed, "seed", 1, "the first trial's seed; trial i uses seed+i")
+	f.StringVar(&o.class, "class", "", "the class whose method the loop calls"+a.ifInventory(" (default: the built-in inventory)", " (required with --fault)"))
+	f.StringVar(&o.method, "method", a.ifInventory("SetQuantity", ""), "the method the loop calls"+a.ifInventory(": for the inventory, SetQuantity (marked Retryable) or AddOne (not marked)", " (required with --class)"))
+	f.StringVar(&o.argsFlag, "args", "", "the method's arguments, as a JSON array such as '[\"tx-1\", 50]' (default: the class's sample for the method, object.Sampler)")
 	return cmd
+}
+
+func (o *amplifyCmd) bind(_ []string, given func(string) bool) { o.given = given }
+
+// validate checks the flags and picks what the loop calls.
+func (o *amplifyCmd) validate() error {
+	if !o.given("outer") {
+		return usageErrorf("amplify: --outer is required: the number of attempts of the application's own loop (1 to %d)", amplify.MaxOuter)
+	}
+	if o.outer < 1 || o.outer > amplify.MaxOuter {
+		return usageErrorf("amplify: --outer: %d is out of range: want an integer from 1 to %d", o.outer, amplify.MaxOuter)
+	}
+	if _, err := stub.ParseOptions(map[string]any{"maxRetries": o.maxRetries, "timeoutMs": o.timeoutMs}); err != nil {
+		return usageErrorf("amplify: %w", err)
+	}
+	o.opts = amplify.Options{Outer: o.outer, MaxRetries: o.maxRetries, TimeoutMs: o.timeoutMs, Trials: o.trials, Seed: o.seed, Method: o.method,
+		StallLimit: o.a.stallOption()}
+	if err := checkTrials(o.given, o.trials, o.seed); err != nil {
+		return err
+	}
+	if err := o.faultFlags(); err != nil {
+		return err
+	}
+	o.target, o.marked = "INVENTORY."+o.method, o.method != "AddOne"
+	if o.class == "" && o.a.builtIns["inventory"] && o.argsFlag == "" {
+		if !slices.Contains([]string{"SetQuantity", "AddOne"}, o.method) {
+			return usageErrorf("amplify: --method: %s: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", quote.Q(o.method))
+		}
+	} else if o.opts.Rate > 0 || o.class != "" || o.argsFlag != "" {
+		var err error
+		if o.target, o.marked, err = o.a.amplifyClass(&o.opts, o.class, o.given("method"), o.argsFlag); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// faultFlags checks --fault and --rate, which go together.
+func (o *amplifyCmd) faultFlags() error {
+	if o.fault == "" && !o.given("rate") {
+		return nil
+	}
+	if o.fault == "" || !o.given("rate") {
+		return usageErrorf("amplify: --fault and --rate go together: name the fault and its probability per attempt")
+	}
+	f, err := transport.ParseFault(o.fault)
+	if err != nil || f == transport.None {
+		names := make([]string, 0, 6)
+		for _, f := range transport.Faults() {
+			names = append(names, f.String())
+		}
+		return usageErrorf("amplify: --fault: unknown fault %s; allowed are %s", quote.Q(o.fault), strings.Join(names, ", "))
+	}
+	if !(o.rate > 0 && o.rate <= 1) {
+		return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", o.rate)
+	}
+	o.opts.Fault, o.opts.Rate = f, o.rate
+	return nil
+}
+
+// run simulates the trials and prints the result.
+func (o *amplifyCmd) run(e env) error {
+	var bar *progress
+	if o.opts.Rate > 0 && o.trials >= progressMin {
+		bar = newProgress(e.errw, "amplify", "trials", o.trials)
+		o.opts.Progress = func(done, _ int) { bar.update(done, -1) }
+	}
+	res, err := amplify.Run(o.opts)
+	bar.done()
+	if err != nil {
+		return simulationError(err)
+	}
+	writeAmplify(e.out, res, o.target, o.marked)
+	return nil
 }
 
 // checkTrials checks --trials and --seed: in range, the last trial's seed
 // within a uint64 (it wrapped to 0, where explore refuses), and given only
 // with --fault and --rate, which make amplify simulate (they were
 // accepted, and ignored, without them).
-func checkTrials(cmd *cobra.Command, trials int, seed uint64) error {
-	simulate := cmd.Flags().Changed("fault") || cmd.Flags().Changed("rate")
+func checkTrials(given func(flag string) bool, trials int, seed uint64) error {
+	simulate := given("fault") || given("rate")
 	for _, name := range []string{"trials", "seed"} {
-		if cmd.Flags().Changed(name) && !simulate {
+		if given(name) && !simulate {
 			return usageErrorf("amplify: --%s: it chooses the simulated operations, which only --fault and --rate start: give them too, or drop --%s", name, name)
 		}
 	}

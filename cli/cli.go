@@ -24,6 +24,11 @@
 // explore FILE searches its fault space. dosim's own command (cmd/dosim)
 // is Main with WithBuiltInClasses.
 //
+// Configuration: Main takes functional options (WithClasses, WithName,
+// WithOutput...), as runtime.New does. Inside, each command keeps its
+// flags in an options struct with validate and run methods; the cobra
+// command only binds the flags to it (command.go).
+//
 // Exit codes: 0 ok; 1 an expectation failed, explore found a violation,
 // verify found a marked method that is not idempotent, or the code under
 // test stopped a run or an amplify trial (a stall, runtime.Goexit); 2 a
@@ -43,6 +48,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/internal/quote"
@@ -138,6 +144,21 @@ type app struct {
 	regs           []scenario.Option              // for scenario.Load, in the order given
 	classes        map[string]runtime.Constructor // every registered class
 	builtIns       map[string]bool                // the classes WithBuiltInClasses registered (and none replaced)
+	// stall is --stall-limit (0: the watchdog off), passed to every
+	// simulation a command runs: runtime.WithStallLimit, scenario.StallLimit
+	// and, through stallOption, the options structs of explore, verify and
+	// amplify.
+	stall time.Duration
+}
+
+// stallOption is --stall-limit as the options structs of explore, verify
+// and amplify take it: their 0 is the default limit, a negative value
+// turns the watchdog off.
+func (a *app) stallOption() time.Duration {
+	if a.stall == 0 {
+		return -1
+	}
+	return a.stall
 }
 
 // Main runs the command line args (os.Args[1:]) and returns the exit code:

@@ -121,7 +121,6 @@ func TestS4_RunShowsAnObjectErrorWhoseErrorPanics(t *testing.T) {
 // exit code 1, as explore's violation, naming the task and what to do, not
 // exit 3 ("the simulation itself failed: a bug, please report it").
 func TestH1_RunAndAmplifyBlameTheCodeUnderTest(t *testing.T) {
-	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
 	release := make(chan struct{})
 	defer close(release) // the stalled method returns, and its goroutine ends
 	classes := WithClasses(map[string]runtime.Constructor{"stopper": func(*object.State) object.Object { return &stopper{release: release} }})

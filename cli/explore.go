@@ -25,8 +25,10 @@ import (
 // progress: a bar on a terminal, else a line every progressEvery.
 const exploreProgressMin = 2000
 
-// exploreFlags holds explore's flags.
-type exploreFlags struct {
+// exploreCmd is dosim explore's options: its flags, and what validate
+// made of them.
+type exploreCmd struct {
+	a                            *app
 	seeds, workers, maxAmbiguous int
 	first, replay                uint64
 	shard, rates, jsonOut, arts  string
@@ -34,10 +36,17 @@ type exploreFlags struct {
 	shrinkTime, horizon          time.Duration
 	minChecked                   float64
 	checkDet, recurring          bool
+
+	file     string
+	given    func(flag string) bool
+	sc       *scenario.Scenario // the file, loaded
+	opts     explore.Options    // the explorer's options, but the progress callbacks
+	js       outputFile         // --json, checked
+	isReplay bool               // --replay was given: one seed, not a sweep
 }
 
 func (a *app) newExplore() *cobra.Command {
-	var fl exploreFlags
+	fl := &exploreCmd{a: a}
 	cmd := &cobra.Command{
 		Use:   "explore FILE",
 		Short: "Search a scenario's fault space for the seed where an object breaks",
@@ -52,7 +61,7 @@ func (a *app) newExplore() *cobra.Command {
   dosim explore merge shard-*.json
   dosim explore FILE --replay 123 --rates lose-response=0.1 --artifacts out/`),
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runExplore(cmd, args[0], &fl) },
+		RunE: runE(fl),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&fl.horizon, "horizon", 0, "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
@@ -136,9 +145,33 @@ of a sweep (--json, --shard, --seeds, --first, --workers, --min-checked,
 --shrink-time without --artifacts (it shrinks only to write them).` + exploreExitCodesHelp
 }
 
+func (fl *exploreCmd) bind(args []string, given func(string) bool) {
+	fl.file, fl.given, fl.isReplay = args[0], given, given("replay")
+}
+
+// validate loads the scenario, checks the flags, and checks the files
+// explore writes, before anything runs.
+func (fl *exploreCmd) validate() error {
+	var err error
+	if fl.sc, err = fl.a.loadScenario(fl.file); err != nil {
+		return &codeError{code: exitUsage, msg: err.Error()}
+	}
+	if fl.opts, err = fl.options(); err != nil {
+		return err
+	}
+	fl.opts.StallLimit = fl.a.stallOption()
+	if fl.isReplay {
+		if err := sweepOnly(fl.given); err != nil {
+			return err
+		}
+	}
+	fl.js, err = fl.checkFiles(fl.file)
+	return err
+}
+
 // options checks the flags and turns them into the explorer's options (all
 // but the progress callbacks); an error names the flag.
-func (fl *exploreFlags) options() (explore.Options, error) {
+func (fl *exploreCmd) options() (explore.Options, error) {
 	opts := explore.Options{First: fl.first, FromSeedZero: fl.first == 0, Seeds: fl.seeds, Workers: fl.workers, MaxAmbiguous: fl.maxAmbiguous,
 		KeepRules: fl.keepRules, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
 		Horizon: fl.horizon, CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring}
@@ -176,7 +209,7 @@ func (fl *exploreFlags) options() (explore.Options, error) {
 // checkFiles checks, before the sweep, the files explore writes: the
 // artifacts' folder (created) and the --json file, neither of which may
 // replace the scenario file, nor --json an artifact.
-func (fl *exploreFlags) checkFiles(file string) (outputFile, error) {
+func (fl *exploreCmd) checkFiles(file string) (outputFile, error) {
 	js := outputFile{flag: "--json", path: fl.jsonOut, inputs: []string{file}, artifacts: fl.arts}
 	if fl.arts != "" {
 		if err := checkFolder(fl.arts, file); err != nil {
@@ -189,30 +222,12 @@ func (fl *exploreFlags) checkFiles(file string) (outputFile, error) {
 	return js, nil
 }
 
-// runExplore is explore's work: one seed replayed, or a sweep summarised.
-func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) error {
-	sc, err := a.loadScenario(file)
-	if err != nil {
-		return &codeError{code: exitUsage, msg: err.Error()}
-	}
-	opts, err := fl.options()
-	if err != nil {
-		return err
-	}
-	replay := cmd.Flags().Changed("replay")
-	if replay {
-		if err := sweepOnly(cmd); err != nil {
-			return err
-		}
-	}
-	js, err := fl.checkFiles(file)
-	if err != nil {
-		return err
-	}
-	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+// run is explore's work: one seed replayed, or a sweep summarised.
+func (fl *exploreCmd) run(w env) error {
+	a, sc, opts, js, out, errw := fl.a, fl.sc, fl.opts, fl.js, w.out, w.errw
 	shrinking := newShrinkLine(errw)
 	opts.ShrinkProgress = shrinking.update
-	if replay {
+	if fl.isReplay {
 		return replaySeed(out, sc, opts, fl.replay, fl.arts, shrinking)
 	}
 	var bar *progress // set below for a long sweep; update is nil-safe
@@ -223,7 +238,7 @@ func (a *app) runExplore(cmd *cobra.Command, file string, fl *exploreFlags) erro
 	}
 	// Catch SIGINT and SIGTERM before saying anything, so that a
 	// signal at any point gets the summary of what ran.
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := interruptible(w.ctx)
 	defer stop()
 	if total := e.ShardSeeds(); total >= exploreProgressMin {
 		bar = newProgress(errw, "explore", "seeds", total)
@@ -264,16 +279,16 @@ var sweepFlags = []string{"json", "shard", "seeds", "first", "workers", "min-che
 
 // sweepOnly refuses, with --replay, the flags it would ignore: a sweep's,
 // and shrinking's without --artifacts (a replay shrinks only to write them).
-func sweepOnly(cmd *cobra.Command) error {
+func sweepOnly(changed func(flag string) bool) error {
 	var given []string
 	for _, name := range sweepFlags {
-		if cmd.Flags().Changed(name) {
+		if changed(name) {
 			given = append(given, "--"+name)
 		}
 	}
-	if !cmd.Flags().Changed("artifacts") {
+	if !changed("artifacts") {
 		for _, name := range []string{"no-shrink", "shrink-time"} {
-			if cmd.Flags().Changed(name) {
+			if changed(name) {
 				return usageErrorf("--replay shrinks the seed's faults only to write --artifacts: --%s without --artifacts would be ignored", name)
 			}
 		}

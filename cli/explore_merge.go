@@ -9,12 +9,22 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// mergeCmd is "explore merge"'s options: its flags, and the summaries
+// validate read.
+type mergeCmd struct {
+	a                        *app
+	jsonOut                  string
+	partial, allowIncomplete bool
+
+	files []string
+	js    outputFile
+	parts []*explore.Summary
+	sum   *explore.Summary
+}
+
 // newExploreMerge is "explore merge": shards' summaries made one.
 func (a *app) newExploreMerge() *cobra.Command {
-	var (
-		jsonOut                  string
-		partial, allowIncomplete bool
-	)
+	o := &mergeCmd{a: a}
 	cmd := &cobra.Command{
 		Use:   "merge SUMMARY.json...",
 		Short: "Combine the JSON summaries of the shards of one sweep",
@@ -32,61 +42,71 @@ merge fail with exit code 2 unless --allow-incomplete; the report then says
 the sweep is incomplete and never "clean". Exit code 1 means a shard found a
 violation.` + mergeExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
-			allow := allowIncomplete || partial
-			js := outputFile{flag: "--json", path: jsonOut, inputs: files}
-			if jsonOut != "" {
-				if err := js.check(); err != nil {
-					return err
-				}
-			}
-			parts, sum, err := mergeFiles(files)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if jsonOut != "" {
-				if err := js.write(out, sum.WriteJSON); err != nil {
-					return err
-				}
-			}
-			if jsonOut != "-" {
-				a.writeSummary(out, sum, true)
-			}
-			if sum.Total > 0 {
-				return &codeError{code: exitExpect}
-			}
-			if sum.Whole() || allow {
-				return nil
-			}
-			var why []string
-			if missing := sum.Missing(); len(missing) > 0 {
-				n, names := 0, make([]string, 0, min(len(missing), 10))
-				for i, m := range missing {
-					n += m.Len()
-					if i < 10 {
-						names = append(names, m.String())
-					}
-				}
-				why = append(why, fmt.Sprintf("%d of %d shards missing (%s)", n, missing[0].Count, strings.Join(names, ", ")))
-			}
-			if !sum.Complete {
-				var cut []string
-				for i, p := range parts {
-					if !p.Complete {
-						cut = append(cut, fmt.Sprintf("%s ran %d seeds", files[i], p.Ran))
-					}
-				}
-				why = append(why, "interrupted shards: "+strings.Join(cut, ", "))
-			}
-			return usageErrorf("%s: the sweep is incomplete (--allow-incomplete accepts it)", strings.Join(why, "; "))
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the merged summary as JSON to this file (- for stdout)")
-	cmd.Flags().BoolVar(&allowIncomplete, "allow-incomplete", false, "accept missing or interrupted shards: the report says incomplete, never clean")
-	cmd.Flags().BoolVar(&partial, "partial", false, "the old name of --allow-incomplete")
+	cmd.Flags().StringVar(&o.jsonOut, "json", "", "also write the merged summary as JSON to this file (- for stdout)")
+	cmd.Flags().BoolVar(&o.allowIncomplete, "allow-incomplete", false, "accept missing or interrupted shards: the report says incomplete, never clean")
+	cmd.Flags().BoolVar(&o.partial, "partial", false, "the old name of --allow-incomplete")
 	_ = cmd.Flags().MarkDeprecated("partial", "use --allow-incomplete")
 	return cmd
+}
+
+func (o *mergeCmd) bind(files []string, _ func(string) bool) { o.files = files }
+
+// allow reports whether an incomplete sweep is accepted.
+func (o *mergeCmd) allow() bool { return o.allowIncomplete || o.partial }
+
+// validate checks --json and reads and merges the summaries.
+func (o *mergeCmd) validate() error {
+	o.js = outputFile{flag: "--json", path: o.jsonOut, inputs: o.files}
+	if o.jsonOut != "" {
+		if err := o.js.check(); err != nil {
+			return err
+		}
+	}
+	var err error
+	o.parts, o.sum, err = mergeFiles(o.files)
+	return err
+}
+
+// run writes the merged summary and says whether the sweep is whole.
+func (o *mergeCmd) run(e env) error {
+	out, parts, sum := e.out, o.parts, o.sum
+	if o.jsonOut != "" {
+		if err := o.js.write(out, sum.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if o.jsonOut != "-" {
+		o.a.writeSummary(out, sum, true)
+	}
+	if sum.Total > 0 {
+		return &codeError{code: exitExpect}
+	}
+	if sum.Whole() || o.allow() {
+		return nil
+	}
+	var why []string
+	if missing := sum.Missing(); len(missing) > 0 {
+		n, names := 0, make([]string, 0, min(len(missing), 10))
+		for i, m := range missing {
+			n += m.Len()
+			if i < 10 {
+				names = append(names, m.String())
+			}
+		}
+		why = append(why, fmt.Sprintf("%d of %d shards missing (%s)", n, missing[0].Count, strings.Join(names, ", ")))
+	}
+	if !sum.Complete {
+		var cut []string
+		for i, p := range parts {
+			if !p.Complete {
+				cut = append(cut, fmt.Sprintf("%s ran %d seeds", o.files[i], p.Ran))
+			}
+		}
+		why = append(why, "interrupted shards: "+strings.Join(cut, ", "))
+	}
+	return usageErrorf("%s: the sweep is incomplete (--allow-incomplete accepts it)", strings.Join(why, "; "))
 }
 
 // mergeFiles reads the summary files and merges them, checking the

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"time"
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
@@ -46,17 +45,15 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	var stallLimit time.Duration
-	root.PersistentFlags().DurationVar(&stallLimit, "stall-limit", runtime.DefaultStallLimit,
+	root.PersistentFlags().DurationVar(&a.stall, "stall-limit", runtime.DefaultStallLimit,
 		"end a simulation whose object or test code blocks outside it (a raw channel, a mutex, a real sleep) for this long, in wall-clock time; 0 turns the watchdog off")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if stallLimit < 0 {
-			return usageErrorf("--stall-limit: %v is negative: want a duration such as 10s, or 0 to turn the watchdog off", stallLimit)
+		if a.stall < 0 {
+			return usageErrorf("--stall-limit: %v is negative: want a duration such as 10s, or 0 to turn the watchdog off", a.stall)
 		}
-		if err := runtime.CheckStallLimit(stallLimit); err != nil {
+		if err := runtime.CheckStallLimit(a.stall); err != nil {
 			return usageErrorf("--stall-limit: %v", err)
 		}
-		runtime.SetDefaultStallLimit(stallLimit)
 		return nil
 	}
 	root.SetOut(stdout)
@@ -84,11 +81,15 @@ changes).` + noOneExitCodesHelp,
 	}
 }
 
+// demoCmd is dosim demo's options.
+type demoCmd struct {
+	a             *app
+	seed          uint64
+	format, color string
+}
+
 func (a *app) newDemo() *cobra.Command {
-	var (
-		seed          uint64
-		format, color string
-	)
+	o := &demoCmd{a: a}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the built-in inventory demo and print every call and attempt",
@@ -97,50 +98,56 @@ Retryable) and bumped by concurrent AddOne calls (not marked), with the first
 reply to the "apple" shop lost. The timeline shows each call and attempt;
 --format json, mermaid or html show it another way.` + noOneExitCodesHelp,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			if err := checkColor(color); err != nil {
-				return err
-			}
-			rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(examples.DemoFaults()))
-			defer rt.Close()
-			ns := rt.Namespace("INVENTORY", examples.NewInventory)
-			var stock map[string]int
-			err := rt.Run(func(ctx context.Context) error {
-				var err error
-				stock, err = examples.Demo(ctx, rt, ns)
-				return err
-			})
-			if err != nil {
-				return &codeError{code: exitInternal, msg: fmt.Sprintf("%s demo (seed %d): %v", a.name, seed, err)}
-			}
-			shops := make([]string, 0, len(stock))
-			for s := range stock {
-				shops = append(shops, s)
-			}
-			sort.Strings(shops)
-			report := render.Report{
-				Name: "demo",
-				Description: "Three shops stocked with SetQuantity (marked Retryable), then bumped by two concurrent\n" +
-					"AddOne calls each (not marked); the first replies to the \"apple\" shop are lost.",
-				Seed: seed, Calls: rt.Calls(), Effects: rt.Effects(),
-			}
-			args := map[string]string{"SetQuantity": `("stock", 10)`, "AddOne": `("stock")`, "Get": `("stock")`}
-			for _, c := range report.Calls {
-				report.Labels = append(report.Labels, c.Method+args[c.Method])
-			}
-			for _, s := range shops {
-				id := ns.IDFromName(s)
-				report.Storage = append(report.Storage, render.Object{Namespace: ns.Name(), Object: s, Data: ns.Storage(id).Snapshot()})
-			}
-			out := cmd.OutOrStdout()
-			return writeReports(out, format, useColor(color, out), []render.Report{report})
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "the simulation's seed")
-	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text, json, mermaid or html")
-	cmd.Flags().StringVar(&color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "the simulation's seed")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, mermaid or html")
+	cmd.Flags().StringVar(&o.color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
+}
+
+func (o *demoCmd) bind([]string, func(string) bool) {}
+
+// validate checks --format and --color.
+func (o *demoCmd) validate() error {
+	if err := checkFormat(o.format); err != nil {
+		return err
+	}
+	return checkColor(o.color)
+}
+
+// run runs the demo and writes its report.
+func (o *demoCmd) run(e env) error {
+	rt := runtime.New(runtime.WithSeed(o.seed), runtime.WithFaults(examples.DemoFaults()), runtime.WithStallLimit(o.a.stall))
+	defer rt.Close()
+	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	var stock map[string]int
+	err := rt.Run(func(ctx context.Context) error {
+		var err error
+		stock, err = examples.Demo(ctx, rt, ns)
+		return err
+	})
+	if err != nil {
+		return &codeError{code: exitInternal, msg: fmt.Sprintf("%s demo (seed %d): %v", o.a.name, o.seed, err)}
+	}
+	shops := make([]string, 0, len(stock))
+	for s := range stock {
+		shops = append(shops, s)
+	}
+	sort.Strings(shops)
+	report := render.Report{
+		Name: "demo",
+		Description: "Three shops stocked with SetQuantity (marked Retryable), then bumped by two concurrent\n" +
+			"AddOne calls each (not marked); the first replies to the \"apple\" shop are lost.",
+		Seed: o.seed, Calls: rt.Calls(), Effects: rt.Effects(),
+	}
+	args := map[string]string{"SetQuantity": `("stock", 10)`, "AddOne": `("stock")`, "Get": `("stock")`}
+	for _, c := range report.Calls {
+		report.Labels = append(report.Labels, c.Method+args[c.Method])
+	}
+	for _, s := range shops {
+		id := ns.IDFromName(s)
+		report.Storage = append(report.Storage, render.Object{Namespace: ns.Name(), Object: s, Data: ns.Storage(id).Snapshot()})
+	}
+	return writeReports(e.out, o.format, useColor(o.color, e.out), []render.Report{report})
 }

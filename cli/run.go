@@ -15,11 +15,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// runCmd is dosim run's options.
+type runCmd struct {
+	a             *app
+	format, color string
+	seed          uint64
+	seedGiven     bool // --seed was given: it replaces each scenario's own
+	files         []string
+	scs           []*scenario.Scenario // the files, loaded by validate
+}
+
 func (a *app) newRun() *cobra.Command {
-	var (
-		format, color string
-		seed          uint64
-	)
+	o := &runCmd{a: a}
 	cmd := &cobra.Command{
 		Use:   "run FILE...",
 		Short: "Run scenario files and show what happened to every call",
@@ -41,87 +48,95 @@ what happened and exits 1.` + runExitCodesHelp,
   dosim run --format html FILE... > timeline.html
   dosim run --seed 42 --format json FILE`),
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
-			if format != "jsonl" {
-				if checkFormat(format) != nil {
-					return usageErrorf("--format: %s is not a format; allowed are %s, jsonl", quote.Q(format), strings.Join(formats, ", "))
-				}
-			}
-			if err := checkColor(color); err != nil {
-				return err
-			}
-			// Load every file first: bad input anywhere, and nothing runs.
-			var (
-				scs  []*scenario.Scenario
-				errs []error
-			)
-			for _, f := range files {
-				sc, err := a.loadScenario(f)
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				scs = append(scs, sc)
-			}
-			if len(errs) > 0 {
-				return &codeError{code: exitUsage, msg: errors.Join(errs...).Error()}
-			}
-			var opts []scenario.RunOption
-			if cmd.Flags().Changed("seed") {
-				opts = append(opts, scenario.Seed(seed))
-			}
-			reports := make([]render.Report, 0, len(scs))
-			failed := 0
-			out := cmd.OutOrStdout()
-			for _, sc := range scs {
-				var lines *jsonLines
-				runOpts := opts
-				if format == "jsonl" {
-					lines = newJSONLines(out, sc)
-					if cmd.Flags().Changed("seed") {
-						lines.seed = seed
-					}
-					runOpts = append(slices.Clip(opts), scenario.RecordSink(lines.write))
-				}
-				res, err := sc.Run(runOpts...)
-				if lines != nil && lines.err != nil {
-					return &codeError{code: exitUsage, err: lines.err} // Main says the output could not be written
-				}
-				if err != nil {
-					return simulationError(err)
-				}
-				reports = append(reports, res.Report())
-				if !res.Passed() {
-					failed++
-				}
-			}
-			if format != "jsonl" { // jsonl was written as the calls ended
-				if err := writeReports(out, format, useColor(color, out), reports); err != nil {
-					return err
-				}
-			}
-			if failed == 0 {
-				return nil
-			}
-			stderr := cmd.ErrOrStderr()
-			for _, r := range reports {
-				if len(r.Failures) == 0 {
-					continue
-				}
-				fmt.Fprintf(stderr, "%s: %s (seed %d): %d of %d expectations not met\n", a.name, render.Escape(r.File), r.Seed, len(r.Failures), r.Expectations)
-				if format != "text" { // the text timeline already lists them
-					for _, f := range r.Failures {
-						fmt.Fprintf(stderr, "  %s\n", render.Escape(f.String()))
-					}
-				}
-			}
-			return &codeError{code: exitExpect}
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid or html")
-	cmd.Flags().StringVar(&color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
-	cmd.Flags().Uint64Var(&seed, "seed", 0, "run with this seed instead of each scenario's own")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid or html")
+	cmd.Flags().StringVar(&o.color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "run with this seed instead of each scenario's own")
 	return cmd
+}
+
+func (o *runCmd) bind(files []string, given func(string) bool) {
+	o.files, o.seedGiven = files, given("seed")
+}
+
+// validate checks the flags and loads every file first: bad input
+// anywhere, and nothing runs.
+func (o *runCmd) validate() error {
+	if o.format != "jsonl" {
+		if checkFormat(o.format) != nil {
+			return usageErrorf("--format: %s is not a format; allowed are %s, jsonl", quote.Q(o.format), strings.Join(formats, ", "))
+		}
+	}
+	if err := checkColor(o.color); err != nil {
+		return err
+	}
+	var errs []error
+	for _, f := range o.files {
+		sc, err := o.a.loadScenario(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		o.scs = append(o.scs, sc)
+	}
+	if len(errs) > 0 {
+		return &codeError{code: exitUsage, msg: errors.Join(errs...).Error()}
+	}
+	return nil
+}
+
+// run runs each scenario, writes the reports and says which expectations
+// were not met.
+func (o *runCmd) run(e env) error {
+	opts := []scenario.RunOption{scenario.StallLimit(o.a.stall)}
+	if o.seedGiven {
+		opts = append(opts, scenario.Seed(o.seed))
+	}
+	reports := make([]render.Report, 0, len(o.scs))
+	failed := 0
+	for _, sc := range o.scs {
+		var lines *jsonLines
+		runOpts := opts
+		if o.format == "jsonl" {
+			lines = newJSONLines(e.out, sc)
+			if o.seedGiven {
+				lines.seed = o.seed
+			}
+			runOpts = append(slices.Clip(opts), scenario.RecordSink(lines.write))
+		}
+		res, err := sc.Run(runOpts...)
+		if lines != nil && lines.err != nil {
+			return &codeError{code: exitUsage, err: lines.err} // Main says the output could not be written
+		}
+		if err != nil {
+			return simulationError(err)
+		}
+		reports = append(reports, res.Report())
+		if !res.Passed() {
+			failed++
+		}
+	}
+	if o.format != "jsonl" { // jsonl was written as the calls ended
+		if err := writeReports(e.out, o.format, useColor(o.color, e.out), reports); err != nil {
+			return err
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	for _, r := range reports {
+		if len(r.Failures) == 0 {
+			continue
+		}
+		fmt.Fprintf(e.errw, "%s: %s (seed %d): %d of %d expectations not met\n", o.a.name, render.Escape(r.File), r.Seed, len(r.Failures), r.Expectations)
+		if o.format != "text" { // the text timeline already lists them
+			for _, f := range r.Failures {
+				fmt.Fprintf(e.errw, "  %s\n", render.Escape(f.String()))
+			}
+		}
+	}
+	return &codeError{code: exitExpect}
 }
 
 // jsonLines writes dosim run --format jsonl: one JSON object a line per

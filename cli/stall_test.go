@@ -1,28 +1,52 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/dosim/dosim/object"
 
 	"github.com/dosim/dosim/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// H1: --stall-limit sets the watchdog of every simulation a command runs;
-// a negative value is a usage error naming the flag.
+// H1: --stall-limit sets the watchdog of every simulation a command runs
+// (run, explore, verify, amplify: each passes it down to
+// runtime.WithStallLimit), and of nothing else: no process-wide default
+// changes. A negative value is a usage error naming the flag.
 func TestH1_StallLimitFlag(t *testing.T) {
 	inRoot(t)
-	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
 	code, _, errOut := runCLI(t, "run", "--stall-limit", "-1s", "testdata/scenarios/deadline-during-retry.yaml")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "--stall-limit: -1s is negative")
 
-	code, _, errOut = runCLI(t, "run", "--stall-limit", "3s", "testdata/scenarios/deadline-during-retry.yaml")
-	require.Equal(t, exitOK, code, errOut)
+	release := make(chan struct{})
+	defer close(release) // the stalled methods return, and their goroutines end
+	classes := WithClasses(map[string]runtime.Constructor{
+		"stopper": func(*object.State) object.Object { return &stopper{release: release} },
+		"staller": func(*object.State) object.Object { return staller{release} },
+	})
+	f := filepath.Join(t.TempDir(), "stall.yaml")
+	require.NoError(t, os.WriteFile(f, []byte("namespaces: {S: stopper}\nstubs: {s: {}}\ncalls:\n  - {stub: s, method: Stall}\n"), 0o644))
+	const stalled = `.Stall attempt 1" ran for more than 100ms of wall-clock time`
+	for _, args := range [][]string{
+		{"run", f},
+		{"explore", "--seeds", "1", "--no-shrink", f},
+		{"verify", "staller"},
+		{"amplify", "--outer", "1", "--class", "stopper", "--method", "Stall", "--fault", "lose-response", "--rate", "0.1", "--trials", "1"},
+	} {
+		var out, errb bytes.Buffer
+		code := Main(append([]string{args[0], "--stall-limit", "100ms"}, args[1:]...), classes, WithOutput(&out, &errb))
+		assert.NotEqual(t, exitOK, code, args)
+		assert.Contains(t, out.String()+errb.String(), stalled, args)
+	}
 	rt := runtime.New()
 	defer rt.Close()
-	assert.Equal(t, 3*time.Second, rt.StallLimit())
+	assert.Equal(t, runtime.DefaultStallLimit, rt.StallLimit(), "no process-wide default changed")
 }
 
 // H1: --stall-limit has a floor (runtime.MinStallLimit): a smaller limit
@@ -31,7 +55,6 @@ func TestH1_StallLimitFlag(t *testing.T) {
 // watchdog off.
 func TestH1_StallLimitFlagHasAFloor(t *testing.T) {
 	inRoot(t)
-	t.Cleanup(func() { runtime.SetDefaultStallLimit(runtime.DefaultStallLimit) })
 	for _, v := range []string{"1ns", "99ms"} {
 		code, _, errOut := runCLI(t, "run", "--stall-limit", v, "testdata/scenarios/deadline-during-retry.yaml")
 		assert.Equal(t, exitUsage, code, v)
@@ -42,4 +65,12 @@ func TestH1_StallLimitFlagHasAFloor(t *testing.T) {
 		code, _, errOut := runCLI(t, "run", "--stall-limit", v, "testdata/scenarios/deadline-during-retry.yaml")
 		require.Equal(t, exitOK, code, errOut)
 	}
+}
+
+// staller is a class whose one method blocks outside the simulation until
+// the test releases it.
+type staller struct{ release chan struct{} }
+
+func (s staller) Methods() object.Methods {
+	return object.Methods{"Stall": object.Func(func(context.Context) error { <-s.release; return nil })}
 }

@@ -16,12 +16,21 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// verifyCmd is dosim verify's options: its flags, and the checks validate
+// chose from them.
+type verifyCmd struct {
+	a        *app
+	argFlags []string
+	scenFile string
+	showDiff bool
+
+	names   []string // the classes named
+	classes []verifyClass
+	checks  []verifyCheck
+}
+
 func (a *app) newVerify() *cobra.Command {
-	var (
-		argFlags []string
-		scenFile string
-		showDiff bool
-	)
+	o := &verifyCmd{a: a}
 	cmd := &cobra.Command{
 		Use:   "verify [CLASS...]",
 		Short: "Check that methods marked Retryable are safe to run twice",
@@ -56,18 +65,26 @@ being verified, is an error (exit 2).` + verifyExitCodesHelp,
   dosim verify CLASS...
   dosim verify CLASS --args 'METHOD=["a string", 7]'
   dosim verify --scenario FILE`),
-		RunE: func(cmd *cobra.Command, names []string) error {
-			classes, checks, err := a.verifyChecks(names, scenFile, argFlags)
-			if err != nil {
-				return err
-			}
-			return runVerify(cmd.OutOrStdout(), classes, checks, showDiff)
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringArrayVar(&argFlags, "args", nil, "arguments of a method, as METHOD=JSON-ARRAY or CLASS.METHOD=JSON-ARRAY (repeatable)")
-	cmd.Flags().StringVar(&scenFile, "scenario", "", "take arguments from the calls of this scenario")
-	cmd.Flags().BoolVar(&showDiff, "diff", false, "show how twice differed from once for every method, not only the dangerous ones")
+	cmd.Flags().StringArrayVar(&o.argFlags, "args", nil, "arguments of a method, as METHOD=JSON-ARRAY or CLASS.METHOD=JSON-ARRAY (repeatable)")
+	cmd.Flags().StringVar(&o.scenFile, "scenario", "", "take arguments from the calls of this scenario")
+	cmd.Flags().BoolVar(&o.showDiff, "diff", false, "show how twice differed from once for every method, not only the dangerous ones")
 	return cmd
+}
+
+func (o *verifyCmd) bind(names []string, _ func(string) bool) { o.names = names }
+
+// validate picks the classes and every method's arguments.
+func (o *verifyCmd) validate() error {
+	var err error
+	o.classes, o.checks, err = o.a.verifyChecks(o.names, o.scenFile, o.argFlags)
+	return err
+}
+
+// run checks every method and prints the verdicts.
+func (o *verifyCmd) run(e env) error {
+	return runVerify(e.out, o.classes, o.checks, o.showDiff, o.a.stallOption())
 }
 
 // verifyCheck is one method verify checks, with its sample call.

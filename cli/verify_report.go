@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
@@ -17,7 +18,7 @@ import (
 // differed from once (rule C6). A marked method that is not idempotent
 // exits 1; an inconclusive one leaves the exit code alone (its row says
 // so). Nothing is printed when a check cannot run (exit 2).
-func runVerify(out io.Writer, classes []verifyClass, checks []verifyCheck, showDiff bool) error {
+func runVerify(out io.Writer, classes []verifyClass, checks []verifyCheck, showDiff bool, stall time.Duration) error {
 	namespaces := map[string]*runtime.Namespace{}
 	for _, c := range classes {
 		rt := runtime.New()
@@ -26,7 +27,7 @@ func runVerify(out io.Writer, classes []verifyClass, checks []verifyCheck, showD
 	}
 	reports := make([]verify.Report, len(checks))
 	for i, ch := range checks {
-		rep, err := verify.Idempotent(namespaces[ch.class.name], ch.method, ch.sample.Args, verify.Options{Snapshot: ch.sample.Storage})
+		rep, err := verify.Idempotent(namespaces[ch.class.name], ch.method, ch.sample.Args, verify.Options{Snapshot: ch.sample.Storage, StallLimit: stall})
 		if err != nil {
 			return usageErrorf("%w", err)
 		}

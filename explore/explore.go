@@ -39,6 +39,13 @@
 // the dosim command links: the go test entry points that fail a test with
 // what a sweep found (dosimtest.Func, dosimtest.Scenario) are package
 // dosimtest's.
+//
+// Configuration is an options struct (Options), given to New, whose zero
+// value is the default in every field (0 takes the documented default, a
+// negative value turns a limit off): a sweep has many independent knobs
+// and one call that takes them, as verify.Options and amplify.Options
+// are; constructors of long-lived values take functional options instead
+// (runtime.New, scenario.Load).
 package explore
 
 import (
@@ -157,6 +164,10 @@ type Options struct {
 	// Progress, if set, is called after each seed with the sweep's
 	// progress, one call at a time.
 	Progress func(Progress)
+	// StallLimit is the watchdog's wall-clock stall limit of each run
+	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
+	// negative value turns the watchdog off.
+	StallLimit time.Duration
 }
 
 // Progress is how far a sweep has got.
@@ -307,6 +318,9 @@ func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
+	}
+	if e.opts.StallLimit != 0 {
+		opts = append(opts, scenario.StallLimit(e.opts.StallLimit))
 	}
 	var base []transport.Rule
 	if e.opts.KeepRules {

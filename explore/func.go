@@ -2,6 +2,7 @@ package explore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,7 +156,8 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 		plan = transport.Plan(rules...)
 	}
 	h := horizon(fe.opts.Horizon, nil)
-	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h))
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
+		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
 	var fnErr error
 	runErr := rt.Run(func(ctx context.Context) error {

@@ -38,7 +38,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
@@ -127,9 +126,8 @@ const MaxElapsed = sched.End - 1
 
 // MinStallLimit is the least stall limit the watchdog takes: a limit
 // between 0 and it would let the machine's load, not the simulated code,
-// fail a seed. WithStallLimit and SetDefaultStallLimit below it make Run
-// fail with an error that is ErrStallLimit; 0 or less turns the watchdog
-// off.
+// fail a seed. WithStallLimit below it makes Run fail with an error that
+// is ErrStallLimit; 0 or less turns the watchdog off.
 const MinStallLimit = sched.MinStallLimit
 
 // ErrStallLimit is what the error of a stall limit below MinStallLimit is
@@ -183,7 +181,6 @@ type Runtime struct {
 	shared   map[string]any // runtime-wide values of object code (circuit breakers)
 
 	stallLimit time.Duration
-	stallSet   bool
 	noEvict    bool // WithEviction(false): idle objects stay (rule L5)
 	// journaling: some object's storage keeps its unconfirmed writes, so
 	// outgoing calls pass the output gate (rule L7, gate.go).
@@ -250,19 +247,8 @@ func WithFaults(plan *transport.FaultPlan) Option {
 // and says what is allowed. The watchdog reads the wall clock only to
 // end a hang; it never changes a simulated result.
 func WithStallLimit(d time.Duration) Option {
-	return optionFunc(func(r *Runtime) { r.stallLimit, r.stallSet = d, true })
+	return optionFunc(func(r *Runtime) { r.stallLimit = d })
 }
-
-// defaultStall is the stall limit of runtimes made without WithStallLimit.
-var defaultStall atomic.Int64
-
-func init() { defaultStall.Store(int64(DefaultStallLimit)) }
-
-// SetDefaultStallLimit sets the stall limit of every runtime made from now
-// on without WithStallLimit (d <= 0: watchdog off), for code that does not
-// make its runtimes itself: the command line's --stall-limit sets it for
-// scenarios, explore and verify. Prefer WithStallLimit in your own code.
-func SetDefaultStallLimit(d time.Duration) { defaultStall.Store(int64(d)) }
 
 // WithInstantLimit bounds the background runs (alarm deliveries,
 // scheduled and queued task runs) one object makes at one virtual instant
@@ -290,7 +276,7 @@ var nopLogger = zap.NewNop()
 // New makes a runtime.
 func New(opts ...Option) *Runtime {
 	r := &Runtime{seed: DefaultSeed, log: nopLogger, start: Epoch, byName: map[string]*Namespace{}, maxCalls: wire.MaxCalls,
-		instantLimit: DefaultInstantLimit}
+		instantLimit: DefaultInstantLimit, stallLimit: DefaultStallLimit}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(r)
@@ -306,13 +292,8 @@ func New(opts ...Option) *Runtime {
 	}
 	r.k = sched.New(r.rng)
 	r.k.SetOwner(r)
-	source := "runtime.WithStallLimit"
-	if !r.stallSet {
-		r.stallLimit = time.Duration(defaultStall.Load())
-		source = "runtime.SetDefaultStallLimit"
-	}
 	if err := r.k.SetStallLimit(r.stallLimit); err != nil {
-		r.optErr = fmt.Errorf("%s: %w", source, err)
+		r.optErr = fmt.Errorf("runtime.WithStallLimit: %w", err)
 	}
 	if r.horizon > 0 {
 		r.k.SetLimit(r.horizon, true)

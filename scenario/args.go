@@ -80,83 +80,93 @@ func checkArg(v any, t reflect.Type) error {
 // numberFits says what is wrong when v is a number that does not fit the
 // numeric type t; "" when it fits or either is not a number.
 func numberFits(v any, t reflect.Type) string {
-	var (
-		i       int64
-		u       uint64
-		f       float64
-		kind    byte // 'i', 'u' or 'f'
-		literal string
-	)
+	var n number
 	switch x := v.(type) {
 	case int:
-		i, kind = int64(x), 'i'
+		n = number{i: int64(x), kind: 'i', literal: strconv.Itoa(x)}
 	case int64:
-		i, kind = x, 'i'
+		n = number{i: x, kind: 'i', literal: strconv.FormatInt(x, 10)}
 	case uint64:
-		u, kind = x, 'u'
+		n = number{u: x, kind: 'u', literal: strconv.FormatUint(x, 10)}
 	case float64:
-		f, kind = x, 'f'
+		n = number{f: x, kind: 'f', literal: strconv.FormatFloat(x, 'g', -1, 64)}
 	default:
 		return ""
 	}
-	switch kind {
-	case 'i':
-		literal = strconv.FormatInt(i, 10)
-	case 'u':
-		literal = strconv.FormatUint(u, 10)
-	default:
-		literal = strconv.FormatFloat(f, 'g', -1, 64)
-	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		lo, hi := int64(math.MinInt64)>>(64-t.Bits()), int64(math.MaxInt64)>>(64-t.Bits())
-		want := fmt.Sprintf("want an integer from %d to %d", lo, hi)
-		switch kind {
-		case 'i':
-			if i < lo || i > hi {
-				return literal + " is out of range: " + want
-			}
-		case 'u':
-			if u > uint64(hi) {
-				return literal + " is out of range: " + want
-			}
-		default:
-			if f != math.Trunc(f) || math.IsInf(f, 0) {
-				return literal + " is not a whole number: " + want
-			}
-			if f < float64(lo) || f >= -float64(lo) {
-				return literal + " is out of range: " + want
-			}
-		}
+		return n.fitsInt(t.Bits())
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		hi := uint64(math.MaxUint64) >> (64 - t.Bits())
-		want := fmt.Sprintf("want an integer from 0 to %d", hi)
-		switch kind {
-		case 'i':
-			if i < 0 {
-				return literal + " is negative: " + want
-			}
-			if uint64(i) > hi {
-				return literal + " is out of range: " + want
-			}
-		case 'u':
-			if u > hi {
-				return literal + " is out of range: " + want
-			}
-		default:
-			if f != math.Trunc(f) || math.IsInf(f, 0) {
-				return literal + " is not a whole number: " + want
-			}
-			if f < 0 {
-				return literal + " is negative: " + want
-			}
-			if f >= float64(hi)+1 {
-				return literal + " is out of range: " + want
-			}
-		}
+		return n.fitsUint(t.Bits())
 	case reflect.Float32:
-		if kind == 'f' && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
-			return fmt.Sprintf("%s is out of range: want a number from %g to %g", literal, -math.MaxFloat32, math.MaxFloat32)
+		if n.kind == 'f' && !math.IsInf(n.f, 0) && !math.IsNaN(n.f) && math.Abs(n.f) > math.MaxFloat32 {
+			return fmt.Sprintf("%s is out of range: want a number from %g to %g", n.literal, -math.MaxFloat32, math.MaxFloat32)
+		}
+	}
+	return ""
+}
+
+// number is a number decoded from YAML or JSON: an int64 (kind 'i'), a
+// uint64 ('u') or a float64 ('f'), and how the file writes it.
+type number struct {
+	i       int64
+	u       uint64
+	f       float64
+	kind    byte
+	literal string
+}
+
+// fitsInt says what is wrong when n does not fit a signed integer of the
+// given bits; "" when it fits.
+func (n number) fitsInt(bits int) string {
+	lo, hi := int64(math.MinInt64)>>(64-bits), int64(math.MaxInt64)>>(64-bits)
+	want := fmt.Sprintf("want an integer from %d to %d", lo, hi)
+	switch n.kind {
+	case 'i':
+		if n.i < lo || n.i > hi {
+			return n.literal + " is out of range: " + want
+		}
+	case 'u':
+		if n.u > uint64(hi) {
+			return n.literal + " is out of range: " + want
+		}
+	default:
+		if n.f != math.Trunc(n.f) || math.IsInf(n.f, 0) {
+			return n.literal + " is not a whole number: " + want
+		}
+		if n.f < float64(lo) || n.f >= -float64(lo) {
+			return n.literal + " is out of range: " + want
+		}
+	}
+	return ""
+}
+
+// fitsUint says what is wrong when n does not fit an unsigned integer of
+// the given bits; "" when it fits.
+func (n number) fitsUint(bits int) string {
+	hi := uint64(math.MaxUint64) >> (64 - bits)
+	want := fmt.Sprintf("want an integer from 0 to %d", hi)
+	switch n.kind {
+	case 'i':
+		if n.i < 0 {
+			return n.literal + " is negative: " + want
+		}
+		if uint64(n.i) > hi {
+			return n.literal + " is out of range: " + want
+		}
+	case 'u':
+		if n.u > hi {
+			return n.literal + " is out of range: " + want
+		}
+	default:
+		if n.f != math.Trunc(n.f) || math.IsInf(n.f, 0) {
+			return n.literal + " is not a whole number: " + want
+		}
+		if n.f < 0 {
+			return n.literal + " is negative: " + want
+		}
+		if n.f >= float64(hi)+1 {
+			return n.literal + " is out of range: " + want
 		}
 	}
 	return ""

@@ -6,8 +6,6 @@ package scenario
 import (
 	"fmt"
 	"strconv"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // maxCount is the largest count of effects or resets an expectation may
@@ -75,43 +73,40 @@ func countOf(want any) (Count, bool) {
 	return Count{}, false
 }
 
-// count reads a count field: an integer from lo to hi (exactly that many),
-// or a mapping of min, max or both, each from lo to hi, min not above max.
-func (p *parser) count(n *yaml.Node, path string, lo, hi int) (Count, bool) {
-	rn := resolve(n)
-	if rn == nil {
+// count resolves a count field: an integer from lo to hi (exactly that
+// many), or a mapping of min, max or both, each from lo to hi, min not
+// above max.
+func (p *parser) count(c rawCount, path string, lo, hi int) (Count, bool) {
+	switch {
+	case c.n == nil:
 		return Count{}, false
-	}
-	if rn.Kind == yaml.ScalarNode && rn.ShortTag() == "!!int" {
-		v, ok := p.integer(rn, path, lo, hi)
+	case c.exact:
+		v, ok := p.integer(c.value, path, lo, hi)
 		return Exactly(v), ok
-	}
-	if rn.Kind != yaml.MappingNode {
-		p.errorf(rn, path, nil, "is %s: want an integer from %d to %d (exactly that many), or {min: N}, {max: N} or both", kindName(rn), lo, hi)
+	case !c.mapping:
+		p.errorf(c.n, path, nil, "is %s: want an integer from %d to %d (exactly that many), or {min: N}, {max: N} or both", kindName(c.n), lo, hi)
+		return Count{}, false
+	case c.shape == nil:
+		p.errorf(c.n, path, nil, "is empty: want {min: N}, {max: N} or both, with N from %d to %d, e.g. {max: 1}", lo, hi)
 		return Count{}, false
 	}
-	if len(rn.Content) == 0 {
-		p.errorf(rn, path, nil, "is empty: want {min: N}, {max: N} or both, with N from %d to %d, e.g. {max: 1}", lo, hi)
-		return Count{}, false
-	}
-	f := p.mapping(rn, path, "min", "max")
-	minN, maxN := f.get("min"), f.get("max")
-	if minN == nil && maxN == nil {
+	p.shape(c.shape)
+	if !c.min.given() && !c.max.given() {
 		return Count{}, false // only unknown keys, each reported
 	}
-	c, ok := Count{Min: 0, Max: NoMax}, true
-	if minN != nil {
-		c.Min, ok = p.integer(minN, path+".min", lo, hi)
+	out, ok := Count{Min: 0, Max: NoMax}, true
+	if c.min.given() {
+		out.Min, ok = p.integer(c.min, path+".min", lo, hi)
 	}
-	if maxN != nil {
-		v, good := p.integer(maxN, path+".max", lo, hi)
-		c.Max, ok = v, ok && good
+	if c.max.given() {
+		v, good := p.integer(c.max, path+".max", lo, hi)
+		out.Max, ok = v, ok && good
 	}
-	if ok && c.Max != NoMax && c.Min > c.Max {
-		p.errorf(rn, path, nil, "min %d is above max %d: want min at most max, e.g. {min: %d, max: %d}", c.Min, c.Max, c.Max, c.Min)
+	if ok && out.Max != NoMax && out.Min > out.Max {
+		p.errorf(c.n, path, nil, "min %d is above max %d: want min at most max, e.g. {min: %d, max: %d}", out.Min, out.Max, out.Max, out.Min)
 		return Count{}, false
 	}
-	return c, ok
+	return out, ok
 }
 
 // checkCount checks a count expectation against n, the count the run

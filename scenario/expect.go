@@ -46,10 +46,10 @@ func canonical(v any) any {
 	return out
 }
 
-func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectation {
-	f := p.mapping(n, path, ExpectOutcome, ExpectAttempts, ExpectExecutions, ExpectRejected, ExpectCalls,
-		ExpectEffects, ExpectResult, ExpectStatus, ExpectBody, ExpectError, ExpectDuration)
-	if f == nil {
+// resolveCallExpect resolves a call's expectations, in the order of the
+// kinds below, whatever the order in the file.
+func (p *parser) resolveCallExpect(r *rawCallExpect, path string, c *Call) []Expectation {
+	if !p.shape(r.shape) {
 		return nil
 	}
 	var out []Expectation
@@ -57,131 +57,119 @@ func (p *parser) parseCallExpect(n *yaml.Node, path string, c *Call) []Expectati
 		out = append(out, Expectation{Line: resolve(vn).Line, Path: path + "." + kind, Kind: kind, Want: want, canon: canonical(want)})
 	}
 	maxAttempts := (stub.MaxMaxRetries + 1) * c.Outer
-	// In the order of the fields above, whatever the order in the file.
-	for _, kind := range []string{ExpectOutcome, ExpectCalls, ExpectAttempts, ExpectExecutions, ExpectRejected,
-		ExpectEffects, ExpectDuration, ExpectResult, ExpectStatus, ExpectBody, ExpectError} {
-		vn := f.get(kind)
-		if vn == nil {
-			continue
+	if v, ok := p.name(r.outcome, path+"."+ExpectOutcome); ok {
+		if slices.Contains(Outcomes, v) {
+			add(r.outcome.n, ExpectOutcome, v)
+		} else {
+			p.errorf(r.outcome.n, path+"."+ExpectOutcome, nil, "unknown outcome %s; allowed are %s", quote.Q(v), strings.Join(Outcomes, ", "))
 		}
-		fp := path + "." + kind
-		switch kind {
-		case ExpectOutcome:
-			if v, ok := p.name(vn, fp); ok {
-				if !slices.Contains(Outcomes, v) {
-					p.errorf(vn, fp, nil, "unknown outcome %s; allowed are %s", quote.Q(v), strings.Join(Outcomes, ", "))
-					continue
-				}
-				add(vn, kind, v)
-			}
-		case ExpectCalls:
-			if v, ok := p.count(vn, fp, 1, c.Outer); ok {
-				add(vn, kind, v)
-			}
-		case ExpectAttempts, ExpectExecutions, ExpectRejected:
-			if v, ok := p.count(vn, fp, 0, maxAttempts); ok {
-				add(vn, kind, v)
-			}
-		case ExpectEffects:
-			if v, ok := p.count(vn, fp, 0, maxCount); ok {
-				add(vn, kind, v)
-			}
-		case ExpectDuration:
-			if v, ok := p.duration(vn, fp); ok {
-				add(vn, kind, v)
-			}
-		case ExpectResult:
-			if c.Fetch != nil {
-				p.errorf(vn, fp, nil, "a fetch has no result; expect its status and body")
-				continue
-			}
-			if v, ok := p.value(vn, fp); ok {
-				add(vn, kind, v)
-			}
-		case ExpectStatus:
-			if c.Fetch == nil {
-				p.errorf(vn, fp, nil, "only a fetch has a status; expect a method's result")
-				continue
-			}
-			if v, ok := p.integer(vn, fp, 100, 599); ok {
-				add(vn, kind, v)
-			}
-		case ExpectBody:
-			if c.Fetch == nil {
-				p.errorf(vn, fp, nil, "only a fetch has a body; expect a method's result")
-				continue
-			}
-			if v, ok := p.str(vn, fp); ok {
-				add(vn, kind, v)
-			}
-		case ExpectError:
-			if e, ok := p.parseErrorExpect(vn, fp); ok {
-				add(vn, kind, e)
-			}
+	}
+	for _, k := range []struct {
+		kind   string
+		c      rawCount
+		lo, hi int
+	}{
+		{ExpectCalls, r.calls, 1, c.Outer}, {ExpectAttempts, r.attempts, 0, maxAttempts}, {ExpectExecutions, r.executions, 0, maxAttempts},
+		{ExpectRejected, r.rejs, 0, maxAttempts}, {ExpectEffects, r.effects, 0, maxCount},
+	} {
+		if v, ok := p.count(k.c, path+"."+k.kind, k.lo, k.hi); ok {
+			add(k.c.n, k.kind, v)
+		}
+	}
+	if v, ok := p.duration(r.duration, path+"."+ExpectDuration); ok {
+		add(r.duration.n, ExpectDuration, v)
+	}
+	p.callResultExpect(r, path, c, add)
+	if r.err != nil {
+		if e, ok := p.resolveErrorExpect(r.err, path+"."+ExpectError); ok {
+			add(r.err.n, ExpectError, e)
 		}
 	}
 	return out
 }
 
-func (p *parser) parseErrorExpect(n *yaml.Node, path string) (ErrorExpectation, bool) {
+// callResultExpect resolves what a call is expected to answer: a method's
+// result, a fetch's status and body.
+func (p *parser) callResultExpect(r *rawCallExpect, path string, c *Call, add func(*yaml.Node, string, any)) {
+	if rn := r.result.n; rn != nil {
+		if c.Fetch != nil {
+			p.errorf(rn, path+"."+ExpectResult, nil, "a fetch has no result; expect its status and body")
+		} else if v, ok := p.value(r.result, path+"."+ExpectResult); ok {
+			add(rn, ExpectResult, v)
+		}
+	}
+	if r.status.given() {
+		if c.Fetch == nil {
+			p.errorf(r.status.n, path+"."+ExpectStatus, nil, "only a fetch has a status; expect a method's result")
+		} else if v, ok := p.integer(r.status, path+"."+ExpectStatus, 100, 599); ok {
+			add(r.status.n, ExpectStatus, v)
+		}
+	}
+	if r.body.given() {
+		if c.Fetch == nil {
+			p.errorf(r.body.n, path+"."+ExpectBody, nil, "only a fetch has a body; expect a method's result")
+		} else if v, ok := p.str(r.body, path+"."+ExpectBody); ok {
+			add(r.body.n, ExpectBody, v)
+		}
+	}
+}
+
+func (p *parser) resolveErrorExpect(r *rawErrorExpect, path string) (ErrorExpectation, bool) {
 	var e ErrorExpectation
-	rn := resolve(n)
-	if rn.Kind == yaml.ScalarNode && rn.Value == "none" {
+	if r.none {
 		e.None = true
 		return e, true
 	}
-	if rn.Kind != yaml.MappingNode {
-		p.errorf(rn, path, nil, "is %s: want none (the call succeeds) or a mapping of retryable, overloaded, remote, contains", kindName(rn))
+	if r.shape == nil {
+		p.errorf(r.n, path, nil, "is %s: want none (the call succeeds) or a mapping of retryable, overloaded, remote, contains", kindName(r.n))
 		return e, false
 	}
-	f := p.mapping(rn, path, "retryable", "overloaded", "remote", "contains")
-	if f == nil {
+	if !p.shape(r.shape) {
 		return e, false
 	}
 	ok := true
 	for _, flag := range []struct {
 		name string
+		x    val[bool]
 		dst  **bool
-	}{{"retryable", &e.Retryable}, {"overloaded", &e.Overloaded}, {"remote", &e.Remote}} {
-		if vn := f.get(flag.name); vn != nil {
-			v, good := p.boolean(vn, path+"."+flag.name)
+	}{{"retryable", r.retryable, &e.Retryable}, {"overloaded", r.overloaded, &e.Overloaded}, {"remote", r.rem, &e.Remote}} {
+		if flag.x.given() {
+			v, good := p.boolean(flag.x, path+"."+flag.name)
 			if good {
 				*flag.dst = &v
 			}
 			ok = ok && good
 		}
 	}
-	if vn := f.get("contains"); vn != nil {
-		v, good := p.name(vn, path+".contains")
+	if r.contains.given() {
+		v, good := p.name(r.contains, path+".contains")
 		e.Contains = v
 		ok = ok && good
 	}
 	return e, ok
 }
 
-// parseEnd reads the expectations on the end state.
-func (p *parser) parseEnd(n *yaml.Node) { p.parseEndInto(n, "expect", &p.s.Expect) }
-
-// parseEndInto reads expectations on the end state at path into out.
-func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
-	f := p.mapping(n, at, "storage", "effects", "resets", "sql")
-	if f == nil {
+// resolveEnd resolves expectations on the end state at path into out.
+func (p *parser) resolveEnd(r *rawEnd, at string, out *[]Expectation) {
+	if !p.shape(r.shape) {
 		return
 	}
-	if qn := f.get("sql"); qn != nil {
-		p.parseSQLExpect(qn, at+".sql", out)
-	}
-	if sn := f.get("storage"); sn != nil {
-		items, _ := p.seq(sn, at+".storage", "{stub, key, value} or {stub, key, absent: true}")
-		for i, item := range items {
-			if e, ok := p.parseStorageExpect(item, fmt.Sprintf("%s.storage[%d]", at, i)); ok {
+	if p.list(r.sql.n, r.sql.ok, at+".sql", "{stub, query, rows} (args optional)") {
+		for i, q := range r.sql.items {
+			if e, ok := p.resolveSQLExpect(q, fmt.Sprintf("%s[%d]", at+".sql", i)); ok {
 				*out = append(*out, e)
 			}
 		}
 	}
-	if rn := f.get("resets"); rn != nil {
-		keys, vals := p.entries(rn, at+".resets", "STUB: count (N, {min: N}, {max: N})")
-		for i, k := range keys {
+	if p.list(r.storage.n, r.storage.ok, at+".storage", "{stub, key, value} or {stub, key, absent: true}") {
+		for i, item := range r.storage.items {
+			if e, ok := p.resolveStorageExpect(item, fmt.Sprintf("%s.storage[%d]", at, i)); ok {
+				*out = append(*out, e)
+			}
+		}
+	}
+	if p.entries(r.resets, at+".resets", "STUB: count (N, {min: N}, {max: N})") {
+		for i, k := range r.resets.keys {
 			path := join(at+".resets", k.Value)
 			st := p.stubs[k.Value]
 			if st == nil {
@@ -190,151 +178,139 @@ func (p *parser) parseEndInto(n *yaml.Node, at string, out *[]Expectation) {
 				}
 				continue
 			}
-			if v, ok := p.count(vals[i], path, 0, maxCount); ok {
+			if v, ok := p.count(r.rcounts[i], path, 0, maxCount); ok {
 				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectResets, Stub: st, Want: v})
 			}
 		}
 	}
-	if en := f.get("effects"); en != nil {
-		keys, vals := p.entries(en, at+".effects", "KIND: count (N, {min: N}, {max: N})")
-		for i, k := range keys {
+	if p.entries(r.effects, at+".effects", "KIND: count (N, {min: N}, {max: N})") {
+		for i, k := range r.effects.keys {
 			path := join(at+".effects", k.Value)
-			if v, ok := p.count(vals[i], path, 0, maxCount); ok {
+			if v, ok := p.count(r.ecounts[i], path, 0, maxCount); ok {
 				*out = append(*out, Expectation{Line: k.Line, Path: path, Kind: ExpectEffectKind, Key: k.Value, Want: v})
 			}
 		}
 	}
 }
 
-// parseStorageExpect reads one storage expectation at path: {stub, key,
-// value} or {stub, key, absent: true}.
-func (p *parser) parseStorageExpect(item *yaml.Node, path string) (Expectation, bool) {
-	e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectStorage}
-	g := p.mapping(item, path, "stub", "key", "value", "absent")
-	if g == nil {
+// resolveStorageExpect resolves one storage expectation at path: {stub,
+// key, value} or {stub, key, absent: true}.
+func (p *parser) resolveStorageExpect(r *rawStorage, path string) (Expectation, bool) {
+	e := Expectation{Line: resolve(r.at).Line, Path: path, Kind: ExpectStorage}
+	if !p.shape(r.shape) {
 		return e, false
 	}
-	st, ok := p.endStub(g, item, path)
+	st, ok := p.endStub(r.shape, r.stub, r.at, path)
 	e.Stub = st
-	if kn := g.require(p, "key", item); kn != nil {
-		v, good := p.name(kn, path+".key")
+	if p.require(r.shape, "key", r.at) {
+		v, good := p.name(r.key, path+".key")
 		e.Key = v
 		ok = ok && good
 	} else {
 		ok = false
 	}
-	vn, an := g.get("value"), g.get("absent")
 	switch {
-	case vn != nil && an != nil:
-		p.errorf(an, path+".absent", nil, "give a value or absent: true, not both")
+	case r.valueGiven && r.absent.given():
+		p.errorf(r.absent.n, path+".absent", nil, "give a value or absent: true, not both")
 		ok = false
-	case vn != nil:
-		v, good := p.value(vn, path+".value")
+	case r.valueGiven:
+		v, good := p.value(r.value, path+".value")
 		e.Want, e.canon = v, canonical(v)
 		ok = ok && good
-	case an != nil:
-		v, good := p.boolean(an, path+".absent")
+	case r.absent.given():
+		v, good := p.boolean(r.absent, path+".absent")
 		if good && !v {
-			p.errorf(an, path+".absent", nil, "absent: false says nothing; give the value expected instead")
+			p.errorf(r.absent.n, path+".absent", nil, "absent: false says nothing; give the value expected instead")
 			good = false
 		}
 		e.Absent = true
 		ok = ok && good
 	default:
-		p.errorf(item, path+".value", nil, "missing: give the value expected, or absent: true")
+		p.errorf(r.at, path+".value", nil, "missing: give the value expected, or absent: true")
 		ok = false
 	}
 	return e, ok
 }
 
-// endStub reads the stub field of an end-state expectation.
-func (p *parser) endStub(g *fields, item *yaml.Node, path string) (*Stub, bool) {
-	stn := g.require(p, "stub", item)
-	if stn == nil {
+// endStub resolves the stub field of an end-state expectation.
+func (p *parser) endStub(f *fields, x val[string], item *yaml.Node, path string) (*Stub, bool) {
+	if !p.require(f, "stub", item) {
 		return nil, false
 	}
-	name, ok := p.name(stn, path+".stub")
+	name, ok := p.name(x, path+".stub")
 	if !ok {
 		return nil, false
 	}
 	st := p.stubs[name]
 	if st == nil && !p.brokenStubs[name] {
-		p.errorf(stn, path+".stub", nil, "unknown stub %s; defined are %s", quote.Q(name), p.stubNames())
+		p.errorf(x.n, path+".stub", nil, "unknown stub %s; defined are %s", quote.Q(name), p.stubNames())
 	}
 	return st, st != nil
 }
 
-// parseSQLExpect reads expectations on an object's SQL database: a query
-// and the rows it must return, {stub, query, args, rows}.
-func (p *parser) parseSQLExpect(n *yaml.Node, at string, out *[]Expectation) {
-	items, _ := p.seq(n, at, "{stub, query, rows} (args optional)")
-	for i, item := range items {
-		path := fmt.Sprintf("%s[%d]", at, i)
-		g := p.mapping(item, path, "stub", "query", "args", "rows")
-		if g == nil {
-			continue
-		}
-		e := Expectation{Line: resolve(item).Line, Path: path, Kind: ExpectSQL}
-		st, ok := p.endStub(g, item, path)
-		e.Stub = st
-		if qn := g.require(p, "query", item); qn != nil {
-			q, good := p.name(qn, path+".query")
-			e.Key = q
-			ok = ok && good
-		} else {
-			ok = false
-		}
-		if an := g.get("args"); an != nil {
-			args, good := p.seq(an, path+".args", "values bound to the query's ? marks")
-			for j, a := range args {
-				if a = resolve(a); a.Kind != yaml.ScalarNode {
-					p.errorf(a, fmt.Sprintf("%s.args[%d]", path, j), nil, "is %s: want a number, a string, a bool or null", kindName(a))
-					good = false
-					continue
-				}
-				v, g2 := p.value(a, fmt.Sprintf("%s.args[%d]", path, j))
-				e.Args = append(e.Args, v)
-				good = good && g2
-			}
-			ok = ok && good
-		}
-		if rn := g.require(p, "rows", item); rn != nil {
-			rows, good := p.sqlRows(rn, path+".rows")
-			e.Want, e.canon = rows, canonical(rows)
-			ok = ok && good
-		} else {
-			ok = false
-		}
-		if ok {
-			*out = append(*out, e)
-		}
+// resolveSQLExpect resolves an expectation on an object's SQL database: a
+// query and the rows it must return, {stub, query, args, rows}.
+func (p *parser) resolveSQLExpect(r *rawSQL, path string) (Expectation, bool) {
+	e := Expectation{Line: resolve(r.at).Line, Path: path, Kind: ExpectSQL}
+	if !p.shape(r.shape) {
+		return e, false
 	}
+	st, ok := p.endStub(r.shape, r.stub, r.at, path)
+	e.Stub = st
+	if p.require(r.shape, "query", r.at) {
+		q, good := p.name(r.query, path+".query")
+		e.Key = q
+		ok = ok && good
+	} else {
+		ok = false
+	}
+	if r.args.n != nil {
+		good := p.list(r.args.n, r.args.ok, path+".args", "values bound to the query's ? marks")
+		for j, a := range r.args.items {
+			v, g2 := p.scalarValue(a, fmt.Sprintf("%s.args[%d]", path, j), "a number, a string, a bool or null")
+			e.Args = append(e.Args, v)
+			good = good && g2
+		}
+		ok = ok && good
+	}
+	if p.require(r.shape, "rows", r.at) {
+		rows, good := p.sqlRows(r.rows, path+".rows")
+		e.Want, e.canon = rows, canonical(rows)
+		ok = ok && good
+	} else {
+		ok = false
+	}
+	return e, ok
+}
+
+// scalarValue reads an SQL value: a scalar, of any kind; want says which
+// kinds, for a message.
+func (p *parser) scalarValue(n *yaml.Node, path, want string) (any, bool) {
+	if n = resolve(n); n.Kind != yaml.ScalarNode {
+		p.errorf(n, path, nil, "is %s: want %s", kindName(n), want)
+		return nil, false
+	}
+	return p.value(decodeValue(n), path)
 }
 
 // sqlRows reads the rows an SQL expectation wants: a list of rows, each a
 // list of values in the query's column order.
-func (p *parser) sqlRows(n *yaml.Node, path string) ([]any, bool) {
+func (p *parser) sqlRows(l list[list[*yaml.Node]], path string) ([]any, bool) {
 	const want = "rows, each a list of the values of its columns: [[1, alice], [2, bob]], or [] for none"
-	rows, ok := p.seq(n, path, want)
-	if !ok {
+	if !p.list(l.n, l.ok, path, want) {
 		return nil, false
 	}
-	out := make([]any, 0, len(rows))
-	for i, r := range rows {
+	ok := true
+	out := make([]any, 0, len(l.items))
+	for i, r := range l.items {
 		rp := fmt.Sprintf("%s[%d]", path, i)
-		vals, good := p.seq(r, rp, "values, one per column of the query")
-		if !good {
+		if !p.list(r.n, r.ok, rp, "values, one per column of the query") {
 			ok = false
 			continue
 		}
-		row := make([]any, 0, len(vals))
-		for j, vn := range vals {
-			if vn = resolve(vn); vn.Kind != yaml.ScalarNode {
-				p.errorf(vn, fmt.Sprintf("%s[%d]", rp, j), nil, "is %s: want a number, a string or null (SQLite's values)", kindName(vn))
-				ok = false
-				continue
-			}
-			v, g := p.value(vn, fmt.Sprintf("%s[%d]", rp, j))
+		row := make([]any, 0, len(r.items))
+		for j, vn := range r.items {
+			v, g := p.scalarValue(vn, fmt.Sprintf("%s[%d]", rp, j), "a number, a string or null (SQLite's values)")
 			row = append(row, v)
 			ok = ok && g
 		}

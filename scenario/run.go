@@ -31,6 +31,9 @@ type runConfig struct {
 	history bool
 	horizon time.Duration
 	settled func(end, now []runtime.Backlog) bool
+	// stall is the watchdog's stall limit, when stallSet (StallLimit).
+	stall    time.Duration
+	stallSet bool
 	// plan is faults' plan, made when ReplaceFaults was (a sweep makes
 	// the option once and runs it for every seed; a plan is read-only).
 	plan *transport.FaultPlan
@@ -115,6 +118,15 @@ func Settled(done func(end, now []runtime.Backlog) bool) RunOption {
 // History keeps the history of the objects' turns (runtime.WithHistory)
 // in Result.History: what the explorer's model replays.
 func History() RunOption { return runOptionFunc(func(c *runConfig) { c.history = true }) }
+
+// StallLimit sets the watchdog's wall-clock stall limit of the run's
+// runtime (runtime.WithStallLimit: d <= 0 turns the watchdog off; below
+// runtime.MinStallLimit, Run fails with an error that is
+// runtime.ErrStallLimit). Without it the runtime's default holds
+// (runtime.DefaultStallLimit).
+func StallLimit(d time.Duration) RunOption {
+	return runOptionFunc(func(c *runConfig) { c.stall, c.stallSet = d, true })
+}
 
 // nopLogger is the default logger, made once: a run under the explorer
 // cannot afford a logger of its own.
@@ -267,11 +279,14 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	ropts := make([]runtime.Option, 0, 7)
+	ropts := make([]runtime.Option, 0, 8)
 	ropts = append(ropts, runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
 		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink), runtime.WithHorizon(cfg.horizon))
 	if cfg.history {
 		ropts = append(ropts, runtime.WithHistory())
+	}
+	if cfg.stallSet {
+		ropts = append(ropts, runtime.WithStallLimit(cfg.stall))
 	}
 	rt := runtime.New(ropts...)
 	defer rt.Close()

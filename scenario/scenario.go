@@ -18,6 +18,10 @@
 // not fit a method's Go signature, options of the wrong type or out of
 // range. Each problem is an *Error that says FILE:LINE: field: what is wrong
 // and what is allowed.
+// They work in two passes: the YAML is decoded into typed structs that
+// keep each value's node (for its line), then one resolve pass checks
+// ranges, resolves names (classes, namespaces, stubs, methods) and builds
+// the Scenario, reporting every problem in the order of the fields.
 //
 // A parsed Scenario is immutable and cheap to run many times: Run makes a
 // fresh runtime, runs the calls, checks the expectations, closes the runtime
@@ -30,6 +34,12 @@
 //	res, err := sc.Run(scenario.Seed(42))
 //	if err != nil { ... }            // the simulation itself failed (deadlock, panic)
 //	for _, f := range res.Failures { fmt.Println(f) }
+//
+// Configuration is by functional options, in two kinds: those of Load and
+// Parse (Option) are named WithX, as a constructor's are across dosim
+// (runtime.WithSeed); those of one run (RunOption) are named for what they
+// set (Seed, Horizon, StallLimit), as a call's are (stub.MaxRetries), the
+// way grpc-go names its dial options WithX and its call options bare.
 //
 // The amplification of retries by an application's own loop (rule S15) is
 // package amplify.

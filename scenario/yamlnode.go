@@ -1,9 +1,10 @@
 package scenario
 
-// The YAML node readers: generic helpers that check a yaml.Node and read
-// it as a mapping of known fields, a list, a string, a number, a duration
-// or any value, reporting each problem at the node's line through
-// parser.errorf. The scenario's own fields are read in parse.go.
+// The resolve pass's readers: generic helpers that report what decoding
+// kept (decode.go) at the node's line, through parser.errorf, and check
+// ranges: a mapping's shape, a list, a string, a name, a number, a
+// duration or any value. The scenario's own fields are resolved in
+// resolve.go, resolve_calls.go and expect.go.
 
 import (
 	"bytes"
@@ -12,7 +13,6 @@ import (
 	"io"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,27 +91,31 @@ func problemLine(data []byte, text string, from int) int {
 	return lo
 }
 
-// fields is a checked mapping: its values by key, and the key nodes.
-type fields struct {
-	vals map[string]*yaml.Node
-	keys map[string]*yaml.Node
-	path string
-}
-
-func (f *fields) get(k string) *yaml.Node {
-	if f == nil {
-		return nil
+// report reports problems decoding kept.
+func (p *parser) report(probs []problem) {
+	for _, q := range probs {
+		p.errorf(q.n, q.field, nil, "%s", q.msg)
 	}
-	return f.vals[k]
 }
 
-// require returns field k, reporting it missing if it is not there.
-func (f *fields) require(p *parser, k string, at *yaml.Node) *yaml.Node {
-	if n := f.get(k); n != nil {
-		return n
+// shape reports the problems of a decoded mapping's shape, and whether it
+// is a mapping whose fields can be read (false for an absent one).
+func (p *parser) shape(f *fields) bool {
+	if f == nil {
+		return false
+	}
+	p.report(f.probs)
+	return !f.bad
+}
+
+// require reports whether field k is given, reporting it missing at the
+// node at if it is not.
+func (p *parser) require(f *fields, k string, at *yaml.Node) bool {
+	if f.get(k) != nil {
+		return true
 	}
 	p.errorf(at, join(f.path, k), nil, "missing: this field is required")
-	return nil
+	return false
 }
 
 // join appends key k to a field path; a key that is not a plain name is
@@ -159,208 +163,131 @@ func kindName(n *yaml.Node) string {
 	return "not a value"
 }
 
-// mapping checks that n is a mapping whose keys are all in allowed, each
-// once, and returns its fields; nil after reporting a problem.
-func (p *parser) mapping(n *yaml.Node, path string, allowed ...string) *fields {
-	n = resolve(n)
-	if n == nil {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		what := path
-		if what == "" {
-			what = "file"
-		}
-		p.errorf(n, what, nil, "is %s: want a mapping of %s", kindName(n), strings.Join(allowed, ", "))
-		return nil
-	}
-	f := &fields{vals: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}, path: path}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolve(n.Content[i]), n.Content[i+1]
-		if k == nil || k.Kind != yaml.ScalarNode {
-			p.errorf(n.Content[i], join(path, "?"), nil, "a key must be a plain name; allowed are %s", strings.Join(allowed, ", "))
-			continue
-		}
-		if k.Value == "<<" {
-			p.errorf(k, join(path, "<<"), nil, "merge keys are not supported; write the fields out")
-			continue
-		}
-		if !slices.Contains(allowed, k.Value) {
-			p.errorf(k, join(path, k.Value), nil, "unknown field; allowed are %s", strings.Join(allowed, ", "))
-			continue
-		}
-		if first, dup := f.keys[k.Value]; dup {
-			p.errorf(k, join(path, k.Value), nil, "given twice (first at line %d); give each field once", first.Line)
-			continue
-		}
-		f.keys[k.Value] = k
-		f.vals[k.Value] = v
-	}
-	return f
-}
-
-// entries checks that n is a mapping with plain keys and returns them in
-// order (for maps whose keys the user names: namespaces, stubs).
-func (p *parser) entries(n *yaml.Node, path, what string) (keys []*yaml.Node, vals []*yaml.Node) {
-	n = resolve(n)
-	if n == nil {
-		return nil, nil
-	}
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, nil, "is %s: want a mapping of %s", kindName(n), what)
-		return nil, nil
-	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := resolve(n.Content[i])
-		if k == nil || k.Kind != yaml.ScalarNode || k.ShortTag() == "!!null" || k.Value == "" {
-			p.errorf(n.Content[i], path, nil, "a key must be a non-empty name")
-			continue
-		}
-		if first, dup := seen[k.Value]; dup {
-			p.errorf(k, join(path, k.Value), nil, "defined twice (first at line %d); names must be unique", first)
-			continue
-		}
-		seen[k.Value] = k.Line
-		keys = append(keys, k)
-		vals = append(vals, n.Content[i+1])
-	}
-	return keys, vals
-}
-
-// hasKey reports whether n is a mapping with the key k.
-func hasKey(n *yaml.Node, k string) bool {
-	if n == nil || n.Kind != yaml.MappingNode {
+// entries reports the problems of a decoded mapping of names (what says
+// what its entries are), and whether it is a mapping (false for an absent
+// one).
+func (p *parser) entries(e *entries, path, what string) bool {
+	if e == nil {
 		return false
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if kn := resolve(n.Content[i]); kn != nil && kn.Kind == yaml.ScalarNode && kn.Value == k {
-			return true
-		}
+	if e.notMapping != nil {
+		p.errorf(e.notMapping, path, nil, "is %s: want a mapping of %s", kindName(e.notMapping), what)
+		return false
 	}
-	return false
+	p.report(e.probs)
+	return true
 }
 
-// seq checks that n is a list and returns its items.
-func (p *parser) seq(n *yaml.Node, path, what string) ([]*yaml.Node, bool) {
-	n = resolve(n)
+// list reports a decoded list n that is not one (ok false) and says
+// whether it is one (false for an absent one).
+func (p *parser) list(n *yaml.Node, ok bool, path, what string) bool {
 	if n == nil {
-		return nil, false
+		return false
 	}
-	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, path, nil, "is %s: want a list of %s", kindName(n), what)
-		return nil, false
+	if !ok {
+		rn := resolve(n)
+		p.errorf(rn, path, nil, "is %s: want a list of %s", kindName(rn), what)
 	}
-	return n.Content, true
+	return ok
 }
 
 // str reads a string. Numbers are accepted as their text (object: 42);
 // bools, nulls, lists and mappings are not.
-func (p *parser) str(n *yaml.Node, path string) (string, bool) {
-	n = resolve(n)
-	if n == nil {
+func (p *parser) str(x val[string], path string) (string, bool) {
+	if x.n == nil {
 		return "", false
 	}
-	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" || n.ShortTag() == "!!bool" || n.ShortTag() == "!!binary" {
-		p.errorf(n, path, nil, "is %s: want a string", kindName(n))
+	if !x.ok {
+		rn := resolve(x.n)
+		p.errorf(rn, path, nil, "is %s: want a string", kindName(rn))
 		return "", false
 	}
-	return n.Value, true
+	return x.v, true
 }
 
 // name reads a non-empty string.
-func (p *parser) name(n *yaml.Node, path string) (string, bool) {
-	v, ok := p.str(n, path)
+func (p *parser) name(x val[string], path string) (string, bool) {
+	v, ok := p.str(x, path)
 	if ok && strings.TrimSpace(v) == "" {
-		p.errorf(n, path, nil, "is empty: want a name")
+		p.errorf(x.n, path, nil, "is empty: want a name")
 		return "", false
 	}
 	return v, ok
 }
 
 // integer reads a whole number within [lo, hi].
-func (p *parser) integer(n *yaml.Node, path string, lo, hi int) (int, bool) {
-	n = resolve(n)
-	if n == nil {
+func (p *parser) integer(x val[int64], path string, lo, hi int) (int, bool) {
+	if x.n == nil {
 		return 0, false
 	}
-	var v int64
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		p.errorf(n, path, nil, "is %s: want an integer from %d to %d", kindName(n), lo, hi)
+	rn := resolve(x.n)
+	if !x.ok {
+		p.errorf(rn, path, nil, "is %s: want an integer from %d to %d", kindName(rn), lo, hi)
 		return 0, false
 	}
-	if v < int64(lo) || v > int64(hi) {
-		p.errorf(n, path, nil, "%d is out of range: want an integer from %d to %d", v, lo, hi)
+	if x.v < int64(lo) || x.v > int64(hi) {
+		p.errorf(rn, path, nil, "%d is out of range: want an integer from %d to %d", x.v, lo, hi)
 		return 0, false
 	}
-	return int(v), true
+	return int(x.v), true
 }
 
 // uint reads a seed: a whole number from 0 to 2^64-1.
-func (p *parser) uint(n *yaml.Node, path string) (uint64, bool) {
-	n = resolve(n)
-	if n == nil {
+func (p *parser) uint(x val[uint64], path string) (uint64, bool) {
+	if x.n == nil {
 		return 0, false
 	}
-	var v uint64
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		p.errorf(n, path, nil, "is %s: want an integer from 0 to %d", kindName(n), uint64(math.MaxUint64))
+	if !x.ok {
+		rn := resolve(x.n)
+		p.errorf(rn, path, nil, "is %s: want an integer from 0 to %d", kindName(rn), uint64(math.MaxUint64))
 		return 0, false
 	}
-	return v, true
+	return x.v, true
 }
 
 // boolean reads true or false.
-func (p *parser) boolean(n *yaml.Node, path string) (bool, bool) {
-	n = resolve(n)
-	if n == nil {
+func (p *parser) boolean(x val[bool], path string) (bool, bool) {
+	if x.n == nil {
 		return false, false
 	}
-	var v bool
-	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&v) != nil {
-		p.errorf(n, path, nil, "is %s: want true or false", kindName(n))
+	if !x.ok {
+		rn := resolve(x.n)
+		p.errorf(rn, path, nil, "is %s: want true or false", kindName(rn))
 		return false, false
 	}
-	return v, true
+	return x.v, true
 }
 
 // duration reads a virtual duration such as 250ms or 1.5s (0 is allowed
 // bare), from 0 to MaxTime.
-func (p *parser) duration(n *yaml.Node, path string) (time.Duration, bool) {
-	n = resolve(n)
-	if n == nil {
+func (p *parser) duration(x val[string], path string) (time.Duration, bool) {
+	if x.n == nil {
 		return 0, false
 	}
+	rn := resolve(x.n)
 	const want = "want a duration such as 0, 250ms, 1.5s or 2m"
-	if n.Kind != yaml.ScalarNode || (n.ShortTag() != "!!str" && !(n.ShortTag() == "!!int" && n.Value == "0")) {
-		p.errorf(n, path, nil, "is %s: %s", kindName(n), want)
+	if !x.ok {
+		p.errorf(rn, path, nil, "is %s: %s", kindName(rn), want)
 		return 0, false
 	}
-	d, err := time.ParseDuration(n.Value)
+	d, err := time.ParseDuration(x.v)
 	if err != nil {
-		p.errorf(n, path, nil, "%s is not a duration: %s", quote.Q(n.Value), want)
+		p.errorf(rn, path, nil, "%s is not a duration: %s", quote.Q(x.v), want)
 		return 0, false
 	}
 	if d < 0 || d > MaxTime {
-		p.errorf(n, path, nil, "%s is out of range: want a duration from 0 to %s", n.Value, MaxTime)
+		p.errorf(rn, path, nil, "%s is out of range: want a duration from 0 to %s", x.v, MaxTime)
 		return 0, false
 	}
 	return d, true
 }
 
-// value decodes any YAML value (an argument, an expected result).
-func (p *parser) value(n *yaml.Node, path string) (any, bool) {
-	var v any
-	if err := n.Decode(&v); err != nil {
-		msg := err.Error()
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			msg = yamlLinePrefix.ReplaceAllString(te.Errors[0], "")
-		}
-		p.errorf(n, path, err, "cannot be read: %s", msg)
+// value reads a decoded value of any kind (an argument, an expected
+// result).
+func (p *parser) value(x anyVal, path string) (any, bool) {
+	if x.msg != "" {
+		p.errorf(x.n, path, x.err, "cannot be read: %s", x.msg)
 		return nil, false
 	}
-	return v, true
+	return x.v, true
 }
-
-var yamlLinePrefix = regexp.MustCompile(`^line \d+: `)

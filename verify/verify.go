@@ -23,6 +23,9 @@
 // the call failed in both runs (two errors agreeing say nothing of what the
 // method does when it works). Both worlds keep the error the caller got.
 //
+// Configuration is an options struct (Options), whose zero value is the
+// default in every field, as explore.Options and amplify.Options are.
+//
 // What the worlds do not compare: the object's pending alarm (the runtime
 // keeps it outside storage), and background work (alarms, schedules) that
 // falls due after the call returned, which does not run.
@@ -122,6 +125,10 @@ type Options struct {
 	// of a call that never settles (a queue that keeps filling itself) is
 	// cut there, and the check is inconclusive.
 	Horizon time.Duration
+	// StallLimit is the watchdog's wall-clock stall limit of both runs
+	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
+	// negative value turns the watchdog off.
+	StallLimit time.Duration
 }
 
 // Horizon is how long in virtual time a run of the check may take, unless
@@ -243,7 +250,8 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 	if twice {
 		plan = transport.Plan(transport.Rule{Method: method, Attempt: 1, Fault: transport.LoseResponse})
 	}
-	rt := runtime.New(runtime.WithSeed(opts.Seed), runtime.WithFaults(plan), runtime.WithHorizon(cmp.Or(opts.Horizon, Horizon)))
+	rt := runtime.New(runtime.WithSeed(opts.Seed), runtime.WithFaults(plan), runtime.WithHorizon(cmp.Or(opts.Horizon, Horizon)),
+		runtime.WithStallLimit(cmp.Or(opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
 	inner := asItIs(rt, ns)
 	id := inner.IDFromName("verify")

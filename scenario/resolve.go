@@ -1,0 +1,438 @@
+package scenario
+
+// The resolve pass, the second of the loader's two: it walks a decoded
+// file (decode_file.go) in one order, reports what decoding kept, checks
+// ranges and resolves names (classes, namespaces, stubs, methods, faults),
+// and builds the Scenario. Every problem is reported at its node's line as
+// FILE:LINE: field: message.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/quote"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+	"go.yaml.in/yaml/v3"
+)
+
+// resolveFile is the resolve pass over a decoded file: it reports what
+// decoding kept, checks ranges and resolves names, in the order of the
+// fields (namespaces, then the stubs that name them, then the calls
+// through the stubs...), and fills p.s.
+func (p *parser) resolveFile(f *rawFile, root *yaml.Node) {
+	if !p.shape(f.shape) {
+		p.s = nil
+		return
+	}
+	if v, ok := p.str(f.name, "name"); ok && v != "" {
+		p.s.Name = v
+	}
+	if f.desc.given() {
+		p.s.Description, _ = p.str(f.desc, "description")
+	}
+	if v, ok := p.uint(f.seed, "seed"); ok {
+		p.s.Seed = v
+	}
+	if v, ok := p.boolean(f.eviction, "eviction"); ok {
+		p.s.NoEviction = !v
+	}
+	if p.require(f.shape, "namespaces", root) {
+		p.resolveNamespaces(f)
+	}
+	if p.require(f.shape, "stubs", root) {
+		p.resolveStubs(f)
+	}
+	if f.faults != nil {
+		p.resolveFaults(f.faults)
+	}
+	if p.require(f.shape, "calls", root) {
+		p.resolveCalls(f.calls)
+	}
+	if f.expect != nil {
+		p.resolveEnd(f.expect, "expect", &p.s.Expect)
+	}
+	if f.explore != nil {
+		p.resolveExplore(f.explore)
+	}
+}
+
+func (p *parser) resolveNamespaces(f *rawFile) {
+	e := f.namespaces
+	if !p.entries(e, "namespaces", "NAME: class ("+p.cfg.oneOf()+")") {
+		return
+	}
+	if len(e.keys) == 0 {
+		p.errorf(e.at, "namespaces", nil, "is empty: define at least one, as NAME: class (%s)", p.cfg.oneOf())
+	}
+	for i, k := range e.keys {
+		path := join("namespaces", k.Value)
+		p.brokenNS[k.Value] = true // until it is defined
+		cname, ok := p.name(f.classes[i], path)
+		if !ok {
+			continue
+		}
+		reg := p.cfg.lookup(cname)
+		if reg == nil {
+			p.errorf(e.vals[i], path, nil, "unknown class %s; %s", quote.Q(cname), p.cfg.registered())
+			continue
+		}
+		info := p.class(cname)
+		if info.err != nil {
+			p.errorf(e.vals[i], path, info.err, "class %s cannot be used: %v", quote.Q(cname), info.err)
+			continue
+		}
+		delete(p.brokenNS, k.Value)
+		ns := &Namespace{Name: k.Value, Class: NamedClass{Name: cname, New: reg.classes[cname]}, Line: k.Line, methods: info.methods, fetch: info.fetch}
+		p.namespaces[ns.Name] = ns
+		p.s.Namespaces = append(p.s.Namespaces, ns)
+	}
+}
+
+func (p *parser) namespaceNames() string {
+	names := make([]string, len(p.s.Namespaces))
+	for i, ns := range p.s.Namespaces {
+		names[i] = ns.Name
+	}
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+func (p *parser) stubNames() string {
+	names := make([]string, len(p.s.Stubs))
+	for i, s := range p.s.Stubs {
+		names[i] = s.Name
+	}
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// lookupNamespace resolves a namespace reference.
+func (p *parser) lookupNamespace(x val[string], path string) (*Namespace, bool) {
+	name, ok := p.name(x, path)
+	if !ok {
+		return nil, false
+	}
+	ns := p.namespaces[name]
+	if ns == nil {
+		if !p.brokenNS[name] {
+			p.errorf(x.n, path, nil, "unknown namespace %s; defined are %s", quote.Q(name), p.namespaceNames())
+		}
+		return nil, false
+	}
+	return ns, true
+}
+
+func (p *parser) resolveStubs(f *rawFile) {
+	e := f.stubs
+	if !p.entries(e, "stubs", "NAME: {namespace, object, options, reuse}") {
+		return
+	}
+	if len(e.keys) == 0 {
+		p.errorf(e.at, "stubs", nil, "is empty: define at least one, as NAME: {namespace: NS, object: NAME}")
+	}
+	for i, k := range e.keys {
+		path := join("stubs", k.Value)
+		p.brokenStubs[k.Value] = true // until it is defined
+		if st := p.resolveStub(f.stubDefs[i], k, path); st != nil {
+			delete(p.brokenStubs, st.Name)
+			p.stubs[st.Name] = st
+			p.objects[st.Object] = true
+			p.s.Stubs = append(p.s.Stubs, st)
+		}
+	}
+}
+
+// resolveStub resolves the stub defined at key k; nil when it cannot be
+// defined.
+func (p *parser) resolveStub(r *rawStub, k *yaml.Node, path string) *Stub {
+	if !p.shape(r.shape) {
+		return nil
+	}
+	st := &Stub{Name: k.Value, Object: k.Value, Line: k.Line, MaxRetries: stub.DefaultMaxRetries, TimeoutMs: stub.DefaultTimeoutMs}
+	switch {
+	case r.namespace.given():
+		ns, ok := p.lookupNamespace(r.namespace, path+".namespace")
+		if !ok {
+			return nil
+		}
+		st.Namespace = ns
+	case len(p.s.Namespaces) == 1:
+		st.Namespace = p.s.Namespaces[0]
+	default:
+		// With no namespace defined, the namespaces' problem is reported.
+		if len(p.s.Namespaces) > 1 {
+			p.errorf(k, path+".namespace", nil, "missing: with more than one namespace, say which; defined are %s", p.namespaceNames())
+		}
+		return nil
+	}
+	if v, ok := p.name(r.object, path+".object"); ok {
+		st.Object = v
+	}
+	if r.reuse.given() {
+		st.Reuse, _ = p.boolean(r.reuse, path+".reuse")
+	}
+	if r.options != nil {
+		// A stub with a bad option is still defined, so that the calls
+		// through it are checked too; the problem is reported.
+		p.resolveOptions(r.options, path+".options", st)
+	}
+	return st
+}
+
+// resolveOptions reads a stub's options through stub.ParseOptions, one key
+// at a time so that each problem has its line.
+func (p *parser) resolveOptions(o *rawOptions, path string, st *Stub) {
+	if !p.shape(o.shape) {
+		return
+	}
+	for i, k := range optionKeys {
+		x := o.vals[i]
+		if x.n == nil {
+			continue
+		}
+		if rn := resolve(x.n); rn.Kind != yaml.ScalarNode {
+			lo, hi := stub.MinMaxRetries, stub.MaxMaxRetries
+			if k == "timeoutMs" {
+				lo, hi = stub.MinTimeoutMs, stub.MaxTimeoutMs
+			}
+			p.errorf(x.n, path+"."+k, stub.ErrType, "%s is of the wrong type: must be a number, an integer from %d to %d", kindName(rn), lo, hi)
+			continue
+		}
+		v, ok := p.value(x, path+"."+k)
+		if !ok {
+			continue
+		}
+		opts, err := stub.ParseOptions(map[string]any{k: v})
+		if err != nil {
+			msg := strings.TrimPrefix(err.Error(), "stub option "+k+": ")
+			p.errorf(x.n, path+"."+k, err, "%s", msg)
+			continue
+		}
+		st.Options = append(st.Options, opts...)
+		f, _ := clone.Number(v) // the number stub.ParseOptions accepted
+		n := int(f)
+		if k == "maxRetries" {
+			st.MaxRetries = n
+		} else {
+			st.TimeoutMs = n
+		}
+	}
+}
+
+// methodNames lists the methods of the namespaces' classes (of one
+// namespace when ns is set), and "fetch" where a class serves it.
+func (p *parser) methodNames(ns *Namespace) []string {
+	set := map[string]bool{}
+	for _, n := range p.s.Namespaces {
+		if ns != nil && n != ns {
+			continue
+		}
+		for m := range n.methods {
+			set[m] = true
+		}
+		if n.fetch {
+			set["fetch"] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+func (p *parser) resolveFaults(f *rawFaults) {
+	if !p.shape(f.shape) {
+		return
+	}
+	if p.list(f.rules.n, f.rules.ok, "faults.rules", "rules {namespace, object, method, attempt, fault, delay}") {
+		for i, r := range f.rules.items {
+			if rule, ok := p.resolveRule(r, fmt.Sprintf("faults.rules[%d]", i)); ok {
+				p.s.Faults.Rules = append(p.s.Faults.Rules, rule)
+			}
+		}
+	}
+	if f.random != nil {
+		if rates := p.rates(f.random, "faults.random"); len(rates) > 0 {
+			p.s.Faults.Rates = rates
+		}
+	}
+}
+
+// resolveRule resolves a fault rule: what it matches, then what it does.
+func (p *parser) resolveRule(r *rawRule, path string) (transport.Rule, bool) {
+	var rule transport.Rule
+	if !p.shape(r.shape) {
+		return rule, false
+	}
+	ok := p.ruleMatch(r, path, &rule)
+	if r.call.given() {
+		v, good := p.integer(r.call, path+".call", 1, 1_000_000)
+		ok = ok && good
+		rule.Call = v
+	}
+	if r.attempt.given() {
+		v, good := p.integer(r.attempt, path+".attempt", 1, stub.MaxMaxRetries+1)
+		ok = ok && good
+		rule.Attempt = v
+	}
+	if v, good := p.name(r.fault, path+".fault"); good {
+		fault, err := transport.ParseFault(v)
+		if err != nil {
+			p.errorf(r.fault.n, path+".fault", err, "unknown fault %s; allowed are %s", quote.Q(v), faultNames(true))
+			good = false
+		}
+		rule.Fault = fault
+		ok = ok && good
+	} else if r.fault.given() {
+		ok = false
+	}
+	if r.delay.given() {
+		v, good := p.duration(r.delay, path+".delay")
+		ok = ok && good
+		rule.Delay = v
+	}
+	if r.why.given() {
+		ok = p.ruleReason(r.why, path+".reason", &rule) && ok
+	}
+	if ok && !r.fault.given() && !r.delay.given() {
+		p.errorf(r.shape.at, path, nil, "a rule needs a fault, a delay or both")
+		ok = false
+	}
+	return rule, ok
+}
+
+// ruleMatch resolves what a rule matches: its namespace, object and
+// method, each a name the file defines.
+func (p *parser) ruleMatch(r *rawRule, path string, rule *transport.Rule) bool {
+	ok := true
+	var ns *Namespace
+	if r.namespace.given() {
+		if ns, ok = p.lookupNamespace(r.namespace, path+".namespace"); ok {
+			rule.Namespace = ns.Name
+		}
+	}
+	if r.object.given() {
+		v, good := p.name(r.object, path+".object")
+		switch {
+		case !good:
+			ok = false
+		case !p.objects[v]:
+			p.errorf(r.object.n, path+".object", nil, "%s is not the object of any stub; the stubs' objects are %s", quote.Q(v), strings.Join(slices.Sorted(maps.Keys(p.objects)), ", "))
+			ok = false
+		default:
+			rule.Object = v
+		}
+	}
+	if r.method.given() {
+		v, good := p.name(r.method, path+".method")
+		names := p.methodNames(ns)
+		switch {
+		case !good:
+			ok = false
+		case !slices.Contains(names, v):
+			where := "the namespaces' classes have"
+			if ns != nil {
+				where = fmt.Sprintf("namespace %s (class %s) has", ns.Name, ns.Class.Name)
+			}
+			p.errorf(r.method.n, path+".method", nil, "unknown method %s; %s %s", quote.Q(v), where, strings.Join(names, ", "))
+			ok = false
+		default:
+			rule.Method = v
+		}
+	}
+	return ok
+}
+
+// ruleReason resolves a reset rule's reason.
+func (p *parser) ruleReason(x val[string], path string, rule *transport.Rule) bool {
+	v, good := p.name(x, path)
+	if !good {
+		return false
+	}
+	reason, err := transport.ParseResetReason(v)
+	switch {
+	case err != nil:
+		p.errorf(x.n, path, err, "unknown reset reason %s; allowed are code-update, storage, memory-limit", quote.Q(v))
+		good = false
+	case rule.Fault != transport.Reset:
+		p.errorf(x.n, path, nil, "a reason goes only with fault: %s (the fault is %s)", transport.Reset, rule.Fault)
+		good = false
+	}
+	rule.Reason = reason
+	return good
+}
+
+// faultNames lists the fault names; with none, "none" too.
+func faultNames(none bool) string {
+	var names []string
+	if none {
+		names = append(names, transport.None.String())
+	}
+	for _, f := range transport.Faults() {
+		names = append(names, f.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// rates resolves a FAULT: rate mapping at path.
+func (p *parser) rates(r *rawRates, at string) transport.Rates {
+	rates := transport.Rates{}
+	if !p.entries(r.entries, at, "FAULT: rate (a number from 0 to 1)") {
+		return rates
+	}
+	sum := 0.0
+	for i, k := range r.entries.keys {
+		path := join(at, k.Value)
+		fault, err := transport.ParseFault(k.Value)
+		if err != nil || fault == transport.None {
+			p.errorf(k, path, err, "unknown fault %s; allowed are %s", quote.Q(k.Value), faultNames(false))
+			continue
+		}
+		x := r.rates[i]
+		vn := resolve(x.n)
+		if !x.ok {
+			p.errorf(vn, path, nil, "is %s: want a rate, a number from 0 to 1", kindName(vn))
+			continue
+		}
+		if !(x.v >= 0 && x.v <= 1) {
+			p.errorf(vn, path, nil, "%s is out of range: want a number from 0 to 1", vn.Value)
+			continue
+		}
+		rates[fault] = x.v
+		sum += x.v
+	}
+	if sum > 1+1e-9 {
+		p.errorf(r.entries.at, at, nil, "the rates add up to %g: they may add up to at most 1", sum)
+		return nil
+	}
+	return rates
+}
+
+// resolveExplore resolves what dosim explore uses: its random fault rates
+// and the expectations that must hold under any faults.
+func (p *parser) resolveExplore(e *rawExplore) {
+	if !p.shape(e.shape) {
+		return
+	}
+	if d, ok := p.duration(e.horizon, "explore.horizon"); ok {
+		if d <= 0 {
+			p.errorf(e.horizon.n, "explore.horizon", nil, "is %v: want a positive virtual duration, such as 24h", d)
+		} else {
+			p.s.Explore.Horizon = d
+		}
+	}
+	if e.recurring.given() {
+		p.s.Explore.RecurringAlarms, _ = p.boolean(e.recurring, "explore.recurring-alarms")
+	}
+	if e.random != nil {
+		p.s.Explore.Rates = p.rates(e.random, "explore.random")
+	}
+	if e.expect != nil {
+		p.resolveEnd(e.expect, "explore.expect", &p.s.Explore.Expect)
+	}
+}
