@@ -267,7 +267,7 @@ func stateFrom(ctx context.Context, op string) (*State, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%s: ctx is nil", op)
 	}
-	st, _ := wire.StateFrom(ctx).(*State)
+	st := turnState(ctx)
 	if st == nil {
 		return nil, fmt.Errorf("%s: %w", op, ErrNotInObject)
 	}

@@ -318,7 +318,7 @@ func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOp
 	}
 	payload, _, err := clone.Copy(rec.Payload, nil)
 	if err != nil {
-		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, wire.WhyNotData(rec.Payload, err))
+		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, whyNotData(rec.Payload, err))
 	}
 	rec.Payload = payload
 	if err := s.host.CheckTask(rec.Callback, payload); err != nil {

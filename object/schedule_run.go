@@ -9,10 +9,6 @@ import (
 	"github.com/dosim/dosim/internal/wire"
 )
 
-func init() {
-	wire.RunLane = func(ctx context.Context, state any, lane wire.Lane) { state.(*State).runLane(ctx, lane) }
-}
-
 // runLane runs the lane's due tasks one at a time, in (due, creation)
 // order, then reports when the lane is next due. The host calls it in a
 // turn that holds the object's input gate. Each task makes one attempt

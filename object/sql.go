@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
-
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // ErrSQL is wrapped by every error SQL returns: bad SQL (syntax, a
@@ -59,7 +57,7 @@ const sqlPageSize = 4096
 type SQL struct {
 	conn  driver.Conn
 	q     driver.QueryerContext
-	host  wire.Host  // the object's host: clock and seeded source; nil without a runtime
+	host  Host       // the object's host: clock and seeded source; nil without a runtime
 	rng   *rand.Rand // without a host: a fixed seed
 	depth int        // open Transactions
 	// changes is SQLite's total_changes() after the last write, to count
@@ -126,7 +124,7 @@ const (
 var sqlSeq atomic.Uint64
 
 // openSQL opens a fresh, empty database limited to maxBytes.
-func openSQL(host wire.Host) (*SQL, error) {
+func openSQL(host Host) (*SQL, error) {
 	db := &SQL{host: host}
 	conn, release, err := connect(db)
 	if err != nil {
@@ -193,8 +191,7 @@ func (db *SQL) shut() {
 // halted reports whether the database's runtime stalled: its watchdog
 // gave up on the turn, and a statement still running must stop.
 func (db *SQL) halted() bool {
-	h, ok := db.host.(interface{ Halted() bool })
-	return ok && h.Halted()
+	return db.host != nil && db.host.Halted()
 }
 
 // rand is the seeded source random() and randomblob() draw from.

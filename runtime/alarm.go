@@ -8,6 +8,7 @@ import (
 
 	"github.com/dosim/dosim/internal/invoke"
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 )
@@ -110,7 +111,9 @@ type laneTurn struct {
 }
 
 // TurnState gives object code running in the turn its State.
-func (lt *laneTurn) TurnState() any { return lt.h.state }
+func (lt *laneTurn) TurnState() *object.State { return lt.h.state }
+
+var _ wire.Turn[*object.State] = (*laneTurn)(nil)
 
 // String names the turn in deadlock reports.
 func (lt *laneTurn) String() string {
@@ -147,7 +150,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		h.deliverAlarm(ctx, nil)
 		return
 	}
-	wire.RunLane(ctx, h.state, l)
+	h.state.RunLane(ctx, seal.Key{}, l)
 }
 
 // deliverAlarm runs the object's Alarm handler if the alarm is due (rule

@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
@@ -27,7 +28,7 @@ func (h *host) startJournal() {
 	if !h.ns.r.faults.Names(transport.StorageWriteFails) {
 		return
 	}
-	wire.StartJournal(h.storage, h.writer, h.sync, h.strike)
+	h.storage.StartJournal(seal.Key{}, h.writer, h.sync, h.strike)
 	h.ns.r.journaling = true
 }
 
@@ -50,7 +51,7 @@ func (h *host) writer() any {
 // held, and discarded. The caller sends the output when goes is set, then
 // calls strike when it is set.
 func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
-	j := wire.JournalOf(h.storage)
+	j := h.storage.Journal(seal.Key{})
 	if j == nil {
 		return true, false
 	}
@@ -67,7 +68,7 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 // them as lost, and resets the object for ResetStorage: a request still
 // running fails with the reset error, queued ones as not delivered.
 func (h *host) strike() {
-	for _, by := range wire.JournalOf(h.storage).Lose() {
+	for _, by := range h.storage.Journal(seal.Key{}).Lose() {
 		if ti, ok := by.(*turnInfo); ok {
 			ti.f.Call.LoseWrite(ti.f.Rec)
 		}

@@ -255,7 +255,7 @@ func (s histSource) Uint64() uint64 {
 	return v
 }
 
-// objectRand is the seeded source object code draws from (wire.Host.Rand).
+// objectRand is the seeded source object code draws from (object.Host.Rand).
 func (r *Runtime) objectRand() *rand.Rand {
 	if r.orng != nil {
 		return r.orng

@@ -16,8 +16,10 @@ import (
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/invoke"
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -89,7 +91,7 @@ type compiled struct {
 func newHost(ns *Namespace, id object.ID) *host {
 	h := &host{ns: ns, id: id, storage: object.NewStorage()}
 	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
-	h.state = wire.NewState(id, h.storage, hostView{h}).(*object.State)
+	h.state = object.NewHostedState(seal.Key{}, id, h.storage, hostView{h})
 	h.startJournal()
 	if hs := ns.r.hist; hs != nil {
 		h.storage.NotifyWrites(func() { hs.noteOutside(ns.r, h) })
@@ -97,8 +99,10 @@ func newHost(ns *Namespace, id object.ID) *host {
 	return h
 }
 
-// hostView is the wire.Host the object's State talks to.
+// hostView is the object.Host the object's State talks to.
 type hostView struct{ h *host }
+
+var _ object.Host = hostView{}
 
 func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
 	cur, err := v.h.ns.r.k.Enter(ctx)
@@ -425,7 +429,7 @@ func deliveryArgs(args []any) []any {
 		if out == nil {
 			out = append([]any(nil), args...)
 		}
-		out[i], _, _ = clone.Copy(a, wire.RefPolicy) // cannot fail: the stub copied it under this policy
+		out[i], _, _ = clone.Copy(a, refs) // cannot fail: the stub copied it under this policy
 	}
 	if out == nil {
 		return args
@@ -470,12 +474,15 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 func (h *host) copyResult(v any) (any, error) {
 	if t, ok := v.(object.Target); ok {
 		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
-		s, _ := wire.MakeStub(h.ns.r.conn(), target, false, nil)
+		s, _ := stub.NewForRuntime(seal.Key{}, h.ns.r.conn(), target, false)
 		return s, nil
 	}
-	cp, _, err := clone.Copy(v, wire.RefPolicy)
+	cp, _, err := clone.Copy(v, refs)
 	if err != nil {
 		return nil, err
 	}
 	return cp, nil
 }
+
+// refs is the copy policy of arguments and results (rules O5, S11).
+var refs = object.CopyPolicy(seal.Key{})

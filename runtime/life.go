@@ -12,6 +12,7 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
@@ -115,7 +116,7 @@ func (h *host) drop(why string) {
 		hs.cutOpen(h, "reset")
 	}
 	h.inst, h.methods, h.handler, h.compiled = nil, nil, nil, nil
-	h.state = wire.RenewState(h.state, why).(*object.State)
+	h.state = h.state.Renew(seal.Key{}, why)
 }
 
 // resetFor resets the object (rule L3): the instance is dropped, a

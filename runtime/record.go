@@ -219,7 +219,7 @@ func copyRef(v any) (any, string) {
 	if clone.Immutable(v) {
 		return v, ""
 	}
-	cp, res, _ := clone.Copy(v, wire.RefPolicy)
+	cp, res, _ := clone.Copy(v, refs)
 	return cp, res.Ref
 }
 
@@ -242,7 +242,7 @@ func copyValue(v any) any {
 	if clone.Immutable(v) {
 		return v
 	}
-	cp, _, _ := clone.Copy(v, wire.RefPolicy)
+	cp, _, _ := clone.Copy(v, refs)
 	return cp
 }
 
@@ -273,7 +273,7 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	}
 	cp, _, err := clone.Copy(payload, nil)
 	if err != nil {
-		return fmt.Errorf("State.Effect(%q): payload: %w", kind, wire.WhyNotData(payload, err))
+		return fmt.Errorf("State.Effect(%q): payload: %w", kind, refs.Explain(payload, err))
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
 	if r.hist != nil {

@@ -282,7 +282,7 @@ func sameArgs(rec, got []any) bool {
 		return false
 	}
 	for i := range rec {
-		g, _, err := clone.Copy(got[i], wire.RefPolicy)
+		g, _, err := clone.Copy(got[i], refs)
 		if err != nil {
 			return false
 		}

@@ -42,7 +42,9 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -338,7 +340,7 @@ func (r *Runtime) Close() error {
 	err := r.k.Close()
 	for _, ns := range r.namespaces {
 		for _, h := range ns.hosts {
-			wire.CloseStorage(h.storage) // frees SQL databases (rule Q1)
+			h.storage.Close(seal.Key{}) // frees SQL databases (rule Q1)
 		}
 	}
 	return err
@@ -482,10 +484,12 @@ func (r *Runtime) Advance(d time.Duration) error {
 }
 
 // conn is the runtime as its stubs see it.
-func (r *Runtime) conn() wire.Conn { return (*connImpl)(r) }
+func (r *Runtime) conn() stub.Conn { return (*connImpl)(r) }
 
-// connImpl implements wire.Conn for a Runtime.
+// connImpl implements stub.Conn for a Runtime.
 type connImpl Runtime
+
+var _ stub.Conn = (*connImpl)(nil)
 
 func (c *connImpl) Kernel() *sched.Kernel { return c.k }
 

@@ -497,6 +497,7 @@ var rank = map[string]int{
 	"internal/prefetch":   10,
 	"internal/quote":      10,
 	"internal/sched":      10,
+	"internal/seal":       10,
 	"internal/testrun":    10,
 	"internal/untyped":    10,
 	"internal/invoke":     11,
@@ -524,16 +525,17 @@ var rank = map[string]int{
 var allowedEdges = map[edge]bool{
 	{from: "internal/invoke", to: "internal/clone"}: true,
 
-	{from: "internal/wire", to: "internal/clone"}: true,
 	{from: "internal/wire", to: "internal/sched"}: true,
 	{from: "internal/wire", to: "transport"}:      true,
 
 	{from: "object", to: "internal/clone"}: true,
+	{from: "object", to: "internal/seal"}:  true,
 	{from: "object", to: "internal/wire"}:  true,
 
 	{from: "stub", to: "internal/clone"}: true,
 	{from: "stub", to: "internal/quote"}: true,
 	{from: "stub", to: "internal/sched"}: true,
+	{from: "stub", to: "internal/seal"}:  true,
 	{from: "stub", to: "internal/wire"}:  true,
 	{from: "stub", to: "object"}:         true,
 	{from: "stub", to: "transport"}:      true,
@@ -543,6 +545,7 @@ var allowedEdges = map[edge]bool{
 	{from: "runtime", to: "internal/layout"}:   true,
 	{from: "runtime", to: "internal/prefetch"}: true,
 	{from: "runtime", to: "internal/sched"}:    true,
+	{from: "runtime", to: "internal/seal"}:     true,
 	{from: "runtime", to: "internal/wire"}:     true,
 	{from: "runtime", to: "object"}:            true,
 	{from: "runtime", to: "stub"}:              true,

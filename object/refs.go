@@ -1,0 +1,54 @@
+package object
+
+import (
+	"reflect"
+
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/seal"
+)
+
+// ByRef is implemented by the values, other than RPC targets, that travel
+// by reference across a call and arrive as another value: a *stub.Stub
+// arrives as a stub of the same object that never retries (rule S1).
+// Package object sits below package stub and cannot name its type; its
+// copy policy (CopyPolicy) knows a stub by this interface, which only
+// dosim's packages can implement.
+type ByRef interface {
+	// ArriveAs returns what arrives on the other side of a call in place
+	// of the receiver, and names what the receiver is, with its article
+	// ("a stub").
+	ArriveAs(seal.Key) (arrived any, what string)
+}
+
+var (
+	byRefType  = reflect.TypeFor[ByRef]()
+	targetType = reflect.TypeFor[Target]()
+)
+
+// refPolicy is the copy policy of arguments and results (rules O5, S11):
+// plain data is copied; a stub (ByRef) and an RPC target travel by
+// reference.
+var refPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
+	t := v.Type()
+	switch {
+	case t.Implements(byRefType):
+		if t.Kind() == reflect.Pointer && v.IsNil() {
+			return v, "", false
+		}
+		arrived, what := v.Interface().(ByRef).ArriveAs(seal.Key{})
+		return reflect.ValueOf(arrived), what, true
+	case t.Implements(targetType):
+		return v, "an RPC target", true
+	}
+	return v, "", false
+}}
+
+// CopyPolicy returns the copy policy of a call's arguments and results:
+// stubs and RPC targets travel by reference, a stub arriving as one that
+// never retries. For packages runtime and stub.
+func CopyPolicy(seal.Key) *clone.Policy { return refPolicy }
+
+// whyNotData is the error for v, which failed to copy as plain data with
+// err, naming a stub or an RPC target inside v as one (see
+// clone.Policy.Explain).
+func whyNotData(v any, err error) error { return refPolicy.Explain(v, err) }
