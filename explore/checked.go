@@ -62,24 +62,24 @@ func countPaths(calls []runtime.CallRecord, events []runtime.Event, marked func(
 	for i := range calls {
 		c := &calls[i]
 		switch c.Outcome {
-		case runtime.OutcomeRecovered:
+		case transport.OutcomeRecovered:
 			add(PathRecovered)
-		case runtime.OutcomeDuplicateRejected:
+		case transport.OutcomeDuplicateRejected:
 			add(PathDuplicateRejected)
-		case runtime.OutcomeTimeout:
+		case transport.OutcomeTimeout:
 			add(PathDeadline)
-		case runtime.OutcomeAttemptsExhausted:
+		case transport.OutcomeAttemptsExhausted:
 			add(PathExhausted)
-		case runtime.OutcomeNotRetryable:
+		case transport.OutcomeNotRetryable:
 			add(PathNotRetryable)
-		case runtime.OutcomeNotReplayable:
+		case transport.OutcomeNotReplayable:
 			add(PathNotReplayable)
-		case runtime.OutcomeBrokenStub:
+		case transport.OutcomeBrokenStub:
 			add(PathBrokenStub)
-		case runtime.OutcomeCancelled:
+		case transport.OutcomeCancelled:
 			add(PathCancelled)
 		}
-		if c.Outcome != runtime.OutcomeDuplicateRejected && c.Rejections() > 0 {
+		if c.Outcome != transport.OutcomeDuplicateRejected && c.Rejections() > 0 {
 			add(PathDuplicateRejected)
 		}
 		if c.Executions() > 1 && marked(c) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dosim/dosim/internal/layout"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 )
 
 // Report is one simulated run, as the renderers show it.
@@ -184,13 +185,13 @@ func (r *Report) callOfRequest() map[string]int {
 
 // outcomeClass sorts outcomes into good, warn (the call failed but nothing
 // was done twice) and bad.
-func outcomeClass(outcome runtime.Outcome) string {
+func outcomeClass(outcome transport.Outcome) string {
 	switch outcome {
-	case runtime.OutcomeOK, runtime.OutcomeRecovered:
+	case transport.OutcomeOK, transport.OutcomeRecovered:
 		return "good"
-	case runtime.OutcomeDuplicateRejected:
+	case transport.OutcomeDuplicateRejected:
 		return "warn"
-	case runtime.OutcomePending:
+	case transport.OutcomePending:
 		return "none"
 	}
 	return "bad"

@@ -65,7 +65,7 @@ func TestBadInput(t *testing.T) {
 			assert.Contains(t, err.Error(), "func(int) error does not take a context.Context first")
 			return nil
 		})
-		assert.Equal(t, runtime.OutcomeNotRetryable, rt.Calls()[0].Outcome)
+		assert.Equal(t, transport.OutcomeNotRetryable, rt.Calls()[0].Outcome)
 	})
 	t.Run("unknown method", func(t *testing.T) {
 		rt := newRuntime(t)

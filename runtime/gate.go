@@ -8,7 +8,7 @@ package runtime
 // before it are durable. In virtual time the writes pending at a turn's
 // release point (its reply, an outgoing call, Storage.Sync) are confirmed
 // there, unless the turn's attempt carries a StorageWriteFails fault: then
-// they vanish, the object resets for ResetStorage and the held output is
+// they vanish, the object resets for transport.ResetStorage and the held output is
 // discarded. Storage keeps the pending writes only when the fault plan
 // names that fault, so a fault-free run pays nothing for the gate.
 
@@ -65,7 +65,7 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 }
 
 // strike makes the pending writes vanish, each writer's attempt recording
-// them as lost, and resets the object for ResetStorage: a request still
+// them as lost, and resets the object for transport.ResetStorage: a request still
 // running fails with the reset error, queued ones as not delivered.
 func (h *host) strike() {
 	for _, by := range h.storage.Journal(seal.Key{}).Lose() {

@@ -18,20 +18,6 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// ResetReason is why an object was reset (rule L3); it is
-// transport.ResetReason, defined once there with the platform's messages.
-type ResetReason = transport.ResetReason
-
-// The reasons of a reset, with the platform's messages (Message).
-const (
-	// ResetCodeUpdate: "Durable Object reset because its code was updated."
-	ResetCodeUpdate = transport.ResetCodeUpdate
-	// ResetStorage: "Internal error in Durable Object storage caused object to be reset"
-	ResetStorage = transport.ResetStorage
-	// ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset."
-	ResetMemoryLimit = transport.ResetMemoryLimit
-)
-
 // The kinds of the events the object's life adds to the trace.
 const (
 	// EventReset: the object was reset (rule L3); Event.Reason names why.
@@ -51,10 +37,6 @@ const (
 // by default, as on the platform).
 func WithEviction(on bool) Option { return optionFunc(func(r *Runtime) { r.noEvict = !on }) }
 
-// ErrResetReason is wrapped by Namespace.Reset's error for a reason that is
-// not one of ResetCodeUpdate, ResetStorage, ResetMemoryLimit.
-var ErrResetReason = transport.ErrUnknownResetReason
-
 // Reset resets the object with id for reason, as the platform does on a
 // deploy, a storage fault or a memory overrun (rule L3): its instance is
 // dropped (in-memory fields lost; the next event constructs a new one),
@@ -71,7 +53,7 @@ var ErrResetReason = transport.ErrUnknownResetReason
 // Call it from a task (Run, Group.Go) or from the test between runs; it
 // does not block. An object never built is reset all the same (its
 // trace shows the reset).
-func (ns *Namespace) Reset(id object.ID, reason ResetReason) error {
+func (ns *Namespace) Reset(id object.ID, reason transport.ResetReason) error {
 	if ns.err != nil {
 		return ns.err
 	}
@@ -123,7 +105,7 @@ func (h *host) drop(why string) {
 // running request fails with the reset error, queued ones as not
 // delivered. reason NoReset is FailAfterDelivery's reset, which records
 // no event.
-func (h *host) resetFor(reason ResetReason) {
+func (h *host) resetFor(reason transport.ResetReason) {
 	why := reason.String()
 	if why == "" {
 		why = transport.FailAfterDelivery.String()

@@ -87,7 +87,7 @@ func TestL3_ResetLosesFieldsKeepsStorageAlarmsTasks(t *testing.T) {
 		if _, err := s.Call(ctx, "Arm"); err != nil {
 			return err
 		}
-		return ns.Reset(id, runtime.ResetMemoryLimit)
+		return ns.Reset(id, transport.ResetMemoryLimit)
 	})
 	require.NoError(t, err)
 	assert.Nil(t, ns.Instance(id), "the instance is dropped")
@@ -122,10 +122,10 @@ func eventsOf(rt *runtime.Runtime, kind string) []runtime.Event {
 
 // L3: the platform's messages, verbatim, for each reason.
 func TestL3_MessagesVerbatim(t *testing.T) {
-	want := map[runtime.ResetReason]string{
-		runtime.ResetCodeUpdate:  "Durable Object reset because its code was updated.",
-		runtime.ResetStorage:     "Internal error in Durable Object storage caused object to be reset",
-		runtime.ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset.",
+	want := map[transport.ResetReason]string{
+		transport.ResetCodeUpdate:  "Durable Object reset because its code was updated.",
+		transport.ResetStorage:     "Internal error in Durable Object storage caused object to be reset",
+		transport.ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset.",
 	}
 	for r, msg := range want {
 		assert.Equal(t, msg, r.Message(), "%v", r)
@@ -140,7 +140,7 @@ func TestL3_MessagesVerbatim(t *testing.T) {
 	rt := newRuntime(t)
 	built := 0
 	ns := cacheNS(t, rt, &built, nil)
-	assert.ErrorIs(t, ns.Reset(ns.IDFromName("c"), transport.NoReset), runtime.ErrResetReason)
+	assert.ErrorIs(t, ns.Reset(ns.IDFromName("c"), transport.NoReset), transport.ErrUnknownResetReason)
 }
 
 // L3: the request running when the object is reset fails at once with the
@@ -181,7 +181,7 @@ func TestL3_RunningRequestFailsNotRetried(t *testing.T) {
 			assert.LessOrEqual(t, failedAt, time.Second)
 			c := rt.Calls()[0]
 			assert.Len(t, c.Attempts, 1)
-			assert.Equal(t, runtime.OutcomeNotRetryable, c.Outcome)
+			assert.Equal(t, transport.OutcomeNotRetryable, c.Outcome)
 		})
 	}
 }
@@ -228,7 +228,7 @@ func TestL3_QueuedRequestsFailNotDeliveredAndAreRetried(t *testing.T) {
 			assert.False(t, a.Executed)
 			assert.Contains(t, a.Err, "not delivered (object reset before the request started")
 			assert.True(t, set.Attempts[1].Executed, "the retry ran (not rejected as a duplicate)")
-			assert.Equal(t, runtime.OutcomeRecovered, set.Outcome)
+			assert.Equal(t, transport.OutcomeRecovered, set.Outcome)
 			assert.Equal(t, 2, ns.Storage(ns.IDFromName("c")).Snapshot()["v"], "seed %d", seed)
 		}
 	}
@@ -255,7 +255,7 @@ func TestL4_StaleInstanceCannotWrite(t *testing.T) {
 			if err := rt.Sleep(ctx, 500*time.Millisecond); err != nil {
 				return err
 			}
-			if err := ns.Reset(id, runtime.ResetCodeUpdate); err != nil {
+			if err := ns.Reset(id, transport.ResetCodeUpdate); err != nil {
 				return err
 			}
 			// A new instance serves the object meanwhile.

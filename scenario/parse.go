@@ -39,10 +39,10 @@ const (
 )
 
 // Outcomes lists the names of the call outcomes an expectation may name
-// (rule D2), as runtime.Outcomes defines them.
+// (rule D2), as transport.Outcomes defines them.
 var Outcomes = func() []string {
 	var names []string
-	for _, o := range runtime.Outcomes() {
+	for _, o := range transport.Outcomes() {
 		names = append(names, o.String())
 	}
 	return names
