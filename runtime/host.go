@@ -30,9 +30,6 @@ import (
 // signature, the method does not exist, or the arguments do not fit.
 var ErrSetup = errors.New("cannot run the request")
 
-// ErrNoMethod is wrapped by the error for an unknown method name.
-var ErrNoMethod = object.ErrNoMethod
-
 // ErrBadSignature is wrapped by the error for a method with a bad signature.
 var ErrBadSignature = invoke.ErrSignature
 
@@ -210,7 +207,7 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 		if len(ms) > 0 {
 			list = fmt.Sprint(slices.Sorted(maps.Keys(ms)))
 		}
-		return compiled{}, fmt.Errorf("%w: %s has no method %q (it has %s)", ErrNoMethod, class, name, list)
+		return compiled{}, fmt.Errorf("%w: %s has no method %q (it has %s)", object.ErrNoMethod, class, name, list)
 	}
 	fn, err := invoke.Compile(name, m.Fn())
 	if err != nil {
@@ -407,7 +404,7 @@ func (h *host) lookupFetch(f *wire.Flight) (*compiled, error) {
 		return h.lookup(f)
 	}
 	if h.handler == nil {
-		return nil, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
+		return nil, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", object.ErrNoMethod, h.ns.name)
 	}
 	return &fetchHandler, nil
 }

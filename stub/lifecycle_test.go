@@ -154,7 +154,7 @@ func TestL2_ObjectErrorsAndCancellationDoNotBreak(t *testing.T) {
 		require.ErrorAs(t, err, &e)
 		assert.True(t, e.Remote)
 		_, err = s.Call(ctx, "NoSuchMethod")
-		require.ErrorIs(t, err, runtime.ErrNoMethod)
+		require.ErrorIs(t, err, object.ErrNoMethod)
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		_, err = s.Call(cctx, "Set", 1)

@@ -18,9 +18,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dosim/dosim/internal/seal"
 	"net/http"
 	"time"
+
+	"github.com/dosim/dosim/internal/seal"
 
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
@@ -224,18 +225,18 @@ type callState struct {
 // keeps their records, and asks decide what to do after each.
 func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Request, cs *callState) (any, *http.Response, error) {
 	if ctx == nil {
-		return nil, nil, ErrNotInTask
+		return nil, nil, sched.ErrNotInTask
 	}
 	k := s.conn.Kernel()
 	// A goroutine outside the simulation (started by a method, say) gets
-	// ErrNotInTask here, before it touches anything (see sched.Kernel.Enter).
+	// runtime.ErrNotInTask here, before it touches anything (see
+	// sched.Kernel.Enter).
 	cur, err := k.Enter(ctx)
 	if err != nil {
 		if errors.Is(err, sched.ErrNotInTask) {
 			if v, rerr, ok := s.replayed(ctx, method, args, hreq); ok {
 				return v, nil, rerr
 			}
-			err = ErrNotInTask
 		}
 		return nil, nil, err
 	}
