@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
@@ -56,7 +57,7 @@ func pathIndex(name string) int {
 
 // countPaths counts the rule paths a run's calls took; marked says
 // whether a call's method is marked Retryable.
-func countPaths(calls []runtime.CallRecord, events []runtime.Event, marked func(c *runtime.CallRecord) bool) pathCounts {
+func countPaths(calls []runtime.CallRecord, events []object.Event, marked func(c *runtime.CallRecord) bool) pathCounts {
 	var pc pathCounts
 	add := func(name string) { pc[pathIndex(name)]++ }
 	for i := range calls {
@@ -93,7 +94,7 @@ func countPaths(calls []runtime.CallRecord, events []runtime.Event, marked func(
 		}
 	}
 	for _, e := range events {
-		if e.Kind == runtime.EventReset {
+		if e.Kind == object.EventReset {
 			add(PathReset)
 		}
 	}

@@ -54,7 +54,7 @@ type Host interface {
 	TasksDue(lane wire.Lane, at time.Time, ok bool)
 	// Event appends an event to the runtime's trace, attributed to the
 	// object.
-	Event(e wire.Event)
+	Event(e Event)
 	// Shared returns the runtime-wide value stored under key, storing mk()
 	// there first if there is none and mk is not nil.
 	Shared(key string, mk func() any) any

@@ -144,7 +144,7 @@ func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
 func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
 
 // event is e of kind, about the task.
-func (r *taskRecord) event(kind string, e wire.Event) wire.Event {
+func (r *taskRecord) event(kind string, e Event) Event {
 	e.Kind, e.Task, e.TaskKind, e.Callback = kind, r.id(), string(r.Kind), r.Callback
 	return e
 }
@@ -401,7 +401,7 @@ func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (boo
 		return false, err
 	}
 	if waiting != nil {
-		s.event(waiting.event(EventTaskDone, wire.Event{Note: "cancelled"}))
+		s.event(waiting.event(EventTaskDone, Event{Note: "cancelled"}))
 	}
 	s.index(ctx).remove(lane, seq)
 	s.reportDue(ctx, lane)
@@ -489,7 +489,7 @@ func (s *State) index(ctx context.Context) *taskIndex {
 	for _, prefix := range []string{scheduleKeys, queueKeys} {
 		recs, err := s.records(ctx, prefix)
 		if err != nil {
-			s.event(wire.Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
+			s.event(Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
 			continue
 		}
 		for i := range recs {
@@ -499,13 +499,13 @@ func (s *State) index(ctx context.Context) *taskIndex {
 	s.tasks = idx
 	es, err := s.storage.List(ctx, ListOptions{Prefix: runKeys})
 	if err != nil {
-		s.event(wire.Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
+		s.event(Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
 	}
 	for _, e := range es {
 		var rt retrying
 		lane, seq, ok := parseRetryKey(e.Key)
 		if !ok || e.Decode(&rt) != nil {
-			s.event(wire.Event{Kind: EventTaskError, Note: "index", Key: e.Key, Err: "not a task's retry"})
+			s.event(Event{Kind: EventTaskError, Note: "index", Key: e.Key, Err: "not a task's retry"})
 			continue
 		}
 		if _, live := idx.lanes[laneSlot(lane)].live[seq]; live {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/layout"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
@@ -43,7 +44,7 @@ type Report struct {
 	Effects []runtime.Effect
 	// Events are what alarms, schedules, queues and object.Retry did
 	// (runtime.Runtime.Events).
-	Events []runtime.Event
+	Events []object.Event
 	// Storage is the objects' storage at the end of the run.
 	Storage []Object
 	// Expectations counts the expectations checked; Failures lists those

@@ -18,14 +18,6 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// The kinds of the events the object's life adds to the trace.
-const (
-	// EventReset: the object was reset (rule L3); Event.Reason names why.
-	EventReset = "reset"
-	// EventEvicted: the object was evicted after Event.Delay of idleness (rule L5).
-	EventEvicted = "evicted"
-)
-
 // The idle time before eviction is drawn per object in [EvictAfterMin,
 // EvictAfterMax] (rule L5).
 const (
@@ -113,7 +105,7 @@ func (h *host) resetFor(reason transport.ResetReason) {
 	h.drop(why)
 	h.countReset()
 	if reason != transport.NoReset {
-		h.event(wire.Event{Kind: EventReset, Reason: reason.String(), Err: reason.Message()})
+		h.event(object.Event{Kind: object.EventReset, Reason: reason.String(), Err: reason.Message()})
 	}
 	for ti := h.turns; ti != nil; ti = ti.next {
 		f := ti.f
@@ -197,5 +189,5 @@ func (h *host) evictIfIdle() {
 		return
 	}
 	h.drop("evicted")
-	h.event(wire.Event{Kind: EventEvicted, Delay: limit})
+	h.event(object.Event{Kind: object.EventEvicted, Delay: limit})
 }

@@ -107,11 +107,11 @@ func TestL3_ResetLosesFieldsKeepsStorageAlarmsTasks(t *testing.T) {
 	assert.Equal(t, true, snap["alarmed"], "the alarm survived the reset")
 	assert.Equal(t, true, snap["ticked"], "the scheduled task survived the reset")
 	assert.Contains(t, rt.Trace(), `CACHE/c reset reason=memory-limit message="Durable Object's isolate exceeded its memory limit and was reset."`)
-	assert.Len(t, eventsOf(rt, runtime.EventReset), 1)
+	assert.Len(t, eventsOf(rt, object.EventReset), 1)
 }
 
-func eventsOf(rt *runtime.Runtime, kind string) []runtime.Event {
-	var out []runtime.Event
+func eventsOf(rt *runtime.Runtime, kind string) []object.Event {
+	var out []object.Event
 	for _, e := range rt.Events() {
 		if e.Kind == kind {
 			out = append(out, e)
@@ -290,7 +290,7 @@ func TestL5_EvictedAfterIdleConstructorRunsAgain(t *testing.T) {
 	assert.NotNil(t, ns.Instance(id), "not evicted before 70 s")
 	require.NoError(t, rt.Advance(72*time.Second))
 	assert.Nil(t, ns.Instance(id), "evicted by 141 s")
-	ev := eventsOf(rt, runtime.EventEvicted)
+	ev := eventsOf(rt, object.EventEvicted)
 	require.Len(t, ev, 1)
 	assert.Equal(t, ev[0].At, ev[0].Delay, "evicted its idle time after the last activity (at 0)")
 	assert.Contains(t, rt.Trace(), "CACHE/c evicted idle=")
@@ -316,7 +316,7 @@ func TestL5_EvictionOffByOption(t *testing.T) {
 	require.NoError(t, rt.Run(func(ctx context.Context) error { _, err := s.Call(ctx, "Set", 5); return err }))
 	require.NoError(t, rt.Advance(time.Hour))
 	assert.NotNil(t, ns.Instance(ns.IDFromName("c")))
-	assert.Empty(t, eventsOf(rt, runtime.EventEvicted))
+	assert.Empty(t, eventsOf(rt, object.EventEvicted))
 	assert.NotContains(t, rt.Trace(), "evicted")
 }
 
@@ -339,7 +339,7 @@ func TestL5_IdleTimeSeededWithinBounds(t *testing.T) {
 			return err
 		}))
 		require.NoError(t, rt.Advance(300*time.Second))
-		ev := eventsOf(rt, runtime.EventEvicted)
+		ev := eventsOf(rt, object.EventEvicted)
 		require.Len(t, ev, 1)
 		assert.Equal(t, 60*time.Second+ev[0].Delay, ev[0].At, "idle time counts from the last activity")
 		return ev[0].Delay

@@ -587,6 +587,7 @@ var allowedEdges = map[edge]bool{
 	{from: "explore", to: "internal/atomicfile"}: true,
 	{from: "explore", to: "internal/quote"}:      true,
 	{from: "explore", to: "internal/testrun"}:    true,
+	{from: "explore", to: "object"}:              true,
 	{from: "explore", to: "render"}:              true,
 	{from: "explore", to: "runtime"}:             true,
 	{from: "explore", to: "scenario"}:            true,

@@ -1,15 +1,14 @@
 // Package wire holds the records dosim's public packages share without
 // importing each other: a call's record and its attempts (Call, Attempt),
 // what an attempt carries (Target, Request, Flight, Line), an object's
-// lanes and trace events (Lane, Event), and the turn a task runs (Turn,
-// StateFrom, HoldGate). It holds no hooks: where package runtime needs
+// lanes (Lane), and the turn a task runs (Turn, StateFrom, HoldGate). It
+// holds no hooks: where package runtime needs
 // something of package object or package stub, the package that owns it
 // exports it, typed and sealed (see internal/seal), and runtime calls it.
 package wire
 
 import (
 	"context"
-	"time"
 
 	"github.com/dosim/dosim/internal/sched"
 )
@@ -58,30 +57,6 @@ func StateFrom[S any](ctx context.Context) (st S, ok bool) {
 		return st, false
 	}
 	return tu.TurnState(), true
-}
-
-// Event is what object code tells the host about an event of the trace:
-// its kind (one of the object.Event* constants) and typed fields, each set
-// only by the kinds it belongs to. runtime.Event carries the same fields,
-// with its time and object, and writes them as text.
-type Event struct {
-	Kind string
-	// The task the event is about (all three set, or none).
-	Task, TaskKind, Callback string
-	Lane                     string        // a task lane whose object could not be built
-	Key                      string        // a storage key that could not be read
-	Name                     string        // a circuit breaker's name
-	State                    string        // a circuit breaker's new state
-	Note                     string        // one word: cancelled, removed, dead-letter, index, or why a breaker refused
-	Dead                     string        // a dead letter's id
-	Attempt                  int           // the attempt, from 1
-	Attempts                 int           // attempts made in a task's run
-	Retry                    int           // an alarm's retry count
-	Reason                   string        // why a retry gave up
-	Delay                    time.Duration // until the next try
-	Next                     time.Time     // when a repeating task runs next
-	Err                      string        // the error
-	Panic                    string        // what OnError panicked with
 }
 
 // HoldGate runs fn with the input gate of the turn on ctx's task kept
