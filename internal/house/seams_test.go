@@ -45,11 +45,11 @@ type sourceFile struct {
 	src []byte
 }
 
-// moduleFiles returns every .go file of the module under root, tests
-// included, skipping testdata, vendor, hidden folders and nested modules.
-func moduleFiles(root string) ([]sourceFile, error) {
-	var out []sourceFile
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// walkGoFiles calls fn with the path of every .go file of the module
+// under root, tests included, skipping testdata, vendor, hidden and
+// underscore folders and nested modules.
+func walkGoFiles(root string, fn func(p string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -60,7 +60,7 @@ func moduleFiles(root string) ([]sourceFile, error) {
 			}
 			if p != root {
 				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-					return filepath.SkipDir
+					return filepath.SkipDir // another module
 				}
 			}
 			return nil
@@ -68,6 +68,15 @@ func moduleFiles(root string) ([]sourceFile, error) {
 		if !strings.HasSuffix(p, ".go") {
 			return nil
 		}
+		return fn(p)
+	})
+}
+
+// moduleFiles returns every .go file of the module under root (see
+// walkGoFiles), module-relative.
+func moduleFiles(root string) ([]sourceFile, error) {
+	var out []sourceFile
+	err := walkGoFiles(root, func(p string) error {
 		src, err := os.ReadFile(p)
 		if err != nil {
 			return err
