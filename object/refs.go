@@ -35,13 +35,32 @@ var refPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (refle
 		if t.Kind() == reflect.Pointer && v.IsNil() {
 			return v, "", false
 		}
-		arrived, what := v.Interface().(ByRef).ArriveAs(seal.Key{})
-		return reflect.ValueOf(arrived), what, true
+		return arriveAs(v)
 	case t.Implements(targetType):
 		return v, "an RPC target", true
 	}
 	return v, "", false
 }}
+
+// arriveAs asks v, whose type has ArriveAs, what it arrives as. Only a
+// value of the type that declares the method (a *stub.Stub) is claimed: a
+// struct that embeds a stub has the method by promotion and answers with
+// the stub inside it, of another type, and one that embeds a nil stub
+// panics in that call. Neither is claimed: the copy goes on inside it, and
+// meets the stub (or the nil) in its field.
+func arriveAs(v reflect.Value) (r reflect.Value, what string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			r, what, ok = v, "", false
+		}
+	}()
+	arrived, what := v.Interface().(ByRef).ArriveAs(seal.Key{})
+	r = reflect.ValueOf(arrived)
+	if r.Type() != v.Type() {
+		return v, "", false
+	}
+	return r, what, true
+}
 
 // CopyPolicy returns the copy policy of a call's arguments and results:
 // stubs and RPC targets travel by reference, a stub arriving as one that
