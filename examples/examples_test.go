@@ -160,7 +160,7 @@ func TestBucketServesFetch(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 0, n)
 	})
-	assert.Equal(t, runtime.OutcomeNotReplayable, rt.Calls()[2].Outcome)
+	assert.Equal(t, transport.OutcomeNotReplayable, rt.Calls()[2].Outcome)
 }
 
 // Mailer.Send is marked Retryable, yet every run sends an email: when a

@@ -58,7 +58,7 @@ func bigHistory(tb testing.TB, calls, keys, tasks, every int) (*runView, int) {
 	require.Len(tb, cs, calls)
 	ambiguous := 0
 	for _, c := range cs {
-		if c.Outcome == runtime.OutcomeDuplicateRejected {
+		if c.Outcome == transport.OutcomeDuplicateRejected {
 			ambiguous++
 		}
 	}
@@ -66,7 +66,7 @@ func bigHistory(tb testing.TB, calls, keys, tasks, every int) (*runView, int) {
 		Ctors: map[string]runtime.Constructor{"INVENTORY": examples.NewInventory}}
 	for i, c := range cs {
 		switch {
-		case c.Outcome == runtime.OutcomeOK || c.Outcome == runtime.OutcomeRecovered:
+		case c.Outcome == transport.OutcomeOK || c.Outcome == transport.OutcomeRecovered:
 			v.Seen[i] = seen{known: true, key: resultKey(c.Result, nil)}
 		case c.ObjectErr != "":
 			v.Seen[i] = seen{known: true, key: "err " + c.ObjectErr}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
@@ -56,30 +57,30 @@ func pathIndex(name string) int {
 
 // countPaths counts the rule paths a run's calls took; marked says
 // whether a call's method is marked Retryable.
-func countPaths(calls []runtime.CallRecord, events []runtime.Event, marked func(c *runtime.CallRecord) bool) pathCounts {
+func countPaths(calls []runtime.CallRecord, events []object.Event, marked func(c *runtime.CallRecord) bool) pathCounts {
 	var pc pathCounts
 	add := func(name string) { pc[pathIndex(name)]++ }
 	for i := range calls {
 		c := &calls[i]
 		switch c.Outcome {
-		case runtime.OutcomeRecovered:
+		case transport.OutcomeRecovered:
 			add(PathRecovered)
-		case runtime.OutcomeDuplicateRejected:
+		case transport.OutcomeDuplicateRejected:
 			add(PathDuplicateRejected)
-		case runtime.OutcomeTimeout:
+		case transport.OutcomeTimeout:
 			add(PathDeadline)
-		case runtime.OutcomeAttemptsExhausted:
+		case transport.OutcomeAttemptsExhausted:
 			add(PathExhausted)
-		case runtime.OutcomeNotRetryable:
+		case transport.OutcomeNotRetryable:
 			add(PathNotRetryable)
-		case runtime.OutcomeNotReplayable:
+		case transport.OutcomeNotReplayable:
 			add(PathNotReplayable)
-		case runtime.OutcomeBrokenStub:
+		case transport.OutcomeBrokenStub:
 			add(PathBrokenStub)
-		case runtime.OutcomeCancelled:
+		case transport.OutcomeCancelled:
 			add(PathCancelled)
 		}
-		if c.Outcome != runtime.OutcomeDuplicateRejected && c.Rejections() > 0 {
+		if c.Outcome != transport.OutcomeDuplicateRejected && c.Rejections() > 0 {
 			add(PathDuplicateRejected)
 		}
 		if c.Executions() > 1 && marked(c) {
@@ -93,7 +94,7 @@ func countPaths(calls []runtime.CallRecord, events []runtime.Event, marked func(
 		}
 	}
 	for _, e := range events {
-		if e.Kind == runtime.EventReset {
+		if e.Kind == object.EventReset {
 			add(PathReset)
 		}
 	}

@@ -301,7 +301,7 @@ func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.
 	}
 	for i, c := range calls {
 		switch {
-		case c.Outcome == runtime.OutcomeOK || c.Outcome == runtime.OutcomeRecovered:
+		case c.Outcome == transport.OutcomeOK || c.Outcome == transport.OutcomeRecovered:
 			view.Seen[i] = seen{known: true}
 			if c.Method != "fetch" {
 				view.Seen[i].key = resultKey(c.Result, nil)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 )
@@ -354,7 +355,7 @@ func effectText(kind string, payload any) string { return kind + " " + canonical
 
 // eventsKey is what a background turn did, as its observed output: its
 // events' kinds and fields, without their times.
-func eventsKey(events []runtime.Event) string {
+func eventsKey(events []object.Event) string {
 	parts := make([]string, len(events))
 	for i, e := range events {
 		parts[i] = e.Kind + " " + e.Text()

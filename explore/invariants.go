@@ -6,6 +6,7 @@ import (
 
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
+	"github.com/dosim/dosim/transport"
 )
 
 // Kinds of violation.
@@ -78,7 +79,7 @@ func recordInvariants(seed uint64, c runtime.CallRecord, marked bool, maxRetries
 	if c.Subrequests != 1 {
 		bad("S13", "%d subrequests, want 1", c.Subrequests)
 	}
-	if c.Outcome == runtime.OutcomeBrokenStub {
+	if c.Outcome == transport.OutcomeBrokenStub {
 		for _, a := range c.Attempts {
 			if a.Delivered {
 				bad("L2", "attempt %d reached the object through a broken stub", a.N)
@@ -109,7 +110,7 @@ func recordInvariants(seed uint64, c runtime.CallRecord, marked bool, maxRetries
 // writes of the attempt whose reply the caller got (the last) were lost
 // (runtime.AttemptRecord.LostWrites); 0 otherwise.
 func lostSuccess(c runtime.CallRecord) int {
-	if (c.Outcome != runtime.OutcomeOK && c.Outcome != runtime.OutcomeRecovered) || len(c.Attempts) == 0 {
+	if (c.Outcome != transport.OutcomeOK && c.Outcome != transport.OutcomeRecovered) || len(c.Attempts) == 0 {
 		return 0
 	}
 	return c.Attempts[len(c.Attempts)-1].LostWrites

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 )
 
 // L2: the explorer flags a record with outcome broken-stub that has a
@@ -13,7 +14,7 @@ import (
 func TestL2_InvariantNoCallThroughABrokenStub(t *testing.T) {
 	check := func(atts ...runtime.AttemptRecord) []Violation {
 		c := runtime.CallRecord{Namespace: "N", Object: "o", Method: "M", Subrequests: 1,
-			Outcome: runtime.OutcomeBrokenStub, Attempts: atts}
+			Outcome: transport.OutcomeBrokenStub, Attempts: atts}
 		return recordInvariants(1, c, false, 4, 10*time.Second)
 	}
 	if v := check(); len(v) != 0 {

@@ -2,8 +2,6 @@ package object
 
 import (
 	"encoding/hex"
-
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // ID identifies one object of a namespace: 64 hex digits. Ids made from
@@ -35,13 +33,6 @@ func (id ID) Label() string {
 		return id.name
 	}
 	return id.String()
-}
-
-func init() {
-	wire.NewID = func(ns string, raw [32]byte, name string) any { return ID{ns: ns, raw: raw, name: name} }
-	wire.NewState = func(id any, storage any, host wire.Host) any {
-		return &State{id: id.(ID), storage: storage.(*Storage), host: host}
-	}
 }
 
 // Bytes returns the id's 32 bytes.

@@ -110,6 +110,3 @@ func IsTarget(v any) bool {
 
 // ErrNoMethod is wrapped by the error for an unknown method name.
 var ErrNoMethod = fmt.Errorf("no such method")
-
-// ErrBadSignature is wrapped by the error for a method with a bad signature.
-var ErrBadSignature = fmt.Errorf("bad method signature")

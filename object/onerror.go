@@ -1,8 +1,6 @@
 package object
 
 import (
-	"github.com/dosim/dosim/internal/wire"
-
 	"context"
 	"fmt"
 )
@@ -41,7 +39,7 @@ func (s *State) onError(ctx context.Context, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.event(wire.Event{Kind: EventTaskError, Panic: fmt.Sprint(p)})
+			s.event(Event{Kind: EventTaskError, Panic: fmt.Sprint(p)})
 		}
 	}()
 	h.OnError(ctx, err)

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/object"
-	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,7 +69,7 @@ func TestC2A6_RetryingRunSurvivesAReset(t *testing.T) {
 		if err := w.rt.Sleep(ctx, time.Millisecond); err != nil {
 			return err
 		}
-		return w.ns.Reset(w.ns.IDFromName("a"), runtime.ResetCodeUpdate)
+		return w.ns.Reset(w.ns.IDFromName("a"), transport.ResetCodeUpdate)
 	}))
 	assert.Equal(t, []string{"a", "a", "a", "b"}, payloads(w.log), "three attempts in all, then b")
 	assert.Empty(t, w.errs, "a's third attempt succeeded")

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // Built-in retry defaults (rule A1): what a field of RetryOptions means when
@@ -267,7 +266,7 @@ func stateFrom(ctx context.Context, op string) (*State, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%s: ctx is nil", op)
 	}
-	st, _ := wire.StateFrom(ctx).(*State)
+	st := turnState(ctx)
 	if st == nil {
 		return nil, fmt.Errorf("%s: %w", op, ErrNotInObject)
 	}
@@ -363,14 +362,14 @@ func (r *retrier) step(ctx context.Context, attempt int, fn func(ctx context.Con
 	case err == nil, errors.Is(err, errTaskGone):
 		return false, 0, err
 	case attempt >= r.p.attempts:
-		r.s.event(r.event(EventRetryGaveUp, wire.Event{Attempt: attempt, Reason: "attempts-used-up", Err: err.Error()}))
+		r.s.event(r.event(EventRetryGaveUp, Event{Attempt: attempt, Reason: "attempts-used-up", Err: err.Error()}))
 		return false, 0, err
 	case r.p.should != nil && !r.p.should(err, attempt+1):
-		r.s.event(r.event(EventRetryGaveUp, wire.Event{Attempt: attempt, Reason: "should-retry-false", Err: err.Error()}))
+		r.s.event(r.event(EventRetryGaveUp, Event{Attempt: attempt, Reason: "should-retry-false", Err: err.Error()}))
 		return false, 0, err
 	}
 	delay = retryDelay(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
-	r.s.event(r.event(EventRetry, wire.Event{Attempt: attempt, Delay: delay, Err: err.Error()}))
+	r.s.event(r.event(EventRetry, Event{Attempt: attempt, Delay: delay, Err: err.Error()}))
 	return true, delay, err
 }
 
@@ -419,7 +418,7 @@ func (r *retrier) loop(ctx context.Context, fn func(ctx context.Context, attempt
 }
 
 // event is e of kind, about the retrier's task if it has one.
-func (r *retrier) event(kind string, e wire.Event) wire.Event {
+func (r *retrier) event(kind string, e Event) Event {
 	if r.task != nil {
 		return r.task.event(kind, e)
 	}

@@ -1,8 +1,6 @@
 package object
 
 import (
-	"github.com/dosim/dosim/internal/wire"
-
 	"errors"
 	"fmt"
 	"time"
@@ -112,7 +110,7 @@ func (s *State) Breaker(name string) (BreakerState, bool) {
 
 func (b *breaker) move(s *State, to BreakerState) {
 	b.state = to
-	s.event(wire.Event{Kind: EventBreaker, Name: b.opts.Name, State: fmt.Sprint(to)})
+	s.event(Event{Kind: EventBreaker, Name: b.opts.Name, State: fmt.Sprint(to)})
 }
 
 // allow asks whether an attempt may go; nil breakers allow everything.
@@ -139,7 +137,7 @@ func (b *breaker) allow(s *State) error {
 }
 
 func (b *breaker) refuse(s *State, why string) error {
-	s.event(wire.Event{Kind: EventBreakerRefused, Name: b.opts.Name, Note: why})
+	s.event(Event{Kind: EventBreakerRefused, Name: b.opts.Name, Note: why})
 	return fmt.Errorf("%w: breaker %q is %s", ErrCircuitOpen, b.opts.Name, why)
 }
 

@@ -32,43 +32,6 @@ const (
 // requests.
 var ErrTask = errors.New("task")
 
-// TaskKind says what made a task and how it repeats.
-type TaskKind string
-
-// The kinds of task. The names are the Agents SDK's.
-const (
-	TaskDelayed   TaskKind = "delayed"   // After: runs once after a delay
-	TaskScheduled TaskKind = "scheduled" // At: runs once at an instant
-	TaskCron      TaskKind = "cron"      // Cron: runs on a cron expression, again and again
-	TaskInterval  TaskKind = "interval"  // Every: runs every interval
-	TaskQueued    TaskKind = "queued"    // Queue: runs once, in order
-)
-
-// When says when a scheduled task runs: make it with After, At, Cron or
-// Every.
-type When struct {
-	kind TaskKind
-	d    time.Duration
-	at   time.Time
-	cron string
-}
-
-// After runs the task once, d of virtual time from now (d >= 0).
-func After(d time.Duration) When { return When{kind: TaskDelayed, d: d} }
-
-// At runs the task once at t; an instant already past runs it at once.
-func At(t time.Time) When { return When{kind: TaskScheduled, at: t} }
-
-// Cron runs the task at every instant a standard five-field cron
-// expression (minute hour day-of-month month day-of-week, or a descriptor
-// such as "@hourly") names, in the virtual clock's time zone (UTC unless
-// runtime.WithStart says otherwise), parsed by github.com/robfig/cron/v3.
-func Cron(expr string) When { return When{kind: TaskCron, cron: expr} }
-
-// Every runs the task every d of virtual time (d > 0), the first time d
-// from now; each next run is d after the previous one ended.
-func Every(d time.Duration) When { return When{kind: TaskInterval, d: d} }
-
 // TaskOptions are the options of a scheduled or queued task. They are
 // stored with the task.
 type TaskOptions struct {
@@ -144,7 +107,7 @@ func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
 func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
 
 // event is e of kind, about the task.
-func (r *taskRecord) event(kind string, e wire.Event) wire.Event {
+func (r *taskRecord) event(kind string, e Event) Event {
 	e.Kind, e.Task, e.TaskKind, e.Callback = kind, r.id(), string(r.Kind), r.Callback
 	return e
 }
@@ -318,7 +281,7 @@ func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOp
 	}
 	payload, _, err := clone.Copy(rec.Payload, nil)
 	if err != nil {
-		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, wire.WhyNotData(rec.Payload, err))
+		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, whyNotData(rec.Payload, err))
 	}
 	rec.Payload = payload
 	if err := s.host.CheckTask(rec.Callback, payload); err != nil {
@@ -401,7 +364,7 @@ func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (boo
 		return false, err
 	}
 	if waiting != nil {
-		s.event(waiting.event(EventTaskDone, wire.Event{Note: "cancelled"}))
+		s.event(waiting.event(EventTaskDone, Event{Note: "cancelled"}))
 	}
 	s.index(ctx).remove(lane, seq)
 	s.reportDue(ctx, lane)
@@ -489,7 +452,7 @@ func (s *State) index(ctx context.Context) *taskIndex {
 	for _, prefix := range []string{scheduleKeys, queueKeys} {
 		recs, err := s.records(ctx, prefix)
 		if err != nil {
-			s.event(wire.Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
+			s.event(Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
 			continue
 		}
 		for i := range recs {
@@ -499,13 +462,13 @@ func (s *State) index(ctx context.Context) *taskIndex {
 	s.tasks = idx
 	es, err := s.storage.List(ctx, ListOptions{Prefix: runKeys})
 	if err != nil {
-		s.event(wire.Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
+		s.event(Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
 	}
 	for _, e := range es {
 		var rt retrying
 		lane, seq, ok := parseRetryKey(e.Key)
 		if !ok || e.Decode(&rt) != nil {
-			s.event(wire.Event{Kind: EventTaskError, Note: "index", Key: e.Key, Err: "not a task's retry"})
+			s.event(Event{Kind: EventTaskError, Note: "index", Key: e.Key, Err: "not a task's retry"})
 			continue
 		}
 		if _, live := idx.lanes[laneSlot(lane)].live[seq]; live {

@@ -1,8 +1,6 @@
 package object
 
 import (
-	"github.com/dosim/dosim/internal/wire"
-
 	"context"
 	"fmt"
 	"time"
@@ -41,10 +39,10 @@ func (s *State) deadLetter(ctx context.Context, rec *taskRecord, attempts int, c
 		err = s.storage.Put(ctx, deadKey(seq), d)
 	}
 	if err != nil {
-		s.event(rec.event(EventTaskError, wire.Event{Note: "dead-letter", Err: err.Error()}))
+		s.event(rec.event(EventTaskError, Event{Note: "dead-letter", Err: err.Error()}))
 		return
 	}
-	s.event(rec.event(EventDeadLetter, wire.Event{Dead: fmt.Sprintf("d%d", seq)}))
+	s.event(rec.event(EventDeadLetter, Event{Dead: fmt.Sprintf("d%d", seq)}))
 }
 
 // ListDeadLetters returns the object's dead letters, oldest first.
@@ -86,7 +84,7 @@ func (s *State) Redrive(ctx context.Context, id string) (Task, error) {
 	if _, err := s.storage.Delete(ctx, key); err != nil {
 		return t, fmt.Errorf("%s(%q): %w", op, id, err)
 	}
-	s.event(wire.Event{Kind: EventRedrive, Dead: id, Task: t.ID, TaskKind: string(t.Kind), Callback: t.Callback})
+	s.event(Event{Kind: EventRedrive, Dead: id, Task: t.ID, TaskKind: string(t.Kind), Callback: t.Callback})
 	return t, nil
 }
 

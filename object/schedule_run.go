@@ -9,10 +9,6 @@ import (
 	"github.com/dosim/dosim/internal/wire"
 )
 
-func init() {
-	wire.RunLane = func(ctx context.Context, state any, lane wire.Lane) { state.(*State).runLane(ctx, lane) }
-}
-
 // runLane runs the lane's due tasks one at a time, in (due, creation)
 // order, then reports when the lane is next due. The host calls it in a
 // turn that holds the object's input gate. Each task makes one attempt
@@ -43,7 +39,7 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retry
 		key := taskKey(lane, e.seq)
 		if found, err := s.storage.Get(ctx, key, &rec); err != nil || !found {
 			if err != nil {
-				s.event(wire.Event{Kind: EventTaskError, Key: key, Err: err.Error()})
+				s.event(Event{Kind: EventTaskError, Key: key, Err: err.Error()})
 			}
 			continue
 		}
@@ -53,7 +49,7 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retry
 		var rt retrying
 		if found, err := s.storage.Get(ctx, retryKey(lane, e.seq), &rt); err != nil || !found {
 			if err != nil {
-				s.event(wire.Event{Kind: EventTaskError, Key: retryKey(lane, e.seq), Err: err.Error()})
+				s.event(Event{Kind: EventTaskError, Key: retryKey(lane, e.seq), Err: err.Error()})
 			}
 			return &rec, nil, true // start the run again
 		}
@@ -89,7 +85,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 		if !s.stored(rec) {
 			return errTaskGone
 		}
-		s.event(rec.event(EventTaskRun, wire.Event{Attempt: n}))
+		s.event(rec.event(EventTaskRun, Event{Attempt: n}))
 		return s.host.Invoke(ctx, rec.Callback, rec.Payload)
 	}
 	n, last := rec.Attempts+1, ""
@@ -133,7 +129,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 func (s *State) finishRun(ctx context.Context, rec *taskRecord, rt *retrying, attempts int, err error) {
 	if rt != nil {
 		if _, derr := s.storage.Delete(ctx, retryKey(rec.lane(), rec.Seq)); derr != nil {
-			s.event(rec.event(EventTaskError, wire.Event{Err: derr.Error()}))
+			s.event(rec.event(EventTaskError, Event{Err: derr.Error()}))
 		}
 	}
 	s.finish(ctx, rec, attempts, err)
@@ -144,11 +140,11 @@ func (s *State) finishRun(ctx context.Context, rec *taskRecord, rt *retrying, at
 // dead-lettered if the task asked for it, and given to OnError.
 func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err error) {
 	if errors.Is(err, errTaskGone) {
-		s.event(rec.event(EventTaskDone, wire.Event{Note: "cancelled"}))
+		s.event(rec.event(EventTaskDone, Event{Note: "cancelled"}))
 		return
 	}
 	if err != nil {
-		s.event(rec.event(EventTaskError, wire.Event{Attempts: attempts, Err: err.Error()}))
+		s.event(rec.event(EventTaskError, Event{Attempts: attempts, Err: err.Error()}))
 		if rec.DeadLetter {
 			s.deadLetter(ctx, rec, attempts, err)
 		}
@@ -164,7 +160,7 @@ func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err e
 func (s *State) advance(ctx context.Context, rec *taskRecord) {
 	key := rec.key()
 	if !s.stored(rec) {
-		s.event(rec.event(EventTaskDone, wire.Event{Note: "cancelled"}))
+		s.event(rec.event(EventTaskDone, Event{Note: "cancelled"}))
 		return
 	}
 	var next time.Time
@@ -180,21 +176,21 @@ func (s *State) advance(ctx context.Context, rec *taskRecord) {
 		_, err = s.storage.Get(ctx, key, &stored)
 	}
 	if err != nil {
-		s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
+		s.event(rec.event(EventTaskError, Event{Err: err.Error()}))
 	}
 	if next.IsZero() || err != nil {
 		if _, err := s.storage.Delete(ctx, key); err != nil {
-			s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
+			s.event(rec.event(EventTaskError, Event{Err: err.Error()}))
 		}
 		s.index(ctx).remove(rec.lane(), rec.Seq)
-		s.event(rec.event(EventTaskDone, wire.Event{Note: "removed"}))
+		s.event(rec.event(EventTaskDone, Event{Note: "removed"}))
 		return
 	}
 	stored.Due, stored.Attempts = next, 0
 	if err := s.storage.Put(ctx, key, stored); err != nil {
-		s.event(rec.event(EventTaskError, wire.Event{Err: err.Error()}))
+		s.event(rec.event(EventTaskError, Event{Err: err.Error()}))
 		return
 	}
 	s.index(ctx).add(&stored)
-	s.event(rec.event(EventTaskDone, wire.Event{Next: next}))
+	s.event(rec.event(EventTaskDone, Event{Next: next}))
 }

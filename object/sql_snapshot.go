@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // SQLSnapshotPrefix starts the snapshot keys that hold an object's SQL
@@ -21,13 +19,9 @@ import (
 // there is none).
 const SQLSnapshotPrefix = ReservedPrefix + "sql/"
 
-func init() {
-	wire.CloseStorage = func(storage any) { storage.(*Storage).closeSQL() }
-}
-
 // sqlDB returns the storage's database, opening it on first use, with
 // host as its clock and seeded source.
-func (s *Storage) sqlDB(host wire.Host) *SQL {
+func (s *Storage) sqlDB(host Host) *SQL {
 	db := s.sql
 	if db == nil {
 		var err error
@@ -294,7 +288,7 @@ func (s *Storage) restoreSQL(snap map[string]any) error {
 	if !has && s.sql == nil {
 		return nil
 	}
-	var host wire.Host
+	var host Host
 	if s.sql != nil {
 		host = s.sql.host
 	}

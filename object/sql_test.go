@@ -10,6 +10,7 @@ import (
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
 	"github.com/dosim/dosim/verify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,7 +116,7 @@ func TestQ1_SurvivesResetAndCostsNothingUnused(t *testing.T) {
 		if _, err := s.Call(ctx, "Put"); err != nil {
 			return err
 		}
-		require.NoError(t, ns.Reset(id, runtime.ResetCodeUpdate))
+		require.NoError(t, ns.Reset(id, transport.ResetCodeUpdate))
 		v, err := s.Call(ctx, "Get")
 		assert.Equal(t, 42, v)
 		return err

@@ -15,7 +15,7 @@ import (
 type State struct {
 	id      ID
 	storage *Storage
-	host    wire.Host
+	host    Host
 	tasks   *taskIndex // in-memory order of the stored tasks; nil until used
 	// reset, once set, is why this State's instance is stale: the object
 	// was reset or evicted and a new instance (with a new State) serves it.
@@ -28,14 +28,6 @@ type State struct {
 // (rule L4), so the instance may no longer read or write; a new instance
 // serves the object. The error also wraps ErrStorage.
 var ErrInstanceReset = errors.New("this object instance was reset")
-
-func init() {
-	wire.RenewState = func(state any, why string) any {
-		old := state.(*State)
-		old.reset = fmt.Errorf("%w (%s): a new instance serves the object, this one may not touch its storage", ErrInstanceReset, why)
-		return &State{id: old.id, storage: old.storage, host: old.host}
-	}
-}
 
 // ID returns the object's id.
 func (s *State) ID() ID { return s.id }

@@ -150,7 +150,7 @@ func (s *Storage) delAs(key string, allow bool) {
 func copyIn(op, key string, value any) (any, error) {
 	cp, _, err := clone.Copy(value, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, wire.WhyNotData(value, err))
+		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, whyNotData(value, err))
 	}
 	if err := checkSize(op, key, cp); err != nil {
 		return nil, err

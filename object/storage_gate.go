@@ -11,8 +11,6 @@ package object
 import (
 	"context"
 	"fmt"
-
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // WriteOption changes how one write (Put, Delete, PutMany, DeleteMany) is
@@ -66,7 +64,7 @@ type pendingWrite struct {
 	sql   bool
 }
 
-var _ wire.Journal = storageJournal{}
+var _ Journal = storageJournal{}
 
 // note journals a write of key on s, the outermost storage, before it is
 // made. A write outside any turn is durable at once.
@@ -129,7 +127,7 @@ func (db *SQL) endTurn(keep bool) {
 	}
 }
 
-// Pending implements wire.Journal.
+// Pending implements Journal.
 func (j *journal) Pending() (int, bool) {
 	for _, w := range j.pending {
 		if !w.allow {
@@ -139,7 +137,7 @@ func (j *journal) Pending() (int, bool) {
 	return len(j.pending), false
 }
 
-// Confirm implements wire.Journal.
+// Confirm implements Journal.
 func (j *journal) Confirm() {
 	clear(j.pending)
 	j.pending = j.pending[:0]
@@ -168,7 +166,7 @@ func (j *journal) lose(s *Storage) []any {
 	return by
 }
 
-// storageJournal is the wire.Journal of one storage.
+// storageJournal is the Journal of one storage.
 type storageJournal struct{ s *Storage }
 
 func (sj storageJournal) Pending() (int, bool) { return sj.s.j.Pending() }
@@ -178,21 +176,6 @@ func (sj storageJournal) Lose() []any {
 	sj.s.onWrite = nil
 	defer func() { sj.s.onWrite = fn }()
 	return sj.s.j.lose(sj.s)
-}
-
-func init() {
-	wire.StartJournal = func(storage any, current func() any, sync func(ctx context.Context) error, lost func()) wire.Journal {
-		s := storage.(*Storage)
-		s.j = &journal{current: current, sync: sync, lost: lost}
-		return storageJournal{s}
-	}
-	wire.JournalOf = func(storage any) wire.Journal {
-		s := storage.(*Storage)
-		if s.j == nil {
-			return nil
-		}
-		return storageJournal{s}
-	}
 }
 
 // Sync waits until every write made so far is durable (rule L7): a

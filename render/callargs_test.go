@@ -8,6 +8,7 @@ import (
 
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 )
 
 // TestU3_UnlabelledCallsShowTheirArguments: a report without labels (an
@@ -16,8 +17,8 @@ import (
 // encode is shown as text rather than failing the output.
 func TestU3_UnlabelledCallsShowTheirArguments(t *testing.T) {
 	rep := render.Report{Name: "func", Calls: []runtime.CallRecord{
-		{Namespace: "WALLET", Object: "alice", Method: "Deposit", Args: []any{"tx-1", 50}, Result: 50, Outcome: runtime.OutcomeOK},
-		{Namespace: "WALLET", Object: "alice", Method: "Hook", Args: []any{func() {}}, Outcome: runtime.OutcomeOK},
+		{Namespace: "WALLET", Object: "alice", Method: "Deposit", Args: []any{"tx-1", 50}, Result: 50, Outcome: transport.OutcomeOK},
+		{Namespace: "WALLET", Object: "alice", Method: "Hook", Args: []any{func() {}}, Outcome: transport.OutcomeOK},
 	}}
 	var text bytes.Buffer
 	if err := render.Text(&text, rep, render.TextOptions{}); err != nil {

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/layout"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 )
 
 // Report is one simulated run, as the renderers show it.
@@ -42,7 +44,7 @@ type Report struct {
 	Effects []runtime.Effect
 	// Events are what alarms, schedules, queues and object.Retry did
 	// (runtime.Runtime.Events).
-	Events []runtime.Event
+	Events []object.Event
 	// Storage is the objects' storage at the end of the run.
 	Storage []Object
 	// Expectations counts the expectations checked; Failures lists those
@@ -184,13 +186,13 @@ func (r *Report) callOfRequest() map[string]int {
 
 // outcomeClass sorts outcomes into good, warn (the call failed but nothing
 // was done twice) and bad.
-func outcomeClass(outcome runtime.Outcome) string {
+func outcomeClass(outcome transport.Outcome) string {
 	switch outcome {
-	case runtime.OutcomeOK, runtime.OutcomeRecovered:
+	case transport.OutcomeOK, transport.OutcomeRecovered:
 		return "good"
-	case runtime.OutcomeDuplicateRejected:
+	case transport.OutcomeDuplicateRejected:
 		return "warn"
-	case runtime.OutcomePending:
+	case transport.OutcomePending:
 		return "none"
 	}
 	return "bad"

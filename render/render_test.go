@@ -22,12 +22,12 @@ func report() Report {
 		Name: "lost <reply>", File: "x.yaml", Description: "line one\nline \"two\"", Seed: 7,
 		Calls: []runtime.CallRecord{
 			{RequestID: "r1", Namespace: "INV", Object: "shop", Method: "AddOne", Start: 0, End: ms(300), Subrequests: 1,
-				Outcome: runtime.OutcomeDuplicateRejected, Err: "reply lost [retryable]", Attempts: []runtime.AttemptRecord{
+				Outcome: transport.OutcomeDuplicateRejected, Err: "reply lost [retryable]", Attempts: []runtime.AttemptRecord{
 					{N: 1, Start: 0, End: 0, Fault: transport.LoseResponse, Delivered: true, Executed: true},
 					{N: 2, Start: ms(300), End: ms(300), Delivered: true, Rejected: true},
 				}},
 			{RequestID: "r2", Namespace: "INV", Object: "b&b", Method: "Get", Start: ms(300), End: ms(1300), Subrequests: 1,
-				Outcome: runtime.OutcomeTimeout, Err: "not delivered", Attempts: []runtime.AttemptRecord{
+				Outcome: transport.OutcomeTimeout, Err: "not delivered", Attempts: []runtime.AttemptRecord{
 					{N: 1, Start: ms(300), End: ms(300), Fault: transport.NotDelivered},
 					{N: 2, Start: ms(500), End: ms(2500), Delivered: true, Executed: true, Cancelled: true},
 				}},

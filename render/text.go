@@ -153,7 +153,7 @@ func didCell(a runtime.AttemptRecord, kinds []string) cell {
 	return cell{text, color}
 }
 
-func outcomeCell(outcome runtime.Outcome) cell {
+func outcomeCell(outcome transport.Outcome) cell {
 	color := ""
 	switch outcomeClass(outcome) {
 	case "good":

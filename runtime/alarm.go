@@ -8,6 +8,7 @@ import (
 
 	"github.com/dosim/dosim/internal/invoke"
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 )
@@ -110,7 +111,9 @@ type laneTurn struct {
 }
 
 // TurnState gives object code running in the turn its State.
-func (lt *laneTurn) TurnState() any { return lt.h.state }
+func (lt *laneTurn) TurnState() *object.State { return lt.h.state }
+
+var _ wire.Turn[*object.State] = (*laneTurn)(nil)
 
 // String names the turn in deadlock reports.
 func (lt *laneTurn) String() string {
@@ -138,7 +141,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		}
 		// The tasks stay in storage; try again later, in the background so
 		// that a constructor that keeps failing cannot keep Run going.
-		h.event(wire.Event{Kind: object.EventTaskError, Lane: laneNames[l], Delay: object.AlarmRetryBase, Err: err.Error()})
+		h.event(object.Event{Kind: object.EventTaskError, Lane: laneNames[l], Delay: object.AlarmRetryBase, Err: err.Error()})
 		h.lane(l).due = sched.AddTime(h.ns.r.k.Now(), object.AlarmRetryBase)
 		h.lane(l).stalled = true
 		return
@@ -147,7 +150,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		h.deliverAlarm(ctx, nil)
 		return
 	}
-	wire.RunLane(ctx, h.state, l)
+	h.state.RunLane(ctx, seal.Key{}, l)
 }
 
 // deliverAlarm runs the object's Alarm handler if the alarm is due (rule
@@ -168,7 +171,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	retry, due := a.retry, a.at
 	*a = alarmState{}
 	h.lane(wire.LaneAlarm).has = false
-	h.event(wire.Event{Kind: object.EventAlarm, Retry: retry})
+	h.event(object.Event{Kind: object.EventAlarm, Retry: retry})
 	h.alarmRuns++
 	err := setupErr
 	if err == nil {
@@ -186,13 +189,13 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if retry >= object.AlarmMaxRetries {
 		*a = alarmState{}
 		h.lane(wire.LaneAlarm).has = false
-		h.event(wire.Event{Kind: object.EventAlarmGaveUp, Retry: retry, Err: err.Error()})
+		h.event(object.Event{Kind: object.EventAlarmGaveUp, Retry: retry, Err: err.Error()})
 		return
 	}
 	d := object.AlarmRetryBase << retry
 	*a = alarmState{set: true, at: sched.AddTime(now, d), retry: retry + 1}
 	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
-	h.event(wire.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
+	h.event(object.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
 }
 
 // callAlarm runs the handler; a panic is returned as an error.

@@ -65,7 +65,7 @@ func TestBadInput(t *testing.T) {
 			assert.Contains(t, err.Error(), "func(int) error does not take a context.Context first")
 			return nil
 		})
-		assert.Equal(t, runtime.OutcomeNotRetryable, rt.Calls()[0].Outcome)
+		assert.Equal(t, transport.OutcomeNotRetryable, rt.Calls()[0].Outcome)
 	})
 	t.Run("unknown method", func(t *testing.T) {
 		rt := newRuntime(t)
@@ -73,7 +73,7 @@ func TestBadInput(t *testing.T) {
 		s := mustStub(t, ns, "a")
 		run(t, rt, func(ctx context.Context) error {
 			_, err := s.Call(ctx, "Steal", "apple")
-			require.ErrorIs(t, err, runtime.ErrNoMethod)
+			require.ErrorIs(t, err, object.ErrNoMethod)
 			assert.Contains(t, err.Error(), `INVENTORY has no method "Steal" (it has [AddOne Get SetQuantity])`)
 			return nil
 		})
@@ -130,7 +130,7 @@ func TestBadInput(t *testing.T) {
 		rt := newRuntime(t)
 		s := mustStub(t, rt.Namespace("INVENTORY", examples.NewInventory), "a")
 		_, err := s.Call(context.Background(), "Get", "apple")
-		assert.ErrorIs(t, err, stub.ErrNotInTask)
+		assert.ErrorIs(t, err, runtime.ErrNotInTask)
 		assert.ErrorIs(t, rt.Sleep(context.Background(), 1), runtime.ErrNotInTask)
 	})
 	t.Run("stub for an id of another namespace", func(t *testing.T) {

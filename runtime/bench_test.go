@@ -120,7 +120,7 @@ func BenchmarkCallAmbiguous(b *testing.B) {
 			}
 		}
 		b.StopTimer()
-		if c := rt.Calls()[0]; len(c.Attempts) != 2 || c.Outcome != runtime.OutcomeRecovered {
+		if c := rt.Calls()[0]; len(c.Attempts) != 2 || c.Outcome != transport.OutcomeRecovered {
 			return fmt.Errorf("want two attempts and a recovery, got %d and %s", len(c.Attempts), c.Outcome)
 		}
 		return nil

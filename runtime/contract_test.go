@@ -98,7 +98,7 @@ func TestPublicContract(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, "http://a/", nil)
 		resp, err := s.Fetch(ctx, req) // *http.Request in, *http.Response out
 		require.Nil(t, resp)
-		require.ErrorIs(t, err, runtime.ErrNoMethod, "Inventory has no fetch handler")
+		require.ErrorIs(t, err, object.ErrNoMethod, "Inventory has no fetch handler")
 		p := s.Start(ctx, "MakeChild")
 		q := p.Pipeline("Answer", 42)
 		v, err = q.Await()

@@ -49,10 +49,10 @@ func TestEventsInTraceD1(t *testing.T) {
 	})
 	events := rt.Events()
 	require.Len(t, events, 4)
-	assert.Equal(t, runtime.Event{At: time.Second, Namespace: "TICKER", Object: "t", Kind: object.EventTaskRun,
+	assert.Equal(t, object.Event{At: time.Second, Namespace: "TICKER", Object: "t", Kind: object.EventTaskRun,
 		Task: "s1", TaskKind: "delayed", Callback: "Tick", Attempt: 1}, events[0])
 	assert.Equal(t, "task=s1 kind=delayed callback=Tick attempt=1", events[0].Text())
-	assert.Equal(t, runtime.Event{At: time.Second, Namespace: "TICKER", Object: "t", Kind: object.EventRetry,
+	assert.Equal(t, object.Event{At: time.Second, Namespace: "TICKER", Object: "t", Kind: object.EventRetry,
 		Task: "s1", TaskKind: "delayed", Callback: "Tick", Attempt: 1, Delay: events[1].Delay, Err: "tick failed"}, events[1],
 		"typed fields, not a string to parse")
 	kinds := []string{}
@@ -73,28 +73,28 @@ func TestEventsInTraceD1(t *testing.T) {
 func TestEventTextKeepsTheTraceFormatD1(t *testing.T) {
 	next := time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)
 	tests := []struct {
-		e    runtime.Event
+		e    object.Event
 		want string
 	}{
-		{runtime.Event{Kind: object.EventAlarm}, "retry=0"},
-		{runtime.Event{Kind: object.EventAlarmGaveUp, Retry: 6, Err: "down"}, `retry=6 err="down"`},
-		{runtime.Event{Kind: object.EventAlarmRetry, Retry: 2, Delay: 4 * time.Second, Err: "down"}, `retry=2 in=4s err="down"`},
-		{runtime.Event{Kind: object.EventRetry, Attempt: 1, Delay: 150 * time.Millisecond, Err: "x"}, `attempt=1 delay=150ms err="x"`},
-		{runtime.Event{Kind: object.EventRetry, Task: "q1", TaskKind: "queue", Callback: "Send", Attempt: 2, Delay: time.Second, Err: "x"}, `task=q1 kind=queue callback=Send attempt=2 delay=1s err="x"`},
-		{runtime.Event{Kind: object.EventRetryGaveUp, Attempt: 3, Reason: "attempts-used-up", Err: "x"}, `attempt=3 reason=attempts-used-up err="x"`},
-		{runtime.Event{Kind: object.EventTaskRun, Task: "s1", TaskKind: "delayed", Callback: "Tick", Attempt: 1}, "task=s1 kind=delayed callback=Tick attempt=1"},
-		{runtime.Event{Kind: object.EventTaskDone, Task: "s1", TaskKind: "delayed", Callback: "Tick", Note: "removed"}, "task=s1 kind=delayed callback=Tick removed"},
-		{runtime.Event{Kind: object.EventTaskDone, Task: "c1", TaskKind: "cron", Callback: "Tick", Next: next}, "task=c1 kind=cron callback=Tick next=2030-01-02T03:04:05.000000006Z"},
-		{runtime.Event{Kind: object.EventDeadLetter, Task: "q1", TaskKind: "queue", Callback: "Send", Dead: "d3"}, "task=q1 kind=queue callback=Send dead=d3"},
-		{runtime.Event{Kind: object.EventRedrive, Task: "q4", TaskKind: "queue", Callback: "Send", Dead: "d3"}, "dead=d3 task=q4 kind=queue callback=Send"},
-		{runtime.Event{Kind: object.EventBreaker, Name: "mail", State: "open"}, "name=mail state=open"},
-		{runtime.Event{Kind: object.EventBreakerRefused, Name: "mail", Note: "open"}, "name=mail open"},
-		{runtime.Event{Kind: object.EventTaskError, Lane: "queue", Delay: 2 * time.Second, Err: "cannot build"}, `lane=queue retry-in=2s err="cannot build"`},
-		{runtime.Event{Kind: object.EventTaskError, Note: "index", Err: "x"}, `index err="x"`},
-		{runtime.Event{Kind: object.EventTaskError, Key: "task/q/1", Err: "x"}, `key=task/q/1 err="x"`},
-		{runtime.Event{Kind: object.EventTaskError, Task: "q1", TaskKind: "queue", Callback: "Send", Attempts: 3, Err: "x\n"}, `task=q1 kind=queue callback=Send attempts=3 err="x\n"`},
-		{runtime.Event{Kind: object.EventTaskError, Task: "q1", TaskKind: "queue", Callback: "Send", Note: "dead-letter", Err: "x"}, `task=q1 kind=queue callback=Send dead-letter err="x"`},
-		{runtime.Event{Kind: object.EventTaskError, Panic: "boom"}, "OnError panicked: boom"},
+		{object.Event{Kind: object.EventAlarm}, "retry=0"},
+		{object.Event{Kind: object.EventAlarmGaveUp, Retry: 6, Err: "down"}, `retry=6 err="down"`},
+		{object.Event{Kind: object.EventAlarmRetry, Retry: 2, Delay: 4 * time.Second, Err: "down"}, `retry=2 in=4s err="down"`},
+		{object.Event{Kind: object.EventRetry, Attempt: 1, Delay: 150 * time.Millisecond, Err: "x"}, `attempt=1 delay=150ms err="x"`},
+		{object.Event{Kind: object.EventRetry, Task: "q1", TaskKind: "queue", Callback: "Send", Attempt: 2, Delay: time.Second, Err: "x"}, `task=q1 kind=queue callback=Send attempt=2 delay=1s err="x"`},
+		{object.Event{Kind: object.EventRetryGaveUp, Attempt: 3, Reason: "attempts-used-up", Err: "x"}, `attempt=3 reason=attempts-used-up err="x"`},
+		{object.Event{Kind: object.EventTaskRun, Task: "s1", TaskKind: "delayed", Callback: "Tick", Attempt: 1}, "task=s1 kind=delayed callback=Tick attempt=1"},
+		{object.Event{Kind: object.EventTaskDone, Task: "s1", TaskKind: "delayed", Callback: "Tick", Note: "removed"}, "task=s1 kind=delayed callback=Tick removed"},
+		{object.Event{Kind: object.EventTaskDone, Task: "c1", TaskKind: "cron", Callback: "Tick", Next: next}, "task=c1 kind=cron callback=Tick next=2030-01-02T03:04:05.000000006Z"},
+		{object.Event{Kind: object.EventDeadLetter, Task: "q1", TaskKind: "queue", Callback: "Send", Dead: "d3"}, "task=q1 kind=queue callback=Send dead=d3"},
+		{object.Event{Kind: object.EventRedrive, Task: "q4", TaskKind: "queue", Callback: "Send", Dead: "d3"}, "dead=d3 task=q4 kind=queue callback=Send"},
+		{object.Event{Kind: object.EventBreaker, Name: "mail", State: "open"}, "name=mail state=open"},
+		{object.Event{Kind: object.EventBreakerRefused, Name: "mail", Note: "open"}, "name=mail open"},
+		{object.Event{Kind: object.EventTaskError, Lane: "queue", Delay: 2 * time.Second, Err: "cannot build"}, `lane=queue retry-in=2s err="cannot build"`},
+		{object.Event{Kind: object.EventTaskError, Note: "index", Err: "x"}, `index err="x"`},
+		{object.Event{Kind: object.EventTaskError, Key: "task/q/1", Err: "x"}, `key=task/q/1 err="x"`},
+		{object.Event{Kind: object.EventTaskError, Task: "q1", TaskKind: "queue", Callback: "Send", Attempts: 3, Err: "x\n"}, `task=q1 kind=queue callback=Send attempts=3 err="x\n"`},
+		{object.Event{Kind: object.EventTaskError, Task: "q1", TaskKind: "queue", Callback: "Send", Note: "dead-letter", Err: "x"}, `task=q1 kind=queue callback=Send dead-letter err="x"`},
+		{object.Event{Kind: object.EventTaskError, Panic: "boom"}, "OnError panicked: boom"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, tc.e.Text(), "%s", tc.e.Kind)

@@ -8,7 +8,7 @@ package runtime
 // before it are durable. In virtual time the writes pending at a turn's
 // release point (its reply, an outgoing call, Storage.Sync) are confirmed
 // there, unless the turn's attempt carries a StorageWriteFails fault: then
-// they vanish, the object resets for ResetStorage and the held output is
+// they vanish, the object resets for transport.ResetStorage and the held output is
 // discarded. Storage keeps the pending writes only when the fault plan
 // names that fault, so a fault-free run pays nothing for the gate.
 
@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
@@ -27,7 +28,7 @@ func (h *host) startJournal() {
 	if !h.ns.r.faults.Names(transport.StorageWriteFails) {
 		return
 	}
-	wire.StartJournal(h.storage, h.writer, h.sync, h.strike)
+	h.storage.StartJournal(seal.Key{}, h.writer, h.sync, h.strike)
 	h.ns.r.journaling = true
 }
 
@@ -50,7 +51,7 @@ func (h *host) writer() any {
 // held, and discarded. The caller sends the output when goes is set, then
 // calls strike when it is set.
 func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
-	j := wire.JournalOf(h.storage)
+	j := h.storage.Journal(seal.Key{})
 	if j == nil {
 		return true, false
 	}
@@ -64,10 +65,10 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 }
 
 // strike makes the pending writes vanish, each writer's attempt recording
-// them as lost, and resets the object for ResetStorage: a request still
+// them as lost, and resets the object for transport.ResetStorage: a request still
 // running fails with the reset error, queued ones as not delivered.
 func (h *host) strike() {
-	for _, by := range wire.JournalOf(h.storage).Lose() {
+	for _, by := range h.storage.Journal(seal.Key{}).Lose() {
 		if ti, ok := by.(*turnInfo); ok {
 			ti.f.Call.LoseWrite(ti.f.Rec)
 		}

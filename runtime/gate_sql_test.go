@@ -112,7 +112,7 @@ func TestQ2_SQLWritesStayWithTheTurnWithoutFailure(t *testing.T) {
 	assert.Equal(t, 2, st.Len())
 	assert.Equal(t, 0, ns.Resets(id))
 	// Everything was confirmed: a reset now loses nothing.
-	run(t, rt, func(ctx context.Context) error { return ns.Reset(id, runtime.ResetCodeUpdate) })
+	run(t, rt, func(ctx context.Context) error { return ns.Reset(id, transport.ResetCodeUpdate) })
 	rows, err = rowsOf(t, st)
 	require.NoError(t, err)
 	assert.Len(t, rows, 2)

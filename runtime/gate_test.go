@@ -156,7 +156,7 @@ func TestL7_WriteFailureLosesWritesAndDiscardsReply(t *testing.T) {
 	assert.Empty(t, ns.Storage(id).Snapshot(), "the write vanished")
 	assert.Equal(t, 1, ns.Resets(id))
 	c := rt.Calls()[0]
-	assert.Equal(t, runtime.OutcomeNotRetryable, c.Outcome)
+	assert.Equal(t, transport.OutcomeNotRetryable, c.Outcome)
 	require.Len(t, c.Attempts, 1)
 	assert.Equal(t, 1, c.Attempts[0].LostWrites)
 	assert.Equal(t, transport.StorageWriteFails, c.Attempts[0].Fault)
@@ -177,7 +177,7 @@ func TestL7_AllowUnconfirmedReplyGoesThenWriteIsLost(t *testing.T) {
 	})
 	assert.Empty(t, ns.Storage(id).Snapshot(), "the write vanished")
 	c := rt.Calls()[0]
-	assert.Equal(t, runtime.OutcomeOK, c.Outcome, "the caller saw success")
+	assert.Equal(t, transport.OutcomeOK, c.Outcome, "the caller saw success")
 	assert.Equal(t, 1, c.Attempts[0].LostWrites)
 	assert.Equal(t, 1, ns.Resets(id))
 }
@@ -215,7 +215,7 @@ func TestL7_NoWriteNoFailure(t *testing.T) {
 	})
 	cs := rt.Calls()
 	assert.Equal(t, transport.None, cs[0].Attempts[0].Fault)
-	assert.Equal(t, runtime.OutcomeOK, cs[1].Outcome)
+	assert.Equal(t, transport.OutcomeOK, cs[1].Outcome)
 	assert.Equal(t, map[string]any{"k": 1}, ns.Storage(ns.IDFromName("g")).Snapshot())
 	assert.Zero(t, ns.Resets(ns.IDFromName("g")))
 }

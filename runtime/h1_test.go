@@ -145,7 +145,7 @@ func TestH1_GoroutineCallingAStubGetsErrNotInTask(t *testing.T) {
 				return nil
 			}))
 			callErr, sleepErr := <-w.obj.errs, <-w.obj.errs
-			assert.ErrorIs(t, callErr, stub.ErrNotInTask)
+			assert.ErrorIs(t, callErr, runtime.ErrNotInTask)
 			assert.ErrorIs(t, sleepErr, runtime.ErrNotInTask)
 			assert.Len(t, w.rt.Calls(), 4, "one Spawn and three Pings: the goroutine's call was never made")
 		})

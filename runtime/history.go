@@ -128,7 +128,7 @@ type Turn struct {
 	// Reads are what the turn read from outside its storage, in order.
 	Reads []Read
 	// Events are the trace events the turn recorded, in order.
-	Events []Event
+	Events []object.Event
 	// Cut says why the turn did not run as it would have alone, "" when
 	// it did: "reset" (the object was reset under it: its instance went
 	// stale and its storage refused it from then on), "writes lost" (a
@@ -255,7 +255,7 @@ func (s histSource) Uint64() uint64 {
 	return v
 }
 
-// objectRand is the seeded source object code draws from (wire.Host.Rand).
+// objectRand is the seeded source object code draws from (object.Host.Rand).
 func (r *Runtime) objectRand() *rand.Rand {
 	if r.orng != nil {
 		return r.orng
@@ -287,7 +287,7 @@ func (r *Runtime) noteCall(c *wire.Call) {
 }
 
 // noteEvent records an event in the running turn of h.
-func (r *Runtime) noteEvent(h *host, e Event) {
+func (r *Runtime) noteEvent(h *host, e object.Event) {
 	if tl := r.current(h); tl != nil {
 		tl.Events = append(tl.Events, e)
 	}

@@ -293,7 +293,7 @@ func TestC1_ATurnCutByAResetSaysSo(t *testing.T) {
 			if err := rt.Sleep(ctx, time.Millisecond); err != nil {
 				return err
 			}
-			return ns.Reset(ns.IDFromName("show"), runtime.ResetCodeUpdate)
+			return ns.Reset(ns.IDFromName("show"), transport.ResetCodeUpdate)
 		})
 		return g.Wait()
 	}))

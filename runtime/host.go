@@ -16,8 +16,10 @@ import (
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/invoke"
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -27,9 +29,6 @@ import (
 // before any user code runs: the constructor failed, a method has a bad
 // signature, the method does not exist, or the arguments do not fit.
 var ErrSetup = errors.New("cannot run the request")
-
-// ErrNoMethod is wrapped by the error for an unknown method name.
-var ErrNoMethod = object.ErrNoMethod
 
 // ErrBadSignature is wrapped by the error for a method with a bad signature.
 var ErrBadSignature = invoke.ErrSignature
@@ -89,7 +88,7 @@ type compiled struct {
 func newHost(ns *Namespace, id object.ID) *host {
 	h := &host{ns: ns, id: id, storage: object.NewStorage()}
 	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
-	h.state = wire.NewState(id, h.storage, hostView{h}).(*object.State)
+	h.state = object.NewHostedState(seal.Key{}, id, h.storage, hostView{h})
 	h.startJournal()
 	if hs := ns.r.hist; hs != nil {
 		h.storage.NotifyWrites(func() { hs.noteOutside(ns.r, h) })
@@ -97,8 +96,10 @@ func newHost(ns *Namespace, id object.ID) *host {
 	return h
 }
 
-// hostView is the wire.Host the object's State talks to.
+// hostView is the object.Host the object's State talks to.
 type hostView struct{ h *host }
+
+var _ object.Host = hostView{}
 
 func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
 	cur, err := v.h.ns.r.k.Enter(ctx)
@@ -206,7 +207,7 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 		if len(ms) > 0 {
 			list = fmt.Sprint(slices.Sorted(maps.Keys(ms)))
 		}
-		return compiled{}, fmt.Errorf("%w: %s has no method %q (it has %s)", ErrNoMethod, class, name, list)
+		return compiled{}, fmt.Errorf("%w: %s has no method %q (it has %s)", object.ErrNoMethod, class, name, list)
 	}
 	fn, err := invoke.Compile(name, m.Fn())
 	if err != nil {
@@ -403,7 +404,7 @@ func (h *host) lookupFetch(f *wire.Flight) (*compiled, error) {
 		return h.lookup(f)
 	}
 	if h.handler == nil {
-		return nil, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", ErrNoMethod, h.ns.name)
+		return nil, fmt.Errorf("%w: %s objects do not implement http.Handler, so they cannot serve Fetch", object.ErrNoMethod, h.ns.name)
 	}
 	return &fetchHandler, nil
 }
@@ -425,7 +426,7 @@ func deliveryArgs(args []any) []any {
 		if out == nil {
 			out = append([]any(nil), args...)
 		}
-		out[i], _, _ = clone.Copy(a, wire.RefPolicy) // cannot fail: the stub copied it under this policy
+		out[i], _, _ = clone.Copy(a, refs) // cannot fail: the stub copied it under this policy
 	}
 	if out == nil {
 		return args
@@ -470,12 +471,15 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 func (h *host) copyResult(v any) (any, error) {
 	if t, ok := v.(object.Target); ok {
 		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
-		s, _ := wire.MakeStub(h.ns.r.conn(), target, false, nil)
+		s, _ := stub.NewForRuntime(seal.Key{}, h.ns.r.conn(), target, false)
 		return s, nil
 	}
-	cp, _, err := clone.Copy(v, wire.RefPolicy)
+	cp, _, err := clone.Copy(v, refs)
 	if err != nil {
 		return nil, err
 	}
 	return cp, nil
 }
+
+// refs is the copy policy of arguments and results (rules O5, S11).
+var refs = object.CopyPolicy(seal.Key{})

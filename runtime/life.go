@@ -12,31 +12,10 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
-)
-
-// ResetReason is why an object was reset (rule L3); it is
-// transport.ResetReason, defined once there with the platform's messages.
-type ResetReason = transport.ResetReason
-
-// The reasons of a reset, with the platform's messages (Message).
-const (
-	// ResetCodeUpdate: "Durable Object reset because its code was updated."
-	ResetCodeUpdate = transport.ResetCodeUpdate
-	// ResetStorage: "Internal error in Durable Object storage caused object to be reset"
-	ResetStorage = transport.ResetStorage
-	// ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset."
-	ResetMemoryLimit = transport.ResetMemoryLimit
-)
-
-// The kinds of the events the object's life adds to the trace.
-const (
-	// EventReset: the object was reset (rule L3); Event.Reason names why.
-	EventReset = "reset"
-	// EventEvicted: the object was evicted after Event.Delay of idleness (rule L5).
-	EventEvicted = "evicted"
 )
 
 // The idle time before eviction is drawn per object in [EvictAfterMin,
@@ -49,10 +28,6 @@ const (
 // WithEviction turns the eviction of idle objects on or off (rule L5; on
 // by default, as on the platform).
 func WithEviction(on bool) Option { return optionFunc(func(r *Runtime) { r.noEvict = !on }) }
-
-// ErrResetReason is wrapped by Namespace.Reset's error for a reason that is
-// not one of ResetCodeUpdate, ResetStorage, ResetMemoryLimit.
-var ErrResetReason = transport.ErrUnknownResetReason
 
 // Reset resets the object with id for reason, as the platform does on a
 // deploy, a storage fault or a memory overrun (rule L3): its instance is
@@ -70,7 +45,7 @@ var ErrResetReason = transport.ErrUnknownResetReason
 // Call it from a task (Run, Group.Go) or from the test between runs; it
 // does not block. An object never built is reset all the same (its
 // trace shows the reset).
-func (ns *Namespace) Reset(id object.ID, reason ResetReason) error {
+func (ns *Namespace) Reset(id object.ID, reason transport.ResetReason) error {
 	if ns.err != nil {
 		return ns.err
 	}
@@ -115,14 +90,14 @@ func (h *host) drop(why string) {
 		hs.cutOpen(h, "reset")
 	}
 	h.inst, h.methods, h.handler, h.compiled = nil, nil, nil, nil
-	h.state = wire.RenewState(h.state, why).(*object.State)
+	h.state = h.state.Renew(seal.Key{}, why)
 }
 
 // resetFor resets the object (rule L3): the instance is dropped, a
 // running request fails with the reset error, queued ones as not
 // delivered. reason NoReset is FailAfterDelivery's reset, which records
 // no event.
-func (h *host) resetFor(reason ResetReason) {
+func (h *host) resetFor(reason transport.ResetReason) {
 	why := reason.String()
 	if why == "" {
 		why = transport.FailAfterDelivery.String()
@@ -130,7 +105,7 @@ func (h *host) resetFor(reason ResetReason) {
 	h.drop(why)
 	h.countReset()
 	if reason != transport.NoReset {
-		h.event(wire.Event{Kind: EventReset, Reason: reason.String(), Err: reason.Message()})
+		h.event(object.Event{Kind: object.EventReset, Reason: reason.String(), Err: reason.Message()})
 	}
 	for ti := h.turns; ti != nil; ti = ti.next {
 		f := ti.f
@@ -214,5 +189,5 @@ func (h *host) evictIfIdle() {
 		return
 	}
 	h.drop("evicted")
-	h.event(wire.Event{Kind: EventEvicted, Delay: limit})
+	h.event(object.Event{Kind: object.EventEvicted, Delay: limit})
 }

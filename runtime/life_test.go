@@ -87,7 +87,7 @@ func TestL3_ResetLosesFieldsKeepsStorageAlarmsTasks(t *testing.T) {
 		if _, err := s.Call(ctx, "Arm"); err != nil {
 			return err
 		}
-		return ns.Reset(id, runtime.ResetMemoryLimit)
+		return ns.Reset(id, transport.ResetMemoryLimit)
 	})
 	require.NoError(t, err)
 	assert.Nil(t, ns.Instance(id), "the instance is dropped")
@@ -107,11 +107,11 @@ func TestL3_ResetLosesFieldsKeepsStorageAlarmsTasks(t *testing.T) {
 	assert.Equal(t, true, snap["alarmed"], "the alarm survived the reset")
 	assert.Equal(t, true, snap["ticked"], "the scheduled task survived the reset")
 	assert.Contains(t, rt.Trace(), `CACHE/c reset reason=memory-limit message="Durable Object's isolate exceeded its memory limit and was reset."`)
-	assert.Len(t, eventsOf(rt, runtime.EventReset), 1)
+	assert.Len(t, eventsOf(rt, object.EventReset), 1)
 }
 
-func eventsOf(rt *runtime.Runtime, kind string) []runtime.Event {
-	var out []runtime.Event
+func eventsOf(rt *runtime.Runtime, kind string) []object.Event {
+	var out []object.Event
 	for _, e := range rt.Events() {
 		if e.Kind == kind {
 			out = append(out, e)
@@ -122,10 +122,10 @@ func eventsOf(rt *runtime.Runtime, kind string) []runtime.Event {
 
 // L3: the platform's messages, verbatim, for each reason.
 func TestL3_MessagesVerbatim(t *testing.T) {
-	want := map[runtime.ResetReason]string{
-		runtime.ResetCodeUpdate:  "Durable Object reset because its code was updated.",
-		runtime.ResetStorage:     "Internal error in Durable Object storage caused object to be reset",
-		runtime.ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset.",
+	want := map[transport.ResetReason]string{
+		transport.ResetCodeUpdate:  "Durable Object reset because its code was updated.",
+		transport.ResetStorage:     "Internal error in Durable Object storage caused object to be reset",
+		transport.ResetMemoryLimit: "Durable Object's isolate exceeded its memory limit and was reset.",
 	}
 	for r, msg := range want {
 		assert.Equal(t, msg, r.Message(), "%v", r)
@@ -140,7 +140,7 @@ func TestL3_MessagesVerbatim(t *testing.T) {
 	rt := newRuntime(t)
 	built := 0
 	ns := cacheNS(t, rt, &built, nil)
-	assert.ErrorIs(t, ns.Reset(ns.IDFromName("c"), transport.NoReset), runtime.ErrResetReason)
+	assert.ErrorIs(t, ns.Reset(ns.IDFromName("c"), transport.NoReset), transport.ErrUnknownResetReason)
 }
 
 // L3: the request running when the object is reset fails at once with the
@@ -181,7 +181,7 @@ func TestL3_RunningRequestFailsNotRetried(t *testing.T) {
 			assert.LessOrEqual(t, failedAt, time.Second)
 			c := rt.Calls()[0]
 			assert.Len(t, c.Attempts, 1)
-			assert.Equal(t, runtime.OutcomeNotRetryable, c.Outcome)
+			assert.Equal(t, transport.OutcomeNotRetryable, c.Outcome)
 		})
 	}
 }
@@ -228,7 +228,7 @@ func TestL3_QueuedRequestsFailNotDeliveredAndAreRetried(t *testing.T) {
 			assert.False(t, a.Executed)
 			assert.Contains(t, a.Err, "not delivered (object reset before the request started")
 			assert.True(t, set.Attempts[1].Executed, "the retry ran (not rejected as a duplicate)")
-			assert.Equal(t, runtime.OutcomeRecovered, set.Outcome)
+			assert.Equal(t, transport.OutcomeRecovered, set.Outcome)
 			assert.Equal(t, 2, ns.Storage(ns.IDFromName("c")).Snapshot()["v"], "seed %d", seed)
 		}
 	}
@@ -255,7 +255,7 @@ func TestL4_StaleInstanceCannotWrite(t *testing.T) {
 			if err := rt.Sleep(ctx, 500*time.Millisecond); err != nil {
 				return err
 			}
-			if err := ns.Reset(id, runtime.ResetCodeUpdate); err != nil {
+			if err := ns.Reset(id, transport.ResetCodeUpdate); err != nil {
 				return err
 			}
 			// A new instance serves the object meanwhile.
@@ -290,7 +290,7 @@ func TestL5_EvictedAfterIdleConstructorRunsAgain(t *testing.T) {
 	assert.NotNil(t, ns.Instance(id), "not evicted before 70 s")
 	require.NoError(t, rt.Advance(72*time.Second))
 	assert.Nil(t, ns.Instance(id), "evicted by 141 s")
-	ev := eventsOf(rt, runtime.EventEvicted)
+	ev := eventsOf(rt, object.EventEvicted)
 	require.Len(t, ev, 1)
 	assert.Equal(t, ev[0].At, ev[0].Delay, "evicted its idle time after the last activity (at 0)")
 	assert.Contains(t, rt.Trace(), "CACHE/c evicted idle=")
@@ -316,7 +316,7 @@ func TestL5_EvictionOffByOption(t *testing.T) {
 	require.NoError(t, rt.Run(func(ctx context.Context) error { _, err := s.Call(ctx, "Set", 5); return err }))
 	require.NoError(t, rt.Advance(time.Hour))
 	assert.NotNil(t, ns.Instance(ns.IDFromName("c")))
-	assert.Empty(t, eventsOf(rt, runtime.EventEvicted))
+	assert.Empty(t, eventsOf(rt, object.EventEvicted))
 	assert.NotContains(t, rt.Trace(), "evicted")
 }
 
@@ -339,7 +339,7 @@ func TestL5_IdleTimeSeededWithinBounds(t *testing.T) {
 			return err
 		}))
 		require.NoError(t, rt.Advance(300*time.Second))
-		ev := eventsOf(rt, runtime.EventEvicted)
+		ev := eventsOf(rt, object.EventEvicted)
 		require.Len(t, ev, 1)
 		assert.Equal(t, 60*time.Second+ev[0].Delay, ev[0].At, "idle time counts from the last activity")
 		return ev[0].Delay

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 )
@@ -110,7 +110,7 @@ func (ns *Namespace) makeID(body []byte, name string) object.ID {
 	copy(raw[8:28], body)
 	c := idCheck(raw[:28])
 	copy(raw[28:], c[:])
-	return wire.NewID(ns.name, raw, name).(object.ID)
+	return object.NewHostedID(seal.Key{}, ns.name, raw, name)
 }
 
 // IDFromName returns the id of the object called name: the same name always
@@ -167,7 +167,7 @@ func (ns *Namespace) IDFromString(s string) (object.ID, error) {
 		return object.ID{}, fmt.Errorf("%s.IDFromString(%q): %w: it belongs to %s, not %q", ns.name, s, ErrID, other, ns.name)
 	}
 	raw := [32]byte(b)
-	return wire.NewID(ns.name, raw, ns.names[raw]).(object.ID), nil
+	return object.NewHostedID(seal.Key{}, ns.name, raw, ns.names[raw]), nil
 }
 
 // Get returns a stub for the object with id. The stub retries failed
@@ -184,15 +184,11 @@ func (ns *Namespace) Get(id object.ID, opts ...stub.Option) (*stub.Stub, error) 
 		return nil, fmt.Errorf("%s.Get(%s): %w: it belongs to namespace %q", ns.name, id.Label(), ErrID, id.Namespace())
 	}
 	h := ns.host(id)
-	anyOpts := make([]any, len(opts))
-	for i, o := range opts {
-		anyOpts[i] = o
-	}
-	s, err := wire.MakeStub(ns.r.conn(), h.target, true, anyOpts)
+	s, err := stub.NewForRuntime(seal.Key{}, ns.r.conn(), h.target, true, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s.Get(%s): %w", ns.name, id.Label(), err)
 	}
-	return s.(*stub.Stub), nil
+	return s, nil
 }
 
 // GetByName is Get(IDFromName(name), opts...).

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/object"
-	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -154,6 +154,6 @@ func TestO5_ResultsThatAreNotPlainDataAreRefused(t *testing.T) {
 		})
 	}
 	for _, c := range rt.Calls() {
-		assert.Equal(t, runtime.OutcomeNotRetryable, c.Outcome, c.Method)
+		assert.Equal(t, transport.OutcomeNotRetryable, c.Outcome, c.Method)
 	}
 }

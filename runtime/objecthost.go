@@ -8,14 +8,17 @@ import (
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
 )
 
 // This file is the object host adapter: hostView is what package object
-// sees of the host running an object (wire.Host), for alarms, scheduled
+// sees of the host running an object (object.Host), for alarms, scheduled
 // and queued tasks, retries and shared values.
 
 // TurnState gives object code running in a request's turn its State.
-func (ti *turnInfo) TurnState() any { return ti.h.state }
+func (ti *turnInfo) TurnState() *object.State { return ti.h.state }
+
+var _ wire.Turn[*object.State] = (*turnInfo)(nil)
 
 // Rand is the runtime's seeded source.
 func (v hostView) Rand() *rand.Rand { return v.h.ns.r.objectRand() }

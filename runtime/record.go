@@ -15,33 +15,6 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// Outcome is how a call ended (rule D2): one of the constants below, or
-// OutcomePending ("") for a call still in flight. It is transport.Outcome,
-// defined once there: String gives its name ("attempts-exhausted"), and it
-// marshals to and from text by that name.
-type Outcome = transport.Outcome
-
-// Outcomes of a call, as CallRecord.Outcome holds them (rule D2).
-const (
-	OutcomePending           = transport.OutcomePending           // the call has not ended ("")
-	OutcomeOK                = transport.OutcomeOK                // the first attempt succeeded
-	OutcomeRecovered         = transport.OutcomeRecovered         // a retry succeeded
-	OutcomeDuplicateRejected = transport.OutcomeDuplicateRejected // a retry was refused as a duplicate
-	OutcomeAttemptsExhausted = transport.OutcomeAttemptsExhausted // every allowed attempt failed
-	OutcomeTimeout           = transport.OutcomeTimeout           // the deadline stopped the retries
-	OutcomeNotRetryable      = transport.OutcomeNotRetryable      // an attempt failed in a way never retried
-	OutcomeNotReplayable     = transport.OutcomeNotReplayable     // the request could not be sent again
-	OutcomeCancelled         = transport.OutcomeCancelled         // the caller's context was cancelled
-	OutcomeBrokenStub        = transport.OutcomeBrokenStub        // the stub was broken by an earlier failure (rule L2)
-)
-
-// Outcomes lists every outcome of an ended call, in the order above.
-func Outcomes() []Outcome { return transport.Outcomes() }
-
-// ParseOutcome reads an outcome's name ("timeout"); the error wraps
-// transport.ErrUnknownOutcome and lists the allowed names.
-func ParseOutcome(s string) (Outcome, error) { return transport.ParseOutcome(s) }
-
 // CallRecord is what happened to one call (rule D2). Times are virtual
 // time since the runtime started.
 type CallRecord struct {
@@ -74,7 +47,7 @@ type CallRecord struct {
 	// (rules S2, S9), as the call ran with them.
 	MaxRetries int
 	Timeout    time.Duration
-	Outcome    Outcome
+	Outcome    transport.Outcome
 	Err        string // the error the caller got, "" on success
 	Attempts   []AttemptRecord
 	// Began and Ended are logical timestamps: the order in which calls
@@ -151,7 +124,7 @@ func (c CallRecord) Rejections() int {
 
 // Calls returns the record of every call made so far, in the order they
 // started (only the last n under WithRecords(KeepLast(n))). A call still
-// in flight has Outcome OutcomePending.
+// in flight has Outcome transport.OutcomePending.
 func (r *Runtime) Calls() []CallRecord {
 	calls := r.kept()
 	out := make([]CallRecord, len(calls))
@@ -219,7 +192,7 @@ func copyRef(v any) (any, string) {
 	if clone.Immutable(v) {
 		return v, ""
 	}
-	cp, res, _ := clone.Copy(v, wire.RefPolicy)
+	cp, res, _ := clone.Copy(v, refs)
 	return cp, res.Ref
 }
 
@@ -242,7 +215,7 @@ func copyValue(v any) any {
 	if clone.Immutable(v) {
 		return v
 	}
-	cp, _, _ := clone.Copy(v, wire.RefPolicy)
+	cp, _, _ := clone.Copy(v, refs)
 	return cp
 }
 
@@ -273,7 +246,7 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	}
 	cp, _, err := clone.Copy(payload, nil)
 	if err != nil {
-		return fmt.Errorf("State.Effect(%q): payload: %w", kind, wire.WhyNotData(payload, err))
+		return fmt.Errorf("State.Effect(%q): payload: %w", kind, refs.Explain(payload, err))
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
 	if r.hist != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 )
 
 // addOnes makes calls AddOne calls on one object of rt.
@@ -52,7 +53,7 @@ func TestD2_KeepLastKeepsTheLastNAndTheSinkSeesAll(t *testing.T) {
 		t.Fatalf("the sink got %d records, want 10", len(sunk))
 	}
 	for i, c := range sunk {
-		if c.Result != i+1 || c.Outcome != runtime.OutcomeOK || c.Ended == 0 || len(c.Attempts) != 1 {
+		if c.Result != i+1 || c.Outcome != transport.OutcomeOK || c.Ended == 0 || len(c.Attempts) != 1 {
 			t.Errorf("sunk[%d] = result %v outcome %q ended %d attempts %d, want result %d, ok, ended, one attempt", i, c.Result, c.Outcome, c.Ended, len(c.Attempts), i+1)
 		}
 	}

@@ -55,7 +55,7 @@ type Replayed struct {
 	Effects []Effect
 	Calls   []CallOut
 	// Events are the trace events the turn recorded.
-	Events []Event
+	Events []object.Event
 	// Exact says the replay read exactly what the turn read, in order:
 	// then the replay computed what the turn would have from State's
 	// predecessor. Otherwise Diverged says where it read otherwise.
@@ -282,7 +282,7 @@ func sameArgs(rec, got []any) bool {
 		return false
 	}
 	for i := range rec {
-		g, _, err := clone.Copy(got[i], wire.RefPolicy)
+		g, _, err := clone.Copy(got[i], refs)
 		if err != nil {
 			return false
 		}

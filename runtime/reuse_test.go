@@ -47,7 +47,7 @@ func slowNS(rt *runtime.Runtime, name string) *runtime.Namespace {
 func requireAllEnded(t *testing.T, rt *runtime.Runtime) {
 	t.Helper()
 	for i, c := range rt.Calls() {
-		assert.NotEqual(t, runtime.OutcomePending, c.Outcome, "call %d (%s) never ended: its record was lost", i, c.Method)
+		assert.NotEqual(t, transport.OutcomePending, c.Outcome, "call %d (%s) never ended: its record was lost", i, c.Method)
 		assert.NotZero(t, c.Ended, "call %d (%s) has no end stamp", i, c.Method)
 	}
 }
@@ -122,7 +122,7 @@ func TestL2_ChangingTheErrorThatBrokeAStubLeavesTheRecordsAlone(t *testing.T) {
 	require.Error(t, err2)
 	calls := rt.Calls()
 	require.Len(t, calls, 2)
-	require.Equal(t, runtime.OutcomeBrokenStub, calls[1].Outcome)
+	require.Equal(t, transport.OutcomeBrokenStub, calls[1].Outcome)
 	before, trace := calls[1].Err, rt.Trace()
 
 	var e1, eb *stub.Error
@@ -192,7 +192,7 @@ func TestD2_KeepLastWithACallInFlightAndRefusedArguments(t *testing.T) {
 		last := sunk[len(sunk)-1]
 		assert.Equal(t, "long", last.Object, "the long call ends last")
 		assert.Equal(t, -1, last.Result)
-		assert.Equal(t, runtime.OutcomeOK, last.Outcome)
+		assert.Equal(t, transport.OutcomeOK, last.Outcome)
 		assert.Equal(t, time.Hour, last.End-last.Start)
 	}
 }
@@ -238,7 +238,7 @@ func (o *echoObj) Methods() object.Methods {
 
 // sweepRun runs tasks that share stubs, with random faults and resets,
 // and checks every answer against its question; it returns the trace.
-func sweepRun(t *testing.T, seed uint64, plan *transport.FaultPlan, outcomes map[runtime.Outcome]int) string {
+func sweepRun(t *testing.T, seed uint64, plan *transport.FaultPlan, outcomes map[transport.Outcome]int) string {
 	t.Helper()
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan))
 	defer rt.Close()
@@ -295,7 +295,7 @@ func sweepRun(t *testing.T, seed uint64, plan *transport.FaultPlan, outcomes map
 				if i%2 == 1 {
 					id = "leaf"
 				}
-				if err := ns.Reset(ns.IDFromName(id), runtime.ResetCodeUpdate); err != nil {
+				if err := ns.Reset(ns.IDFromName(id), transport.ResetCodeUpdate); err != nil {
 					return err
 				}
 			}
@@ -306,10 +306,10 @@ func sweepRun(t *testing.T, seed uint64, plan *transport.FaultPlan, outcomes map
 	require.NoError(t, err, "seed %d", seed)
 	for i, c := range rt.Calls() {
 		outcomes[c.Outcome]++
-		if c.Outcome == runtime.OutcomePending || c.Ended == 0 {
+		if c.Outcome == transport.OutcomePending || c.Ended == 0 {
 			t.Errorf("seed %d: call %d (%s) never ended", seed, i, c.Method)
 		}
-		if (c.Outcome == runtime.OutcomeOK || c.Outcome == runtime.OutcomeRecovered) && len(c.Args) > 0 {
+		if (c.Outcome == transport.OutcomeOK || c.Outcome == transport.OutcomeRecovered) && len(c.Args) > 0 {
 			want := c.Args[0]
 			if c.Method == "Hop" {
 				want = c.Args[1]
@@ -333,17 +333,17 @@ func TestD1_SharedStubsFaultsAndResetsKeepAnswersAndTraces(t *testing.T) {
 		"storage": transport.Random(transport.Rates{transport.LoseResponse: 0.1, transport.StorageWriteFails: 0.1}),
 	}
 	for name, plan := range plans {
-		outcomes := map[runtime.Outcome]int{}
+		outcomes := map[transport.Outcome]int{}
 		for seed := uint64(1); seed <= 15; seed++ {
 			a := sweepRun(t, seed, plan, outcomes)
-			b := sweepRun(t, seed, plan, map[runtime.Outcome]int{})
+			b := sweepRun(t, seed, plan, map[transport.Outcome]int{})
 			if a != b {
 				t.Errorf("%s seed %d: two runs gave two traces", name, seed)
 			}
 		}
 		t.Logf("%s: %v", name, outcomes)
 		if plan != nil {
-			assert.NotZero(t, outcomes[runtime.OutcomeRecovered], "%s: no call was retried", name)
+			assert.NotZero(t, outcomes[transport.OutcomeRecovered], "%s: no call was retried", name)
 		}
 	}
 }
@@ -390,7 +390,7 @@ func TestS11_FetchesReuseTheFrame(t *testing.T) {
 	})
 	calls := rt.Calls()
 	require.Len(t, calls, 6)
-	assert.Equal(t, runtime.OutcomeRecovered, calls[1].Outcome)
+	assert.Equal(t, transport.OutcomeRecovered, calls[1].Outcome)
 	assert.Len(t, calls[3].Attempts, 3)
 	requireAllEnded(t, rt)
 }

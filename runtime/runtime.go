@@ -41,7 +41,9 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -69,45 +71,9 @@ var ErrTooManyCalls = wire.ErrTooManyCalls
 // ErrStalled is wrapped by a *StallError (rule H1).
 var ErrStalled = sched.ErrStalled
 
-// StallError is returned by Run (and Advance) when a task ran for longer
-// than the stall limit, in wall-clock time, without reaching a simulation
-// blocking point: it blocks on a raw channel, a mutex, a real sleep or a
-// goroutine, or loops forever. It names the task and the object turn it
-// runs (namespace, object, method). Close still works afterwards; the
-// stalled goroutine itself cannot be stopped from outside and stays
-// behind if it is blocked forever (it ends as soon as it comes back to the
-// simulation). errors.Is(err, ErrStalled) holds.
-type StallError = sched.StallError
-
 // DefaultStallLimit is the stall limit of a runtime made without
 // WithStallLimit.
 const DefaultStallLimit = sched.DefaultStallLimit
-
-// DeadlockError is returned by Run when every task is blocked and no timer
-// can wake one. It names the blocked tasks and what each waits for.
-// errors.Is(err, ErrDeadlocked) holds.
-//
-// The blocked tasks stay where they are. The platform cancels a request
-// whose code hung and its object goes on serving; dosim cannot cancel a
-// parked goroutine short of ending it (Close), and the tasks hold what
-// they held: an object's input gate, a place in its line, a lane of its
-// background work, calls in flight. A later Run would wait for them again
-// and report them as its own, so Run, Advance and Quiesce refuse instead,
-// with an error that wraps this one: make a new runtime for the next run.
-type DeadlockError = sched.DeadlockError
-
-// ErrDeadlocked is what a *DeadlockError is (errors.Is), and so the error
-// of a Run, Advance or Quiesce after one.
-var ErrDeadlocked = sched.ErrDeadlocked
-
-// ClockError is returned by Run (Advance, Quiesce) when the run cannot go
-// on because virtual time cannot move (rule H1): the work left waits past
-// the end of virtual time (PastEnd; see MaxElapsed), or an object's
-// background work keeps running again at one instant (past the instant
-// limit, WithInstantLimit). It names what is still waiting. Like a
-// DeadlockError it leaves work behind: later driver calls return an error
-// wrapping it. errors.Is(err, ErrClockStuck) holds.
-type ClockError = sched.ClockError
 
 // ErrClockStuck is wrapped by a *ClockError, and by the error of an
 // Advance or Quiesce that would move the clock past MaxElapsed.
@@ -143,12 +109,6 @@ func CheckStallLimit(d time.Duration) error { return sched.CheckStallLimit(d) }
 // DefaultInstantLimit is the instant limit of a runtime made without
 // WithInstantLimit.
 const DefaultInstantLimit = 100_000
-
-// PanicError is returned by Run when a task's code panicked outside an
-// object method (a panic inside a method is the caller's remote error), or
-// when any simulated code called runtime.Goexit (t.FailNow and t.Fatal do):
-// then Goexit is set and the task named is the object turn, if any.
-type PanicError = sched.PanicError
 
 // Runtime is one deterministic simulation. Make it with New, call Close when
 // done. Its methods are not safe for use by several goroutines: drive it
@@ -319,7 +279,7 @@ func (r *Runtime) Close() error {
 	err := r.k.Close()
 	for _, ns := range r.namespaces {
 		for _, h := range ns.hosts {
-			wire.CloseStorage(h.storage) // frees SQL databases (rule Q1)
+			h.storage.Close(seal.Key{}) // frees SQL databases (rule Q1)
 		}
 	}
 	return err
@@ -380,10 +340,10 @@ func (r *Runtime) drive(target time.Duration, result *error) error {
 	r.drives++
 	stop, err := r.k.Drive(target)
 	if err != nil {
-		return err
+		return driveError(err)
 	}
 	if p := r.k.TakePanics(); len(p) > 0 {
-		return p[0]
+		return panicError(p[0])
 	}
 	switch stop {
 	case sched.Deadlocked:
@@ -463,10 +423,12 @@ func (r *Runtime) Advance(d time.Duration) error {
 }
 
 // conn is the runtime as its stubs see it.
-func (r *Runtime) conn() wire.Conn { return (*connImpl)(r) }
+func (r *Runtime) conn() stub.Conn { return (*connImpl)(r) }
 
-// connImpl implements wire.Conn for a Runtime.
+// connImpl implements stub.Conn for a Runtime.
 type connImpl Runtime
+
+var _ stub.Conn = (*connImpl)(nil)
 
 func (c *connImpl) Kernel() *sched.Kernel { return c.k }
 

@@ -298,7 +298,7 @@ func TestCallRecordShapeD2(t *testing.T) {
 	assert.Equal(t, time.Second, c.Start, "times are virtual time since the runtime started")
 	assert.Equal(t, 4*time.Second, c.End, "the link's delay is virtual latency")
 	assert.Equal(t, 1, c.Subrequests)
-	assert.Equal(t, runtime.OutcomeOK, c.Outcome)
+	assert.Equal(t, transport.OutcomeOK, c.Outcome)
 	assert.Empty(t, c.Err)
 	require.Len(t, c.Attempts, 1)
 	a := c.Attempts[0]
@@ -330,7 +330,7 @@ func TestFirstAttemptRecordedToItsEndD3(t *testing.T) {
 	})
 	require.Error(t, callErr)
 	c := rt.Calls()[0]
-	assert.Equal(t, runtime.OutcomeDuplicateRejected, c.Outcome)
+	assert.Equal(t, transport.OutcomeDuplicateRejected, c.Outcome)
 	assert.Less(t, c.End, 30*time.Second, "the call failed long before the method finished")
 	first := c.Attempts[0]
 	assert.True(t, first.Executed)
@@ -357,7 +357,7 @@ func TestFetchServesHTTPHandlers(t *testing.T) {
 	})
 	c := rt.Calls()[0]
 	assert.Equal(t, "fetch", c.Method)
-	assert.Equal(t, runtime.OutcomeOK, c.Outcome)
+	assert.Equal(t, transport.OutcomeOK, c.Outcome)
 }
 
 type web struct{ st *object.State }

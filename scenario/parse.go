@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,10 +31,10 @@ const (
 )
 
 // Outcomes lists the names of the call outcomes an expectation may name
-// (rule D2), as runtime.Outcomes defines them.
+// (rule D2), as transport.Outcomes defines them.
 var Outcomes = func() []string {
 	var names []string
-	for _, o := range runtime.Outcomes() {
+	for _, o := range transport.Outcomes() {
 		names = append(names, o.String())
 	}
 	return names

@@ -41,8 +41,10 @@ type Error struct {
 	kind  wire.FailKind // how the attempt failed: a Remote or setup error does not break a stub (L2)
 }
 
-// ErrNotInTask is returned for a call made outside a simulated task.
-var ErrNotInTask = errors.New("stub: call made outside a simulated task (make calls from a function run by Runtime.Run or Group.Go)")
+// A call made outside a simulated task (from a goroutine a method started,
+// say, or with a nil context) fails with runtime.ErrNotInTask, the one
+// error for that condition whichever package notices it (stubs, sleeps,
+// Group.Go).
 
 // ErrRemote is the cause of errors returned or panicked by object code; only
 // their text crosses the boundary, as with a real remote object, and

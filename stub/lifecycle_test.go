@@ -111,7 +111,7 @@ func TestL1_RetryMayBeOvertaken(t *testing.T) {
 		transport.Rule{Method: "Note", Call: 1, Attempt: 2, Delay: 3 * time.Second})
 	assert.Equal(t, []string{"b", "a"}, got)
 	require.Len(t, calls, 2)
-	assert.Equal(t, runtime.OutcomeRecovered, calls[0].Outcome)
+	assert.Equal(t, transport.OutcomeRecovered, calls[0].Outcome)
 }
 
 // L2: a call that fails with a link error breaks its stub: every later
@@ -133,11 +133,11 @@ func TestL2_LinkFailureBreaksTheStub(t *testing.T) {
 	}))
 	calls := w.rt.Calls()
 	require.Len(t, calls, 3)
-	assert.Equal(t, runtime.OutcomeDuplicateRejected, calls[0].Outcome)
-	assert.Equal(t, runtime.OutcomeBrokenStub, calls[1].Outcome)
+	assert.Equal(t, transport.OutcomeDuplicateRejected, calls[0].Outcome)
+	assert.Equal(t, transport.OutcomeBrokenStub, calls[1].Outcome)
 	assert.Empty(t, calls[1].Attempts, "a call on a broken stub makes no attempt")
 	assert.Equal(t, calls[0].Err, calls[1].Err)
-	assert.Equal(t, runtime.OutcomeOK, calls[2].Outcome)
+	assert.Equal(t, transport.OutcomeOK, calls[2].Outcome)
 	assert.Equal(t, 0, w.stored(t, "v"), "Set never reached the object")
 	assert.Equal(t, 2, w.stored(t, "n"))
 }
@@ -154,7 +154,7 @@ func TestL2_ObjectErrorsAndCancellationDoNotBreak(t *testing.T) {
 		require.ErrorAs(t, err, &e)
 		assert.True(t, e.Remote)
 		_, err = s.Call(ctx, "NoSuchMethod")
-		require.ErrorIs(t, err, runtime.ErrNoMethod)
+		require.ErrorIs(t, err, object.ErrNoMethod)
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
 		_, err = s.Call(cctx, "Set", 1)
@@ -188,9 +188,9 @@ func TestL2_QueuedCallsFailAtOnce(t *testing.T) {
 	assert.Equal(t, first, queued)
 	calls := w.rt.Calls()
 	require.Len(t, calls, 2)
-	assert.Equal(t, runtime.OutcomeNotRetryable, calls[0].Outcome)
+	assert.Equal(t, transport.OutcomeNotRetryable, calls[0].Outcome)
 	c := calls[1]
-	assert.Equal(t, runtime.OutcomeBrokenStub, c.Outcome)
+	assert.Equal(t, transport.OutcomeBrokenStub, c.Outcome)
 	assert.Equal(t, time.Second, c.End, "it failed when the stub broke, not at its own arrival (5 s)")
 	require.Len(t, c.Attempts, 1)
 	assert.False(t, c.Attempts[0].Delivered)
@@ -213,6 +213,6 @@ func TestL2_StubsFromResultsBreakToo(t *testing.T) {
 		assert.NoError(t, s.Broken(), "the stub the session came through still works")
 		return nil
 	}))
-	assert.Equal(t, runtime.OutcomeBrokenStub, w.rt.Calls()[2].Outcome)
+	assert.Equal(t, transport.OutcomeBrokenStub, w.rt.Calls()[2].Outcome)
 	assert.Equal(t, 0, w.stored(t, "n"))
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/object"
-	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -74,7 +73,7 @@ func TestParseOptionsS2(t *testing.T) {
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error { _, _ = s.Call(ctx, "Add"); return nil }))
 	c := w.rt.Calls()[0]
 	assert.LessOrEqual(t, len(c.Attempts), 3)
-	assert.Contains(t, []runtime.Outcome{runtime.OutcomeAttemptsExhausted, runtime.OutcomeTimeout}, c.Outcome)
+	assert.Contains(t, []transport.Outcome{transport.OutcomeAttemptsExhausted, transport.OutcomeTimeout}, c.Outcome)
 }
 
 // S2: stub.ParseOptions reads numbers as object.ParseRetryOptions does

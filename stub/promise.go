@@ -26,7 +26,7 @@ func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
 	k := s.conn.Kernel()
 	p := &Promise{s: s, k: k, method: method, cs: &callState{}}
 	if ctx == nil || sched.FromContext(ctx) == nil {
-		p.err = ErrNotInTask
+		p.err = sched.ErrNotInTask
 		p.done.Fire(k)
 		return p
 	}
@@ -47,7 +47,7 @@ func (p *Promise) Await() (any, error) {
 		}
 		cur := p.k.Current()
 		if cur == nil {
-			return nil, ErrNotInTask
+			return nil, sched.ErrNotInTask
 		}
 		p.done.Wait(context.Background(), cur, "awaiting "+p.method, -1, true)
 		if !p.done.Fired() {
@@ -71,7 +71,7 @@ func (p *Promise) Pipeline(method string, args ...any) *Promise {
 	// that started p may have ended since (its context then carries no
 	// task) does not matter.
 	if p.ctx == nil {
-		q.err = ErrNotInTask
+		q.err = sched.ErrNotInTask
 		q.done.Fire(k)
 		return q
 	}

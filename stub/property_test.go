@@ -91,7 +91,7 @@ func TestRetryInvariantsProperty(t *testing.T) {
 			if c.Subrequests != 1 {
 				t.Fatalf("%s: %d subrequests (S13)", where, c.Subrequests)
 			}
-			if c.Outcome == runtime.OutcomePending {
+			if c.Outcome == transport.OutcomePending {
 				t.Fatalf("%s: call never finished", where)
 			}
 			for _, a := range c.Attempts {

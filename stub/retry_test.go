@@ -38,7 +38,7 @@ func every(method string, n int, f transport.Fault) []transport.Rule {
 // the error the caller sees.
 type want struct {
 	attempts, executions, rejected int
-	outcome                        runtime.Outcome
+	outcome                        transport.Outcome
 	errAttempt                     int // the attempt whose error the caller gets; 0: no error
 	fault                          transport.Fault
 	retryable, overloaded, remote  bool
@@ -84,91 +84,91 @@ func TestRetryRules(t *testing.T) {
 		{
 			name:  "S3 five ambiguous losses in a row: 5 attempts, first error back",
 			rules: every("Add", 5, transport.LoseRequest), call: call("Add"),
-			want: want{attempts: 5, outcome: runtime.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
+			want: want{attempts: 5, outcome: transport.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
 		},
 		{
 			name: "S2 MaxRetries 0: one attempt", opts: []stub.Option{stub.MaxRetries(0)},
 			rules: every("Add", 5, transport.LoseRequest), call: call("Add"),
-			want: want{attempts: 1, outcome: runtime.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
+			want: want{attempts: 1, outcome: transport.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
 		},
 		{
 			name: "S2 MaxRetries 1: two attempts", opts: []stub.Option{stub.MaxRetries(1)},
 			rules: every("Add", 5, transport.NotDelivered), call: call("Add"),
-			want: want{attempts: 2, outcome: runtime.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.NotDelivered, retryable: true},
+			want: want{attempts: 2, outcome: transport.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.NotDelivered, retryable: true},
 		},
 		{
 			name:  "S2 MaxRetries unset: default 4, five attempts",
 			rules: every("Add", 5, transport.NotDelivered), call: call("Add"),
-			want: want{attempts: 5, outcome: runtime.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.NotDelivered, retryable: true},
+			want: want{attempts: 5, outcome: transport.OutcomeAttemptsExhausted, errAttempt: 1, fault: transport.NotDelivered, retryable: true},
 		},
 		{
 			name:  "S3 not delivered recovers on attempt 4 with one execution",
 			rules: every("Add", 3, transport.NotDelivered), call: call("Add"),
-			want: want{attempts: 4, executions: 1, outcome: runtime.OutcomeRecovered, stored: 1},
+			want: want{attempts: 4, executions: 1, outcome: transport.OutcomeRecovered, stored: 1},
 		},
 		{
 			name:  "S6 duplicate rejected on attempt 2: the unmarked method ran once",
 			rules: []transport.Rule{rule("Add", 1, transport.LoseResponse)}, call: call("Add"),
-			want: want{attempts: 2, executions: 1, rejected: 1, outcome: runtime.OutcomeDuplicateRejected, errAttempt: 1, fault: transport.LoseResponse, retryable: true, stored: 1},
+			want: want{attempts: 2, executions: 1, rejected: 1, outcome: transport.OutcomeDuplicateRejected, errAttempt: 1, fault: transport.LoseResponse, retryable: true, stored: 1},
 		},
 		{
 			name:  "S6 lost while running: the method runs to its end, the retry is refused",
 			rules: []transport.Rule{rule("Add", 1, transport.LoseWhileRunning)}, call: call("Add"),
-			want: want{attempts: 2, executions: 1, rejected: 1, outcome: runtime.OutcomeDuplicateRejected, errAttempt: 1, fault: transport.LoseWhileRunning, retryable: true, stored: 1},
+			want: want{attempts: 2, executions: 1, rejected: 1, outcome: transport.OutcomeDuplicateRejected, errAttempt: 1, fault: transport.LoseWhileRunning, retryable: true, stored: 1},
 		},
 		{
 			name:  "S6 a marked method runs twice",
 			rules: []transport.Rule{rule("Set", 1, transport.LoseResponse)}, call: call("Set", 7),
-			want: want{attempts: 2, executions: 2, outcome: runtime.OutcomeRecovered},
+			want: want{attempts: 2, executions: 2, outcome: transport.OutcomeRecovered},
 		},
 		{
 			name:  "S9 deadline reached during a retry: the retry is cancelled and never arrives, first error back",
 			opts:  []stub.Option{stub.TimeoutMs(1000)},
 			rules: []transport.Rule{rule("Add", 1, transport.LoseRequest), {Method: "Add", Attempt: 2, Delay: 5 * time.Second}},
 			call:  call("Add"),
-			want:  want{attempts: 2, executions: 0, outcome: runtime.OutcomeTimeout, errAttempt: 1, fault: transport.LoseRequest, retryable: true, stored: 0},
+			want:  want{attempts: 2, executions: 0, outcome: transport.OutcomeTimeout, errAttempt: 1, fault: transport.LoseRequest, retryable: true, stored: 0},
 		},
 		{
 			name:  "S9 a first attempt that fails after the deadline is not retried (and not cancelled)",
 			opts:  []stub.Option{stub.TimeoutMs(1000)},
 			rules: []transport.Rule{{Method: "Add", Attempt: 1, Delay: 3 * time.Second, Fault: transport.LoseRequest}},
 			call:  call("Add"),
-			want:  want{attempts: 1, outcome: runtime.OutcomeTimeout, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
+			want:  want{attempts: 1, outcome: transport.OutcomeTimeout, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
 		},
 		{
 			name:  "S4 a failure after delivery is not retried; storage survives the reset",
 			rules: []transport.Rule{rule("Add", 1, transport.FailAfterDelivery)}, call: call("Add"),
-			want: want{attempts: 1, executions: 1, outcome: runtime.OutcomeNotRetryable, errAttempt: 1, fault: transport.FailAfterDelivery, errContains: "object reset after delivery", stored: 1},
+			want: want{attempts: 1, executions: 1, outcome: transport.OutcomeNotRetryable, errAttempt: 1, fault: transport.FailAfterDelivery, errContains: "object reset after delivery", stored: 1},
 		},
 		{
 			name:  "S11 a streaming body is sent once",
 			rules: []transport.Rule{rule("fetch", 1, transport.LoseRequest)}, call: streaming,
-			want: want{attempts: 1, outcome: runtime.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
+			want: want{attempts: 1, outcome: transport.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
 		},
 		{
 			name:  "S11 a body GetBody rewinds is sent again, whole",
 			rules: []transport.Rule{rule("fetch", 1, transport.LoseRequest)}, call: rewindable,
-			want: want{attempts: 2, executions: 1, outcome: runtime.OutcomeRecovered, stored: 1},
+			want: want{attempts: 2, executions: 1, outcome: transport.OutcomeRecovered, stored: 1},
 		},
 		{
 			name:  "S11 an argument holding an io.Reader makes the call one-shot",
 			rules: []transport.Rule{rule("Take", 1, transport.LoseRequest)}, call: call("Take", strings.NewReader("x")),
-			want: want{attempts: 1, outcome: runtime.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
+			want: want{attempts: 1, outcome: transport.OutcomeNotReplayable, errAttempt: 1, fault: transport.LoseRequest, retryable: true},
 		},
 		{
 			name:  "S4 overloaded is never retried",
 			rules: []transport.Rule{rule("Add", 1, transport.Overloaded)}, call: call("Add"),
-			want: want{attempts: 1, outcome: runtime.OutcomeNotRetryable, errAttempt: 1, fault: transport.Overloaded, overloaded: true},
+			want: want{attempts: 1, outcome: transport.OutcomeNotRetryable, errAttempt: 1, fault: transport.Overloaded, overloaded: true},
 		},
 		{
 			name: "S4 an object error is never retried and comes back remote",
 			call: call("Fail"),
-			want: want{attempts: 1, executions: 1, outcome: runtime.OutcomeNotRetryable, errAttempt: 1, remote: true, errContains: "object error: out of stock"},
+			want: want{attempts: 1, executions: 1, outcome: transport.OutcomeNotRetryable, errAttempt: 1, remote: true, errContains: "object error: out of stock"},
 		},
 		{
 			name: "S4 an object panic comes back remote",
 			call: call("Panic"),
-			want: want{attempts: 1, executions: 1, outcome: runtime.OutcomeNotRetryable, errAttempt: 1, remote: true, errContains: "panic: kaboom"},
+			want: want{attempts: 1, executions: 1, outcome: transport.OutcomeNotRetryable, errAttempt: 1, remote: true, errContains: "panic: kaboom"},
 		},
 		{
 			name:  "S4 an HTTP 500 response is a successful call",
@@ -181,17 +181,17 @@ func TestRetryRules(t *testing.T) {
 				}
 				return err
 			},
-			want: want{attempts: 1, executions: 1, outcome: runtime.OutcomeOK},
+			want: want{attempts: 1, executions: 1, outcome: transport.OutcomeOK},
 		},
 		{
 			name:  "S10 a later non-retryable error wins over the first",
 			rules: []transport.Rule{rule("Add", 1, transport.LoseRequest), rule("Add", 2, transport.Overloaded)}, call: call("Add"),
-			want: want{attempts: 2, outcome: runtime.OutcomeNotRetryable, errAttempt: 2, fault: transport.Overloaded, overloaded: true},
+			want: want{attempts: 2, outcome: transport.OutcomeNotRetryable, errAttempt: 2, fault: transport.Overloaded, overloaded: true},
 		},
 		{
 			name:  "S10 a later failure after delivery wins too",
 			rules: []transport.Rule{rule("Add", 1, transport.NotDelivered), rule("Add", 2, transport.FailAfterDelivery)}, call: call("Add"),
-			want: want{attempts: 2, executions: 1, outcome: runtime.OutcomeNotRetryable, errAttempt: 2, fault: transport.FailAfterDelivery, stored: 1},
+			want: want{attempts: 2, executions: 1, outcome: transport.OutcomeNotRetryable, errAttempt: 2, fault: transport.FailAfterDelivery, stored: 1},
 		},
 	}
 	for _, tc := range tests {
@@ -265,9 +265,9 @@ func TestOnlyMintedStubsRetryS1(t *testing.T) {
 	assert.Equal(t, 1, w.stored(t, "n"))
 	calls := w.rt.Calls()
 	require.Len(t, calls, 5)
-	assert.Equal(t, runtime.OutcomeNotReplayable, calls[1].Outcome)
+	assert.Equal(t, transport.OutcomeNotReplayable, calls[1].Outcome)
 	assert.Len(t, calls[1].Attempts, 1)
-	assert.Equal(t, runtime.OutcomeBrokenStub, calls[2].Outcome)
+	assert.Equal(t, transport.OutcomeBrokenStub, calls[2].Outcome)
 	assert.Empty(t, calls[2].Attempts)
 }
 
@@ -286,7 +286,7 @@ func TestStubArgumentArrivesWithoutRetriesS1(t *testing.T) {
 	require.NotNil(t, holder.got)
 	assert.False(t, holder.got.Retries())
 	assert.True(t, s.Retries(), "the caller's own stub is unchanged")
-	assert.Equal(t, runtime.OutcomeOK, w.rt.Calls()[0].Outcome)
+	assert.Equal(t, transport.OutcomeOK, w.rt.Calls()[0].Outcome)
 }
 
 type stubHolder struct{ got *stub.Stub }
@@ -337,7 +337,7 @@ func TestReferenceArgumentsAreOneShotS11(t *testing.T) {
 		return nil
 	}))
 	for _, c := range w.rt.Calls() {
-		assert.Equal(t, runtime.OutcomeNotReplayable, c.Outcome)
+		assert.Equal(t, transport.OutcomeNotReplayable, c.Outcome)
 		assert.Len(t, c.Attempts, 1)
 	}
 }
@@ -428,10 +428,10 @@ func TestPipeliningS12(t *testing.T) {
 		assert.ErrorIs(t, qerr, stub.ErrPipelined)
 		calls := w.rt.Calls()
 		require.Len(t, calls, 2)
-		assert.Equal(t, runtime.OutcomeNotReplayable, calls[0].Outcome, "not retried once pipelined")
+		assert.Equal(t, transport.OutcomeNotReplayable, calls[0].Outcome, "not retried once pipelined")
 		assert.Len(t, calls[0].Attempts, 1)
 		assert.Equal(t, "Whoami", calls[1].Method)
-		assert.Equal(t, runtime.OutcomeCancelled, calls[1].Outcome, "the pipelined call never started")
+		assert.Equal(t, transport.OutcomeCancelled, calls[1].Outcome, "the pipelined call never started")
 		assert.Empty(t, calls[1].Attempts)
 	})
 	t.Run("pipelined during the backoff", func(t *testing.T) {
@@ -447,7 +447,7 @@ func TestPipeliningS12(t *testing.T) {
 			return nil
 		}))
 		c := w.rt.Calls()[0]
-		assert.Equal(t, runtime.OutcomeNotReplayable, c.Outcome, "the retry after the backoff does not start")
+		assert.Equal(t, transport.OutcomeNotReplayable, c.Outcome, "the retry after the backoff does not start")
 		assert.Len(t, c.Attempts, 1)
 	})
 	t.Run("pipelined on a success", func(t *testing.T) {
@@ -464,8 +464,8 @@ func TestPipeliningS12(t *testing.T) {
 		assert.Nil(t, who)
 		calls := w.rt.Calls()
 		require.Len(t, calls, 2)
-		assert.Equal(t, runtime.OutcomeOK, calls[0].Outcome)
-		assert.Equal(t, runtime.OutcomeNotReplayable, calls[1].Outcome)
+		assert.Equal(t, transport.OutcomeOK, calls[0].Outcome)
+		assert.Equal(t, transport.OutcomeNotReplayable, calls[1].Outcome)
 	})
 	t.Run("a retry cancelled at the deadline cancels its pipelined calls", func(t *testing.T) {
 		w := newWorld(t, 2, rule("Session", 1, transport.NotDelivered), transport.Rule{Method: "Session", Attempt: 2, Delay: time.Minute})
@@ -482,9 +482,9 @@ func TestPipeliningS12(t *testing.T) {
 		}))
 		assert.ErrorIs(t, qerr, stub.ErrPipelined)
 		calls := w.rt.Calls()
-		assert.Equal(t, runtime.OutcomeTimeout, calls[0].Outcome)
+		assert.Equal(t, transport.OutcomeTimeout, calls[0].Outcome)
 		assert.True(t, calls[0].Attempts[1].Cancelled)
-		assert.Equal(t, runtime.OutcomeCancelled, calls[1].Outcome)
+		assert.Equal(t, transport.OutcomeCancelled, calls[1].Outcome)
 	})
 }
 
@@ -514,7 +514,7 @@ func TestCancelledCallerS14(t *testing.T) {
 		require.ErrorAs(t, err, &e)
 		assert.Contains(t, err.Error(), "call cancelled after 1 attempt(s): context canceled; first error: not delivered")
 		c := w.rt.Calls()[0]
-		assert.Equal(t, runtime.OutcomeCancelled, c.Outcome)
+		assert.Equal(t, transport.OutcomeCancelled, c.Outcome)
 		assert.Len(t, c.Attempts, 1, "no attempt starts after cancellation")
 		assert.Equal(t, cancelAt, c.End, "the backoff sleep ended at once")
 	})
@@ -563,7 +563,7 @@ func TestFirstAttemptNeverCancelledS9(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, v)
 	c := w.rt.Calls()[0]
-	assert.Equal(t, runtime.OutcomeOK, c.Outcome)
+	assert.Equal(t, transport.OutcomeOK, c.Outcome)
 	assert.Equal(t, time.Minute, c.End, "the call took a minute, far past its 500 ms deadline")
 }
 
@@ -607,7 +607,7 @@ func TestIdentityOutlivesTheWindowS6(t *testing.T) {
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error { _, _ = s.Call(ctx, "Add"); return nil }))
 	c := w.rt.Calls()[0]
 	require.Len(t, c.Attempts, 3)
-	assert.Equal(t, runtime.OutcomeTimeout, c.Outcome)
+	assert.Equal(t, transport.OutcomeTimeout, c.Outcome)
 	third := c.Attempts[2]
 	assert.True(t, third.Cancelled, "cancelled at the deadline")
 	assert.False(t, third.Delivered, "so it never reaches the object (S9)")

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,5 +36,5 @@ func TestS12_PipelineOnAPromiseStartedByAnEndedGroupTask(t *testing.T) {
 	assert.Equal(t, "ada", who)
 	calls := w.rt.Calls()
 	require.Len(t, calls, 2)
-	assert.Equal(t, runtime.OutcomeOK, calls[1].Outcome)
+	assert.Equal(t, transport.OutcomeOK, calls[1].Outcome)
 }

@@ -31,7 +31,7 @@ func TestS9_CancelledRetryNeverArrivesLater(t *testing.T) {
 	assert.Contains(t, callErr.Error(), "never reached it")
 	assert.Equal(t, time.Second, failedAt, "the call gives up at its deadline")
 	c := w.rt.Calls()[0]
-	assert.Equal(t, runtime.OutcomeTimeout, c.Outcome)
+	assert.Equal(t, transport.OutcomeTimeout, c.Outcome)
 	require.Len(t, c.Attempts, 2)
 	retry := c.Attempts[1]
 	assert.True(t, retry.Cancelled)
@@ -106,7 +106,7 @@ func TestS9_ACallNearTheEndOfVirtualTimeStillRetries(t *testing.T) {
 		return err
 	}))
 	c := w.rt.Calls()[0]
-	assert.Equal(t, runtime.OutcomeRecovered, c.Outcome)
+	assert.Equal(t, transport.OutcomeRecovered, c.Outcome)
 	require.Len(t, c.Attempts, 2)
 	assert.Equal(t, 7, w.stored(t, "v"))
 }

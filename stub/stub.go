@@ -19,8 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"time"
+
+	"github.com/dosim/dosim/internal/seal"
 
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
@@ -56,7 +57,7 @@ import (
 // A stub that reaches you as a call's argument or result is a connection of
 // its own: it starts unbroken and breaks by the same rule.
 type Stub struct {
-	conn     wire.Conn
+	conn     Conn
 	target   *wire.Target
 	retrying bool
 	cfg      config
@@ -122,41 +123,31 @@ func (s *Stub) asRef() *Stub {
 	return &c
 }
 
-var (
-	stubType   = reflect.TypeFor[*Stub]()
-	targetType = reflect.TypeFor[object.Target]()
-)
+// ArriveAs returns the stub as it arrives on the other side of a call
+// (asRef), named "a stub": the stub's side of object.ByRef, through which
+// object.CopyPolicy copies a stub. For dosim's packages.
+func (s *Stub) ArriveAs(seal.Key) (any, string) { return s.asRef(), "a stub" }
 
-func init() {
-	wire.MakeStub = func(conn wire.Conn, target *wire.Target, retrying bool, opts []any) (any, error) {
-		cfg := defaults()
-		for _, o := range opts {
-			opt, ok := o.(Option)
-			if !ok {
-				return nil, fmt.Errorf("stub option: %T is not a stub.Option", o)
-			}
-			if opt == nil {
-				return nil, errors.New("stub option: nil")
-			}
-			if err := opt.apply(&cfg); err != nil {
-				return nil, err
-			}
+var _ object.ByRef = (*Stub)(nil)
+
+// refs is the copy policy of arguments and results (object.CopyPolicy).
+var refs = object.CopyPolicy(seal.Key{})
+
+// NewForRuntime returns a stub of target, minted by the runtime whose
+// connection is conn: one from Namespace.Get retries (rule S1), one that
+// arrives as a call's result does not. For package runtime, which calls it
+// from Namespace.Get and for the stubs it hands out.
+func NewForRuntime(_ seal.Key, conn Conn, target *wire.Target, retrying bool, opts ...Option) (*Stub, error) {
+	cfg := defaults()
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, errors.New("stub option: nil")
 		}
-		return &Stub{conn: conn, target: target, retrying: retrying, cfg: cfg}, nil
+		if err := opt.apply(&cfg); err != nil {
+			return nil, err
+		}
 	}
-	wire.RefPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
-		t := v.Type()
-		switch {
-		case t == stubType:
-			if v.IsNil() {
-				return v, "", false
-			}
-			return reflect.ValueOf(v.Interface().(*Stub).asRef()), "a stub", true
-		case t.Implements(targetType):
-			return v, "an RPC target", true
-		}
-		return v, "", false
-	}}
+	return &Stub{conn: conn, target: target, retrying: retrying, cfg: cfg}, nil
 }
 
 // Call invokes method on the object with copies of args and returns a copy
@@ -234,18 +225,18 @@ type callState struct {
 // keeps their records, and asks decide what to do after each.
 func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Request, cs *callState) (any, *http.Response, error) {
 	if ctx == nil {
-		return nil, nil, ErrNotInTask
+		return nil, nil, sched.ErrNotInTask
 	}
 	k := s.conn.Kernel()
 	// A goroutine outside the simulation (started by a method, say) gets
-	// ErrNotInTask here, before it touches anything (see sched.Kernel.Enter).
+	// runtime.ErrNotInTask here, before it touches anything (see
+	// sched.Kernel.Enter).
 	cur, err := k.Enter(ctx)
 	if err != nil {
 		if errors.Is(err, sched.ErrNotInTask) {
 			if v, rerr, ok := s.replayed(ctx, method, args, hreq); ok {
 				return v, nil, rerr
 			}
-			err = ErrNotInTask
 		}
 		return nil, nil, err
 	}
@@ -271,7 +262,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			copied = rec.NewArgs(len(args))
 		}
 		for i, a := range args {
-			v, res, err := clone.Copy(a, wire.RefPolicy)
+			v, res, err := clone.Copy(a, refs)
 			if err != nil {
 				return nil, nil, fmt.Errorf("stub: %s argument %d: %w", method, i+1, err)
 			}
@@ -418,7 +409,7 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	if err == nil && v != nil {
 		rec.Result = v
 		if !clone.Immutable(v) { // the caller gets v and may change it
-			rec.Result, _, _ = clone.Copy(v, wire.RefPolicy) // cannot fail: the host copied v under this policy
+			rec.Result, _, _ = clone.Copy(v, refs) // cannot fail: the host copied v under this policy
 		}
 	}
 	rec.Finished = true

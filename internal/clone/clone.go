@@ -49,19 +49,6 @@ var ErrCycle = fmt.Errorf("%w: it contains itself", ErrNotCopyable)
 // slice.
 const MaxDepth = 10000
 
-// Policy says how to treat values that are not plain data.
-type Policy struct {
-	// AllowRefs passes readers and the values Ref claims by reference
-	// instead of failing. Funcs, channels, unsafe pointers and
-	// operating-system handles are refused whatever the policy.
-	AllowRefs bool
-	// Ref, if set, may replace a by-reference value (for example a stub by
-	// a non-retrying stub), names what it is with its article ("a stub")
-	// and reports whether v
-	// is such a value. It is asked only about pointers and structs.
-	Ref func(v reflect.Value) (r reflect.Value, what string, ok bool)
-}
-
 // Result tells what a copy met on its way.
 type Result struct {
 	// Refs counts values passed by reference: a request holding any is not

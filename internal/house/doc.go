@@ -11,4 +11,12 @@
 // package imports only packages ranked below it, and a new edge, an
 // upward edge or a list entry that no longer matches the code fails the
 // test with a message saying what to do.
+//
+// TestSeamsAreTyped keeps packages from wiring each other through
+// variables: every package-level variable of internal/wire is an error
+// sentinel (no func-, any- or interface-typed hook waits there), and no
+// func init() assigns to, changes or takes the address of another
+// package's variable, or calls a function of another of the module's
+// packages. Packages meet through typed seams instead: the package that
+// owns a type exports what the runtime needs, sealed by internal/seal.
 package house

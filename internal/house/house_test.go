@@ -8,7 +8,6 @@ import (
 	"go/build/constraint"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -498,6 +497,7 @@ var rank = map[string]int{
 	"internal/prefetch":   10,
 	"internal/quote":      10,
 	"internal/sched":      10,
+	"internal/seal":       10,
 	"internal/testrun":    10,
 	"internal/untyped":    10,
 	"internal/invoke":     11,
@@ -526,16 +526,17 @@ var rank = map[string]int{
 var allowedEdges = map[edge]bool{
 	{from: "internal/invoke", to: "internal/clone"}: true,
 
-	{from: "internal/wire", to: "internal/clone"}: true,
 	{from: "internal/wire", to: "internal/sched"}: true,
 	{from: "internal/wire", to: "transport"}:      true,
 
 	{from: "object", to: "internal/clone"}: true,
+	{from: "object", to: "internal/seal"}:  true,
 	{from: "object", to: "internal/wire"}:  true,
 
 	{from: "stub", to: "internal/clone"}: true,
 	{from: "stub", to: "internal/quote"}: true,
 	{from: "stub", to: "internal/sched"}: true,
+	{from: "stub", to: "internal/seal"}:  true,
 	{from: "stub", to: "internal/wire"}:  true,
 	{from: "stub", to: "object"}:         true,
 	{from: "stub", to: "transport"}:      true,
@@ -545,6 +546,7 @@ var allowedEdges = map[edge]bool{
 	{from: "runtime", to: "internal/layout"}:   true,
 	{from: "runtime", to: "internal/prefetch"}: true,
 	{from: "runtime", to: "internal/sched"}:    true,
+	{from: "runtime", to: "internal/seal"}:     true,
 	{from: "runtime", to: "internal/wire"}:     true,
 	{from: "runtime", to: "object"}:            true,
 	{from: "runtime", to: "stub"}:              true,
@@ -584,6 +586,7 @@ var allowedEdges = map[edge]bool{
 
 	{from: "explore", to: "internal/atomicfile"}: true,
 	{from: "explore", to: "internal/quote"}:      true,
+	{from: "explore", to: "object"}:              true,
 	{from: "explore", to: "render"}:              true,
 	{from: "explore", to: "runtime"}:             true,
 	{from: "explore", to: "scenario"}:            true,
@@ -628,23 +631,8 @@ var knownUpward = map[edge]bool{}
 func moduleImports(root, module string) (map[string]bool, map[edge]bool, error) {
 	pkgs := map[string]bool{}
 	edges := map[edge]bool{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if p != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if p != root {
-				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
-					return filepath.SkipDir // another module
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+	err := walkGoFiles(root, func(p string) error {
+		if strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)
@@ -825,21 +813,8 @@ var testHelpers = map[string]bool{"dosimtest": true, "runtime/runtimetest": true
 // with go/parser; files a //go:build ignore line excludes are left out.
 func fileImports(root string) (map[string][]string, error) {
 	files := map[string][]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			name := d.Name()
-			if p != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
-				return filepath.SkipDir // another module
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+	err := walkGoFiles(root, func(p string) error {
+		if strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly|parser.ParseComments)

@@ -29,7 +29,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +40,7 @@ var ErrClosed = errors.New("dosim: runtime closed")
 // ErrNotInTask is returned when a blocking call is made outside a simulated task.
 var ErrNotInTask = errors.New("dosim: not inside a simulated task (call it from a function run by Runtime.Run or Group.Go)")
 
-// ErrStalled is wrapped by a *StallError: a task held the processor for
+// ErrStalled is what a *Stall is (errors.Is): a task held the processor for
 // longer than the stall limit without reaching a simulation blocking point.
 var ErrStalled = errors.New("dosim: a task stalled outside the simulation")
 
@@ -99,9 +98,9 @@ func (e stallLimitError) Is(target error) bool { return target == ErrStallLimit 
 // until End, and End never comes. Until then it is a wait like any other:
 // time moves on for it, through the background work on the way, and its
 // context can end it (a sleep "until cancelled" works). A driver call left
-// with nothing but such waits stops with OutOfTime (the runtime makes it a
-// *ClockError naming them) instead of wrapping around to a past instant,
-// which made the wait end at once and froze the clock. Refusing the
+// with nothing but such waits stops with OutOfTime (the runtime makes it
+// a *runtime.ClockError naming them) instead of wrapping around to a past
+// instant, which made the wait end at once and froze the clock. Refusing the
 // duration instead would hand the caller an error that a loop which
 // ignores it turns into a spin at one instant, the very hang this
 // prevents. Driver calls are the exception: their target is refused past
@@ -121,123 +120,38 @@ func AddTime(at, d time.Duration) time.Duration {
 	return at + d
 }
 
-// ErrClockStuck is wrapped by a *ClockError, and by the error of a driver
-// call asked to move the clock past End.
+// ErrClockStuck is wrapped by a *runtime.ClockError, and by the error of a
+// driver call asked to move the clock past End.
 var ErrClockStuck = errors.New("dosim: virtual time cannot move")
 
-// ErrDeadlocked is what a *DeadlockError is (errors.Is).
-var ErrDeadlocked = errors.New("dosim: deadlock")
-
-// ClockError reports a run that cannot go on because its virtual clock
-// cannot move, for one of two reasons.
-//
-// PastEnd: the work left waits for an instant at or past End, which never
-// comes (a sleep, a timeout or a link delay near math.MaxInt64, or sleeps
-// that add up past 292 years). Pending names the tasks still waiting.
-//
-// Otherwise the clock stands still: Object's background work (alarm
-// deliveries, scheduled and queued task runs) ran Limit times at the
-// instant Now without the clock moving, the instant limit, because it
-// keeps setting itself up again at the same instant (an alarm its handler
-// sets to now, a task that schedules or queues itself with no delay).
-// Such work never ends, and nothing reaches a horizon or the watchdog.
-//
-// errors.Is(err, ErrClockStuck) holds for both.
-type ClockError struct {
-	Now     time.Duration // the virtual instant the run stopped at
-	PastEnd bool
-	Object  string   // "NAMESPACE/object", when the clock stood still
-	Limit   int      // the instant limit reached, when the clock stood still
-	Pending []string // the tasks still waiting, as in a DeadlockError
-}
-
-// Error says why the clock cannot move and what to do.
-func (e *ClockError) Error() string {
-	pending := strings.Join(e.Pending, "; ")
-	if e.PastEnd {
-		return fmt.Sprintf("dosim: virtual time cannot move at %v: the work left waits for an instant past the end of "+
-			"virtual time (%v after the start, about 292 years), which never comes: %s. A sleep, timeout or link delay "+
-			"that long (a duration near math.MaxInt64, or sleeps that add up past the end) never ends; to wait until "+
-			"something happens, wait for that (a call, a Group, a context)", e.Now, End-1, pending)
-	}
-	return fmt.Sprintf("dosim: virtual time stands still at %v: %s ran its background work (alarm deliveries, scheduled "+
-		"and queued tasks) %d times at this instant and sets it up again at the same instant, so it would run for ever "+
-		"without the clock moving: an alarm its handler sets to now or earlier, or a task that schedules or queues itself "+
-		"with no delay. Give the next run a delay; if this much work at one instant is meant, raise the limit "+
-		"(runtime.WithInstantLimit)%s", e.Now, e.Object, e.Limit, waiting(pending))
-}
-
-// waiting is the end of a frozen clock's message: what still waits.
-func waiting(pending string) string {
-	if pending == "" {
-		return ""
-	}
-	return ". Still waiting: " + pending
-}
-
-// Is makes errors.Is(err, ErrClockStuck) hold.
-func (e *ClockError) Is(target error) bool { return target == ErrClockStuck }
-
-// StallError reports that a task held the processor for longer than the
-// stall limit, in wall-clock time, without reaching a simulation blocking
-// point: it blocks outside the simulation (a raw channel, a mutex, a real
-// sleep, a goroutine it waits for) or loops forever. It wraps ErrStalled.
-//
-// The stalled goroutine cannot be stopped from outside: if it is blocked
-// forever (a channel nobody sends on) it stays behind after Close. If it
-// wakes up later, it ends at its next blocking point or when its method
-// returns, without running anything more of the simulation.
-type StallError struct {
+// Stall is the watchdog's report of a stall (rule H1): a task held the
+// processor for longer than the stall limit, in wall-clock time, without
+// reaching a simulation blocking point. Drive returns it as its error
+// (errors.Is(err, ErrStalled) holds); package runtime reports it to its
+// users as a *runtime.StallError.
+type Stall struct {
 	Task  string        // the task's name, with the object turn it runs ("turn NS/obj.Method attempt 1")
 	Now   time.Duration // the virtual instant of the stall
 	Limit time.Duration // the wall-clock stall limit that was reached
 }
 
-// Error names the task, the likely causes and what to do.
-func (e *StallError) Error() string {
-	return fmt.Sprintf("dosim: stalled at %v: task %q ran for more than %v of wall-clock time without reaching a simulation "+
-		"blocking point; it is probably blocked outside the simulation (a raw channel, a sync.Mutex or WaitGroup, "+
-		"time.Sleep, a goroutine it waits for) or loops forever. Inside simulated code use the runtime's Sleep, stubs, "+
-		"Group and object.State instead; a goroutine must not call stubs or sleeps (they return ErrNotInTask). "+
-		"If the work is honest and slow, raise the stall limit (runtime.WithStallLimit, --stall-limit)",
+// Error names the task, the instant and the limit.
+func (e *Stall) Error() string {
+	return fmt.Sprintf("dosim: stalled at %v: task %q ran for more than %v without reaching a simulation blocking point",
 		e.Now, e.Task, e.Limit)
 }
 
 // Is makes errors.Is(err, ErrStalled) hold.
-func (e *StallError) Is(target error) bool { return target == ErrStalled }
+func (e *Stall) Is(target error) bool { return target == ErrStalled }
 
-// DeadlockError reports that every live task is blocked and no timer can wake one.
-type DeadlockError struct {
-	Now     time.Duration
-	Blocked []string // "task-name: what it waits for", in start order
-}
-
-// Error names the blocked tasks and what each waits for.
-func (e *DeadlockError) Error() string {
-	return fmt.Sprintf("dosim: deadlock at %v: every task is blocked and no timer is pending: %s",
-		e.Now, strings.Join(e.Blocked, "; "))
-}
-
-// Is makes errors.Is(err, ErrDeadlocked) hold.
-func (e *DeadlockError) Is(target error) bool { return target == ErrDeadlocked }
-
-// PanicError is a panic that escaped a task, or a task that called
-// runtime.Goexit (Goexit is set; Value is nil).
-type PanicError struct {
+// Panic is a panic that escaped a task, or a task that called
+// runtime.Goexit (Goexit is set; Value is nil), as TakePanics reports it;
+// package runtime reports it to its users as a *runtime.PanicError.
+type Panic struct {
 	Task   string
 	Value  any
 	Stack  []byte
 	Goexit bool
-}
-
-// Error names the task and the panic, with its stack.
-func (e *PanicError) Error() string {
-	if e.Goexit {
-		return fmt.Sprintf("dosim: task %q called runtime.Goexit and ended without returning "+
-			"(t.FailNow, t.Fatal, require.* or t.SkipNow called from simulated code do this: "+
-			"return an error or record the failure instead)", e.Task)
-	}
-	return fmt.Sprintf("dosim: task %q panicked: %v\n%s", e.Task, e.Value, e.Stack)
 }
 
 // Wake says why a blocked task resumed.
@@ -269,7 +183,7 @@ const (
 	// ReachedTarget: the Advance target instant was reached.
 	ReachedTarget
 	// Stalled: the running task did not reach a blocking point within the
-	// stall limit (see StallError). The kernel is halted: only Close works.
+	// stall limit (see Stall). The kernel is halted: only Close works.
 	Stalled
 	// PastLimit: work that keeps the run going (a task's sleep, a call in
 	// flight, a queue) falls due after the limit (SetLimit): time stopped
@@ -379,7 +293,7 @@ type Kernel struct {
 	driving bool
 	closed  atomic.Bool // read by Enter from any goroutine
 	wg      sync.WaitGroup
-	panics  []*PanicError
+	panics  []*Panic
 
 	// The watchdog (see Drive). switches is bumped at every handoff, once
 	// the next task is set up, and whenever a task publishes what it runs
@@ -534,7 +448,7 @@ func (k *Kernel) Closed() bool { return k.closed.Load() }
 func (k *Kernel) Driving() bool { return k.driving }
 
 // TakePanics returns and forgets the panics that escaped tasks.
-func (k *Kernel) TakePanics() []*PanicError {
+func (k *Kernel) TakePanics() []*Panic {
 	p := k.panics
 	k.panics = nil
 	return p
@@ -862,20 +776,20 @@ func (t *Task) recycle() {
 
 // run runs the task's function and reports whether it returned (or
 // panicked) rather than calling runtime.Goexit. A Goexit is the task
-// failing: it is kept as a PanicError, and since the goroutine is ending,
+// failing: it is kept as a Panic, and since the goroutine is ending,
 // the task is finished and the processor handed on from here.
 func (w *worker) run(t *Task) (returned bool) {
 	k := w.k
 	defer func() {
 		if r := recover(); r != nil {
-			k.panics = append(k.panics, &PanicError{Task: t.Name(), Value: r, Stack: debug.Stack()})
+			k.panics = append(k.panics, &Panic{Task: t.Name(), Value: r, Stack: debug.Stack()})
 			returned = true
 			return
 		}
 		if returned || t.killed || k.halted.Load() {
 			return
 		}
-		k.panics = append(k.panics, &PanicError{Task: k.describe(t), Goexit: true})
+		k.panics = append(k.panics, &Panic{Task: k.describe(t), Goexit: true})
 		k.finish(t)
 		w.task = nil
 		k.handoff(nil)
@@ -1240,7 +1154,7 @@ func (k *Kernel) idle() Stop {
 // switch: once the running task blocks or ends, before anything else due
 // at the instant runs. What is pending stays; a later driver call goes on
 // from there. It is the hook by which the owner ends a run that must not
-// go on (the runtime's instant limit, see ClockError). Only the running
+// go on (the runtime's instant limit, see runtime.ClockError). Only the running
 // task (or a callback) may call it; calling it again before the marker is
 // reached does nothing more.
 func (k *Kernel) Abort() {
@@ -1363,7 +1277,7 @@ func (k *Kernel) stall(limit time.Duration) error {
 	if t != nil && t.w != nil {
 		t.w.done() // Close must not wait for it
 	}
-	return &StallError{Task: k.describe(t), Now: k.now, Limit: limit}
+	return &Stall{Task: k.describe(t), Now: k.now, Limit: limit}
 }
 
 func (k *Kernel) dropTargets() {
@@ -1395,7 +1309,7 @@ func (k *Kernel) Close() error {
 	k.live = list[Task]{}
 	for _, t := range live {
 		if t == k.stuck {
-			continue // still running outside the simulation: see StallError
+			continue // still running outside the simulation: see Stall
 		}
 		if t.w == nil {
 			t.fn = nil

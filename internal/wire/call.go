@@ -7,38 +7,16 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 )
 
-// Conn is what a stub needs from the runtime that minted it.
-type Conn interface {
-	// Kernel is the runtime's scheduler.
-	Kernel() *sched.Kernel
-	// NewRequestID draws a request identity from the seeded source.
-	NewRequestID() uuid.UUID
-	// NewCall returns a zeroed record for a call to fill in; the runtime
-	// hands records out of slabs, so that a record costs no allocation of
-	// its own.
-	NewCall() *Call
-	// Begin registers a call record (Start and Seq are set by Begin); it
-	// returns ErrTooManyCalls, and registers nothing, past MaxCalls.
-	Begin(c *Call) error
-	// End tells the runtime that a call has finished: no attempt of it will
-	// be sent any more.
-	End(c *Call)
-	// Send starts one attempt; it fires f.Done when the caller learns the
-	// attempt's fate.
-	Send(f *Flight)
-}
-
 // MaxCalls is how many calls one runtime makes at most: a call's Seq is
 // an int32, and its Began and Ended stamps (two per call) a uint32.
 const MaxCalls = math.MaxInt32
 
-// ErrTooManyCalls is Begin's error for the call past MaxCalls.
+// ErrTooManyCalls is stub.Conn.Begin's error for the call past MaxCalls.
 var ErrTooManyCalls = errors.New("a runtime makes at most 2,147,483,647 calls: start a new runtime (runtime.New) for more")
 
 // Target is what a stub points at.
@@ -382,36 +360,4 @@ func (a *Attempt) Extend(now time.Duration) {
 	if now > a.End {
 		a.End = now
 	}
-}
-
-// MakeStubFunc is the type of MakeStub. Its real signature, in the types
-// wire cannot name (package stub sits above it):
-//
-//	func(conn Conn, target *Target, retrying bool, opts []stub.Option) (*stub.Stub, error)
-//
-// An opts element that is not a stub.Option is an error, not a panic.
-type MakeStubFunc func(conn Conn, target *Target, retrying bool, opts []any) (any, error)
-
-// Hooks set by package stub's init.
-var (
-	// MakeStub builds a *stub.Stub for target (see MakeStubFunc).
-	MakeStub MakeStubFunc
-	// RefPolicy is the copy policy for arguments and results: stubs and RPC
-	// targets travel by reference (a stub becomes a non-retrying stub).
-	RefPolicy *clone.Policy
-)
-
-// WhyNotData is the error for v, which failed to copy as plain data with
-// err: a stub or an RPC target inside v is named as one (RefPolicy's hook
-// knows them), where err named what inside it stopped the copy
-// ("value.conn.k.cur holds an unsafe pointer"). It copies v again, which
-// only an error costs.
-func WhyNotData(v any, err error) error {
-	if RefPolicy == nil || RefPolicy.Ref == nil {
-		return err
-	}
-	if _, _, named := clone.Copy(v, &clone.Policy{Ref: RefPolicy.Ref}); named != nil {
-		return named
-	}
-	return err
 }

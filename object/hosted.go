@@ -1,0 +1,139 @@
+package object
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/wire"
+)
+
+// This file is package object's side of its seam with package runtime, the
+// way database/sql/driver is a driver's side of its seam with database/sql:
+// the interfaces the runtime implements for object code (Host), and the
+// constructors and methods the runtime calls. Each of those takes a
+// seal.Key, a type only dosim's own packages can name, so that they are
+// for the runtime alone; user code never needs them.
+
+// Host is what an object's State needs from the runtime hosting it.
+// Package runtime implements it; its methods name types of dosim's
+// internal packages, so that no other package can.
+type Host interface {
+	// Sleep waits d of virtual time, yielding the object's input gate.
+	Sleep(ctx context.Context, d time.Duration) error
+	// Now is the virtual wall clock.
+	Now() time.Time
+	// Halted reports whether the runtime's watchdog gave up on a stalled
+	// turn: a SQL statement still running then stops (rule Q5).
+	Halted() bool
+	// Effect records a side effect that leaves the object.
+	Effect(ctx context.Context, kind string, payload any) error
+
+	// Rand is the runtime's seeded source; use it only on the simulated path.
+	Rand() *rand.Rand
+	// Instance returns the object instance, building it if needed; nil
+	// while its constructor runs.
+	Instance() (any, error)
+	// CheckTask reports an error if the built instance has no method
+	// called name, or if payload does not fit its parameter as Invoke would
+	// pass it (nil while the instance is not built).
+	CheckTask(name string, payload any) error
+	// Invoke runs the instance's method called name, building the instance
+	// if needed, with payload as its one argument (none when payload is nil
+	// and the method takes none), through the path requests take: argument
+	// conversion, and a panic returned as an error.
+	Invoke(ctx context.Context, name string, payload any) error
+	// SetAlarm sets the object's alarm to at, or deletes it when ok is false.
+	SetAlarm(at time.Time, ok bool)
+	// Alarm returns the pending alarm, if any.
+	Alarm() (time.Time, bool)
+	// TasksDue tells the host when the earliest task of lane falls due
+	// (ok false: the lane is empty), so that it can set its timer.
+	TasksDue(lane wire.Lane, at time.Time, ok bool)
+	// Event appends an event to the runtime's trace, attributed to the
+	// object.
+	Event(e Event)
+	// Shared returns the runtime-wide value stored under key, storing mk()
+	// there first if there is none and mk is not nil.
+	Shared(key string, mk func() any) any
+	// ResetAfterBlock resets the object because the function given to
+	// BlockConcurrencyWhile failed with err (rule L6).
+	ResetAfterBlock(err error)
+}
+
+// Journal is what the runtime drives of an object's storage when a write
+// can fail (rule L7): the writes made and not yet confirmed durable
+// (Storage.StartJournal).
+type Journal interface {
+	// Pending reports how many writes wait for confirmation and whether
+	// any of them holds the turn's output (was not made with
+	// AllowUnconfirmed).
+	Pending() (n int, held bool)
+	// Confirm makes every pending write durable.
+	Confirm()
+	// Lose rolls every pending write back, newest first, and returns who
+	// made each (what the current function given to StartJournal returned
+	// as it was made).
+	Lose() []any
+}
+
+// NewHostedID returns the id of an object of namespace, from its 32 raw
+// bytes and, for an id made from a name, that name. For package runtime,
+// which makes and checks the bytes (rule O1).
+func NewHostedID(_ seal.Key, namespace string, raw [32]byte, name string) ID {
+	return ID{ns: namespace, raw: raw, name: name}
+}
+
+// NewHostedState returns the State of the object with id, whose storage
+// and host are the runtime's. For package runtime.
+func NewHostedState(_ seal.Key, id ID, storage *Storage, host Host) *State {
+	return &State{id: id, storage: storage, host: host}
+}
+
+// Renew marks s stale, why being the reason (its instance was reset or
+// evicted: its storage refuses every operation from now on, rule L4), and
+// returns a new State for the next instance, with the same id, storage
+// and host. For package runtime.
+func (s *State) Renew(_ seal.Key, why string) *State {
+	s.reset = fmt.Errorf("%w (%s): a new instance serves the object, this one may not touch its storage", ErrInstanceReset, why)
+	return &State{id: s.id, storage: s.storage, host: s.host}
+}
+
+// RunLane runs the due tasks of lane (wire.LaneSchedule or
+// wire.LaneQueue), then reports the lane's next due time through
+// Host.TasksDue. For package runtime, which calls it in a turn holding the
+// object's input gate.
+func (s *State) RunLane(ctx context.Context, _ seal.Key, lane wire.Lane) { s.runLane(ctx, lane) }
+
+// Close frees what the storage holds outside the Go heap (its SQL
+// database). For package runtime, which calls it when it closes.
+func (s *Storage) Close(seal.Key) { s.closeSQL() }
+
+// StartJournal makes the storage keep a journal of its unconfirmed writes
+// (rule L7) and returns it; current names the turn making a write (nil:
+// outside any turn, durable at once), sync is Sync's wait, and lost makes
+// the pending writes fail when SQLite itself undid them (a statement's ON
+// CONFLICT ROLLBACK). For package runtime.
+func (s *Storage) StartJournal(_ seal.Key, current func() any, sync func(ctx context.Context) error, lost func()) Journal {
+	s.j = &journal{current: current, sync: sync, lost: lost}
+	return storageJournal{s}
+}
+
+// Journal returns the storage's journal, nil when it keeps none
+// (StartJournal). For package runtime.
+func (s *Storage) Journal(seal.Key) Journal {
+	if s.j == nil {
+		return nil
+	}
+	return storageJournal{s}
+}
+
+// turnState returns the State of the object whose turn runs on ctx, nil
+// outside an object turn: package runtime's turns implement
+// wire.Turn[*State].
+func turnState(ctx context.Context) *State {
+	st, _ := wire.StateFrom[*State](ctx)
+	return st
+}
