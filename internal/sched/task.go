@@ -1,0 +1,289 @@
+package sched
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Task is one simulated thread of control.
+type Task struct {
+	k      *Kernel
+	id     uint64
+	name   string
+	num    uint32 // with name, when > 0: "name num" (see Spawn)
+	wake   chan Wake
+	parent context.Context
+
+	gen      uint64 // bumped whenever the task's pending event changes
+	hasEvent bool   // a valid event for this task is in the heap
+	blocked  bool
+	why      Wake // reason delivered with the pending ready event
+	reason   string
+	waitCtx  context.Context
+	killed   bool
+
+	// The kernel's lists: live tasks (live) and, while it waits on a
+	// cancellable context, its cancel group (cgroup, wait) and
+	// the order it joined the groups in (cseq). Intrusive, so that a task
+	// leaves either list in O(1) however many tasks there are.
+	live   node[Task]
+	inLive bool
+	cgroup *cancelGroup
+	wait   node[Task]
+	cseq   uint64
+	done   atomic.Bool // read by Enter from any goroutine
+	// fn is what the task runs, until it first runs; w is its worker,
+	// from then on (see resume).
+	fn func(ctx context.Context)
+	w  *worker
+	// runner runs the task (with num), for a task started with Spawn;
+	// sctx is the context its function got, ended when the task ends.
+	runner Runner
+	sctx   *SpawnContext
+
+	// Gate, when set, is released while the task waits at a yielding point
+	// (a sleep, an outgoing call) and taken again before it goes on: the
+	// input gate of an object turn (rule O3).
+	Gate *Gate
+	// queued is the gate whose line the task is in (Gate.Acquire, Reserve).
+	queued *Gate
+	// Data carries the owner's per-task data (for example the object turn).
+	Data any
+}
+
+// Name returns the task's name, as used in deadlock reports.
+func (t *Task) Name() string {
+	if t.num == 0 {
+		return t.name
+	}
+	return t.name + " " + strconv.FormatUint(uint64(t.num), 10)
+}
+
+// Ctx returns the task's context: the context it was started with, carrying
+// the task. A *Task is itself that context.
+func (t *Task) Ctx() context.Context { return t }
+
+// Deadline implements context.Context.
+func (t *Task) Deadline() (time.Time, bool) { return t.parent.Deadline() }
+
+// Done implements context.Context.
+func (t *Task) Done() <-chan struct{} { return t.parent.Done() }
+
+// Err implements context.Context.
+func (t *Task) Err() error { return t.parent.Err() }
+
+// Value implements context.Context; it carries the task itself.
+func (t *Task) Value(key any) any {
+	if key == (taskKey{}) {
+		return t
+	}
+	return t.parent.Value(key)
+}
+
+// Kernel returns the kernel the task belongs to.
+func (t *Task) Kernel() *Kernel { return t.k }
+
+// Finished reports whether the task has finished.
+func (t *Task) Finished() bool { return t.done.Load() }
+
+type taskKey struct{}
+
+// FromContext returns the task carried by ctx, or nil.
+func FromContext(ctx context.Context) *Task {
+	switch c := ctx.(type) { // the contexts dosim hands out, without Value's calls
+	case nil:
+		return nil
+	case *Task:
+		return c
+	case *TaskContext:
+		return c.task()
+	case *SpawnContext:
+		return c.task()
+	}
+	t, _ := ctx.Value(taskKey{}).(*Task)
+	return t
+}
+
+// Go starts fn as a new task, runnable at the current instant. It may be
+// called by the running task, by a callback, or by the driver before Run.
+// The task's context is ctx with the task attached. A panic that escapes fn
+// ends the task and is kept for TakePanics.
+func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Context)) *Task {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	k.nextID++
+	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
+	if k.closed.Load() || k.halted.Load() {
+		t.done.Store(true)
+		return t
+	}
+	k.alive++
+	t.blocked = true
+	t.reason = "starting"
+	t.fn = fn
+	k.ready(t, WokenBySignal)
+	return t
+}
+
+// Runner runs the tasks started with Spawn: tasks that share one context
+// and name and are told apart by a number. Until such a task first runs it
+// is only an event (40 bytes, with no pointers) and a share of the
+// Runner's slot; it gets a Task when it runs, the Task of a spawned task
+// that ended if there is one. 100,000 tasks started together then hold
+// little memory, and the collector little to mark, while they wait, and a
+// task that runs after one that ended runs on a Task still in the cache
+// (issue 14).
+type Runner interface {
+	// Context returns the context the tasks run with and the name they are
+	// reported by ("name num").
+	Context() (context.Context, string)
+	// Run runs task number num with ctx, a SpawnContext: the Runner's
+	// context, carrying the task until it ends.
+	Run(ctx context.Context, num uint32)
+}
+
+// Preparer is a Runner that can fetch what a task of its will touch into
+// the processor's cache ahead of time. When the kernel starts one of its
+// tasks, it names the Runner's tasks that come next: the next one (ahead
+// 1) and the one after it (ahead 2). The names are hints: new events may
+// still come first, and a Preparer must change nothing a run computes.
+// 100,000 tasks started together run in seeded order, which is no order
+// the hardware can guess, so each task's data is a cache miss unless
+// fetched while the task before runs (issue 14).
+type Preparer interface {
+	Prepare(num uint32, ahead int)
+}
+
+// Spawn starts task number num of r, runnable at the current instant; r
+// must be a pointer (Spawn compares it with the last Runner's). The task
+// is named "name num", or name alone for num 0. Spawn draws the same
+// tie-break as Go, at the same point: which of the two starts a task
+// changes nothing in a run's order. The number is kept in 32 bits: it is
+// the task's name and r's to interpret, and more than 2^32 tasks of one
+// Runner waiting at once would not fit in memory anyway.
+func (k *Kernel) Spawn(r Runner, num uint32) {
+	k.nextID++
+	if k.closed.Load() || k.halted.Load() {
+		return
+	}
+	k.alive++
+	k.keepAlive++
+	var slot uint32
+	if k.runner == r {
+		slot = k.runSlot
+		k.refs[slot].n++
+	} else {
+		slot = k.hold(r)
+		k.runner, k.runSlot = r, slot
+	}
+	k.push(event{at: k.now, kind: evStart, arg: k.nextID, num: num, ref: slot, keepAlive: true})
+}
+
+// describe names a task with what it runs (its Data, when a Stringer).
+func (k *Kernel) describe(t *Task) string {
+	if t == nil {
+		return "the scheduler (a timer callback)"
+	}
+	if s, ok := t.Data.(fmt.Stringer); ok {
+		return t.Name() + " " + s.String()
+	}
+	return t.Name()
+}
+
+func (k *Kernel) removeLive(t *Task) {
+	if t.inLive {
+		k.live.remove(t, liveNode)
+		t.inLive = false
+	}
+}
+
+// liveTasks returns the live tasks that have run, in start order.
+func (k *Kernel) liveTasks() []*Task {
+	out := make([]*Task, 0, k.live.n)
+	for t := k.live.head; t != nil; t = t.live.next {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Task) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// The nodes that link tasks and cancel groups into the kernel's lists.
+func liveNode(t *Task) *node[Task] { return &t.live }
+
+func waitNode(t *Task) *node[Task] { return &t.wait }
+
+func groupNode(g *cancelGroup) *node[cancelGroup] { return &g.link }
+
+// Block parks the running task t until Ready is called for it, ctx is
+// cancelled (if ctx can be), or timeout elapses (timeout < 0: no timer).
+// The caller records what it waits on before calling Block so that the
+// waker can find it. Once the kernel is closed Block returns WokenByCancel
+// at once, or never returns (the goroutine exits) if it was parked.
+func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) Wake {
+	k := t.k
+	if k.halted.Load() {
+		// The run stalled and this goroutine (the stalled task, come back)
+		// must not touch the kernel again: it ends here.
+		goruntime.Goexit()
+	}
+	if k.cur.Load() != t {
+		return WokenOutside // not the running task: do not touch the kernel
+	}
+	if k.closed.Load() {
+		return WokenByCancel
+	}
+	if ctx != nil && ctx.Done() != nil {
+		if ctx.Err() != nil {
+			return WokenByCancel
+		}
+		t.waitCtx = ctx
+		k.addCancel(t, ctx.Done())
+	}
+	t.blocked = true
+	t.reason = reason
+	if timeout >= 0 {
+		at := k.now + timeout
+		if timeout >= End-k.now { // never (see End)
+			at, t.reason = End, reason+" (until past the end of virtual time)"
+		}
+		t.gen++
+		t.hasEvent = true
+		k.keepAlive++
+		k.push(event{at: at, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
+	}
+	k.cur.Store(nil)
+	k.handoff(t)
+	w := <-t.wake
+	if w == killSignal {
+		t.killed = true
+		goruntime.Goexit()
+	}
+	return w
+}
+
+// Ready makes a blocked task runnable at the current instant. It is a no-op
+// for a task that is not blocked (already readied, running or finished).
+func (k *Kernel) Ready(t *Task) { k.ready(t, WokenBySignal) }
+
+func (k *Kernel) ready(t *Task, why Wake) {
+	if t == nil || !t.blocked || t.done.Load() || k.closed.Load() {
+		return
+	}
+	t.blocked = false
+	k.dropCancel(t)
+	if t.hasEvent {
+		k.keepAlive-- // its timer is now stale
+	}
+	t.gen++
+	t.hasEvent = true
+	t.why = why
+	k.keepAlive++
+	k.push(event{at: k.now, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
+}
