@@ -87,7 +87,12 @@ func (h *host) arm(l wire.Lane) {
 	if now := k.Now(); ln.due > now {
 		d = ln.due - now
 	}
-	ln.timer = k.After(d, keepAlive, func() { h.fire(l) })
+	fire := func() { h.fire(l) }
+	if keepAlive {
+		ln.timer = k.After(d, fire)
+	} else {
+		ln.timer = k.Alarm(d, fire)
+	}
 }
 
 // fire runs on the scheduling goroutine when a lane's timer expires.

@@ -105,7 +105,7 @@ func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return cur.Sleep(ctx, d, true)
+	return cur.Sleep(ctx, d)
 }
 
 func (v hostView) Now() time.Time { return v.h.ns.r.clockRead(v.h) }

@@ -443,7 +443,7 @@ func (r *Runtime) Sleep(ctx context.Context, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return cur.Sleep(ctx, d, true)
+	return cur.Sleep(ctx, d)
 }
 
 // Now returns the virtual wall clock: the start instant plus the virtual
@@ -470,7 +470,7 @@ func (r *Runtime) Advance(d time.Duration) error {
 		if cur == nil {
 			return ErrNotInTask
 		}
-		return cur.Sleep(cur, d, true)
+		return cur.Sleep(cur, d)
 	}
 	if err := r.usable("runtime.Advance"); err != nil {
 		return err

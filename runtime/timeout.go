@@ -37,7 +37,7 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	if r, ok := k.Owner().(*Runtime); ok {
 		vc.deadline, vc.hasDeadline = r.Now().Add(d), true
 	}
-	timer := k.After(d, false, func() { cancel(context.DeadlineExceeded) })
+	timer := k.Alarm(d, func() { cancel(context.DeadlineExceeded) })
 	return vc, func() {
 		timer.Stop()
 		cancel(context.Canceled)

@@ -21,10 +21,10 @@ func TestH1_BlockFromOutsideTheRunningTask(t *testing.T) {
 	var sleepErr, enterErr error
 	stop := run(t, k, func(ctx context.Context) {
 		other = k.Go(ctx, "other", func(ctx context.Context) {
-			_ = FromContext(ctx).Sleep(ctx, time.Second, false)
+			_ = FromContext(ctx).Sleep(ctx, time.Second)
 		})
-		outside = other.Block(ctx, "not mine", -1) // other is not running
-		sleepErr = other.Sleep(ctx, time.Second, false)
+		outside = other.Block(ctx, "not mine") // other is not running
+		sleepErr = other.Sleep(ctx, time.Second)
 		_, enterErr = k.Enter(other) // other has not finished, but check a finished one below
 	})
 	assert.Equal(t, Drained, stop)
@@ -43,7 +43,7 @@ func TestH1_GoexitEndsTheTask(t *testing.T) {
 	var after bool
 	stop := run(t, k, func(ctx context.Context) {
 		k.Go(ctx, "quitter", func(ctx context.Context) { goruntime.Goexit() })
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Second, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Second))
 		after = true
 	})
 	assert.Equal(t, Drained, stop)
@@ -62,7 +62,7 @@ func TestH1_StallStopsDrive(t *testing.T) {
 	require.NoError(t, k.SetStallLimit(MinStallLimit))
 	never := make(chan struct{})
 	k.Go(context.Background(), "parked", func(ctx context.Context) {
-		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+		_ = FromContext(ctx).Sleep(ctx, time.Hour)
 	})
 	k.Go(context.Background(), "stuck", func(ctx context.Context) { <-never })
 	stop, err := k.Drive(-1)
@@ -88,10 +88,10 @@ func TestH1_TheWatchdogReadsAStalledTaskWithoutARace(t *testing.T) {
 	require.NoError(t, k.SetStallLimit(MinStallLimit))
 	never := make(chan struct{})
 	k.Go(context.Background(), "root", func(ctx context.Context) {
-		k.After(time.Second, false, func() {
+		k.Alarm(time.Second, func() {
 			k.Go(context.Background(), "late", func(ctx context.Context) { <-never })
 		})
-		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+		_ = FromContext(ctx).Sleep(ctx, time.Hour)
 	})
 	stop, err := k.Drive(-1)
 	assert.Equal(t, Stalled, stop)

@@ -34,7 +34,7 @@ func TestSleepOrdersByVirtualTime(t *testing.T) {
 	stop := run(t, k, func(ctx context.Context) {
 		for _, d := range []time.Duration{3 * time.Second, time.Second, 2 * time.Second} {
 			k.Go(ctx, d.String(), func(ctx context.Context) {
-				require.NoError(t, FromContext(ctx).Sleep(ctx, d, false))
+				require.NoError(t, FromContext(ctx).Sleep(ctx, d))
 				order = append(order, fmt.Sprintf("%s@%s", d, k.Now()))
 			})
 		}
@@ -77,7 +77,7 @@ func TestDeadlockNamesBlockedTasks(t *testing.T) {
 	var never Signal
 	stop := run(t, k, func(ctx context.Context) {
 		k.Go(ctx, "waiter", func(ctx context.Context) {
-			never.Wait(ctx, FromContext(ctx), "waiting for a signal nobody fires", -1, false)
+			never.Wait(ctx, FromContext(ctx), "waiting for a signal nobody fires")
 		})
 	})
 	require.Equal(t, Deadlocked, stop)
@@ -112,10 +112,10 @@ func TestCancelWakesBlockedTask(t *testing.T) {
 	run(t, k, func(ctx context.Context) {
 		cctx, cancel := context.WithCancel(ctx)
 		k.Go(cctx, "sleeper", func(ctx context.Context) {
-			slept = FromContext(ctx).Sleep(ctx, time.Hour, false)
+			slept = FromContext(ctx).Sleep(ctx, time.Hour)
 			wokeAt = k.Now()
 		})
-		_ = FromContext(ctx).Sleep(ctx, time.Second, false)
+		_ = FromContext(ctx).Sleep(ctx, time.Second)
 		cancel()
 	})
 	assert.ErrorIs(t, slept, context.Canceled)
@@ -127,7 +127,7 @@ func TestBackgroundEventsDoNotPullTimeForward(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
 	fired := 0
-	k.After(time.Minute, false, func() { fired++ })
+	k.Alarm(time.Minute, func() { fired++ })
 	stop := run(t, k, func(ctx context.Context) {})
 	assert.Equal(t, Drained, stop)
 	assert.Equal(t, 0, fired, "a background event waits for something else to move time")
@@ -144,7 +144,7 @@ func TestTimerStop(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
 	fired := false
-	tm := k.After(time.Second, true, func() { fired = true })
+	tm := k.After(time.Second, func() { fired = true })
 	assert.True(t, tm.Stop())
 	assert.False(t, tm.Stop(), "a second Stop does nothing")
 	run(t, k, func(ctx context.Context) {})
@@ -170,7 +170,7 @@ func TestGateIsFIFO(t *testing.T) {
 			})
 		}
 		// Let every task queue on the gate before releasing it.
-		_ = me.Sleep(ctx, time.Second, false)
+		_ = me.Sleep(ctx, time.Second)
 		gate.Release()
 	})
 	assert.Len(t, order, 5)
@@ -265,12 +265,12 @@ func TestO3_GateLineKeepsOrderAndForgetsWhoLeft(t *testing.T) {
 					g.Acquire(tk, "in line")
 					order = append(order, fmt.Sprintf("%d.%d", i, round))
 					assert.Nil(t, tk.queued)
-					require.NoError(t, tk.Sleep(ctx, 0, true)) // yields the gate: back in line
+					require.NoError(t, tk.Sleep(ctx, 0)) // yields the gate: back in line
 					g.Release()
 				}
 			})
 		}
-		require.NoError(t, me.Sleep(ctx, time.Second, false))
+		require.NoError(t, me.Sleep(ctx, time.Second))
 		g.Release()
 	})
 	assert.Equal(t, Drained, stop)
@@ -298,7 +298,7 @@ func BenchmarkGateLine(b *testing.B) {
 							g.Release()
 						})
 					}
-					_ = me.Sleep(ctx, time.Second, false) // all n queue meanwhile
+					_ = me.Sleep(ctx, time.Second) // all n queue meanwhile
 					g.Release()
 				})
 				if _, err := k.Drive(-1); err != nil {
@@ -328,7 +328,7 @@ func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 			}
 			k.Spawn(waiters, uint32(i+1))
 		}
-		FromContext(ctx).Block(context.Background(), "forever", -1)
+		FromContext(ctx).Block(context.Background(), "forever")
 	})
 	require.Equal(t, Deadlocked, stop)
 	blocked := k.Blocked()

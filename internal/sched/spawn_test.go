@@ -39,7 +39,7 @@ func mixedOrder(t *testing.T, seed uint64, spawn bool) string {
 	var order []string
 	body := func(ctx context.Context, i uint32) {
 		order = append(order, fmt.Sprint(i))
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Duration(i%2)*time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Duration(i%2)*time.Millisecond))
 		order = append(order, fmt.Sprintf("%d'", i))
 	}
 	r := &funcRunner{name: "spawned", fn: body}
@@ -154,7 +154,7 @@ func TestH1_ASpawnedTasksContextEndsWithIt(t *testing.T) {
 	}}
 	run(t, k, func(ctx context.Context) {
 		k.Spawn(r, 1)
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
 		_, err := k.Enter(kept)
 		assert.ErrorIs(t, err, ErrNotInTask)
 	})
@@ -234,7 +234,7 @@ func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
 	}}
 	run(t, k, func(ctx context.Context) {
 		k.Spawn(a, 1)
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
 		k.Spawn(b, 2)
 	})
 	require.NotNil(t, first)
@@ -256,7 +256,7 @@ func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
 		used.Gate, used.Data = &g, "turn"
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		require.NoError(t, used.Sleep(cctx, time.Millisecond, true))
+		require.NoError(t, used.Sleep(cctx, time.Millisecond))
 		g.Release()
 	}}
 	run(t, k, func(ctx context.Context) { k.Spawn(r, 1) })
@@ -328,7 +328,7 @@ func TestSpawnHintsTheTasksThatRunNext(t *testing.T) {
 		for i := range uint32(30) {
 			k.Spawn(r, i+1)
 		}
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
 		k.Spawn(other, 1) // alone: another Runner's task gets no hint from r's
 	})
 	require.Len(t, ran, 30)

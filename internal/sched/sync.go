@@ -6,15 +6,13 @@ import (
 	"time"
 )
 
-// Sleep parks the running task for d of virtual time. With yield set and a
-// Gate on the task, the gate is released for the sleep and taken again
-// after it (rule O3). It returns ctx's error if ctx is cancelled first.
-func (t *Task) Sleep(ctx context.Context, d time.Duration, yield bool) error {
-	if d < 0 {
-		d = 0
-	}
+// Sleep parks the running task for d of virtual time (d < 0: 0). It is a
+// yielding wait: the gate the task holds (Task.Gate) is released for the
+// sleep and taken again after it (rule O3). It returns ctx's error if ctx
+// is cancelled first.
+func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
 	var w Wake
-	t.Yielding(yield, func() { w = t.Block(ctx, "sleeping", d) })
+	t.Yielding(true, func() { w = t.BlockFor(ctx, "sleeping", d) })
 	if w == WokenOutside {
 		return ErrNotInTask
 	}
@@ -86,7 +84,7 @@ func (g *Gate) Acquire(t *Task, reason string) {
 		t.queued = g
 	}
 	for g.owner != t {
-		if t.Block(context.Background(), reason, -1); t.k.Closed() {
+		if t.Block(context.Background(), reason); t.k.Closed() {
 			return
 		}
 	}
@@ -144,20 +142,31 @@ func (s *Signal) Fire(k *Kernel) {
 	s.waiters = nil
 }
 
-// Wait parks t until the signal fires, ctx is cancelled or timeout elapses
-// (timeout < 0: none). With yield, t's gate is released meanwhile. It
-// reports whether the signal fired.
-func (s *Signal) Wait(ctx context.Context, t *Task, reason string, timeout time.Duration, yield bool) bool {
+// Wait parks t until the signal fires or ctx is cancelled, and reports
+// whether the signal fired. It is a yielding wait: t's gate is released
+// meanwhile (see Sleep).
+func (s *Signal) Wait(ctx context.Context, t *Task, reason string) bool {
+	return s.wait(ctx, t, reason, noTimer)
+}
+
+// WaitFor is Wait that also gives up once timeout (at least 0) of virtual
+// time has passed.
+func (s *Signal) WaitFor(ctx context.Context, t *Task, reason string, timeout time.Duration) bool {
+	return s.wait(ctx, t, reason, max(timeout, 0))
+}
+
+// wait is Wait and WaitFor (timeout: noTimer, or the timer's).
+func (s *Signal) wait(ctx context.Context, t *Task, reason string, timeout time.Duration) bool {
 	if s.fired {
 		return true
 	}
-	t.Yielding(yield, func() {
+	t.Yielding(true, func() {
 		if s.one == nil {
 			s.one = t
 		} else {
 			s.waiters = append(s.waiters, t)
 		}
-		t.Block(ctx, reason, timeout)
+		t.block(ctx, reason, timeout)
 		if !s.fired {
 			s.remove(t)
 		}

@@ -221,12 +221,24 @@ func waitNode(t *Task) *node[Task] { return &t.wait }
 
 func groupNode(g *cancelGroup) *node[cancelGroup] { return &g.link }
 
-// Block parks the running task t until Ready is called for it, ctx is
-// cancelled (if ctx can be), or timeout elapses (timeout < 0: no timer).
-// The caller records what it waits on before calling Block so that the
-// waker can find it. Once the kernel is closed Block returns WokenByCancel
-// at once, or never returns (the goroutine exits) if it was parked.
-func (t *Task) Block(ctx context.Context, reason string, timeout time.Duration) Wake {
+// Block parks the running task t until Ready is called for it or ctx is
+// cancelled (if ctx can be). The caller records what it waits on before
+// calling Block so that the waker can find it. Once the kernel is closed
+// Block returns WokenByCancel at once, or never returns (the goroutine
+// exits) if it was parked.
+func (t *Task) Block(ctx context.Context, reason string) Wake { return t.block(ctx, reason, noTimer) }
+
+// BlockFor is Block with a timer: it also returns, with WokenByTimer, once
+// timeout (at least 0) of virtual time has passed.
+func (t *Task) BlockFor(ctx context.Context, reason string, timeout time.Duration) Wake {
+	return t.block(ctx, reason, max(timeout, 0))
+}
+
+// noTimer is block's timeout for a wait without a timer (Block).
+const noTimer = time.Duration(-1)
+
+// block is Block and BlockFor: timeout is noTimer, or the timer's.
+func (t *Task) block(ctx context.Context, reason string, timeout time.Duration) Wake {
 	k := t.k
 	if k.halted.Load() {
 		// The run stalled and this goroutine (the stalled task, come back)

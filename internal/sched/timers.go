@@ -45,7 +45,7 @@ type callback struct {
 	fired     bool
 }
 
-// Timer cancels a callback scheduled with After.
+// Timer cancels a callback scheduled with After, Alarm or Background.
 type Timer struct {
 	k  *Kernel
 	cb *callback
@@ -63,16 +63,31 @@ func (tm Timer) Stop() bool {
 	return true
 }
 
-// After runs fn on the scheduling goroutine when virtual time reaches now+d.
-// fn must not block; it may start tasks and ready them. keepAlive says
-// whether in-flight work waits for it (link latency: time moves to it on its
-// own) or it is background work (an alarm: it runs only when time gets
-// there because something else waits longer).
+// The kernel runs callbacks of three kinds, each by its own method. All
+// run fn on the scheduling goroutine when virtual time reaches now+d; fn
+// must not block, and may start tasks and ready them.
+//
+//   - After: in-flight work (link latency) waits for it, so time moves to
+//     it on its own.
+//   - Alarm: background work (an object's alarm, a context's deadline): it
+//     runs only when time gets there because something else waits longer.
+//   - Background: housekeeping, as Alarm but after every other event of its
+//     instant and without a seeded draw (see Background).
 //
 // A callback due at or past End never runs (see End); if in-flight work
-// waits for it, time moves on towards End meanwhile, and a driver call
-// left with nothing else stops with OutOfTime.
-func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
+// waits for it (After), time moves on towards End meanwhile, and a driver
+// call left with nothing else stops with OutOfTime.
+
+// After runs fn when virtual time reaches now+d, in-flight work that keeps
+// the run going until then (see the kinds of callback above).
+func (k *Kernel) After(d time.Duration, fn func()) Timer { return k.after(d, true, fn) }
+
+// Alarm runs fn when virtual time reaches now+d, background work that does
+// not move time on its own (see the kinds of callback above).
+func (k *Kernel) Alarm(d time.Duration, fn func()) Timer { return k.after(d, false, fn) }
+
+// after is After (keepAlive) and Alarm: both draw a seeded tie-break.
+func (k *Kernel) after(d time.Duration, keepAlive bool, fn func()) Timer {
 	d = max(d, 0)
 	cb := &callback{fn: fn, keepAlive: keepAlive}
 	at := AddTime(k.now, d)
@@ -87,7 +102,7 @@ func (k *Kernel) After(d time.Duration, keepAlive bool, fn func()) Timer {
 }
 
 // Background runs fn on the scheduling goroutine when virtual time reaches
-// now+d, as After(d, false, fn) does, but draws no seeded tie-break: it
+// now+d, as Alarm does, but draws no seeded tie-break: it
 // runs after every other event of its instant (Background callbacks of
 // one instant run in the order they were scheduled), and scheduling it
 // leaves the seeded sequence (and so every trace) as it was. For housekeeping
