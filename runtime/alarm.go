@@ -107,8 +107,10 @@ func (h *host) fire(l wire.Lane) {
 	h.ns.r.k.Go(context.Background(), laneNames[l], lt.run)
 }
 
-// laneTurn is attached to the task running a lane's work.
+// laneTurn is attached to the task running a lane's work (its
+// sched.Work).
 type laneTurn struct {
+	inputGate
 	h    *host
 	lane wire.Lane
 	log  *turnLog // the turn's history (WithHistory); nil without
@@ -125,8 +127,8 @@ func (lt *laneTurn) String() string {
 func (lt *laneTurn) run(ctx context.Context) {
 	h, l := lt.h, lt.lane
 	t := sched.FromContext(ctx)
-	t.Gate, t.Data = &h.gate, lt
-	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
+	lt.gate = &h.gate
+	t.SetWork(lt) // and the watchdog may name the turn (see StallError)
 	defer func() {
 		h.lane(l).running = false
 		h.arm(l)

@@ -16,10 +16,48 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
 )
+
+// inputGate is what a turn holds of its object's input gate, as the
+// turn's sched.Work (turnInfo and laneTurn embed it): a yielding wait (a
+// sleep, an awaited call) lets the gate go and takes it back after (rule
+// O3), unless BlockConcurrencyWhile or Transaction holds it closed (rule
+// L6, wire.HoldGate).
+type inputGate struct {
+	gate  *sched.Gate // the host's; set as the turn starts
+	holds int         // HoldGate calls in progress
+}
+
+var (
+	_ sched.Work      = (*turnInfo)(nil)
+	_ sched.Work      = (*laneTurn)(nil)
+	_ wire.GateHolder = (*turnInfo)(nil)
+	_ wire.GateHolder = (*laneTurn)(nil)
+)
+
+// Leave lets the gate go for a yielding wait of t, the turn's task, if t
+// holds it and nothing holds it closed (sched.Work).
+func (g *inputGate) Leave(t *sched.Task) bool {
+	if g.holds > 0 || g.gate == nil || g.gate.Owner() != t {
+		return false
+	}
+	g.gate.Release()
+	return true
+}
+
+// Return takes the gate back after the wait (sched.Work).
+func (g *inputGate) Return(t *sched.Task) { g.gate.Acquire(t, "waiting to re-enter its object") }
+
+// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+func (g *inputGate) HoldGate(fn func() error) error {
+	g.holds++
+	defer func() { g.holds-- }()
+	return fn()
+}
 
 // startJournal makes h's storage keep its unconfirmed writes when a write
 // can fail (the plan names StorageWriteFails).
@@ -35,8 +73,10 @@ func (h *host) startJournal() {
 // or nil outside any turn (a test between runs), whose write is durable
 // at once.
 func (h *host) writer() any {
-	if cur := h.ns.r.k.Current(); cur != nil && cur.Data != nil {
-		return cur.Data
+	if cur := h.ns.r.k.Current(); cur != nil {
+		if w := cur.Work(); w != nil {
+			return w
+		}
 	}
 	return nil
 }
@@ -89,7 +129,7 @@ func replied(f *wire.Flight) {
 func (h *host) sync(ctx context.Context) error {
 	var f *wire.Flight
 	if cur := h.ns.r.k.Current(); cur != nil {
-		if ti, ok := cur.Data.(*turnInfo); ok && ti.h == h {
+		if ti, ok := cur.Work().(*turnInfo); ok && ti.h == h {
 			f = ti.f
 		}
 	}
@@ -108,7 +148,7 @@ func (r *Runtime) callGate() (h *host, goes, strike bool) {
 	if cur == nil {
 		return nil, true, false
 	}
-	switch t := cur.Data.(type) {
+	switch t := cur.Work().(type) {
 	case *turnInfo:
 		if t.f.Done.Fired() { // its caller was answered: no fault strikes it now
 			goes, strike = t.h.outputGate(nil)

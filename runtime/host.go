@@ -267,15 +267,14 @@ func (h *host) receive(f *wire.Flight) {
 	// switches; the caller's own gate is yielded meanwhile, as its wait
 	// for the reply would.
 	if cur := r.k.Current(); cur != nil && f.Fault.Stage() != transport.WhileRunning && h.gate.Free() {
-		held := cur.LeaveGate()
-		saved, savedData := cur.Gate, cur.Data
+		saved := cur.Work()
+		left := cur.Leave()
 		ctx := r.newTaskContext()
 		ctx.Begin(cur)
 		h.turn(ctx, cur, ti)
 		ctx.End()
-		cur.Gate, cur.Data = saved, savedData
-		r.k.Touch()
-		cur.ReenterGate(held)
+		cur.SetWork(saved)
+		cur.Return(left)
 		// The turn is over and, unless an output gate holds writes that name
 		// it, nothing of the runtime's holds f any more: the stub may reuse
 		// it once the reply is in.
@@ -301,8 +300,10 @@ func (h *host) receive(f *wire.Flight) {
 	}
 }
 
-// turnInfo is attached to the task running an object turn.
+// turnInfo is attached to the task running an object turn (its
+// sched.Work).
 type turnInfo struct {
+	inputGate
 	h   *host
 	f   *wire.Flight
 	dup bool
@@ -324,9 +325,8 @@ func (ti *turnInfo) String() string {
 // turn runs one request inside the object, holding its input gate except
 // while it waits on an outgoing call or a sleep (rule O3).
 func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
-	t.Gate = &h.gate
-	t.Data = ti
-	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
+	ti.gate = &h.gate
+	t.SetWork(ti) // and the watchdog may name the turn (see StallError)
 	// The defers run on a Goexit from the method too (t.FailNow); serve
 	// holds the many returns, so that these two stay open-coded (cheap).
 	defer h.leave(ti)

@@ -305,7 +305,7 @@ func New(opts ...Option) *Runtime {
 		r.orng = rand.New(histSource{r})
 	}
 	r.k = sched.New(r.rng)
-	r.k.SetOwner(r)
+	r.k.SetEpoch(r.start)
 	source := "runtime.WithStallLimit"
 	if !r.stallSet {
 		r.stallLimit = time.Duration(defaultStall.Load())
@@ -518,7 +518,7 @@ func (c *connImpl) Begin(call *wire.Call) error {
 		return ErrTooManyCalls
 	}
 	if t := c.k.Current(); t != nil {
-		if ti, ok := t.Data.(*turnInfo); ok { // an object's turn calls out
+		if ti, ok := t.Work().(*turnInfo); ok { // an object's turn calls out
 			if c.callers == nil {
 				c.callers = map[*host]struct{}{}
 			}

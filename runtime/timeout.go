@@ -34,9 +34,7 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	k := t.Kernel()
 	d = max(d, 0)
 	vc := &virtualCtx{Context: inner}
-	if r, ok := k.Owner().(*Runtime); ok {
-		vc.deadline, vc.hasDeadline = r.Now().Add(d), true
-	}
+	vc.deadline, vc.hasDeadline = k.Epoch().Add(k.Now()).Add(d), true
 	timer := k.Alarm(d, func() { cancel(context.DeadlineExceeded) })
 	return vc, func() {
 		timer.Stop()

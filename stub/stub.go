@@ -210,7 +210,7 @@ func (s *Stub) replayed(ctx context.Context, method string, args []any, hreq *ht
 	if t == nil {
 		return nil, nil, false
 	}
-	rp, ok := t.Data.(wire.CallReplayer)
+	rp, ok := t.Work().(wire.CallReplayer)
 	if !ok {
 		return nil, nil, false
 	}

@@ -138,11 +138,7 @@ func (k *Kernel) Blocked() []string {
 	tasks := k.liveTasks()
 	out := make([]string, 0, len(tasks))
 	for _, t := range tasks {
-		name := t.Name()
-		if s, ok := t.Data.(fmt.Stringer); ok {
-			name += " " + s.String()
-		}
-		out = append(out, fmt.Sprintf("%s: %s", name, t.reason))
+		out = append(out, fmt.Sprintf("%s: %s", k.describe(t), t.reason))
 	}
 	return out
 }

@@ -111,14 +111,14 @@ type Kernel struct {
 
 	// The watchdog (see Drive). switches is bumped at every handoff, once
 	// the next task is set up, and whenever a task publishes what it runs
-	// (Touch); the driver declares a stall when it has not moved for
+	// (SetWork); the driver declares a stall when it has not moved for
 	// stallLimit of wall-clock time (see wait for why it is race-free).
 	switches   atomic.Uint64
 	stallLimit time.Duration
 	halted     atomic.Bool // a stall was declared: nothing more runs
 	stuck      *Task       // the task that stalled
 
-	owner any
+	epoch time.Time // where the virtual wall clock starts (SetEpoch)
 
 	// refs holds what pending events point at; free lists its unused
 	// slots. An event takes a slot when pushed and gives it back when
@@ -148,12 +148,13 @@ type Kernel struct {
 	aborting bool
 }
 
-// SetOwner records the value that owns the kernel (the runtime), for code
-// that reaches the kernel from a task's context.
-func (k *Kernel) SetOwner(o any) { k.owner = o }
+// SetEpoch sets the wall-clock instant virtual time starts at (the
+// runtime's start, runtime.WithStart); the zero time until then.
+func (k *Kernel) SetEpoch(t time.Time) { k.epoch = t }
 
-// Owner returns what SetOwner recorded.
-func (k *Kernel) Owner() any { return k.owner }
+// Epoch returns the instant SetEpoch set: virtual instant d is
+// Epoch().Add(d) on the virtual wall clock.
+func (k *Kernel) Epoch() time.Time { return k.epoch }
 
 // New returns a kernel drawing its tie-breaks from rng, the runtime's single
 // seeded source: every draw happens on the simulated path in a fixed order.

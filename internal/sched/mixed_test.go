@@ -73,9 +73,9 @@ func (w *mixedWorld) body(ctx context.Context, i uint32) {
 			w.log("%d fired %d", i, j)
 		case 3:
 			w.gate.Acquire(t, "gate")
-			t.Gate = &w.gate
+			t.SetWork(&gateWork{name: "gate", g: &w.gate})
 			err := t.Sleep(ctx, time.Millisecond)
-			t.Gate = nil
+			t.SetWork(nil)
 			w.gate.Release()
 			w.log("%d gate %v", i, err)
 		case 4:

@@ -18,6 +18,27 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func newKernel(seed uint64) *Kernel { return New(rand.New(rand.NewPCG(seed, seed))) }
 
+// gateWork is a Work that holds g, as the runtime's object turn holds its
+// input gate: a yielding wait releases g and takes it back.
+type gateWork struct {
+	name string
+	g    *Gate
+}
+
+var _ Work = (*gateWork)(nil)
+
+func (w *gateWork) String() string { return w.name }
+
+func (w *gateWork) Leave(t *Task) bool {
+	if w.g.Owner() != t {
+		return false
+	}
+	w.g.Release()
+	return true
+}
+
+func (w *gateWork) Return(t *Task) { w.g.Acquire(t, "waiting to re-enter its object") }
+
 // run starts fn as the root task and drives the kernel until it stops.
 func run(t *testing.T, k *Kernel, fn func(ctx context.Context)) Stop {
 	t.Helper()

@@ -244,7 +244,7 @@ func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
 // Issue 14: a recycled Task keeps nothing of the task before but its
 // kernel and its wait generation (which only grows, so that an event left
 // over from the first task stays stale). The first task here waited on a
-// cancellable context with a timeout, held a gate and carried data.
+// cancellable context with a timeout, held a gate and carried work.
 func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
@@ -253,7 +253,7 @@ func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
 	r := &funcRunner{name: "busy", fn: func(ctx context.Context, _ uint32) {
 		used = FromContext(ctx)
 		g.Acquire(used, "gate")
-		used.Gate, used.Data = &g, "turn"
+		used.SetWork(&gateWork{name: "turn", g: &g})
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		require.NoError(t, used.Sleep(cctx, time.Millisecond))

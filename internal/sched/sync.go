@@ -7,12 +7,13 @@ import (
 )
 
 // Sleep parks the running task for d of virtual time (d < 0: 0). It is a
-// yielding wait: the gate the task holds (Task.Gate) is released for the
-// sleep and taken again after it (rule O3). It returns ctx's error if ctx
-// is cancelled first.
+// yielding wait (see Work): what the task's work holds is let go for the
+// sleep and taken back after it (an object's input gate, rule O3). It
+// returns ctx's error if ctx is cancelled first.
 func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
-	var w Wake
-	t.Yielding(true, func() { w = t.BlockFor(ctx, "sleeping", d) })
+	left := t.Leave()
+	w := t.BlockFor(ctx, "sleeping", d)
+	t.Return(left)
 	if w == WokenOutside {
 		return ErrNotInTask
 	}
@@ -25,41 +26,8 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// Yielding runs wait with the task's gate released when yield is set and
-// the task holds one, and takes the gate back before returning.
-func (t *Task) Yielding(yield bool, wait func()) {
-	g := t.Gate
-	if !yield || g == nil || g.owner != t {
-		wait()
-		return
-	}
-	g.Release()
-	wait()
-	g.Acquire(t, "waiting to re-enter its object")
-}
-
-// LeaveGate is Yielding's first half, for a caller that must not allocate
-// a closure: it releases the gate t holds, if any, and returns it for
-// ReenterGate.
-func (t *Task) LeaveGate() *Gate {
-	g := t.Gate
-	if g == nil || g.owner != t {
-		return nil
-	}
-	g.Release()
-	return g
-}
-
-// ReenterGate is Yielding's second half: t takes back g (from LeaveGate;
-// nil: nothing to take back).
-func (t *Task) ReenterGate(g *Gate) {
-	if g != nil {
-		g.Acquire(t, "waiting to re-enter its object")
-	}
-}
-
-// Gate is a FIFO mutex between tasks: an object's input gate. Only one task
-// holds it; the others wait in arrival order. A task in line is marked
+// Gate is a FIFO mutex between tasks (the runtime's object input gate).
+// Only one task holds it; the others wait in arrival order. A task in line is marked
 // (Task.queued), so that asking whether it is in line does not scan it.
 type Gate struct {
 	owner   *Task
@@ -143,8 +111,8 @@ func (s *Signal) Fire(k *Kernel) {
 }
 
 // Wait parks t until the signal fires or ctx is cancelled, and reports
-// whether the signal fired. It is a yielding wait: t's gate is released
-// meanwhile (see Sleep).
+// whether the signal fired. It is a yielding wait (see Work): what t's
+// work holds is let go meanwhile.
 func (s *Signal) Wait(ctx context.Context, t *Task, reason string) bool {
 	return s.wait(ctx, t, reason, noTimer)
 }
@@ -160,17 +128,17 @@ func (s *Signal) wait(ctx context.Context, t *Task, reason string, timeout time.
 	if s.fired {
 		return true
 	}
-	t.Yielding(true, func() {
-		if s.one == nil {
-			s.one = t
-		} else {
-			s.waiters = append(s.waiters, t)
-		}
-		t.block(ctx, reason, timeout)
-		if !s.fired {
-			s.remove(t)
-		}
-	})
+	left := t.Leave()
+	if s.one == nil {
+		s.one = t
+	} else {
+		s.waiters = append(s.waiters, t)
+	}
+	t.block(ctx, reason, timeout)
+	if !s.fired {
+		s.remove(t)
+	}
+	t.Return(left)
 	return s.fired
 }
 

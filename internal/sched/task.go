@@ -3,7 +3,6 @@ package sched
 import (
 	"cmp"
 	"context"
-	"fmt"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -47,14 +46,10 @@ type Task struct {
 	runner Runner
 	sctx   *SpawnContext
 
-	// Gate, when set, is released while the task waits at a yielding point
-	// (a sleep, an outgoing call) and taken again before it goes on: the
-	// input gate of an object turn (rule O3).
-	Gate *Gate
+	// work is what the owner runs on the task (SetWork).
+	work Work
 	// queued is the gate whose line the task is in (Gate.Acquire, Reserve).
 	queued *Gate
-	// Data carries the owner's per-task data (for example the object turn).
-	Data any
 }
 
 // Name returns the task's name, as used in deadlock reports.
@@ -184,17 +179,6 @@ func (k *Kernel) Spawn(r Runner, num uint32) {
 		k.runner, k.runSlot = r, slot
 	}
 	k.push(event{at: k.now, kind: evStart, arg: k.nextID, num: num, ref: slot, keepAlive: true})
-}
-
-// describe names a task with what it runs (its Data, when a Stringer).
-func (k *Kernel) describe(t *Task) string {
-	if t == nil {
-		return "the scheduler (a timer callback)"
-	}
-	if s, ok := t.Data.(fmt.Stringer); ok {
-		return t.Name() + " " + s.String()
-	}
-	return t.Name()
 }
 
 func (k *Kernel) removeLive(t *Task) {

@@ -49,11 +49,6 @@ func (k *Kernel) StallLimit() time.Duration { return k.stallLimit }
 // Halted reports whether a stall was declared. Any goroutine may call it.
 func (k *Kernel) Halted() bool { return k.halted.Load() }
 
-// Touch tells the watchdog that the running task has published something
-// the driver may read when it reports a stall (Task.Data): the counter it
-// bumps orders the write before the driver's read.
-func (k *Kernel) Touch() { k.switches.Add(1) }
-
 // wait waits for the tasks to hand the processor back to the driver. With
 // a stall limit it also watches the switch counter on a wall-clock ticker
 // and declares a stall when it has not moved for the limit. The wall clock
@@ -67,8 +62,9 @@ func (k *Kernel) Touch() { k.switches.Add(1) }
 // the live list. The driver declares a stall only when its last load of
 // the counter saw the latest bump, and so reads all of that after it.
 // (Bumped before resume wrote the task's worker and the live list, as it
-// was, the driver read them unordered.) A task's own writes the driver
-// reads (Task.Data) are published by Touch.
+// was, the driver read them unordered.) A task's own write the driver
+// reads (its Work, which names it in the report) is published the same
+// way, by SetWork.
 func (k *Kernel) wait() (Stop, error) {
 	limit := k.stallLimit
 	if limit <= 0 {

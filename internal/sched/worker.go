@@ -138,7 +138,7 @@ func (t *Task) recycle() {
 	t.waitCtx, t.killed = nil, false
 	t.live, t.inLive, t.cgroup, t.wait, t.cseq = node[Task]{}, false, nil, node[Task]{}, 0
 	t.fn, t.w, t.runner, t.sctx = nil, nil, nil, nil
-	t.Gate, t.queued, t.Data = nil, nil, nil
+	t.work, t.queued = nil, nil
 	t.done.Store(false)
 }
 

@@ -73,7 +73,7 @@ type Turn interface {
 	TurnState() any
 }
 
-// CallReplayer is implemented by the Data of a task that runs an object
+// CallReplayer is implemented by the Work of a task that runs an object
 // turn: a call the turn makes through a stub of another runtime while the
 // turn is replayed alone (runtime.Replay) is answered from the turn's
 // history instead of being sent. ok is false when the turn is not being
@@ -90,7 +90,7 @@ func StateFrom(ctx context.Context) any {
 	if t == nil {
 		return nil
 	}
-	if tu, ok := t.Data.(Turn); ok {
+	if tu, ok := t.Work().(Turn); ok {
 		return tu.TurnState()
 	}
 	return nil
@@ -157,17 +157,22 @@ type Event struct {
 	Panic                    string        // what OnError panicked with
 }
 
+// GateHolder is implemented by the Work of a task that runs an object
+// turn (sched.Work): HoldGate runs fn with the turn's input gate kept
+// closed.
+type GateHolder interface {
+	HoldGate(fn func() error) error
+}
+
 // HoldGate runs fn with the input gate of the turn on ctx's task kept
 // closed: a sleep or an awaited call inside fn does not open it (rule L6,
 // BlockConcurrencyWhile and Transaction). Outside a turn it just runs fn.
 func HoldGate(ctx context.Context, fn func() error) error {
-	t := sched.FromContext(ctx)
-	if t == nil || t.Gate == nil {
-		return fn()
+	if t := sched.FromContext(ctx); t != nil {
+		if g, ok := t.Work().(GateHolder); ok {
+			return g.HoldGate(fn)
+		}
 	}
-	g := t.Gate
-	t.Gate = nil // Task.Yielding releases only a gate the task names
-	defer func() { t.Gate = g }()
 	return fn()
 }
 
