@@ -54,7 +54,7 @@ type host struct {
 	compiled []*compiled
 	// spare is the last turn run on its caller's task, free for the next:
 	// once such a turn has ended, nothing holds its turnInfo (the method's
-	// context is a TaskContext of its own, see newTaskContext).
+	// context is a sched.Context of its own, see newTaskContext).
 	spare   *turnInfo
 	handler http.Handler
 

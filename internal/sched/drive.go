@@ -63,11 +63,8 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		case evStart:
 			run := p.(Runner)
 			ctx, name := run.Context()
-			t := popLast(&k.spare)
-			if t == nil {
-				t = &Task{k: k}
-			}
-			t.id, t.name, t.num, t.parent, t.runner = ev.arg, name, ev.num, ctx, run
+			t := k.pool.task(k, ctx)
+			t.id, t.name, t.num, t.runner = ev.arg, name, ev.num, run
 			if pr, ok := run.(Preparer); ok {
 				k.hint(pr, ev.ref)
 			}
@@ -230,6 +227,6 @@ func (k *Kernel) Close() error {
 	}
 	k.workers = nil
 	k.wg.Wait()
-	k.events, k.refs, k.free, k.runner, k.spare = nil, nil, nil, nil, nil
+	k.events, k.refs, k.free, k.runner, k.pool = nil, nil, nil, nil, taskPool{}
 	return nil
 }

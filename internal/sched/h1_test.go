@@ -25,14 +25,14 @@ func TestH1_BlockFromOutsideTheRunningTask(t *testing.T) {
 		})
 		outside = other.Block(ctx, "not mine") // other is not running
 		sleepErr = other.Sleep(ctx, time.Second)
-		_, enterErr = k.Enter(other) // other has not finished, but check a finished one below
+		_, enterErr = k.Enter(other.Context()) // other has not finished, but check a finished one below
 	})
 	assert.Equal(t, Drained, stop)
 	assert.Equal(t, WokenOutside, outside)
 	assert.ErrorIs(t, sleepErr, ErrNotInTask)
 	assert.NoError(t, enterErr)
 	assert.Equal(t, time.Second, k.Now(), "the other task slept once")
-	_, err := k.Enter(other)
+	_, err := k.Enter(other.Context())
 	assert.ErrorIs(t, err, ErrNotInTask, "its task has finished")
 }
 

@@ -13,9 +13,31 @@
 // Advance (the driver) sleeps until the kernel has nothing more to do.
 //
 // Time only moves forward while something waits for it: a keep-alive event
-// (a sleeping task, in-flight link latency, an Advance target). Background
-// events (alarms) fire when time reaches them, but never pull time forward on
-// their own, so Run returns once in-flight work has drained.
+// (a sleeping task, in-flight link latency, an Advance target: After).
+// Background events (alarms: Alarm, Background) fire when time reaches
+// them, but never pull time forward on their own, so Run returns once
+// in-flight work has drained.
+//
+// The kernel knows nothing of objects. What its owner (the runtime) runs on
+// a task, an object turn, is a Work the task carries: the kernel names it
+// in stall and deadlock reports, and asks it to let go of what it holds
+// (the object's input gate) at a yielding wait (Sleep, Signal.Wait).
+//
+// One kind of context per task life: Context. The function of a task
+// started with Go or Spawn runs with one, and a turn the runtime runs on
+// its caller's task gets one of its own (Context.Begin); each carries the
+// task until that life ends, and is never reused. There used to be three:
+// a *Task was itself the context of a task started with Go, a
+// SpawnContext that of a spawned task (whose Task the kernel may reuse,
+// see taskPool), and a TaskContext that of a turn on its caller's task.
+//
+// The files, by concern: kernel.go (the Kernel, Enter), task.go (Task, Go,
+// Spawn, Block, Ready), worker.go (the goroutines that run tasks), work.go
+// (Work), context.go (Context), sync.go (Sleep, Gate, Signal), timers.go
+// (End, After, Alarm, Background), heap.go (the event heap and the slots
+// its events point at), cancel.go (cancel groups), drive.go (Drive, pick,
+// Abort, Close), watchdog.go (the stall limit), errors.go (the error
+// values and types), pool.go (the Task pool), list.go (intrusive lists).
 package sched
 
 import (
@@ -129,17 +151,7 @@ type Kernel struct {
 	free    []uint32
 	runner  Runner
 	runSlot uint32
-	// spare holds Tasks of finished spawned tasks, for the next spawned
-	// tasks (at most maxSpare): the Task of a task that just ended is
-	// still in the cache, a new one is not, and reusing it makes 256 bytes
-	// less garbage per task. Only a spawned task's Task is reused: nothing
-	// outside the kernel holds it once it has ended (its function got a
-	// SpawnContext, not the Task), while Go hands the Task to its caller.
-	spare []*Task
-	// sctxs are the SpawnContexts handed out next, from a slab that
-	// doubles up to spawnSlab; nsctx is the last slab's size.
-	sctxs []SpawnContext
-	nsctx int
+	pool    taskPool // the Tasks of spawned tasks (a speed trick, pool.go)
 	// limit is the instant past which virtual time never moves (SetLimit);
 	// 0 when there is none.
 	limit    time.Duration
@@ -191,10 +203,10 @@ func (k *Kernel) Enter(ctx context.Context) (*Task, error) {
 	}
 	t := FromContext(ctx)
 	cur := k.cur.Load()
-	// FromContext again, last: a spawned task's Task is reused once it
-	// has ended, so a goroutine that read ctx just before the end may find
-	// the Task running again. Its context was ended before the Task was
-	// reused (finish, recycle), so the second look sees that.
+	// FromContext again, last: the pool reuses a spawned task's Task once
+	// it has ended (taskPool), so a goroutine that read ctx just before the
+	// end may find the Task running again. Its context was ended before the
+	// Task was reused (finish, recycle), so the second look sees that.
 	if t == nil || cur == nil || t.Finished() || FromContext(ctx) != t {
 		return nil, ErrNotInTask
 	}

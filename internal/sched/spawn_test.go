@@ -260,8 +260,8 @@ func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
 		g.Release()
 	}}
 	run(t, k, func(ctx context.Context) { k.Spawn(r, 1) })
-	require.Len(t, k.spare, 1)
-	require.Same(t, used, k.spare[0])
+	require.Len(t, k.pool.spare, 1)
+	require.Same(t, used, k.pool.spare[0])
 	assert.Greater(t, used.gen, uint64(0))
 	v := reflect.ValueOf(used).Elem()
 	for i := range v.NumField() {

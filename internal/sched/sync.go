@@ -2,7 +2,6 @@ package sched
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 )
 
@@ -157,86 +156,3 @@ func (s *Signal) remove(t *Task) {
 
 // Free reports whether the gate has no owner and nobody waiting for it.
 func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
-
-// TaskContext is a context carrying a task and nothing else: no deadline,
-// no cancellation, no other values. An object turn that runs on its
-// caller's task gets one, so that nothing of the caller's context leaks
-// into the object. Once the turn has ended (End), it carries no task any
-// more: a goroutine the turn started that calls with it gets ErrNotInTask.
-type TaskContext struct{ carrier }
-
-// carrier is what TaskContext and SpawnContext share: a task, set once
-// before the context is handed out (so a plain write: no goroutine can
-// read it yet), until the context is ended.
-type carrier struct {
-	t     *Task       // not to be read once ended: the Task may serve another task
-	ended atomic.Bool // set by end; read by any goroutine
-}
-
-// task returns the task the context carries, nil once it has ended.
-func (c *carrier) task() *Task {
-	if c.ended.Load() {
-		return nil
-	}
-	return c.t
-}
-
-func (c *carrier) end() { c.ended.Store(true) }
-
-// Begin makes the context carry t. It is called once, on a context not yet
-// handed out.
-func (c *TaskContext) Begin(t *Task) { c.t = t }
-
-// End marks the turn over: the context no longer carries its task.
-func (c *TaskContext) End() { c.end() }
-
-// Deadline implements context.Context: none.
-func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// Done implements context.Context: never cancelled.
-func (c *TaskContext) Done() <-chan struct{} { return nil }
-
-// Err implements context.Context: always nil.
-func (c *TaskContext) Err() error { return nil }
-
-// Value implements context.Context: only the task.
-func (c *TaskContext) Value(key any) any {
-	if key == (taskKey{}) {
-		if t := c.task(); t != nil {
-			return t
-		}
-	}
-	return nil
-}
-
-// SpawnContext is the context a spawned task's function runs with (see
-// Kernel.Spawn): its Runner's context, carrying the task until the task
-// ends. The kernel reuses the Task of an ended spawned task for a later
-// one; a SpawnContext is never reused, so a function (or a goroutine it
-// started) that keeps its context past its end holds an ended one, and
-// gets ErrNotInTask with it.
-type SpawnContext struct {
-	carrier // ended when the task ends
-	parent  context.Context
-}
-
-// Deadline implements context.Context: the Runner's context's.
-func (c *SpawnContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
-
-// Done implements context.Context: the Runner's context's.
-func (c *SpawnContext) Done() <-chan struct{} { return c.parent.Done() }
-
-// Err implements context.Context: the Runner's context's.
-func (c *SpawnContext) Err() error { return c.parent.Err() }
-
-// Value implements context.Context: the task, while it runs, and the
-// Runner's context's values.
-func (c *SpawnContext) Value(key any) any {
-	if key == (taskKey{}) {
-		if t := c.task(); t != nil {
-			return t
-		}
-		return nil
-	}
-	return c.parent.Value(key)
-}

@@ -12,12 +12,11 @@ import (
 
 // Task is one simulated thread of control.
 type Task struct {
-	k      *Kernel
-	id     uint64
-	name   string
-	num    uint32 // with name, when > 0: "name num" (see Spawn)
-	wake   chan Wake
-	parent context.Context
+	k    *Kernel
+	id   uint64
+	name string
+	num  uint32 // with name, when > 0: "name num" (see Spawn)
+	wake chan Wake
 
 	gen      uint64 // bumped whenever the task's pending event changes
 	hasEvent bool   // a valid event for this task is in the heap
@@ -41,10 +40,15 @@ type Task struct {
 	// from then on (see resume).
 	fn func(ctx context.Context)
 	w  *worker
-	// runner runs the task (with num), for a task started with Spawn;
-	// sctx is the context its function got, ended when the task ends.
-	runner Runner
-	sctx   *SpawnContext
+	// runner runs the task (with num), for a task started with Spawn
+	// (spawned), until it first runs.
+	runner  Runner
+	spawned bool
+	// life is the context the task's function got, ended when the task
+	// ends: ctx for a task started with Go, one of the pool's for a
+	// spawned task (see taskPool).
+	life *Context
+	ctx  Context
 
 	// work is what the owner runs on the task (SetWork).
 	work Work
@@ -60,62 +64,26 @@ func (t *Task) Name() string {
 	return t.name + " " + strconv.FormatUint(uint64(t.num), 10)
 }
 
-// Ctx returns the task's context: the context it was started with, carrying
-// the task. A *Task is itself that context.
-func (t *Task) Ctx() context.Context { return t }
-
-// Deadline implements context.Context.
-func (t *Task) Deadline() (time.Time, bool) { return t.parent.Deadline() }
-
-// Done implements context.Context.
-func (t *Task) Done() <-chan struct{} { return t.parent.Done() }
-
-// Err implements context.Context.
-func (t *Task) Err() error { return t.parent.Err() }
-
-// Value implements context.Context; it carries the task itself.
-func (t *Task) Value(key any) any {
-	if key == (taskKey{}) {
-		return t
-	}
-	return t.parent.Value(key)
-}
-
 // Kernel returns the kernel the task belongs to.
 func (t *Task) Kernel() *Kernel { return t.k }
 
 // Finished reports whether the task has finished.
 func (t *Task) Finished() bool { return t.done.Load() }
 
-type taskKey struct{}
-
-// FromContext returns the task carried by ctx, or nil.
-func FromContext(ctx context.Context) *Task {
-	switch c := ctx.(type) { // the contexts dosim hands out, without Value's calls
-	case nil:
-		return nil
-	case *Task:
-		return c
-	case *TaskContext:
-		return c.task()
-	case *SpawnContext:
-		return c.task()
-	}
-	t, _ := ctx.Value(taskKey{}).(*Task)
-	return t
-}
-
 // Go starts fn as a new task, runnable at the current instant. It may be
 // called by the running task, by a callback, or by the driver before Run.
-// The task's context is ctx with the task attached. A panic that escapes fn
+// fn runs with the task's Context: ctx with the task attached. A panic that escapes fn
 // ends the task and is kept for TakePanics.
 func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Context)) *Task {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	k.nextID++
-	t := &Task{k: k, id: k.nextID, name: name, parent: ctx}
+	t := &Task{k: k, id: k.nextID, name: name}
+	t.ctx.start(t, ctx)
+	t.life = &t.ctx
 	if k.closed.Load() || k.halted.Load() {
+		t.ctx.End()
 		t.done.Store(true)
 		return t
 	}
@@ -139,7 +107,7 @@ type Runner interface {
 	// Context returns the context the tasks run with and the name they are
 	// reported by ("name num").
 	Context() (context.Context, string)
-	// Run runs task number num with ctx, a SpawnContext: the Runner's
+	// Run runs task number num with ctx, a Context: the Runner's
 	// context, carrying the task until it ends.
 	Run(ctx context.Context, num uint32)
 }

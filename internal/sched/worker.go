@@ -5,27 +5,8 @@ import (
 	"sync/atomic"
 )
 
-// spawnSlab is how many SpawnContexts one allocation holds at most.
-const spawnSlab = 256
-
-// newSpawnContext returns a SpawnContext never handed out before, for t.
-func (k *Kernel) newSpawnContext(t *Task) *SpawnContext {
-	if len(k.sctxs) == 0 {
-		k.nsctx = min(max(2*k.nsctx, 8), spawnSlab)
-		k.sctxs = make([]SpawnContext, k.nsctx)
-	}
-	c := &k.sctxs[0]
-	k.sctxs = k.sctxs[1:]
-	c.t, c.parent = t, t.parent
-	return c
-}
-
-// maxSpare bounds Kernel.spare: enough for tasks that end one after
-// another, little held after many ended at once.
-const maxSpare = 64
-
 // popLast removes and returns the last of *s, or nil when it is empty
-// (the kernel's parked workers, its spare Tasks).
+// (the kernel's parked workers, the pool's spare Tasks).
 func popLast[T any](s *[]*T) *T {
 	n := len(*s)
 	if n == 0 {
@@ -101,9 +82,8 @@ func (w *worker) loop() {
 		k.finish(t)
 		w.task = nil
 		k.workers = append(k.workers, w)
-		if t.sctx != nil && len(k.spare) < maxSpare {
-			t.recycle()
-			k.spare = append(k.spare, t)
+		if t.spawned {
+			k.pool.put(t)
 		}
 		k.handoff(nil)
 	}
@@ -119,27 +99,11 @@ func (w *worker) done() {
 // finish ends t, whose goroutine holds the processor and is about to give
 // it up.
 func (k *Kernel) finish(t *Task) {
-	if t.sctx != nil {
-		t.sctx.end()
-	}
+	t.life.End()
 	t.done.Store(true)
 	k.alive--
 	k.removeLive(t)
 	k.cur.Store(nil)
-}
-
-// recycle clears a finished spawned task's Task for reuse by the next
-// spawned task. It keeps gen, which only grows: an event left over from
-// the task's life stays stale for the next. done is stored atomically:
-// a goroutine that kept the task's context may be reading it (Enter).
-func (t *Task) recycle() {
-	t.id, t.name, t.num, t.parent, t.wake = 0, "", 0, nil, nil
-	t.hasEvent, t.blocked, t.why, t.reason = false, false, 0, ""
-	t.waitCtx, t.killed = nil, false
-	t.live, t.inLive, t.cgroup, t.wait, t.cseq = node[Task]{}, false, nil, node[Task]{}, 0
-	t.fn, t.w, t.runner, t.sctx = nil, nil, nil, nil
-	t.work, t.queued = nil, nil
-	t.done.Store(false)
 }
 
 // run runs the task's function and reports whether it returned (or
@@ -164,12 +128,11 @@ func (w *worker) run(t *Task) (returned bool) {
 	}()
 	if r := t.runner; r != nil {
 		t.runner = nil
-		t.sctx = k.newSpawnContext(t)
-		r.Run(t.sctx, t.num)
+		r.Run(t.life, t.num)
 		return true
 	}
 	fn := t.fn
 	t.fn = nil
-	fn(t)
+	fn(t.life)
 	return true
 }
