@@ -54,7 +54,7 @@ type host struct {
 	compiled []*compiled
 	// spare is the last turn run on its caller's task, free for the next:
 	// once such a turn has ended, nothing holds its turnInfo (the method's
-	// context is a sched.Context of its own, see newTaskContext).
+	// context is a sched.Context of its own, see newTurnContext).
 	spare   *turnInfo
 	handler http.Handler
 
@@ -269,7 +269,7 @@ func (h *host) receive(f *wire.Flight) {
 	if cur := r.k.Current(); cur != nil && f.Fault.Stage() != transport.WhileRunning && h.gate.Free() {
 		saved := cur.Work()
 		left := cur.Leave()
-		ctx := r.newTaskContext()
+		ctx := r.newTurnContext()
 		ctx.Begin(cur)
 		h.turn(ctx, cur, ti)
 		ctx.End()

@@ -162,12 +162,12 @@ func (r *Runtime) kept() []*wire.Call {
 // contextsPerSlab is how many sched.Contexts one allocation holds.
 const contextsPerSlab = 256
 
-// newTaskContext returns a sched.Context never handed out before, for a turn
+// newTurnContext returns a sched.Context never handed out before, for a turn
 // that runs on its caller's task. A context is never reused: a method (or
 // a goroutine it started) that keeps its context past the turn holds an
 // ended one for good, and gets ErrNotInTask with it. Slabs make that cost
 // no allocation of its own.
-func (r *Runtime) newTaskContext() *sched.Context {
+func (r *Runtime) newTurnContext() *sched.Context {
 	if len(r.contexts) == 0 {
 		// 8 first, doubling to contextsPerSlab: a run of a few calls (an
 		// explorer's seed) allocates a few.

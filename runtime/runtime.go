@@ -170,7 +170,7 @@ type Runtime struct {
 
 	slabs    []slab           // the call records kept (records.go)
 	free     []wire.Call      // the records newCall hands out next: the current slab's rest
-	contexts []sched.Context  // the contexts newTaskContext hands out next (records.go)
+	contexts []sched.Context  // the contexts newTurnContext hands out next (records.go)
 	nctx     int              // the size of the last slab of contexts
 	ahead    chan []wire.Call // the next full-size slab, its pages being touched (records.go)
 	begun    int32            // calls begun: the next call's Seq

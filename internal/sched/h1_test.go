@@ -124,3 +124,23 @@ func TestH1_TheStallLimitHasAFloor(t *testing.T) {
 		assert.Equal(t, d, k.StallLimit())
 	}
 }
+
+// H1 (run with -race): the watchdog names the work a stalled task runs
+// (Task.SetWork publishes it, as a switch publishes the task), and reads
+// it without a race.
+func TestH1_TheWatchdogNamesTheWorkOfAStalledTask(t *testing.T) {
+	k := newKernel(1)
+	require.NoError(t, k.SetStallLimit(MinStallLimit))
+	never := make(chan struct{})
+	k.Go(context.Background(), "turn", func(ctx context.Context) {
+		FromContext(ctx).SetWork(&gateWork{name: "NS/obj.Method attempt 1", g: &Gate{}})
+		<-never
+	})
+	stop, err := k.Drive(-1)
+	assert.Equal(t, Stalled, stop)
+	var se *StallError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "turn NS/obj.Method attempt 1", se.Task)
+	require.NoError(t, k.Close())
+	close(never)
+}

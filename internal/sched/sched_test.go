@@ -363,3 +363,39 @@ func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 		assert.Equal(t, name+": gate", b)
 	}
 }
+
+// O3: a yielding wait (Sleep, Signal.Wait, Signal.WaitFor) lets the
+// task's Work go and takes it back before the task goes on, so another
+// task holds the gate meanwhile; Block keeps it. A task without Work
+// yields nothing.
+func TestO3_AYieldingWaitLetsTheWorkGo(t *testing.T) {
+	k := newKernel(3)
+	defer k.Close()
+	var g Gate
+	var order []string
+	stop := run(t, k, func(ctx context.Context) {
+		me := FromContext(ctx)
+		g.Acquire(me, "root")
+		me.SetWork(&gateWork{name: "root", g: &g})
+		k.Go(ctx, "other", func(ctx context.Context) {
+			o := FromContext(ctx)
+			for range 3 {
+				g.Acquire(o, "other")
+				order = append(order, "other")
+				g.Release()
+				_ = o.Sleep(ctx, time.Millisecond)
+			}
+		})
+		require.NoError(t, me.Sleep(ctx, 0))
+		assert.Same(t, me, g.Owner(), "taken back after the sleep")
+		var never Signal
+		assert.False(t, never.WaitFor(ctx, me, "a signal nobody fires", time.Millisecond))
+		assert.Same(t, me, g.Owner(), "taken back after the wait")
+		assert.Equal(t, WokenByTimer, me.BlockFor(ctx, "not yielding", time.Millisecond))
+		order = append(order, "root")
+		me.SetWork(nil)
+		g.Release()
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, []string{"other", "other", "root", "other"}, order)
+}
