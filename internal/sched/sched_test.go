@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -398,4 +399,10 @@ func TestO3_AYieldingWaitLetsTheWorkGo(t *testing.T) {
 	})
 	assert.Equal(t, Drained, stop)
 	assert.Equal(t, []string{"other", "other", "root", "other"}, order)
+}
+
+// Issue 14: a Task fits in 240 bytes, a size class of Go's allocator (see
+// the layout of its fields): 100,000 tasks of a Group hold one each.
+func TestTaskFitsItsSizeClass(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(Task{}), uintptr(240))
 }

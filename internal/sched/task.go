@@ -12,38 +12,42 @@ import (
 
 // Task is one simulated thread of control.
 type Task struct {
+	// The fields are laid out with the small ones together, so that a
+	// Task fits in 240 bytes (a size class of Go's allocator) and a
+	// hundred thousand of them hold no padding.
 	k    *Kernel
 	id   uint64
 	name string
-	num  uint32 // with name, when > 0: "name num" (see Spawn)
 	wake chan Wake
 
-	gen      uint64 // bumped whenever the task's pending event changes
-	hasEvent bool   // a valid event for this task is in the heap
+	gen     uint64 // bumped whenever the task's pending event changes
+	reason  string
+	waitCtx context.Context
+
+	num      uint32      // with name, when > 0: "name num" (see Spawn)
+	done     atomic.Bool // read by Enter from any goroutine
+	hasEvent bool        // a valid event for this task is in the heap
 	blocked  bool
 	why      Wake // reason delivered with the pending ready event
-	reason   string
-	waitCtx  context.Context
 	killed   bool
+	inLive   bool // in the kernel's live list
+	spawned  bool // started with Spawn (runner)
 
 	// The kernel's lists: live tasks (live) and, while it waits on a
 	// cancellable context, its cancel group (cgroup, wait) and
 	// the order it joined the groups in (cseq). Intrusive, so that a task
 	// leaves either list in O(1) however many tasks there are.
 	live   node[Task]
-	inLive bool
 	cgroup *cancelGroup
 	wait   node[Task]
 	cseq   uint64
-	done   atomic.Bool // read by Enter from any goroutine
 	// fn is what the task runs, until it first runs; w is its worker,
 	// from then on (see resume).
 	fn func(ctx context.Context)
 	w  *worker
-	// runner runs the task (with num), for a task started with Spawn
-	// (spawned), until it first runs.
-	runner  Runner
-	spawned bool
+	// runner runs the task (with num), for a task started with Spawn,
+	// until it first runs.
+	runner Runner
 	// life is the context the task's function got, ended when the task
 	// ends: ctx for a task started with Go, one of the pool's for a
 	// spawned task (see taskPool).
