@@ -26,8 +26,9 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // Gate is a FIFO mutex between tasks (the runtime's object input gate).
-// Only one task holds it; the others wait in arrival order. A task in line is marked
-// (Task.queued), so that asking whether it is in line does not scan it.
+// Only one task holds it; the others wait in arrival order. A task in
+// line is marked (Task.queued), so that asking whether it is in line does
+// not scan it.
 type Gate struct {
 	owner   *Task
 	waiters []*Task
