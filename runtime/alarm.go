@@ -110,10 +110,10 @@ func (h *host) fire(l wire.Lane) {
 // laneTurn is attached to the task running a lane's work (its
 // sched.Work).
 type laneTurn struct {
-	inputGate
-	h    *host
-	lane wire.Lane
-	log  *turnLog // the turn's history (WithHistory); nil without
+	h     *host
+	lane  wire.Lane
+	holds int32    // HoldGate calls in progress (see host.leaveGate)
+	log   *turnLog // the turn's history (WithHistory); nil without
 }
 
 // TurnState gives object code running in the turn its State.
@@ -127,8 +127,7 @@ func (lt *laneTurn) String() string {
 func (lt *laneTurn) run(ctx context.Context) {
 	h, l := lt.h, lt.lane
 	t := sched.FromContext(ctx)
-	lt.gate = &h.gate
-	t.SetWork(lt) // and the watchdog may name the turn (see StallError)
+	t.SetWork(lt) // the watchdog may name the turn (see StallError)
 	defer func() {
 		h.lane(l).running = false
 		h.arm(l)

@@ -22,16 +22,10 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// inputGate is what a turn holds of its object's input gate, as the
-// turn's sched.Work (turnInfo and laneTurn embed it): a yielding wait (a
-// sleep, an awaited call) lets the gate go and takes it back after (rule
-// O3), unless BlockConcurrencyWhile or Transaction holds it closed (rule
-// L6, wire.HoldGate).
-type inputGate struct {
-	gate  *sched.Gate // the host's; set as the turn starts
-	holds int         // HoldGate calls in progress
-}
-
+// A turn (turnInfo, laneTurn) is its task's sched.Work: a yielding wait
+// (a sleep, an awaited call) lets the object's input gate go and takes it
+// back after (rule O3), unless BlockConcurrencyWhile or Transaction holds
+// it closed (rule L6, wire.HoldGate): the turn's holds counts those.
 var (
 	_ sched.Work      = (*turnInfo)(nil)
 	_ sched.Work      = (*laneTurn)(nil)
@@ -39,25 +33,43 @@ var (
 	_ wire.GateHolder = (*laneTurn)(nil)
 )
 
-// Leave lets the gate go for a yielding wait of t, the turn's task, if t
-// holds it and nothing holds it closed (sched.Work).
-func (g *inputGate) Leave(t *sched.Task) bool {
-	if g.holds > 0 || g.gate == nil || g.gate.Owner() != t {
+// leaveGate lets h's input gate go for a yielding wait of t, a turn of h
+// whose holds are holds, if t holds the gate and nothing holds it closed.
+func (h *host) leaveGate(t *sched.Task, holds int32) bool {
+	if holds > 0 || h.gate.Owner() != t {
 		return false
 	}
-	g.gate.Release()
+	h.gate.Release()
 	return true
 }
 
-// Return takes the gate back after the wait (sched.Work).
-func (g *inputGate) Return(t *sched.Task) { g.gate.Acquire(t, "waiting to re-enter its object") }
+// returnGate takes h's input gate back for t after a yielding wait.
+func (h *host) returnGate(t *sched.Task) { h.gate.Acquire(t, "waiting to re-enter its object") }
 
-// HoldGate runs fn with the gate kept closed (wire.GateHolder).
-func (g *inputGate) HoldGate(fn func() error) error {
-	g.holds++
-	defer func() { g.holds-- }()
+// holdGate runs fn with a turn's holds one more meanwhile.
+func holdGate(holds *int32, fn func() error) error {
+	*holds++
+	defer func() { *holds-- }()
 	return fn()
 }
+
+// Leave lets the gate go for a yielding wait (sched.Work).
+func (ti *turnInfo) Leave(t *sched.Task) bool { return ti.h.leaveGate(t, ti.holds) }
+
+// Return takes the gate back after the wait (sched.Work).
+func (ti *turnInfo) Return(t *sched.Task) { ti.h.returnGate(t) }
+
+// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+func (ti *turnInfo) HoldGate(fn func() error) error { return holdGate(&ti.holds, fn) }
+
+// Leave lets the gate go for a yielding wait (sched.Work).
+func (lt *laneTurn) Leave(t *sched.Task) bool { return lt.h.leaveGate(t, lt.holds) }
+
+// Return takes the gate back after the wait (sched.Work).
+func (lt *laneTurn) Return(t *sched.Task) { lt.h.returnGate(t) }
+
+// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+func (lt *laneTurn) HoldGate(fn func() error) error { return holdGate(&lt.holds, fn) }
 
 // startJournal makes h's storage keep its unconfirmed writes when a write
 // can fail (the plan names StorageWriteFails).

@@ -303,7 +303,6 @@ func (h *host) receive(f *wire.Flight) {
 // turnInfo is attached to the task running an object turn (its
 // sched.Work).
 type turnInfo struct {
-	inputGate
 	h   *host
 	f   *wire.Flight
 	dup bool
@@ -312,6 +311,7 @@ type turnInfo struct {
 	// while it waited at the gate.
 	prev, next       *turnInfo
 	started, dropped bool
+	holds            int32    // HoldGate calls in progress (see host.leaveGate)
 	log              *turnLog // the turn's history (WithHistory); nil without
 }
 
@@ -325,8 +325,7 @@ func (ti *turnInfo) String() string {
 // turn runs one request inside the object, holding its input gate except
 // while it waits on an outgoing call or a sleep (rule O3).
 func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
-	ti.gate = &h.gate
-	t.SetWork(ti) // and the watchdog may name the turn (see StallError)
+	t.SetWork(ti) // the watchdog may name the turn (see StallError)
 	// The defers run on a Goexit from the method too (t.FailNow); serve
 	// holds the many returns, so that these two stay open-coded (cheap).
 	defer h.leave(ti)

@@ -15,15 +15,16 @@ import (
 // serves another life. Its deadline, cancellation and other values are its
 // parent's: the context the task was started with, or none (Begin).
 type Context struct {
-	t      *Task // not to be read once ended: the Task may serve another life
-	ended  atomic.Bool
+	t      atomic.Pointer[Task] // nil once the life has ended (End); read by any goroutine
 	parent context.Context
 }
 
 // start makes c carry t, with parent's deadline, cancellation and values.
-// It is called once, on a context not yet handed out (so a plain write: no
-// goroutine can read it yet).
-func (c *Context) start(t *Task, parent context.Context) { c.t, c.parent = t, parent }
+// It is called once, on a context not yet handed out.
+func (c *Context) start(t *Task, parent context.Context) {
+	c.t.Store(t)
+	c.parent = parent
+}
 
 // Begin makes c, a context not yet handed out, carry t and nothing else:
 // no deadline, no cancellation, no other values. A turn run on its
@@ -33,15 +34,10 @@ func (c *Context) Begin(t *Task) { c.start(t, context.Background()) }
 
 // End ends the life c belongs to: it carries no task any more. Any
 // goroutine may read c meanwhile.
-func (c *Context) End() { c.ended.Store(true) }
+func (c *Context) End() { c.t.Store(nil) }
 
 // task returns the task c carries, nil once its life has ended.
-func (c *Context) task() *Task {
-	if c.ended.Load() {
-		return nil
-	}
-	return c.t
-}
+func (c *Context) task() *Task { return c.t.Load() }
 
 // Deadline implements context.Context: the parent's.
 func (c *Context) Deadline() (time.Time, bool) { return c.parent.Deadline() }
