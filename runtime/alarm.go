@@ -88,7 +88,12 @@ func (h *host) arm(l wire.Lane) {
 	if now := k.Now(); ln.due > now {
 		d = ln.due - now
 	}
-	ln.timer = k.After(d, keepAlive, func() { h.fire(l) })
+	fire := func() { h.fire(l) }
+	if keepAlive {
+		ln.timer = k.After(d, fire)
+	} else {
+		ln.timer = k.Alarm(d, fire)
+	}
 }
 
 // fire runs on the scheduling goroutine when a lane's timer expires.
@@ -103,11 +108,13 @@ func (h *host) fire(l wire.Lane) {
 	h.ns.r.k.Go(context.Background(), laneNames[l], lt.run)
 }
 
-// laneTurn is attached to the task running a lane's work.
+// laneTurn is attached to the task running a lane's work (its
+// sched.Work).
 type laneTurn struct {
-	h    *host
-	lane wire.Lane
-	log  *turnLog // the turn's history (WithHistory); nil without
+	h     *host
+	lane  wire.Lane
+	holds int32    // HoldGate calls in progress (see host.leaveGate)
+	log   *turnLog // the turn's history (WithHistory); nil without
 }
 
 // TurnState gives object code running in the turn its State.
@@ -123,8 +130,7 @@ func (lt *laneTurn) String() string {
 func (lt *laneTurn) run(ctx context.Context) {
 	h, l := lt.h, lt.lane
 	t := sched.FromContext(ctx)
-	t.Gate, t.Data = &h.gate, lt
-	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
+	t.SetWork(lt) // the watchdog may name the turn (see StallError)
 	defer func() {
 		h.lane(l).running = false
 		h.arm(l)

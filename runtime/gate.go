@@ -16,11 +16,61 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
 )
+
+// A turn (turnInfo, laneTurn) is its task's sched.Work: a yielding wait
+// (a sleep, an awaited call) lets the object's input gate go and takes it
+// back after (rule O3), unless BlockConcurrencyWhile or Transaction holds
+// it closed (rule L6, wire.HoldGate): the turn's holds counts those.
+var (
+	_ sched.Work      = (*turnInfo)(nil)
+	_ sched.Work      = (*laneTurn)(nil)
+	_ wire.GateHolder = (*turnInfo)(nil)
+	_ wire.GateHolder = (*laneTurn)(nil)
+)
+
+// leaveGate lets h's input gate go for a yielding wait of t, a turn of h
+// whose holds are holds, if t holds the gate and nothing holds it closed.
+func (h *host) leaveGate(t *sched.Task, holds int32) bool {
+	if holds > 0 || h.gate.Owner() != t {
+		return false
+	}
+	h.gate.Release()
+	return true
+}
+
+// returnGate takes h's input gate back for t after a yielding wait.
+func (h *host) returnGate(t *sched.Task) { h.gate.Acquire(t, "waiting to re-enter its object") }
+
+// holdGate runs fn with a turn's holds one more meanwhile.
+func holdGate(holds *int32, fn func() error) error {
+	*holds++
+	defer func() { *holds-- }()
+	return fn()
+}
+
+// Leave lets the gate go for a yielding wait (sched.Work).
+func (ti *turnInfo) Leave(t *sched.Task) bool { return ti.h.leaveGate(t, ti.holds) }
+
+// Return takes the gate back after the wait (sched.Work).
+func (ti *turnInfo) Return(t *sched.Task) { ti.h.returnGate(t) }
+
+// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+func (ti *turnInfo) HoldGate(fn func() error) error { return holdGate(&ti.holds, fn) }
+
+// Leave lets the gate go for a yielding wait (sched.Work).
+func (lt *laneTurn) Leave(t *sched.Task) bool { return lt.h.leaveGate(t, lt.holds) }
+
+// Return takes the gate back after the wait (sched.Work).
+func (lt *laneTurn) Return(t *sched.Task) { lt.h.returnGate(t) }
+
+// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+func (lt *laneTurn) HoldGate(fn func() error) error { return holdGate(&lt.holds, fn) }
 
 // startJournal makes h's storage keep its unconfirmed writes when a write
 // can fail (the plan names StorageWriteFails).
@@ -36,8 +86,10 @@ func (h *host) startJournal() {
 // or nil outside any turn (a test between runs), whose write is durable
 // at once.
 func (h *host) writer() any {
-	if cur := h.ns.r.k.Current(); cur != nil && cur.Data != nil {
-		return cur.Data
+	if cur := h.ns.r.k.Current(); cur != nil {
+		if w := cur.Work(); w != nil {
+			return w
+		}
 	}
 	return nil
 }
@@ -90,7 +142,7 @@ func replied(f *wire.Flight) {
 func (h *host) sync(ctx context.Context) error {
 	var f *wire.Flight
 	if cur := h.ns.r.k.Current(); cur != nil {
-		if ti, ok := cur.Data.(*turnInfo); ok && ti.h == h {
+		if ti, ok := cur.Work().(*turnInfo); ok && ti.h == h {
 			f = ti.f
 		}
 	}
@@ -109,7 +161,7 @@ func (r *Runtime) callGate() (h *host, goes, strike bool) {
 	if cur == nil {
 		return nil, true, false
 	}
-	switch t := cur.Data.(type) {
+	switch t := cur.Work().(type) {
 	case *turnInfo:
 		if t.f.Done.Fired() { // its caller was answered: no fault strikes it now
 			goes, strike = t.h.outputGate(nil)

@@ -108,7 +108,7 @@ func (g *Group) Wait() error {
 		if g.idle == nil {
 			g.idle = &sched.Signal{}
 		}
-		if !g.idle.Wait(context.Background(), cur, fmt.Sprintf("waiting for %d group task(s)", g.pending), -1, true) && k.Closed() {
+		if !g.idle.Wait(context.Background(), cur, fmt.Sprintf("waiting for %d group task(s)", g.pending)) && k.Closed() {
 			return ErrClosed
 		}
 	}

@@ -221,7 +221,7 @@ func (r *Runtime) current(h *host) *turnLog {
 		return nil
 	}
 	var tl *turnLog
-	switch t := cur.Data.(type) {
+	switch t := cur.Work().(type) {
 	case *turnInfo:
 		tl = t.log
 	case *laneTurn:

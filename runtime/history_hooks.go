@@ -44,7 +44,7 @@ func (h *host) beginFetch(ctx context.Context, f *wire.Flight, req *http.Request
 	if tl == nil {
 		return nil
 	}
-	if ti, ok := sched.FromContext(ctx).Data.(*turnInfo); ok {
+	if ti, ok := sched.FromContext(ctx).Work().(*turnInfo); ok {
 		ti.log = tl
 	}
 	tl.Fetch = &FetchExchange{Method: req.Method, URL: req.URL.String(), Header: req.Header.Clone()}

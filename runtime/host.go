@@ -53,7 +53,7 @@ type host struct {
 	compiled []*compiled
 	// spare is the last turn run on its caller's task, free for the next:
 	// once such a turn has ended, nothing holds its turnInfo (the method's
-	// context is a TaskContext of its own, see newTaskContext).
+	// context is a sched.Context of its own, see newTurnContext).
 	spare   *turnInfo
 	handler http.Handler
 
@@ -106,7 +106,7 @@ func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return cur.Sleep(ctx, d, true)
+	return cur.Sleep(ctx, d)
 }
 
 func (v hostView) Now() time.Time { return v.h.ns.r.clockRead(v.h) }
@@ -268,15 +268,14 @@ func (h *host) receive(f *wire.Flight) {
 	// switches; the caller's own gate is yielded meanwhile, as its wait
 	// for the reply would.
 	if cur := r.k.Current(); cur != nil && f.Fault.Stage() != transport.WhileRunning && h.gate.Free() {
-		held := cur.LeaveGate()
-		saved, savedData := cur.Gate, cur.Data
-		ctx := r.newTaskContext()
+		saved := cur.Work()
+		left := cur.Leave()
+		ctx := r.newTurnContext()
 		ctx.Begin(cur)
 		h.turn(ctx, cur, ti)
 		ctx.End()
-		cur.Gate, cur.Data = saved, savedData
-		r.k.Touch()
-		cur.ReenterGate(held)
+		cur.SetWork(saved)
+		cur.Return(left)
 		// The turn is over and, unless an output gate holds writes that name
 		// it, nothing of the runtime's holds f any more: the stub may reuse
 		// it once the reply is in.
@@ -302,7 +301,8 @@ func (h *host) receive(f *wire.Flight) {
 	}
 }
 
-// turnInfo is attached to the task running an object turn.
+// turnInfo is attached to the task running an object turn (its
+// sched.Work).
 type turnInfo struct {
 	h   *host
 	f   *wire.Flight
@@ -312,6 +312,7 @@ type turnInfo struct {
 	// while it waited at the gate.
 	prev, next       *turnInfo
 	started, dropped bool
+	holds            int32    // HoldGate calls in progress (see host.leaveGate)
 	log              *turnLog // the turn's history (WithHistory); nil without
 }
 
@@ -325,9 +326,7 @@ func (ti *turnInfo) String() string {
 // turn runs one request inside the object, holding its input gate except
 // while it waits on an outgoing call or a sleep (rule O3).
 func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
-	t.Gate = &h.gate
-	t.Data = ti
-	h.ns.r.k.Touch() // the watchdog may name the turn (see StallError)
+	t.SetWork(ti) // the watchdog may name the turn (see StallError)
 	// The defers run on a Goexit from the method too (t.FailNow); serve
 	// holds the many returns, so that these two stay open-coded (cheap).
 	defer h.leave(ti)

@@ -24,7 +24,7 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 	l := f.Line
 	if l == nil || (delay <= 0 && len(l.Queue) == 0) {
 		if delay > 0 { // a retry, on a connection of its own
-			r.k.After(delay, true, func() { h.arrive(f) })
+			r.k.After(delay, func() { h.arrive(f) })
 			return
 		}
 		h.arrive(f)
@@ -36,7 +36,7 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 		at = max(at, l.Queue[n-1].At)
 	}
 	l.Queue = append(l.Queue, wire.Queued{F: f, At: at})
-	r.k.After(at-now, true, func() { r.drain(h, l) })
+	r.k.After(at-now, func() { r.drain(h, l) })
 }
 
 // drain delivers, in order, the attempts at the head of l's queue that are

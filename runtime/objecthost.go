@@ -55,7 +55,7 @@ func (v hostView) CheckTask(name string, payload any) error {
 func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 	h := v.h
 	if t := sched.FromContext(ctx); t != nil {
-		if lt, ok := t.Data.(*laneTurn); ok && lt.h == h {
+		if lt, ok := t.Work().(*laneTurn); ok && lt.h == h {
 			if err := h.atInstant(lt.lane); err != nil {
 				return err // the run ends at this instant (rule H1)
 			}

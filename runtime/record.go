@@ -253,7 +253,7 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 		r.hist.noteOutside(r, h)
 	}
 	if t := sched.FromContext(ctx); t != nil {
-		if ti, ok := t.Data.(*turnInfo); ok {
+		if ti, ok := t.Work().(*turnInfo); ok {
 			e.RequestID = ti.f.Req.ID.String()
 			e.Attempt = ti.f.N
 		}

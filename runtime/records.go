@@ -159,20 +159,20 @@ func (r *Runtime) kept() []*wire.Call {
 	return out
 }
 
-// contextsPerSlab is how many TaskContexts one allocation holds.
+// contextsPerSlab is how many sched.Contexts one allocation holds.
 const contextsPerSlab = 256
 
-// newTaskContext returns a TaskContext never handed out before, for a turn
+// newTurnContext returns a sched.Context never handed out before, for a turn
 // that runs on its caller's task. A context is never reused: a method (or
 // a goroutine it started) that keeps its context past the turn holds an
 // ended one for good, and gets ErrNotInTask with it. Slabs make that cost
 // no allocation of its own.
-func (r *Runtime) newTaskContext() *sched.TaskContext {
+func (r *Runtime) newTurnContext() *sched.Context {
 	if len(r.contexts) == 0 {
 		// 8 first, doubling to contextsPerSlab: a run of a few calls (an
 		// explorer's seed) allocates a few.
 		r.nctx = min(max(2*r.nctx, 8), contextsPerSlab)
-		r.contexts = make([]sched.TaskContext, r.nctx)
+		r.contexts = make([]sched.Context, r.nctx)
 	}
 	c := &r.contexts[0]
 	r.contexts = r.contexts[1:]

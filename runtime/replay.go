@@ -200,7 +200,7 @@ func (r *Runtime) inTurn(h *host) bool {
 		return false
 	}
 	var th *host
-	switch t := cur.Data.(type) {
+	switch t := cur.Work().(type) {
 	case *turnInfo:
 		th = t.h
 	case *laneTurn:

@@ -126,14 +126,14 @@ type Runtime struct {
 	byName     map[string]*Namespace
 	setupErrs  []error
 
-	slabs    []slab              // the call records kept (records.go)
-	free     []wire.Call         // the records newCall hands out next: the current slab's rest
-	contexts []sched.TaskContext // the contexts newTaskContext hands out next (records.go)
-	nctx     int                 // the size of the last slab of contexts
-	ahead    chan []wire.Call    // the next full-size slab, its pages being touched (records.go)
-	begun    int32               // calls begun: the next call's Seq
-	maxCalls int32               // wire.MaxCalls; lower in a test of ErrTooManyCalls
-	records  Records             // which records Calls keeps (WithRecords)
+	slabs    []slab           // the call records kept (records.go)
+	free     []wire.Call      // the records newCall hands out next: the current slab's rest
+	contexts []sched.Context  // the contexts newTurnContext hands out next (records.go)
+	nctx     int              // the size of the last slab of contexts
+	ahead    chan []wire.Call // the next full-size slab, its pages being touched (records.go)
+	begun    int32            // calls begun: the next call's Seq
+	maxCalls int32            // wire.MaxCalls; lower in a test of ErrTooManyCalls
+	records  Records          // which records Calls keeps (WithRecords)
 	sink     func(CallRecord)
 	stamp    uint32 // logical clock of call starts and ends, finer than virtual time
 	effects  []Effect
@@ -251,7 +251,7 @@ func New(opts ...Option) *Runtime {
 		r.orng = rand.New(histSource{r})
 	}
 	r.k = sched.New(r.rng)
-	r.k.SetOwner(r)
+	r.k.SetEpoch(r.start)
 	if err := r.k.SetStallLimit(r.stallLimit); err != nil {
 		r.optErr = fmt.Errorf("runtime.WithStallLimit: %w", err)
 	}
@@ -384,7 +384,7 @@ func (r *Runtime) Sleep(ctx context.Context, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	return cur.Sleep(ctx, d, true)
+	return cur.Sleep(ctx, d)
 }
 
 // Now returns the virtual wall clock: the start instant plus the virtual
@@ -411,7 +411,7 @@ func (r *Runtime) Advance(d time.Duration) error {
 		if cur == nil {
 			return ErrNotInTask
 		}
-		return cur.Sleep(cur, d, true)
+		return cur.Sleep(cur.Context(), d)
 	}
 	if err := r.usable("runtime.Advance"); err != nil {
 		return err
@@ -461,7 +461,7 @@ func (c *connImpl) Begin(call *wire.Call) error {
 		return ErrTooManyCalls
 	}
 	if t := c.k.Current(); t != nil {
-		if ti, ok := t.Data.(*turnInfo); ok { // an object's turn calls out
+		if ti, ok := t.Work().(*turnInfo); ok { // an object's turn calls out
 			if c.callers == nil {
 				c.callers = map[*host]struct{}{}
 			}

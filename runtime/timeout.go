@@ -33,11 +33,8 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	}
 	k := t.Kernel()
 	d = max(d, 0)
-	vc := &virtualCtx{Context: inner}
-	if r, ok := k.Owner().(*Runtime); ok {
-		vc.deadline, vc.hasDeadline = r.Now().Add(d), true
-	}
-	timer := k.After(d, false, func() { cancel(context.DeadlineExceeded) })
+	vc := &virtualCtx{Context: inner, deadline: k.Epoch().Add(k.Now()).Add(d)}
+	timer := k.Alarm(d, func() { cancel(context.DeadlineExceeded) })
 	return vc, func() {
 		timer.Stop()
 		cancel(context.Canceled)
@@ -48,17 +45,16 @@ func WithTimeout(ctx context.Context, d time.Duration) (context.Context, context
 // virtual timer has fired.
 type virtualCtx struct {
 	context.Context
-	deadline    time.Time
-	hasDeadline bool
+	deadline time.Time // on the virtual wall clock
 }
 
 // Deadline implements context.Context: the virtual instant, or the
 // parent's if it is earlier.
 func (c *virtualCtx) Deadline() (time.Time, bool) {
-	if d, ok := c.Context.Deadline(); ok && (!c.hasDeadline || d.Before(c.deadline)) {
+	if d, ok := c.Context.Deadline(); ok && d.Before(c.deadline) {
 		return d, true
 	}
-	return c.deadline, c.hasDeadline
+	return c.deadline, true
 }
 
 // Err implements context.Context: DeadlineExceeded when the virtual timer

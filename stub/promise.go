@@ -49,7 +49,7 @@ func (p *Promise) Await() (any, error) {
 		if cur == nil {
 			return nil, sched.ErrNotInTask
 		}
-		p.done.Wait(context.Background(), cur, "awaiting "+p.method, -1, true)
+		p.done.Wait(context.Background(), cur, "awaiting "+p.method)
 		if !p.done.Fired() {
 			return nil, sched.ErrClosed
 		}

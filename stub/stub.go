@@ -201,7 +201,7 @@ func (s *Stub) replayed(ctx context.Context, method string, args []any, hreq *ht
 	if t == nil {
 		return nil, nil, false
 	}
-	rp, ok := t.Data.(wire.CallReplayer)
+	rp, ok := t.Work().(wire.CallReplayer)
 	if !ok {
 		return nil, nil, false
 	}
@@ -311,12 +311,12 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		s.conn.Send(f)
 		// The first attempt is never cancelled (S9); a retry is cancelled at
 		// the deadline or when the caller's context is (S14).
-		waitCtx := context.Background()
-		timeout := time.Duration(-1)
-		if n > 1 {
-			waitCtx, timeout = ctx, max(deadline-k.Now(), 0)
+		var done bool
+		if n == 1 {
+			done = f.Done.Wait(context.Background(), cur, "waiting for a reply")
+		} else {
+			done = f.Done.WaitFor(ctx, cur, "waiting for a reply", max(deadline-k.Now(), 0))
 		}
-		done := f.Done.Wait(waitCtx, cur, "waiting for a reply", timeout, true)
 		if !done && k.Closed() {
 			return nil, nil, sched.ErrClosed
 		}
@@ -359,7 +359,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			}
 			return fr.finish(v.outcome, nil, nil, s.blamed(ctx, v.blame, method, first, e, n))
 		}
-		if err := cur.Sleep(ctx, v.sleep, true); err != nil {
+		if err := cur.Sleep(ctx, v.sleep); err != nil {
 			if k.Closed() {
 				return nil, nil, sched.ErrClosed
 			}

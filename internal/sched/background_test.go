@@ -13,8 +13,8 @@ func TestL5_BackgroundLeavesTheSeededSequenceAlone(t *testing.T) {
 	plain, with := newKernel(3), newKernel(3)
 	var order []string
 	with.Background(time.Second, func() { order = append(order, "background") })
-	with.After(time.Second, false, func() { order = append(order, "after") })
-	plain.After(time.Second, false, func() {})
+	with.Alarm(time.Second, func() { order = append(order, "after") })
+	plain.Alarm(time.Second, func() {})
 	assert.Equal(t, plain.Rand().Uint64(), with.Rand().Uint64(), "the seeded sequence is unchanged")
 
 	stop, err := with.Drive(-1)

@@ -31,8 +31,8 @@ func TestH1_ASleepPastTheEndOfTimeNeverEnds(t *testing.T) {
 			woke := false
 			stop := run(t, k, func(ctx context.Context) {
 				me := FromContext(ctx)
-				require.NoError(t, me.Sleep(ctx, tc.first, false))
-				_ = me.Sleep(ctx, tc.then, false)
+				require.NoError(t, me.Sleep(ctx, tc.first))
+				_ = me.Sleep(ctx, tc.then)
 				woke = true
 			})
 			assert.Equal(t, OutOfTime, stop)
@@ -56,7 +56,7 @@ func TestH1_ASleepLoopStopsAtTheEndOfTime(t *testing.T) {
 		me := FromContext(ctx)
 		for range 3000 { // 2562 steps reach the end
 			before := k.Now()
-			require.NoError(t, me.Sleep(ctx, step, false))
+			require.NoError(t, me.Sleep(ctx, step))
 			if k.Now() != before+step {
 				frozen++
 			}
@@ -77,11 +77,11 @@ func TestH1_TimersPastTheEndNeverFire(t *testing.T) {
 	defer k.Close()
 	fired := 0
 	stop := run(t, k, func(ctx context.Context) {
-		k.After(math.MaxInt64, false, func() { fired++ })
+		k.Alarm(math.MaxInt64, func() { fired++ })
 		k.Background(math.MaxInt64, func() { fired++ })
-		tm := k.After(math.MaxInt64, true, func() { fired++ })
+		tm := k.After(math.MaxInt64, func() { fired++ })
 		assert.True(t, tm.Stop())
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Hour, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Hour))
 	})
 	assert.Equal(t, Drained, stop, "a stopped timer past the end keeps nothing going")
 	assert.Zero(t, fired)
@@ -89,8 +89,8 @@ func TestH1_TimersPastTheEndNeverFire(t *testing.T) {
 
 	var reply Signal
 	stop = run(t, k, func(ctx context.Context) {
-		k.After(math.MaxInt64, true, func() { reply.Fire(k) }) // a link delay past the end
-		reply.Wait(ctx, FromContext(ctx), "waiting for a reply", -1, false)
+		k.After(math.MaxInt64, func() { reply.Fire(k) }) // a link delay past the end
+		reply.Wait(ctx, FromContext(ctx), "waiting for a reply")
 	})
 	assert.Equal(t, OutOfTime, stop)
 	assert.False(t, reply.Fired())
@@ -131,7 +131,7 @@ func TestH1_AbortEndsTheDriverCallAtTheNextSwitch(t *testing.T) {
 		k.Abort()
 		k.Abort() // once is enough
 		order = append(order, "root before")
-		require.NoError(t, FromContext(ctx).Sleep(ctx, 0, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, 0))
 		order = append(order, "root after")
 	})
 	assert.Equal(t, Aborted, stop)

@@ -25,8 +25,8 @@ func TestH1_AGoexitedSpawnedTaskIsReportedAndNotReused(t *testing.T) {
 	}}
 	run(t, k, func(ctx context.Context) {
 		k.Spawn(r, 1)
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
-		assert.Empty(t, k.spare, "the Goexited task's Task is not kept")
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
+		assert.Empty(t, k.pool.spare, "the Goexited task's Task is not kept")
 		k.Spawn(r, 2)
 		k.Spawn(r, 3)
 	})
@@ -51,12 +51,12 @@ func TestSpawnFromTheDriverAndCallbacksAndDeadlockNames(t *testing.T) {
 	r := &funcRunner{name: "w", fn: func(ctx context.Context, num uint32) {
 		ran = append(ran, num)
 		if num%2 == 0 {
-			s.Wait(ctx, FromContext(ctx), "waiting forever", -1, false)
+			s.Wait(ctx, FromContext(ctx), "waiting forever")
 		}
 	}}
 	k.Spawn(r, 1) // the driver, before Run
 	k.Spawn(r, 2)
-	k.After(time.Millisecond, true, func() { k.Spawn(r, 3); k.Spawn(r, 4) })
+	k.After(time.Millisecond, func() { k.Spawn(r, 3); k.Spawn(r, 4) })
 	k.Background(0, func() { k.Spawn(r, 5); k.Spawn(r, 6) })
 	stop, err := k.Drive(-1)
 	require.NoError(t, err)

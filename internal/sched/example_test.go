@@ -16,7 +16,7 @@ func Example() {
 	defer k.Close()
 	for _, d := range []time.Duration{10 * time.Second, 3 * time.Second} {
 		k.Go(context.Background(), fmt.Sprint("sleeper ", d), func(ctx context.Context) {
-			_ = sched.FromContext(ctx).Sleep(ctx, d, false)
+			_ = sched.FromContext(ctx).Sleep(ctx, d)
 			fmt.Printf("woke after %v at %v\n", d, k.Now())
 		})
 	}

@@ -21,18 +21,18 @@ func TestH1_BlockFromOutsideTheRunningTask(t *testing.T) {
 	var sleepErr, enterErr error
 	stop := run(t, k, func(ctx context.Context) {
 		other = k.Go(ctx, "other", func(ctx context.Context) {
-			_ = FromContext(ctx).Sleep(ctx, time.Second, false)
+			_ = FromContext(ctx).Sleep(ctx, time.Second)
 		})
-		outside = other.Block(ctx, "not mine", -1) // other is not running
-		sleepErr = other.Sleep(ctx, time.Second, false)
-		_, enterErr = k.Enter(other) // other has not finished, but check a finished one below
+		outside = other.Block(ctx, "not mine") // other is not running
+		sleepErr = other.Sleep(ctx, time.Second)
+		_, enterErr = k.Enter(other.Context()) // other has not finished, but check a finished one below
 	})
 	assert.Equal(t, Drained, stop)
 	assert.Equal(t, WokenOutside, outside)
 	assert.ErrorIs(t, sleepErr, ErrNotInTask)
 	assert.NoError(t, enterErr)
 	assert.Equal(t, time.Second, k.Now(), "the other task slept once")
-	_, err := k.Enter(other)
+	_, err := k.Enter(other.Context())
 	assert.ErrorIs(t, err, ErrNotInTask, "its task has finished")
 }
 
@@ -43,7 +43,7 @@ func TestH1_GoexitEndsTheTask(t *testing.T) {
 	var after bool
 	stop := run(t, k, func(ctx context.Context) {
 		k.Go(ctx, "quitter", func(ctx context.Context) { goruntime.Goexit() })
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Second, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Second))
 		after = true
 	})
 	assert.Equal(t, Drained, stop)
@@ -62,7 +62,7 @@ func TestH1_StallStopsDrive(t *testing.T) {
 	require.NoError(t, k.SetStallLimit(MinStallLimit))
 	never := make(chan struct{})
 	k.Go(context.Background(), "parked", func(ctx context.Context) {
-		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+		_ = FromContext(ctx).Sleep(ctx, time.Hour)
 	})
 	k.Go(context.Background(), "stuck", func(ctx context.Context) { <-never })
 	stop, err := k.Drive(-1)
@@ -88,10 +88,10 @@ func TestH1_TheWatchdogReadsAStalledTaskWithoutARace(t *testing.T) {
 	require.NoError(t, k.SetStallLimit(MinStallLimit))
 	never := make(chan struct{})
 	k.Go(context.Background(), "root", func(ctx context.Context) {
-		k.After(time.Second, false, func() {
+		k.Alarm(time.Second, func() {
 			k.Go(context.Background(), "late", func(ctx context.Context) { <-never })
 		})
-		_ = FromContext(ctx).Sleep(ctx, time.Hour, false)
+		_ = FromContext(ctx).Sleep(ctx, time.Hour)
 	})
 	stop, err := k.Drive(-1)
 	assert.Equal(t, Stalled, stop)
@@ -123,4 +123,24 @@ func TestH1_TheStallLimitHasAFloor(t *testing.T) {
 		require.NoError(t, k.SetStallLimit(d))
 		assert.Equal(t, d, k.StallLimit())
 	}
+}
+
+// H1 (run with -race): the watchdog names the work a stalled task runs
+// (Task.SetWork publishes it, as a switch publishes the task), and reads
+// it without a race.
+func TestH1_TheWatchdogNamesTheWorkOfAStalledTask(t *testing.T) {
+	k := newKernel(1)
+	require.NoError(t, k.SetStallLimit(MinStallLimit))
+	never := make(chan struct{})
+	k.Go(context.Background(), "turn", func(ctx context.Context) {
+		FromContext(ctx).SetWork(&gateWork{name: "NS/obj.Method attempt 1", g: &Gate{}})
+		<-never
+	})
+	stop, err := k.Drive(-1)
+	assert.Equal(t, Stalled, stop)
+	var se *Stall
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "turn NS/obj.Method attempt 1", se.Task)
+	require.NoError(t, k.Close())
+	close(never)
 }

@@ -60,11 +60,11 @@ func (w *mixedWorld) body(ctx context.Context, i uint32) {
 	for range 1 + rng.IntN(4) {
 		switch op := rng.IntN(9); op {
 		case 0:
-			err := t.Sleep(ctx, time.Duration(rng.IntN(3))*time.Millisecond, false)
+			err := t.Sleep(ctx, time.Duration(rng.IntN(3))*time.Millisecond)
 			w.log("%d slept %v", i, err)
 		case 1:
 			s := w.sigs[rng.IntN(4)]
-			ok := s.Wait(ctx, t, "signal", time.Duration(rng.IntN(4))*time.Millisecond, false)
+			ok := s.WaitFor(ctx, t, "signal", time.Duration(rng.IntN(4))*time.Millisecond)
 			w.log("%d waited %v %v", i, ok, ctx.Err())
 		case 2:
 			j := rng.IntN(4)
@@ -73,16 +73,22 @@ func (w *mixedWorld) body(ctx context.Context, i uint32) {
 			w.log("%d fired %d", i, j)
 		case 3:
 			w.gate.Acquire(t, "gate")
-			t.Gate = &w.gate
-			err := t.Sleep(ctx, time.Millisecond, true)
-			t.Gate = nil
+			t.SetWork(&gateWork{name: "gate", g: &w.gate})
+			err := t.Sleep(ctx, time.Millisecond)
+			t.SetWork(nil)
 			w.gate.Release()
 			w.log("%d gate %v", i, err)
 		case 4:
-			k.After(time.Duration(rng.IntN(3))*time.Millisecond, rng.IntN(2) == 0, func() {
+			d := time.Duration(rng.IntN(3)) * time.Millisecond
+			cb := func() {
 				w.log("%d callback", i)
 				w.startNext()
-			})
+			}
+			if rng.IntN(2) == 0 { // keeps the run going
+				k.After(d, cb)
+			} else {
+				k.Alarm(d, cb)
+			}
 		case 5:
 			k.Background(time.Duration(rng.IntN(3))*time.Millisecond, func() {
 				w.log("%d background", i)
@@ -116,7 +122,7 @@ func mixedRun(t *testing.T, seed uint64, spawn bool) string {
 		for range 20 {
 			w.startNext()
 		}
-		require.NoError(t, FromContext(ctx).Sleep(ctx, 2*time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, 2*time.Millisecond))
 		for range 10 {
 			w.startNext()
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,6 +18,27 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func newKernel(seed uint64) *Kernel { return New(rand.New(rand.NewPCG(seed, seed))) }
+
+// gateWork is a Work that holds g, as the runtime's object turn holds its
+// input gate: a yielding wait releases g and takes it back.
+type gateWork struct {
+	name string
+	g    *Gate
+}
+
+var _ Work = (*gateWork)(nil)
+
+func (w *gateWork) String() string { return w.name }
+
+func (w *gateWork) Leave(t *Task) bool {
+	if w.g.Owner() != t {
+		return false
+	}
+	w.g.Release()
+	return true
+}
+
+func (w *gateWork) Return(t *Task) { w.g.Acquire(t, "waiting to re-enter its object") }
 
 // run starts fn as the root task and drives the kernel until it stops.
 func run(t *testing.T, k *Kernel, fn func(ctx context.Context)) Stop {
@@ -34,7 +56,7 @@ func TestSleepOrdersByVirtualTime(t *testing.T) {
 	stop := run(t, k, func(ctx context.Context) {
 		for _, d := range []time.Duration{3 * time.Second, time.Second, 2 * time.Second} {
 			k.Go(ctx, d.String(), func(ctx context.Context) {
-				require.NoError(t, FromContext(ctx).Sleep(ctx, d, false))
+				require.NoError(t, FromContext(ctx).Sleep(ctx, d))
 				order = append(order, fmt.Sprintf("%s@%s", d, k.Now()))
 			})
 		}
@@ -77,7 +99,7 @@ func TestDeadlockNamesBlockedTasks(t *testing.T) {
 	var never Signal
 	stop := run(t, k, func(ctx context.Context) {
 		k.Go(ctx, "waiter", func(ctx context.Context) {
-			never.Wait(ctx, FromContext(ctx), "waiting for a signal nobody fires", -1, false)
+			never.Wait(ctx, FromContext(ctx), "waiting for a signal nobody fires")
 		})
 	})
 	require.Equal(t, Deadlocked, stop)
@@ -112,10 +134,10 @@ func TestCancelWakesBlockedTask(t *testing.T) {
 	run(t, k, func(ctx context.Context) {
 		cctx, cancel := context.WithCancel(ctx)
 		k.Go(cctx, "sleeper", func(ctx context.Context) {
-			slept = FromContext(ctx).Sleep(ctx, time.Hour, false)
+			slept = FromContext(ctx).Sleep(ctx, time.Hour)
 			wokeAt = k.Now()
 		})
-		_ = FromContext(ctx).Sleep(ctx, time.Second, false)
+		_ = FromContext(ctx).Sleep(ctx, time.Second)
 		cancel()
 	})
 	assert.ErrorIs(t, slept, context.Canceled)
@@ -127,7 +149,7 @@ func TestBackgroundEventsDoNotPullTimeForward(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
 	fired := 0
-	k.After(time.Minute, false, func() { fired++ })
+	k.Alarm(time.Minute, func() { fired++ })
 	stop := run(t, k, func(ctx context.Context) {})
 	assert.Equal(t, Drained, stop)
 	assert.Equal(t, 0, fired, "a background event waits for something else to move time")
@@ -144,7 +166,7 @@ func TestTimerStop(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
 	fired := false
-	tm := k.After(time.Second, true, func() { fired = true })
+	tm := k.After(time.Second, func() { fired = true })
 	assert.True(t, tm.Stop())
 	assert.False(t, tm.Stop(), "a second Stop does nothing")
 	run(t, k, func(ctx context.Context) {})
@@ -170,7 +192,7 @@ func TestGateIsFIFO(t *testing.T) {
 			})
 		}
 		// Let every task queue on the gate before releasing it.
-		_ = me.Sleep(ctx, time.Second, false)
+		_ = me.Sleep(ctx, time.Second)
 		gate.Release()
 	})
 	assert.Len(t, order, 5)
@@ -265,12 +287,12 @@ func TestO3_GateLineKeepsOrderAndForgetsWhoLeft(t *testing.T) {
 					g.Acquire(tk, "in line")
 					order = append(order, fmt.Sprintf("%d.%d", i, round))
 					assert.Nil(t, tk.queued)
-					require.NoError(t, tk.Sleep(ctx, 0, true)) // yields the gate: back in line
+					require.NoError(t, tk.Sleep(ctx, 0)) // yields the gate: back in line
 					g.Release()
 				}
 			})
 		}
-		require.NoError(t, me.Sleep(ctx, time.Second, false))
+		require.NoError(t, me.Sleep(ctx, time.Second))
 		g.Release()
 	})
 	assert.Equal(t, Drained, stop)
@@ -298,7 +320,7 @@ func BenchmarkGateLine(b *testing.B) {
 							g.Release()
 						})
 					}
-					_ = me.Sleep(ctx, time.Second, false) // all n queue meanwhile
+					_ = me.Sleep(ctx, time.Second) // all n queue meanwhile
 					g.Release()
 				})
 				if _, err := k.Drive(-1); err != nil {
@@ -328,7 +350,7 @@ func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 			}
 			k.Spawn(waiters, uint32(i+1))
 		}
-		FromContext(ctx).Block(context.Background(), "forever", -1)
+		FromContext(ctx).Block(context.Background(), "forever")
 	})
 	require.Equal(t, Deadlocked, stop)
 	blocked := k.Blocked()
@@ -341,4 +363,46 @@ func TestH1_DeadlockReportKeepsStartOrder(t *testing.T) {
 		}
 		assert.Equal(t, name+": gate", b)
 	}
+}
+
+// O3: a yielding wait (Sleep, Signal.Wait, Signal.WaitFor) lets the
+// task's Work go and takes it back before the task goes on, so another
+// task holds the gate meanwhile; Block keeps it. A task without Work
+// yields nothing.
+func TestO3_AYieldingWaitLetsTheWorkGo(t *testing.T) {
+	k := newKernel(3)
+	defer k.Close()
+	var g Gate
+	var order []string
+	stop := run(t, k, func(ctx context.Context) {
+		me := FromContext(ctx)
+		g.Acquire(me, "root")
+		me.SetWork(&gateWork{name: "root", g: &g})
+		k.Go(ctx, "other", func(ctx context.Context) {
+			o := FromContext(ctx)
+			for range 3 {
+				g.Acquire(o, "other")
+				order = append(order, "other")
+				g.Release()
+				_ = o.Sleep(ctx, time.Millisecond)
+			}
+		})
+		require.NoError(t, me.Sleep(ctx, 0))
+		assert.Same(t, me, g.Owner(), "taken back after the sleep")
+		var never Signal
+		assert.False(t, never.WaitFor(ctx, me, "a signal nobody fires", time.Millisecond))
+		assert.Same(t, me, g.Owner(), "taken back after the wait")
+		assert.Equal(t, WokenByTimer, me.BlockFor(ctx, "not yielding", time.Millisecond))
+		order = append(order, "root")
+		me.SetWork(nil)
+		g.Release()
+	})
+	assert.Equal(t, Drained, stop)
+	assert.Equal(t, []string{"other", "other", "root", "other"}, order)
+}
+
+// Issue 14: a Task fits in 240 bytes, a size class of Go's allocator (see
+// the layout of its fields): 100,000 tasks of a Group hold one each.
+func TestTaskFitsItsSizeClass(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(Task{}), uintptr(240))
 }

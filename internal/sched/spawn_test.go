@@ -39,7 +39,7 @@ func mixedOrder(t *testing.T, seed uint64, spawn bool) string {
 	var order []string
 	body := func(ctx context.Context, i uint32) {
 		order = append(order, fmt.Sprint(i))
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Duration(i%2)*time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Duration(i%2)*time.Millisecond))
 		order = append(order, fmt.Sprintf("%d'", i))
 	}
 	r := &funcRunner{name: "spawned", fn: body}
@@ -154,7 +154,7 @@ func TestH1_ASpawnedTasksContextEndsWithIt(t *testing.T) {
 	}}
 	run(t, k, func(ctx context.Context) {
 		k.Spawn(r, 1)
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
 		_, err := k.Enter(kept)
 		assert.ErrorIs(t, err, ErrNotInTask)
 	})
@@ -234,7 +234,7 @@ func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
 	}}
 	run(t, k, func(ctx context.Context) {
 		k.Spawn(a, 1)
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
 		k.Spawn(b, 2)
 	})
 	require.NotNil(t, first)
@@ -244,7 +244,7 @@ func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
 // Issue 14: a recycled Task keeps nothing of the task before but its
 // kernel and its wait generation (which only grows, so that an event left
 // over from the first task stays stale). The first task here waited on a
-// cancellable context with a timeout, held a gate and carried data.
+// cancellable context with a timeout, held a gate and carried work.
 func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
@@ -253,15 +253,15 @@ func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
 	r := &funcRunner{name: "busy", fn: func(ctx context.Context, _ uint32) {
 		used = FromContext(ctx)
 		g.Acquire(used, "gate")
-		used.Gate, used.Data = &g, "turn"
+		used.SetWork(&gateWork{name: "turn", g: &g})
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		require.NoError(t, used.Sleep(cctx, time.Millisecond, true))
+		require.NoError(t, used.Sleep(cctx, time.Millisecond))
 		g.Release()
 	}}
 	run(t, k, func(ctx context.Context) { k.Spawn(r, 1) })
-	require.Len(t, k.spare, 1)
-	require.Same(t, used, k.spare[0])
+	require.Len(t, k.pool.spare, 1)
+	require.Same(t, used, k.pool.spare[0])
 	assert.Greater(t, used.gen, uint64(0))
 	v := reflect.ValueOf(used).Elem()
 	for i := range v.NumField() {
@@ -328,7 +328,7 @@ func TestSpawnHintsTheTasksThatRunNext(t *testing.T) {
 		for i := range uint32(30) {
 			k.Spawn(r, i+1)
 		}
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond, false))
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
 		k.Spawn(other, 1) // alone: another Runner's task gets no hint from r's
 	})
 	require.Len(t, ran, 30)

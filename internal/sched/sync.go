@@ -2,19 +2,17 @@ package sched
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 )
 
-// Sleep parks the running task for d of virtual time. With yield set and a
-// Gate on the task, the gate is released for the sleep and taken again
-// after it (rule O3). It returns ctx's error if ctx is cancelled first.
-func (t *Task) Sleep(ctx context.Context, d time.Duration, yield bool) error {
-	if d < 0 {
-		d = 0
-	}
-	var w Wake
-	t.Yielding(yield, func() { w = t.Block(ctx, "sleeping", d) })
+// Sleep parks the running task for d of virtual time (d < 0: 0). It is a
+// yielding wait (see Work): what the task's work holds is let go for the
+// sleep and taken back after it (an object's input gate, rule O3). It
+// returns ctx's error if ctx is cancelled first.
+func (t *Task) Sleep(ctx context.Context, d time.Duration) error {
+	left := t.Leave()
+	w := t.BlockFor(ctx, "sleeping", d)
+	t.Return(left)
 	if w == WokenOutside {
 		return ErrNotInTask
 	}
@@ -27,42 +25,10 @@ func (t *Task) Sleep(ctx context.Context, d time.Duration, yield bool) error {
 	return nil
 }
 
-// Yielding runs wait with the task's gate released when yield is set and
-// the task holds one, and takes the gate back before returning.
-func (t *Task) Yielding(yield bool, wait func()) {
-	g := t.Gate
-	if !yield || g == nil || g.owner != t {
-		wait()
-		return
-	}
-	g.Release()
-	wait()
-	g.Acquire(t, "waiting to re-enter its object")
-}
-
-// LeaveGate is Yielding's first half, for a caller that must not allocate
-// a closure: it releases the gate t holds, if any, and returns it for
-// ReenterGate.
-func (t *Task) LeaveGate() *Gate {
-	g := t.Gate
-	if g == nil || g.owner != t {
-		return nil
-	}
-	g.Release()
-	return g
-}
-
-// ReenterGate is Yielding's second half: t takes back g (from LeaveGate;
-// nil: nothing to take back).
-func (t *Task) ReenterGate(g *Gate) {
-	if g != nil {
-		g.Acquire(t, "waiting to re-enter its object")
-	}
-}
-
-// Gate is a FIFO mutex between tasks: an object's input gate. Only one task
-// holds it; the others wait in arrival order. A task in line is marked
-// (Task.queued), so that asking whether it is in line does not scan it.
+// Gate is a FIFO mutex between tasks (the runtime's object input gate).
+// Only one task holds it; the others wait in arrival order. A task in
+// line is marked (Task.queued), so that asking whether it is in line does
+// not scan it.
 type Gate struct {
 	owner   *Task
 	waiters []*Task
@@ -86,7 +52,7 @@ func (g *Gate) Acquire(t *Task, reason string) {
 		t.queued = g
 	}
 	for g.owner != t {
-		if t.Block(context.Background(), reason, -1); t.k.Closed() {
+		if t.Block(context.Background(), reason); t.k.Closed() {
 			return
 		}
 	}
@@ -144,24 +110,35 @@ func (s *Signal) Fire(k *Kernel) {
 	s.waiters = nil
 }
 
-// Wait parks t until the signal fires, ctx is cancelled or timeout elapses
-// (timeout < 0: none). With yield, t's gate is released meanwhile. It
-// reports whether the signal fired.
-func (s *Signal) Wait(ctx context.Context, t *Task, reason string, timeout time.Duration, yield bool) bool {
+// Wait parks t until the signal fires or ctx is cancelled, and reports
+// whether the signal fired. It is a yielding wait (see Work): what t's
+// work holds is let go meanwhile.
+func (s *Signal) Wait(ctx context.Context, t *Task, reason string) bool {
+	return s.wait(ctx, t, reason, noTimer)
+}
+
+// WaitFor is Wait that also gives up once timeout (at least 0) of virtual
+// time has passed.
+func (s *Signal) WaitFor(ctx context.Context, t *Task, reason string, timeout time.Duration) bool {
+	return s.wait(ctx, t, reason, max(timeout, 0))
+}
+
+// wait is Wait and WaitFor (timeout: noTimer, or the timer's).
+func (s *Signal) wait(ctx context.Context, t *Task, reason string, timeout time.Duration) bool {
 	if s.fired {
 		return true
 	}
-	t.Yielding(yield, func() {
-		if s.one == nil {
-			s.one = t
-		} else {
-			s.waiters = append(s.waiters, t)
-		}
-		t.Block(ctx, reason, timeout)
-		if !s.fired {
-			s.remove(t)
-		}
-	})
+	left := t.Leave()
+	if s.one == nil {
+		s.one = t
+	} else {
+		s.waiters = append(s.waiters, t)
+	}
+	t.block(ctx, reason, timeout)
+	if !s.fired {
+		s.remove(t)
+	}
+	t.Return(left)
 	return s.fired
 }
 
@@ -180,86 +157,3 @@ func (s *Signal) remove(t *Task) {
 
 // Free reports whether the gate has no owner and nobody waiting for it.
 func (g *Gate) Free() bool { return g.owner == nil && len(g.waiters) == 0 }
-
-// TaskContext is a context carrying a task and nothing else: no deadline,
-// no cancellation, no other values. An object turn that runs on its
-// caller's task gets one, so that nothing of the caller's context leaks
-// into the object. Once the turn has ended (End), it carries no task any
-// more: a goroutine the turn started that calls with it gets ErrNotInTask.
-type TaskContext struct{ carrier }
-
-// carrier is what TaskContext and SpawnContext share: a task, set once
-// before the context is handed out (so a plain write: no goroutine can
-// read it yet), until the context is ended.
-type carrier struct {
-	t     *Task       // not to be read once ended: the Task may serve another task
-	ended atomic.Bool // set by end; read by any goroutine
-}
-
-// task returns the task the context carries, nil once it has ended.
-func (c *carrier) task() *Task {
-	if c.ended.Load() {
-		return nil
-	}
-	return c.t
-}
-
-func (c *carrier) end() { c.ended.Store(true) }
-
-// Begin makes the context carry t. It is called once, on a context not yet
-// handed out.
-func (c *TaskContext) Begin(t *Task) { c.t = t }
-
-// End marks the turn over: the context no longer carries its task.
-func (c *TaskContext) End() { c.end() }
-
-// Deadline implements context.Context: none.
-func (c *TaskContext) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// Done implements context.Context: never cancelled.
-func (c *TaskContext) Done() <-chan struct{} { return nil }
-
-// Err implements context.Context: always nil.
-func (c *TaskContext) Err() error { return nil }
-
-// Value implements context.Context: only the task.
-func (c *TaskContext) Value(key any) any {
-	if key == (taskKey{}) {
-		if t := c.task(); t != nil {
-			return t
-		}
-	}
-	return nil
-}
-
-// SpawnContext is the context a spawned task's function runs with (see
-// Kernel.Spawn): its Runner's context, carrying the task until the task
-// ends. The kernel reuses the Task of an ended spawned task for a later
-// one; a SpawnContext is never reused, so a function (or a goroutine it
-// started) that keeps its context past its end holds an ended one, and
-// gets ErrNotInTask with it.
-type SpawnContext struct {
-	carrier // ended when the task ends
-	parent  context.Context
-}
-
-// Deadline implements context.Context: the Runner's context's.
-func (c *SpawnContext) Deadline() (time.Time, bool) { return c.parent.Deadline() }
-
-// Done implements context.Context: the Runner's context's.
-func (c *SpawnContext) Done() <-chan struct{} { return c.parent.Done() }
-
-// Err implements context.Context: the Runner's context's.
-func (c *SpawnContext) Err() error { return c.parent.Err() }
-
-// Value implements context.Context: the task, while it runs, and the
-// Runner's context's values.
-func (c *SpawnContext) Value(key any) any {
-	if key == (taskKey{}) {
-		if t := c.task(); t != nil {
-			return t
-		}
-		return nil
-	}
-	return c.parent.Value(key)
-}

@@ -25,7 +25,7 @@ const (
 	Lanes                    // how many lanes there are
 )
 
-// Turn is implemented by the Data of a task that runs an object turn (a
+// Turn is implemented by the Work of a task that runs an object turn (a
 // request, an alarm, a scheduled or queued task): S is *object.State,
 // which wire, below package object, cannot name. Package object asks for
 // Turn[*object.State] (StateFrom), and package runtime's turn types say
@@ -35,7 +35,7 @@ type Turn[S any] interface {
 	TurnState() S
 }
 
-// CallReplayer is implemented by the Data of a task that runs an object
+// CallReplayer is implemented by the Work of a task that runs an object
 // turn: a call the turn makes through a stub of another runtime while the
 // turn is replayed alone (runtime.Replay) is answered from the turn's
 // history instead of being sent. ok is false when the turn is not being
@@ -52,23 +52,28 @@ func StateFrom[S any](ctx context.Context) (st S, ok bool) {
 	if t == nil {
 		return st, false
 	}
-	tu, ok := t.Data.(Turn[S])
+	tu, ok := t.Work().(Turn[S])
 	if !ok {
 		return st, false
 	}
 	return tu.TurnState(), true
 }
 
+// GateHolder is implemented by the Work of a task that runs an object
+// turn (sched.Work): HoldGate runs fn with the turn's input gate kept
+// closed.
+type GateHolder interface {
+	HoldGate(fn func() error) error
+}
+
 // HoldGate runs fn with the input gate of the turn on ctx's task kept
 // closed: a sleep or an awaited call inside fn does not open it (rule L6,
 // BlockConcurrencyWhile and Transaction). Outside a turn it just runs fn.
 func HoldGate(ctx context.Context, fn func() error) error {
-	t := sched.FromContext(ctx)
-	if t == nil || t.Gate == nil {
-		return fn()
+	if t := sched.FromContext(ctx); t != nil {
+		if g, ok := t.Work().(GateHolder); ok {
+			return g.HoldGate(fn)
+		}
 	}
-	g := t.Gate
-	t.Gate = nil // Task.Yielding releases only a gate the task names
-	defer func() { t.Gate = g }()
 	return fn()
 }

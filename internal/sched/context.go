@@ -1,0 +1,79 @@
+package sched
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// Context is the context.Context of one task life, and the only kind of
+// context the kernel hands out: what the function of a task started with
+// Kernel.Go or Kernel.Spawn runs with, and what the runtime gives a turn it
+// runs on its caller's task (Begin, End). It carries the task until that
+// life ends, then nothing: a function, or a goroutine it started, that
+// keeps it past the end gets ErrNotInTask with it, even once the Task
+// serves another life. Its deadline, cancellation and other values are its
+// parent's: the context the task was started with, or none (Begin).
+type Context struct {
+	t      atomic.Pointer[Task] // nil once the life has ended (End); read by any goroutine
+	parent context.Context
+}
+
+// start makes c carry t, with parent's deadline, cancellation and values.
+// It is called once, on a context not yet handed out.
+func (c *Context) start(t *Task, parent context.Context) {
+	c.t.Store(t)
+	c.parent = parent
+}
+
+// Begin makes c, a context not yet handed out, carry t and nothing else:
+// no deadline, no cancellation, no other values. A turn run on its
+// caller's task gets such a context, so that nothing of the caller's
+// context leaks into the object.
+func (c *Context) Begin(t *Task) { c.start(t, context.Background()) }
+
+// End ends the life c belongs to: it carries no task any more. Any
+// goroutine may read c meanwhile.
+func (c *Context) End() { c.t.Store(nil) }
+
+// task returns the task c carries, nil once its life has ended.
+func (c *Context) task() *Task { return c.t.Load() }
+
+// Deadline implements context.Context: the parent's.
+func (c *Context) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+
+// Done implements context.Context: the parent's.
+func (c *Context) Done() <-chan struct{} { return c.parent.Done() }
+
+// Err implements context.Context: the parent's.
+func (c *Context) Err() error { return c.parent.Err() }
+
+// Value implements context.Context: the task, while its life lasts, and
+// the parent's values.
+func (c *Context) Value(key any) any {
+	if key == (taskKey{}) {
+		if t := c.task(); t != nil {
+			return t
+		}
+		return nil
+	}
+	return c.parent.Value(key)
+}
+
+type taskKey struct{}
+
+// FromContext returns the task carried by ctx, or nil.
+func FromContext(ctx context.Context) *Task {
+	switch c := ctx.(type) { // the context dosim hands out, without Value's calls
+	case nil:
+		return nil
+	case *Context:
+		return c.task()
+	}
+	t, _ := ctx.Value(taskKey{}).(*Task)
+	return t
+}
+
+// Context returns the context of the task's life: the one its function
+// got, carrying the task and what it was started with.
+func (t *Task) Context() context.Context { return t.life }
