@@ -240,47 +240,11 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 		return nil, nil, err
 	}
-	fr := s.spare
-	if fr != nil { // the frame of this stub's last call, which nothing holds any more
-		s.spare = nil
-	} else {
-		fr = &frame{k: k, s: s}
+	fr, replayable, err := s.begin(k, method, args, hreq)
+	if err != nil {
+		return nil, nil, err
 	}
-	rec := s.conn.NewCall()
-	fr.rec = rec
-	var copied []any // never args itself, which stays on the caller's stack
-	replayable := s.retrying
-	if hreq != nil {
-		replayable = replayable && bodyReplayable(hreq)
-	} else if len(args) > 0 {
-		// The copies live in the record: the request sends them and the
-		// record keeps them (the object gets copies of its own per
-		// delivery, so nothing changes them).
-		if len(args) == 1 {
-			copied = rec.SetArg(args[0]) // the record's own slot: no allocation
-		} else {
-			copied = rec.NewArgs(len(args))
-		}
-		for i, a := range args {
-			v, res, err := clone.Copy(a, refs)
-			if err != nil {
-				return nil, nil, fmt.Errorf("stub: %s argument %d: %w", method, i+1, err)
-			}
-			if res.Refs > 0 {
-				replayable = false
-			}
-			copied[i] = v
-		}
-	}
-	fr.req = wire.Request{ID: s.conn.NewRequestID(), Method: method, Args: copied, HTTP: hreq}
-	rec.Site = s.site(method)
-	rec.ID = fr.req.ID
-	rec.Subrequests = 1 // retries are not subrequests (S13)
-	rec.MaxRetries = int8(s.cfg.maxRetries)
-	rec.TimeoutMs = uint16(s.cfg.timeout / time.Millisecond)
-	if err := s.conn.Begin(rec); err != nil {
-		return nil, nil, fmt.Errorf("stub: %s: %w", method, err)
-	}
+	rec := fr.rec
 	if s.broken != nil { // L2: a broken stub sends nothing
 		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.broken)
 	}
@@ -290,25 +254,10 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))
 	}
 	for n := 1; ; n++ {
-		a, f := rec.NewAttempt(k.Now()), &fr.flight
-		if n > 1 && !fr.flight.Settled { // the runtime may still hold the first
-			f, fr.shared = &wire.Flight{}, true
+		a, f, err := fr.send(n, hreq)
+		if err != nil {
+			return fr.finish(transport.OutcomeNotReplayable, nil, nil, err)
 		}
-		*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
-		if n == 1 {
-			f.Line = &s.line // a retry goes on a fresh connection (L1)
-		}
-		if hreq != nil {
-			f.Body = hreq.Body
-			if n > 1 && hreq.GetBody != nil {
-				body, err := hreq.GetBody()
-				if err != nil {
-					return fr.finish(transport.OutcomeNotReplayable, nil, nil, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err))
-				}
-				f.Body = body
-			}
-		}
-		s.conn.Send(f)
 		// The first attempt is never cancelled (S9); a retry is cancelled at
 		// the deadline or when the caller's context is (S14).
 		var done bool
@@ -325,25 +274,9 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			rec.SetAttemptErr(a, snapshot(f.Err))
 			return fr.finish(transport.OutcomeBrokenStub, nil, nil, f.Err)
 		}
-		var e *Error
-		switch {
-		case !done:
-			f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
-			a.Cancelled = true
-			a.Extend(k.Now())
-			rec.SetAttemptErr(a, errDeadline)
-			if err := ctx.Err(); err != nil {
-				rec.SetAttemptErr(a, err)
-			}
-		case f.Kind != wire.FailNone:
-			a.Extend(k.Now())
-			e = newError(f)
-			rec.SetAttemptErr(a, e) // the caller gets a copy, if it gets e (finish)
-			if n == 1 {
-				first = e
-			}
-		default:
-			a.Extend(k.Now())
+		e := fr.judge(ctx, a, f, done)
+		if n == 1 {
+			first = e
 		}
 		end := ended{n: n, stopped: !done, kind: f.Kind, replayable: replayable, maxRetries: s.cfg.maxRetries,
 			now: k.Now(), deadline: deadline}
@@ -369,6 +302,106 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 			return fr.finish(transport.OutcomeNotReplayable, nil, nil, first)
 		}
 	}
+}
+
+// begin sets up a call: its frame (this stub's last one when nothing
+// holds it any more), its record with copies of args, its request. It
+// reports whether every attempt can send the same request (a body that
+// can be rewound, no argument passed by reference).
+func (s *Stub) begin(k *sched.Kernel, method string, args []any, hreq *http.Request) (fr *frame, replayable bool, err error) {
+	fr = s.spare
+	if fr != nil { // the frame of this stub's last call, which nothing holds any more
+		s.spare = nil
+	} else {
+		fr = &frame{k: k, s: s}
+	}
+	rec := s.conn.NewCall()
+	fr.rec = rec
+	var copied []any // never args itself, which stays on the caller's stack
+	replayable = s.retrying
+	if hreq != nil {
+		replayable = replayable && bodyReplayable(hreq)
+	} else if len(args) > 0 {
+		// The copies live in the record: the request sends them and the
+		// record keeps them (the object gets copies of its own per
+		// delivery, so nothing changes them).
+		if len(args) == 1 {
+			copied = rec.SetArg(args[0]) // the record's own slot: no allocation
+		} else {
+			copied = rec.NewArgs(len(args))
+		}
+		for i, a := range args {
+			v, res, err := clone.Copy(a, refs)
+			if err != nil {
+				return nil, false, fmt.Errorf("stub: %s argument %d: %w", method, i+1, err)
+			}
+			if res.Refs > 0 {
+				replayable = false
+			}
+			copied[i] = v
+		}
+	}
+	fr.req = wire.Request{ID: s.conn.NewRequestID(), Method: method, Args: copied, HTTP: hreq}
+	rec.Site = s.site(method)
+	rec.ID = fr.req.ID
+	rec.Subrequests = 1 // retries are not subrequests (S13)
+	rec.MaxRetries = int8(s.cfg.maxRetries)
+	rec.TimeoutMs = uint16(s.cfg.timeout / time.Millisecond)
+	if err := s.conn.Begin(rec); err != nil {
+		return nil, false, fmt.Errorf("stub: %s: %w", method, err)
+	}
+	return fr, replayable, nil
+}
+
+// send starts attempt n of the frame's call: its record and its flight
+// (the frame's own, unless the runtime may still hold the first one), on
+// the stub's line for the first attempt and a fresh connection for a
+// retry (L1), with the request's body rewound for a retry. The error is a
+// body that could not be rewound: nothing was sent.
+func (fr *frame) send(n int, hreq *http.Request) (*wire.Attempt, *wire.Flight, error) {
+	s, rec := fr.s, fr.rec
+	a, f := rec.NewAttempt(fr.k.Now()), &fr.flight
+	if n > 1 && !fr.flight.Settled { // the runtime may still hold the first
+		f, fr.shared = &wire.Flight{}, true
+	}
+	*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
+	if n == 1 {
+		f.Line = &s.line // a retry goes on a fresh connection (L1)
+	}
+	if hreq != nil {
+		f.Body = hreq.Body
+		if n > 1 && hreq.GetBody != nil {
+			body, err := hreq.GetBody()
+			if err != nil {
+				return nil, nil, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err)
+			}
+			f.Body = body
+		}
+	}
+	s.conn.Send(f)
+	return a, f, nil
+}
+
+// judge records how attempt a, whose flight is f, ended (done: it got a
+// reply before the caller stopped waiting) and returns its error, nil
+// when it succeeded or was abandoned.
+func (fr *frame) judge(ctx context.Context, a *wire.Attempt, f *wire.Flight, done bool) *Error {
+	rec, now := fr.rec, fr.k.Now()
+	a.Extend(now)
+	switch {
+	case !done:
+		f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
+		a.Cancelled = true
+		rec.SetAttemptErr(a, errDeadline)
+		if err := ctx.Err(); err != nil {
+			rec.SetAttemptErr(a, err)
+		}
+	case f.Kind != wire.FailNone:
+		e := newError(f)
+		rec.SetAttemptErr(a, e) // the caller gets a copy, if it gets e (finish)
+		return e
+	}
+	return nil
 }
 
 // blamed returns the error a call that ends returns, as decide blamed it:
