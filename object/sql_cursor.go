@@ -183,71 +183,90 @@ func assign(v reflect.Value, x any) error {
 		v.Set(reflect.ValueOf(x))
 		return nil
 	}
-	xv := reflect.ValueOf(x)
+	if done, err := assignNumber(v, x); done || err != nil {
+		return err
+	}
+	if assignText(v, x) {
+		return nil
+	}
+	if xv := reflect.ValueOf(x); xv.Type().AssignableTo(v.Type()) {
+		v.Set(xv)
+		return nil
+	}
+	return fmt.Errorf("cannot store %T %v in %s", x, x, v.Type())
+}
+
+// assignNumber stores x in v when v is a number or a bool and x converts
+// to it; done is false when it does not apply, err says why x does not fit.
+func assignNumber(v reflect.Value, x any) (done bool, err error) {
 	switch v.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		switch n := x.(type) {
 		case int64:
 			if v.OverflowInt(n) {
-				return fmt.Errorf("%d overflows %s", n, v.Type())
+				return false, fmt.Errorf("%d overflows %s", n, v.Type())
 			}
 			v.SetInt(n)
-			return nil
+			return true, nil
 		case float64:
 			if n == float64(int64(n)) && !v.OverflowInt(int64(n)) {
 				v.SetInt(int64(n))
-				return nil
+				return true, nil
 			}
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if n, ok := x.(int64); ok {
 			if n < 0 || v.OverflowUint(uint64(n)) {
-				return fmt.Errorf("%d overflows %s", n, v.Type())
+				return false, fmt.Errorf("%d overflows %s", n, v.Type())
 			}
 			v.SetUint(uint64(n))
-			return nil
+			return true, nil
 		}
 	case reflect.Float32, reflect.Float64:
 		switch n := x.(type) {
 		case int64:
 			v.SetFloat(float64(n))
-			return nil
+			return true, nil
 		case float64:
 			v.SetFloat(n)
-			return nil
+			return true, nil
 		}
 	case reflect.Bool:
 		if n, ok := x.(int64); ok {
 			v.SetBool(n != 0)
-			return nil
+			return true, nil
 		}
+	}
+	return false, nil
+}
+
+// assignText stores x in v when v is a string or a byte slice and x is
+// text, bytes or (for a string) a time; it reports whether it did.
+func assignText(v reflect.Value, x any) bool {
+	switch v.Kind() {
 	case reflect.String:
 		switch s := x.(type) {
 		case string:
 			v.SetString(s)
-			return nil
+			return true
 		case []byte:
 			v.SetString(string(s))
-			return nil
+			return true
 		case time.Time:
 			v.SetString(s.UTC().Format("2006-01-02 15:04:05"))
-			return nil
+			return true
 		}
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			switch s := x.(type) {
 			case []byte:
 				v.SetBytes(append([]byte(nil), s...))
-				return nil
+				return true
 			case string:
 				v.SetBytes([]byte(s))
-				return nil
+				return true
 			}
 		}
 	}
-	if xv.Type().AssignableTo(v.Type()) {
-		v.Set(xv)
-		return nil
-	}
-	return fmt.Errorf("cannot store %T %v in %s", x, x, v.Type())
+	return false
 }

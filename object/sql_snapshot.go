@@ -126,14 +126,59 @@ func (db *SQL) tableRows(name string) ([]any, []any, error) {
 	return cols, rows, nil
 }
 
+// snapItem is one schema entry of a snapshot: its name and its entry.
+type snapItem struct {
+	name  string
+	entry map[string]any
+}
+
 // load fills an empty database from the SQLSnapshotPrefix entries of snap.
 func (db *SQL) load(snap map[string]any) error {
-	type item struct {
-		name  string
-		entry map[string]any
+	tables, others, seq, err := sortSnapshot(snap)
+	if err != nil {
+		return err
 	}
-	var tables, others []item
-	var seq map[string]any
+	for _, t := range tables {
+		if err := db.loadTable(t); err != nil {
+			return err
+		}
+	}
+	if seq != nil {
+		const key = SQLSnapshotPrefix + "sqlite_sequence"
+		rows, err := list(key, "rows", seq["rows"])
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			vals, err := list(key, "row", r)
+			if err != nil {
+				return err
+			}
+			if err := db.loadExec(key, "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", vals); err != nil {
+				return err
+			}
+		}
+	}
+	// Indexes, views and triggers last: a trigger must not fire on the rows
+	// restored.
+	for _, o := range others {
+		schema, _ := o.entry["schema"].(string)
+		if err := db.loadExec(SQLSnapshotPrefix+o.name, schema, nil); err != nil {
+			return err
+		}
+	}
+	total, err := db.totalChanges()
+	if err != nil {
+		return err
+	}
+	db.changes = total
+	return nil
+}
+
+// sortSnapshot sorts the SQLSnapshotPrefix entries of snap, in key order,
+// into tables, the other schema entries (indexes, views, triggers) and
+// the sqlite_sequence entry.
+func sortSnapshot(snap map[string]any) (tables, others []snapItem, seq map[string]any, err error) {
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range snap {
 			if strings.HasPrefix(k, SQLSnapshotPrefix) && !yield(k) {
@@ -143,95 +188,72 @@ func (db *SQL) load(snap map[string]any) error {
 	}) {
 		e, ok := snap[k].(map[string]any)
 		if !ok {
-			return fmt.Errorf("%q: value is %T, want a map with type and schema", k, snap[k])
+			return nil, nil, nil, fmt.Errorf("%q: value is %T, want a map with type and schema", k, snap[k])
 		}
 		name := strings.TrimPrefix(k, SQLSnapshotPrefix)
 		switch e["type"] {
 		case "sequence":
 			seq = e
 		case "table":
-			tables = append(tables, item{name, e})
+			tables = append(tables, snapItem{name, e})
 		case "index", "view", "trigger":
-			others = append(others, item{name, e})
+			others = append(others, snapItem{name, e})
 		default:
-			return fmt.Errorf("%q: type is %v, want table, index, view, trigger or sequence", k, e["type"])
+			return nil, nil, nil, fmt.Errorf("%q: type is %v, want table, index, view, trigger or sequence", k, e["type"])
 		}
 	}
-	exec := func(key, q string, args []any) error {
-		vals, err := bindValues(args)
-		if err != nil {
-			return fmt.Errorf("%q: %w", key, err)
-		}
-		if _, err := db.run(q, vals); err != nil {
-			return fmt.Errorf("%q: %s: %w", key, shortSQL(q), err)
-		}
-		return nil
+	return tables, others, seq, nil
+}
+
+// loadTable creates table t of a snapshot and inserts its rows.
+func (db *SQL) loadTable(t snapItem) error {
+	key := SQLSnapshotPrefix + t.name
+	schema, _ := t.entry["schema"].(string)
+	if err := db.loadExec(key, schema, nil); err != nil {
+		return err
 	}
-	for _, t := range tables {
-		key := SQLSnapshotPrefix + t.name
-		schema, _ := t.entry["schema"].(string)
-		if err := exec(key, schema, nil); err != nil {
-			return err
-		}
-		cols, err := list(key, "columns", t.entry["columns"])
-		if err != nil {
-			return err
-		}
-		rows, err := list(key, "rows", t.entry["rows"])
-		if err != nil {
-			return err
-		}
-		if len(rows) == 0 {
-			continue
-		}
-		names := make([]string, len(cols))
-		marks := make([]string, len(cols))
-		for i, c := range cols {
-			names[i] = quoteIdent(fmt.Sprint(c))
-			marks[i] = "?"
-		}
-		ins := "INSERT INTO " + quoteIdent(t.name) + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")"
-		for i, r := range rows {
-			vals, err := list(fmt.Sprintf("%s row %d", key, i+1), "values", r)
-			if err != nil {
-				return err
-			}
-			if len(vals) != len(cols) {
-				return fmt.Errorf("%q row %d: %d values for %d columns", key, i+1, len(vals), len(cols))
-			}
-			if err := exec(key, ins, vals); err != nil {
-				return err
-			}
-		}
-	}
-	if seq != nil {
-		rows, err := list(SQLSnapshotPrefix+"sqlite_sequence", "rows", seq["rows"])
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			vals, err := list(SQLSnapshotPrefix+"sqlite_sequence", "row", r)
-			if err != nil {
-				return err
-			}
-			if err := exec(SQLSnapshotPrefix+"sqlite_sequence", "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", vals); err != nil {
-				return err
-			}
-		}
-	}
-	// Indexes, views and triggers last: a trigger must not fire on the rows
-	// restored.
-	for _, o := range others {
-		schema, _ := o.entry["schema"].(string)
-		if err := exec(SQLSnapshotPrefix+o.name, schema, nil); err != nil {
-			return err
-		}
-	}
-	total, err := db.totalChanges()
+	cols, err := list(key, "columns", t.entry["columns"])
 	if err != nil {
 		return err
 	}
-	db.changes = total
+	rows, err := list(key, "rows", t.entry["rows"])
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	names := make([]string, len(cols))
+	marks := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = quoteIdent(fmt.Sprint(c))
+		marks[i] = "?"
+	}
+	ins := "INSERT INTO " + quoteIdent(t.name) + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")"
+	for i, r := range rows {
+		vals, err := list(fmt.Sprintf("%s row %d", key, i+1), "values", r)
+		if err != nil {
+			return err
+		}
+		if len(vals) != len(cols) {
+			return fmt.Errorf("%q row %d: %d values for %d columns", key, i+1, len(vals), len(cols))
+		}
+		if err := db.loadExec(key, ins, vals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadExec runs q with args, a statement restoring the snapshot entry key.
+func (db *SQL) loadExec(key, q string, args []any) error {
+	vals, err := bindValues(args)
+	if err != nil {
+		return fmt.Errorf("%q: %w", key, err)
+	}
+	if _, err := db.run(q, vals); err != nil {
+		return fmt.Errorf("%q: %s: %w", key, shortSQL(q), err)
+	}
 	return nil
 }
 
