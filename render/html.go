@@ -295,6 +295,9 @@ func writeSVG(w io.Writer, r Report) {
 	fmt.Fprintln(w, "</svg>")
 }
 
+// writeCallRow draws call i of r as a row of the SVG timeline, its top at
+// top: the call's span, each attempt, the backoff waits, faults,
+// effects and the outcome.
 func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Duration) float64, effects []runtime.Effect) {
 	c := r.Calls[i]
 	mid := top + 26
@@ -328,40 +331,7 @@ func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Durati
 				fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" fill="#6b7280" text-anchor="middle">wait %s</text>`+"\n", (g0+g1)/2, mid+17, Ms(wait))
 			}
 		}
-		tip := fmt.Sprintf("attempt %d: %s to %s; link: %s; object: %s", a.N, Ms(a.Start), Ms(a.End), a.LinkText(), a.DidText())
-		if a.Err != "" {
-			tip += "; " + a.Err
-		}
-		fill, stroke, dash := "#fff", colReceived, ` stroke-dasharray="3 2"`
-		switch {
-		case a.Rejected:
-			fill, stroke, dash = colRejected, colRejected, ""
-		case a.Executed:
-			fill, stroke, dash = colExecuted, colExecuted, ""
-		case a.Delivered:
-			fill, stroke, dash = colReceived, colReceived, ""
-		}
-		x1, x2 := px(a.Start), px(a.End)
-		fmt.Fprintf(w, "<g><title>%s</title>", esc(tip))
-		// An attempt that takes time (link latency, a long method) is a thin
-		// bar up to the box that says how it ended.
-		if x2-x1 > 8 {
-			barStroke := ""
-			if a.Cancelled {
-				barStroke = fmt.Sprintf(` stroke="%s" stroke-width="1.5" stroke-dasharray="4 2"`, colFault)
-			}
-			fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" rx="2" fill="%s" fill-opacity="0.45"%s/>`,
-				x1, mid-3, x2-x1-6, fill, barStroke)
-			if fill == "#fff" {
-				fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" rx="2" fill="none" stroke="%s" stroke-dasharray="3 2"/>`, x1, mid-3, x2-x1-6, colReceived)
-			}
-		}
-		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="12" height="14" rx="3" fill="%s" stroke="%s" stroke-width="1.2"%s/>`, x2-6, mid-7, fill, stroke, dash)
-		numFill := "#fff"
-		if fill == "#fff" {
-			numFill = "#4b5563"
-		}
-		fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" font-weight="600" fill="%s" text-anchor="middle">%d</text></g>`+"\n", x2, mid+3.5, numFill, a.N)
+		tip, x2 := writeAttemptBox(w, a, mid, px)
 		if a.Fault != transport.None {
 			// A cross where the link failed: after the box, the request or
 			// the reply went no further.
@@ -386,6 +356,48 @@ func writeCallRow(w io.Writer, r Report, i int, top float64, px func(time.Durati
 	cls := outcomeClass(c.Outcome)
 	color := map[string]string{"good": "#15803d", "warn": "#b45309", "bad": "#b91c1c", "none": "#6b7280"}[cls]
 	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="12.5" font-weight="600" fill="%s">%s</text>`+"\n", rightmost+8, mid+4, color, esc(c.Outcome.String()))
+}
+
+// writeAttemptBox draws attempt a of a call row whose middle is at mid:
+// a thin bar while it takes time and the numbered box that says how it
+// ended. It returns the attempt's tooltip and where its box is.
+func writeAttemptBox(w io.Writer, a runtime.AttemptRecord, mid float64, px func(time.Duration) float64) (tip string, x2 float64) {
+	tip = fmt.Sprintf("attempt %d: %s to %s; link: %s; object: %s", a.N, Ms(a.Start), Ms(a.End), a.LinkText(), a.DidText())
+	if a.Err != "" {
+		tip += "; " + a.Err
+	}
+	fill, stroke, dash := "#fff", colReceived, ` stroke-dasharray="3 2"`
+	switch {
+	case a.Rejected:
+		fill, stroke, dash = colRejected, colRejected, ""
+	case a.Executed:
+		fill, stroke, dash = colExecuted, colExecuted, ""
+	case a.Delivered:
+		fill, stroke, dash = colReceived, colReceived, ""
+	}
+	x1 := px(a.Start)
+	x2 = px(a.End)
+	fmt.Fprintf(w, "<g><title>%s</title>", esc(tip))
+	// An attempt that takes time (link latency, a long method) is a thin
+	// bar up to the box that says how it ended.
+	if x2-x1 > 8 {
+		barStroke := ""
+		if a.Cancelled {
+			barStroke = fmt.Sprintf(` stroke="%s" stroke-width="1.5" stroke-dasharray="4 2"`, colFault)
+		}
+		fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" rx="2" fill="%s" fill-opacity="0.45"%s/>`,
+			x1, mid-3, x2-x1-6, fill, barStroke)
+		if fill == "#fff" {
+			fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="%.1f" height="6" rx="2" fill="none" stroke="%s" stroke-dasharray="3 2"/>`, x1, mid-3, x2-x1-6, colReceived)
+		}
+	}
+	fmt.Fprintf(w, `<rect x="%.1f" y="%.1f" width="12" height="14" rx="3" fill="%s" stroke="%s" stroke-width="1.2"%s/>`, x2-6, mid-7, fill, stroke, dash)
+	numFill := "#fff"
+	if fill == "#fff" {
+		numFill = "#4b5563"
+	}
+	fmt.Fprintf(w, `<text x="%.1f" y="%.1f" font-size="10" font-weight="600" fill="%s" text-anchor="middle">%d</text></g>`+"\n", x2, mid+3.5, numFill, a.N)
+	return tip, x2
 }
 
 func writeCallTable(w io.Writer, r Report) {
