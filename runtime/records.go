@@ -89,7 +89,7 @@ func (r *Runtime) newCall() *wire.Call {
 		if k := len(r.slabs); k > 0 {
 			n = min(2*len(r.slabs[k-1].recs), slabRecords)
 		}
-		r.free = r.nextSlab(n)
+		r.free = make([]wire.Call, n)
 		r.slabs = append(r.slabs, slab{recs: r.free})
 		r.dropOld()
 	}
@@ -178,34 +178,3 @@ func (r *Runtime) newTurnContext() *sched.Context {
 	r.contexts = r.contexts[1:]
 	return c
 }
-
-// nextSlab returns a slab of n records. Full-size slabs are made one ahead
-// and their pages touched by a goroutine of their own meanwhile: the
-// kernel's cost of a fresh page (a fault, and zeroing it) is then paid on
-// another core, not by the call that first writes the record. The
-// goroutine only writes zeros the slab already holds, and hands the slab
-// over on a channel before anything else touches it.
-func (r *Runtime) nextSlab(n int) []wire.Call {
-	if n < slabRecords {
-		return make([]wire.Call, n)
-	}
-	var s []wire.Call
-	if r.ahead != nil {
-		s = <-r.ahead
-	} else {
-		s = make([]wire.Call, n)
-	}
-	ahead := make(chan []wire.Call, 1)
-	r.ahead = ahead
-	go func() {
-		next := make([]wire.Call, slabRecords)
-		for i := 0; i < len(next); i += pageRecords {
-			next[i].Seq = 0 // a write: the page is the process's now
-		}
-		ahead <- next
-	}()
-	return s
-}
-
-// pageRecords is how many records a 4 KiB page holds.
-const pageRecords = 4096 / 128

@@ -126,14 +126,13 @@ type Runtime struct {
 	byName     map[string]*Namespace
 	setupErrs  []error
 
-	slabs    []slab           // the call records kept (records.go)
-	free     []wire.Call      // the records newCall hands out next: the current slab's rest
-	contexts []sched.Context  // the contexts newTurnContext hands out next (records.go)
-	nctx     int              // the size of the last slab of contexts
-	ahead    chan []wire.Call // the next full-size slab, its pages being touched (records.go)
-	begun    int32            // calls begun: the next call's Seq
-	maxCalls int32            // wire.MaxCalls; lower in a test of ErrTooManyCalls
-	records  Records          // which records Calls keeps (WithRecords)
+	slabs    []slab          // the call records kept (records.go)
+	free     []wire.Call     // the records newCall hands out next: the current slab's rest
+	contexts []sched.Context // the contexts newTurnContext hands out next (records.go)
+	nctx     int             // the size of the last slab of contexts
+	begun    int32           // calls begun: the next call's Seq
+	maxCalls int32           // wire.MaxCalls; lower in a test of ErrTooManyCalls
+	records  Records         // which records Calls keeps (WithRecords)
 	sink     func(CallRecord)
 	stamp    uint32 // logical clock of call starts and ends, finer than virtual time
 	effects  []Effect
