@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/spare"
 
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
@@ -61,9 +62,9 @@ type Stub struct {
 	target   *wire.Target
 	retrying bool
 	cfg      config
-	line     wire.Line // the connection first attempts travel on (L1)
-	broken   error     // the error that broke the stub, nil while it works (L2)
-	spare    *frame    // the last call's frame, free for the next (see frame)
+	line     wire.Line        // the connection first attempts travel on (L1)
+	broken   error            // the error that broke the stub, nil while it works (L2)
+	spare    spare.One[frame] // the last call's frame, free for the next (see frame)
 	sites    []*wire.Site
 }
 
@@ -119,7 +120,7 @@ func (s *Stub) String() string {
 func (s *Stub) asRef() *Stub {
 	c := *s
 	c.retrying = false
-	c.line, c.broken, c.spare = wire.Line{}, nil, nil // a connection of its own (L1, L2)
+	c.line, c.broken, c.spare = wire.Line{}, nil, spare.One[frame]{} // a connection of its own (L1, L2); a frame of its own
 	return &c
 }
 
@@ -309,10 +310,8 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 // reports whether every attempt can send the same request (a body that
 // can be rewound, no argument passed by reference).
 func (s *Stub) begin(k *sched.Kernel, method string, args []any, hreq *http.Request) (fr *frame, replayable bool, err error) {
-	fr = s.spare
-	if fr != nil { // the frame of this stub's last call, which nothing holds any more
-		s.spare = nil
-	} else {
+	fr = s.spare.Take() // the frame of this stub's last call, which nothing holds any more
+	if fr == nil {
 		fr = &frame{k: k, s: s}
 	}
 	rec := s.conn.NewCall()
@@ -453,7 +452,7 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	if fr.flight.Settled && !fr.shared {
 		s := fr.s
 		*fr = frame{k: fr.k, s: s}
-		s.spare = fr
+		s.spare.Put(fr)
 	}
 	return v, resp, err
 }
