@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dosim/dosim/internal/clone"
 )
 
 // The bounds within which Value renders a value as encoding/json (or fmt)
@@ -85,7 +87,7 @@ func (t *tamer) walk(v reflect.Value, depth int) bool {
 	case reflect.Pointer:
 		return v.IsNil() || t.walk(v.Elem(), depth+1)
 	case reflect.Slice, reflect.Array:
-		if scalar(v.Type().Elem().Kind()) {
+		if clone.PlainKind(v.Type().Elem().Kind()) {
 			return true
 		}
 		for i := range v.Len() {
@@ -108,16 +110,6 @@ func (t *tamer) walk(v reflect.Value, depth int) bool {
 		}
 	}
 	return true
-}
-
-func scalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
-		return true
-	}
-	return false
 }
 
 // wild writes a value outside tame's bounds in a JSON-like text: a cycle

@@ -202,13 +202,8 @@ func (p *parser) resolveStorageExpect(r *rawStorage, path string) (Expectation, 
 	}
 	st, ok := p.endStub(r.shape, r.stub, r.at, path)
 	e.Stub = st
-	if p.require(r.shape, "key", r.at) {
-		v, good := p.name(r.key, path+".key")
-		e.Key = v
-		ok = ok && good
-	} else {
-		ok = false
-	}
+	key, good := p.requiredName(r.shape, "key", r.key, r.at, path)
+	e.Key, ok = key, ok && good
 	switch {
 	case r.valueGiven && r.absent.given():
 		p.errorf(r.absent.n, path+".absent", nil, "give a value or absent: true, not both")
@@ -248,6 +243,15 @@ func (p *parser) endStub(f *fields, x val[string], item *yaml.Node, path string)
 	return st, st != nil
 }
 
+// requiredName resolves field k of an expectation at path, which must be
+// there and be a name.
+func (p *parser) requiredName(f *fields, k string, x val[string], at *yaml.Node, path string) (string, bool) {
+	if !p.require(f, k, at) {
+		return "", false
+	}
+	return p.name(x, path+"."+k)
+}
+
 // resolveSQLExpect resolves an expectation on an object's SQL database: a
 // query and the rows it must return, {stub, query, args, rows}.
 func (p *parser) resolveSQLExpect(r *rawSQL, path string) (Expectation, bool) {
@@ -257,13 +261,8 @@ func (p *parser) resolveSQLExpect(r *rawSQL, path string) (Expectation, bool) {
 	}
 	st, ok := p.endStub(r.shape, r.stub, r.at, path)
 	e.Stub = st
-	if p.require(r.shape, "query", r.at) {
-		q, good := p.name(r.query, path+".query")
-		e.Key = q
-		ok = ok && good
-	} else {
-		ok = false
-	}
+	q, good := p.requiredName(r.shape, "query", r.query, r.at, path)
+	e.Key, ok = q, ok && good
 	if r.args.n != nil {
 		good := p.list(r.args.n, r.args.ok, path+".args", "values bound to the query's ? marks")
 		for j, a := range r.args.items {

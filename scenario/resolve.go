@@ -92,24 +92,24 @@ func (p *parser) resolveNamespaces(f *rawFile) {
 	}
 }
 
+// namespaceNames lists the namespaces declared, for a message.
 func (p *parser) namespaceNames() string {
-	names := make([]string, len(p.s.Namespaces))
-	for i, ns := range p.s.Namespaces {
-		names[i] = ns.Name
-	}
-	if len(names) == 0 {
-		return "(none)"
-	}
-	return strings.Join(names, ", ")
+	return nameList(p.s.Namespaces, func(ns *Namespace) string { return ns.Name })
 }
 
+// stubNames lists the stubs declared, for a message.
 func (p *parser) stubNames() string {
-	names := make([]string, len(p.s.Stubs))
-	for i, s := range p.s.Stubs {
-		names[i] = s.Name
-	}
-	if len(names) == 0 {
+	return nameList(p.s.Stubs, func(s *Stub) string { return s.Name })
+}
+
+// nameList joins the names of xs with commas, "(none)" when there are none.
+func nameList[T any](xs []T, name func(T) string) string {
+	if len(xs) == 0 {
 		return "(none)"
+	}
+	names := make([]string, len(xs))
+	for i, x := range xs {
+		names[i] = name(x)
 	}
 	return strings.Join(names, ", ")
 }

@@ -286,7 +286,7 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 	}
 	t := v.Type()
 	k := t.Kind()
-	if plainKind(k) {
+	if PlainKind(k) {
 		return v, nil // never a reference: Ref is not asked
 	}
 	if c.p != nil && c.p.Ref != nil && (k == reflect.Pointer || k == reflect.Struct) {
@@ -368,7 +368,7 @@ func (c *copier) slice(v reflect.Value) (reflect.Value, error) {
 		return prev, err
 	}
 	out := reflect.MakeSlice(t, v.Len(), v.Len())
-	if plainKind(t.Elem().Kind()) {
+	if PlainKind(t.Elem().Kind()) {
 		if !c.atTop() {
 			c.remember(key, out, 0) // holds nothing that could lead back to it: never open
 		}
@@ -383,7 +383,7 @@ func (c *copier) slice(v reflect.Value) (reflect.Value, error) {
 
 func (c *copier) array(v reflect.Value) (reflect.Value, error) {
 	out := reflect.New(v.Type()).Elem()
-	if plainKind(v.Type().Elem().Kind()) {
+	if PlainKind(v.Type().Elem().Kind()) {
 		out.Set(v)
 		return out, nil
 	}
@@ -445,7 +445,7 @@ func (c *copier) structure(v reflect.Value) (reflect.Value, error) {
 	var out reflect.Value // made at the first field that is not a scalar
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if plainKind(f.Type.Kind()) {
+		if PlainKind(f.Type.Kind()) {
 			continue
 		}
 		if !out.IsValid() {
@@ -470,7 +470,9 @@ func (c *copier) structure(v reflect.Value) (reflect.Value, error) {
 	return out, nil
 }
 
-func plainKind(k reflect.Kind) bool {
+// PlainKind reports whether a value of kind k is plain data with no parts:
+// a bool, a number or a string, copied by assignment.
+func PlainKind(k reflect.Kind) bool {
 	switch k {
 	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,

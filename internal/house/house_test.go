@@ -561,6 +561,7 @@ var allowedEdges = map[edge]bool{
 	{from: "verify", to: "stub"}:      true,
 	{from: "verify", to: "transport"}: true,
 
+	{from: "render", to: "internal/clone"}:  true,
 	{from: "render", to: "internal/layout"}: true,
 	{from: "render", to: "object"}:          true,
 	{from: "render", to: "runtime"}:         true,
