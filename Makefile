@@ -14,9 +14,9 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS ?= \
 	scenario:FuzzLoadScenario \
 	stub:FuzzParseOptions \
-	object:FuzzParseRetryOptions \
-	object:FuzzCron \
-	object:FuzzScheduleSpec \
+	agent:FuzzParseRetryOptions \
+	agent:FuzzCron \
+	agent:FuzzScheduleSpec \
 	runtime:FuzzIDFromString \
 	internal/clone:FuzzClone \
 	explore:FuzzMergeShards \

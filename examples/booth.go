@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dosim/dosim/agent"
+
 	"github.com/dosim/dosim/object"
 )
 
@@ -29,8 +31,9 @@ import (
 // BoothLeaky plants a bug: its Pay charges before it looks whether the
 // hold is paid, so a retry after a lost reply charges the card again.
 type Booth struct {
-	st       *object.State
-	chargeFn func(ctx context.Context, b *Booth, key string) (bool, error)
+	agent.Agent // Queue
+	st          *object.State
+	chargeFn    func(ctx context.Context, b *Booth, key string) (bool, error)
 }
 
 // NewBooth is the Booth constructor for runtime.Namespace.
@@ -136,7 +139,7 @@ func (b *Booth) Pay(ctx context.Context, key string) (string, error) {
 	if err != nil || !charged {
 		return fmt.Sprintf("paid for seat %d", seat), err
 	}
-	if _, err := b.st.Queue(ctx, "Confirm", key); err != nil {
+	if _, err := b.Queue(ctx, "Confirm", key); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("paid for seat %d", seat), nil

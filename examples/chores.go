@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/dosim/dosim/agent"
+
 	"github.com/dosim/dosim/object"
 )
 
@@ -27,7 +29,10 @@ import (
 //   - Kick makes an hourly schedule that arms an alarm whose handler
 //     always fails: an alarm retried for ever (planted); KickOnce arms it
 //     once (the fix).
-type Chores struct{ st *object.State }
+type Chores struct {
+	agent.Agent // Queue and Schedule
+	st          *object.State
+}
 
 // NewChores is the Chores constructor for runtime.Namespace.
 func NewChores(st *object.State) object.Object { return &Chores{st: st} }
@@ -63,12 +68,12 @@ type Parcel struct{ Fine, Again bool }
 
 // poisonRetry is a delivery's retry policy: two attempts, up to two
 // minutes apart.
-var poisonRetry = object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(2), BaseDelayMs: new(60_000), MaxDelayMs: new(120_000)}}
+var poisonRetry = agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(2), BaseDelayMs: new(60_000), MaxDelayMs: new(120_000)}}
 
 // Poison queues a delivery that always fails; again says whether OnError
 // queues it again each time its attempts run out.
 func (c *Chores) Poison(ctx context.Context, again bool) error {
-	_, err := c.st.Queue(ctx, "Deliver", Parcel{Again: again}, poisonRetry)
+	_, err := c.Queue(ctx, "Deliver", Parcel{Again: again}, poisonRetry)
 	return err
 }
 
@@ -84,7 +89,7 @@ func (c *Chores) Deliver(ctx context.Context, p Parcel) error {
 // planted bug); else it gives up (the fix: a dead-letter store could keep
 // it).
 func (c *Chores) OnError(ctx context.Context, err error) {
-	var te *object.TaskError
+	var te *agent.TaskError
 	if !errors.As(err, &te) || te.Task.Callback != "Deliver" {
 		return
 	}
@@ -93,7 +98,7 @@ func (c *Chores) OnError(ctx context.Context, err error) {
 	if jerr != nil || json.Unmarshal(b, &p) != nil || !p.Again {
 		return
 	}
-	_, _ = c.st.Queue(ctx, "Deliver", p, poisonRetry)
+	_, _ = c.Queue(ctx, "Deliver", p, poisonRetry)
 }
 
 // watch arms the alarm in a quarter of an hour, to be re-armed left more times (-1:
@@ -131,7 +136,7 @@ func (c *Chores) Alarm(ctx context.Context, info object.AlarmInfo) error {
 
 // every schedules callback to run every hour.
 func (c *Chores) every(ctx context.Context, callback string) error {
-	_, err := c.st.Schedule(ctx, object.Every(time.Hour), callback, nil)
+	_, err := c.Schedule(ctx, agent.Every(time.Hour), callback, nil)
 	return err
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dosim/dosim/agent"
+
 	"github.com/dosim/dosim/object"
 )
 
@@ -19,7 +21,8 @@ import (
 // attempt for every URL containing "flaky", and every attempt for one
 // containing "down".
 type Outbox struct {
-	st *object.State
+	agent.Agent // Queue and the dead-letter store
+	st          *object.State
 }
 
 // NewOutbox is the Outbox constructor for runtime.Namespace.
@@ -40,8 +43,8 @@ var errEndpoint = errors.New("endpoint answered 503")
 // Post queues a delivery of body to url: up to 3 attempts, 100 ms backoff
 // base, dead-lettered when they run out.
 func (o *Outbox) Post(ctx context.Context, url, body string) (string, error) {
-	t, err := o.st.Queue(ctx, "Deliver", Webhook{URL: url, Body: body}, object.TaskOptions{
-		Retry:      object.RetryOptions{MaxAttempts: new(3), BaseDelayMs: new(100)},
+	t, err := o.Queue(ctx, "Deliver", Webhook{URL: url, Body: body}, agent.TaskOptions{
+		Retry:      agent.RetryOptions{MaxAttempts: new(3), BaseDelayMs: new(100)},
 		DeadLetter: true,
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
@@ -16,18 +17,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// gateway charges through object.Retry with a circuit breaker: runtime-wide
+// gateway charges through agent.Retry with a circuit breaker: runtime-wide
 // state that no replay of one turn can know.
 type gateway struct{ st *object.State }
 
 func (g *gateway) Methods() object.Methods {
 	return object.Methods{"Charge": object.Func(func(ctx context.Context, cents int) (int, error) {
-		err := object.Retry(ctx, func(ctx context.Context, attempt int) error {
+		err := agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 			if attempt == 1 {
 				return errors.New("the card network timed out")
 			}
 			return nil
-		}, object.RetryOptions{Breaker: &object.BreakerOptions{Name: "cards", Failures: 5, Window: time.Minute, Cooldown: time.Minute}})
+		}, agent.RetryOptions{Breaker: &agent.BreakerOptions{Name: "cards", Failures: 5, Window: time.Minute, Cooldown: time.Minute}})
 		if err != nil {
 			return 0, err
 		}

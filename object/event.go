@@ -44,11 +44,8 @@ const (
 	EventEvicted = "evicted"
 )
 
-// event records a trace event attributed to the object.
-func (s *State) event(e Event) { s.host.Event(e) }
-
 // Event is one entry of the runtime's typed event log: what alarms,
-// object.Retry, scheduled and queued tasks and circuit breakers did. Kind
+// agent.Retry, scheduled and queued tasks and circuit breakers did. Kind
 // is one of the Event* constants; the other fields are set by the
 // kinds they belong to (zero otherwise), and Text writes them as a line of
 // key=value pairs, as Trace and the timelines show them. Events are part of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/dosim/dosim/internal/seal"
@@ -101,11 +102,43 @@ func (s *State) Renew(_ seal.Key, why string) *State {
 	return &State{id: s.id, storage: s.storage, host: s.host}
 }
 
-// RunLane runs the due tasks of lane (wire.LaneSchedule or
-// wire.LaneQueue), then reports the lane's next due time through
-// Host.TasksDue. For package runtime, which calls it in a turn holding the
-// object's input gate.
-func (s *State) RunLane(ctx context.Context, _ seal.Key, lane wire.Lane) { s.runLane(ctx, lane) }
+// TaskRunner is implemented by an instance whose class embeds
+// agent.Agent: package agent's scheduled and queued tasks (rule A6) run
+// through it. Package runtime reaches it through the instance, as it
+// reaches Alarmer; its method takes a seal.Key, so that only package
+// agent implements it.
+type TaskRunner interface {
+	// RunTasks runs the due tasks of lane (wire.LaneSchedule or
+	// wire.LaneQueue), then reports the lane's next due time through
+	// Host.TasksDue. Package runtime calls it in a turn holding the
+	// object's input gate.
+	RunTasks(ctx context.Context, _ seal.Key, lane wire.Lane)
+}
+
+// Hosted returns what package agent needs of s: the host and the object's
+// storage, the same handle whether or not the instance is stale (its
+// tasks are the runtime's to run). For package agent.
+func (s *State) Hosted(seal.Key) (Host, *Storage) { return s.host, s.storage }
+
+// Has reports whether key is stored, as the current transaction sees it,
+// outside any turn and without touching the journal. For package agent,
+// which checks that a running task was not cancelled.
+func (s *Storage) Has(_ seal.Key, key string) bool {
+	_, ok := s.lookup(key)
+	return ok
+}
+
+// Count returns how many stored keys start with prefix. For package
+// agent, which counts an object's tasks (rule C8).
+func (s *Storage) Count(_ seal.Key, prefix string) int {
+	n := 0
+	for k := range s.flatten() {
+		if strings.HasPrefix(k, prefix) {
+			n++
+		}
+	}
+	return n
+}
 
 // Close frees what the storage holds outside the Go heap (its SQL
 // database). For package runtime, which calls it when it closes.
@@ -128,12 +161,4 @@ func (s *Storage) Journal(seal.Key) Journal {
 		return nil
 	}
 	return storageJournal{s}
-}
-
-// turnState returns the State of the object whose turn runs on ctx, nil
-// outside an object turn: package runtime's turns implement
-// wire.Turn[*State].
-func turnState(ctx context.Context) *State {
-	st, _ := wire.StateFrom[*State](ctx)
-	return st
 }

@@ -16,7 +16,6 @@ type State struct {
 	id      ID
 	storage *Storage
 	host    Host
-	tasks   *taskIndex // in-memory order of the stored tasks; nil until used
 	// reset, once set, is why this State's instance is stale: the object
 	// was reset or evicted and a new instance (with a new State) serves it.
 	// Its Storage then refuses every operation (rule L4).

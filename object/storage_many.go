@@ -7,6 +7,12 @@ import (
 	"strings"
 )
 
+// ReservedPrefix starts the storage keys where dosim keeps its own records
+// of an object: package agent's scheduled and queued tasks, dead letters
+// and task counter (rule A6), and the SQL database's snapshot. They appear
+// in List and Snapshot; do not write them.
+const ReservedPrefix = "__dosim/"
+
 // checkKeys checks a multi-key call's keys: at most MaxKeysPerCall of
 // them, each a valid key.
 func checkKeys(op string, keys []string) error {

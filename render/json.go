@@ -24,7 +24,7 @@ type JSONReport struct {
 	Failures     []Failure    `json:"failures"`
 }
 
-// JSONEvent is something an alarm, schedule, queue or object.Retry did.
+// JSONEvent is something an alarm, schedule, queue or agent.Retry did.
 type JSONEvent struct {
 	AtMs      float64 `json:"atMs"`
 	Namespace string  `json:"namespace"`

@@ -42,7 +42,7 @@ type Report struct {
 	Labels []string
 	// Effects are the side effects the objects recorded.
 	Effects []runtime.Effect
-	// Events are what alarms, schedules, queues and object.Retry did
+	// Events are what alarms, schedules, queues and agent.Retry did
 	// (runtime.Runtime.Events).
 	Events []object.Event
 	// Storage is the objects' storage at the end of the run.

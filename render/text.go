@@ -185,7 +185,7 @@ func writeTable(w io.Writer, rows []row, paint func(cell) string) {
 	_ = layout.Write(w, out, func(c layout.Cell) string { return paint(cell{c.Text, c.Color}) })
 }
 
-// writeEvents lists what alarms, schedules, queues and object.Retry did.
+// writeEvents lists what alarms, schedules, queues and agent.Retry did.
 func writeEvents(w io.Writer, r Report, paint func(cell) string) {
 	if len(r.Events) == 0 {
 		return

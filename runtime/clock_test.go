@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -126,6 +127,7 @@ func TestH1_ALinkDelayPastTheEndOfVirtualTimeEndsTheRun(t *testing.T) {
 // delay, its queue item queues itself. The tasks call another object first
 // (so the lane turn waits, and the watchdog sees switches).
 type looper struct {
+	agent.Agent
 	st   *object.State
 	peer func() (*stub.Stub, error)
 	max  int
@@ -154,12 +156,12 @@ func (l *looper) Methods() object.Methods {
 }
 
 func (l *looper) schedule(ctx context.Context) error {
-	_, err := l.st.Schedule(ctx, object.After(0), "Tick", nil)
+	_, err := l.Schedule(ctx, agent.After(0), "Tick", nil)
 	return err
 }
 
 func (l *looper) queue(ctx context.Context) error {
-	_, err := l.st.Queue(ctx, "Item", nil)
+	_, err := l.Queue(ctx, "Item", nil)
 	return err
 }
 

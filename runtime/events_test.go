@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,7 @@ import (
 
 // ticker schedules a tick that fails once.
 type ticker struct {
+	agent.Agent
 	st    *object.State
 	fails *int
 }
@@ -22,7 +24,7 @@ type ticker struct {
 func (tk *ticker) Methods() object.Methods {
 	return object.Methods{
 		"Start": object.Func(func(ctx context.Context) error {
-			_, err := tk.st.Schedule(ctx, object.After(time.Second), "Tick", nil)
+			_, err := tk.Schedule(ctx, agent.After(time.Second), "Tick", nil)
 			return err
 		}),
 		"Tick": object.Func(func(ctx context.Context) error {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -19,6 +20,7 @@ import (
 // (st.Now), the seeded source (Retry's jitter) and, in Confirm, another
 // object (a call out). Its alarm and its queue do work of their own.
 type booth struct {
+	agent.Agent
 	st   *object.State
 	bank *runtime.Namespace
 }
@@ -41,13 +43,13 @@ func (b *booth) Methods() object.Methods {
 		}),
 		"Flaky": object.Func(func(ctx context.Context) (int, error) {
 			n := 0
-			err := object.Retry(ctx, func(ctx context.Context, attempt int) error {
+			err := agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 				n = attempt
 				if attempt < 3 {
 					return errors.New("not yet")
 				}
 				return nil
-			}, object.RetryOptions{MaxAttempts: new(3)})
+			}, agent.RetryOptions{MaxAttempts: new(3)})
 			return n, err
 		}),
 		"Confirm": object.Func(func(ctx context.Context, seat string) (int, error) {
@@ -62,7 +64,7 @@ func (b *booth) Methods() object.Methods {
 			return n, b.st.Storage().Put(ctx, "paid/"+seat, n)
 		}),
 		"Later": object.Func(func(ctx context.Context, seat string) error {
-			_, err := b.st.Queue(ctx, "Release", seat)
+			_, err := b.Queue(ctx, "Release", seat)
 			return err
 		}),
 		"Release": object.Func(func(ctx context.Context, seat string) error {

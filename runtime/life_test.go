@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
@@ -19,6 +20,7 @@ import (
 // cache keeps a value in a field and in storage, and counts its
 // constructions.
 type cache struct {
+	agent.Agent
 	st    *object.State
 	field int
 	built *int
@@ -53,7 +55,7 @@ func (c *cache) Methods() object.Methods {
 			if err := c.st.SetAlarm(ctx, c.st.Now().Add(10*time.Second)); err != nil {
 				return err
 			}
-			_, err := c.st.Schedule(ctx, object.After(20*time.Second), "Tick", nil)
+			_, err := c.Schedule(ctx, agent.After(20*time.Second), "Tick", nil)
 			return err
 		}),
 		"Tick": object.Func(func(ctx context.Context) error { return c.st.Storage().Put(ctx, "ticked", true) }),

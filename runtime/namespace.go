@@ -55,7 +55,7 @@ func (f namespaceOptionFunc) applyNamespace(ns *Namespace) { f(ns) }
 // marked or not, on the class exactly as it is (package verify does).
 // Wrapping the class to mark its methods would hide the optional
 // interfaces the runtime and package object look for on the instance
-// (object.Alarmer, object.ErrorHandler, object.RetryDefaulter,
+// (object.Alarmer, agent.ErrorHandler, agent.RetryDefaulter,
 // http.Handler), so that an alarm, an OnError or a class's retry defaults
 // would not work under the check. A model of the platform never uses it:
 // the platform refuses a duplicate of an unmarked method.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -23,7 +24,10 @@ func cyclic() map[string]any {
 
 // crossing has a method for every place where a value enters the
 // simulation, each given a value that is not plain data.
-type crossing struct{ st *object.State }
+type crossing struct {
+	agent.Agent
+	st *object.State
+}
 
 func (c *crossing) Methods() object.Methods {
 	store := c.st.Storage()
@@ -38,11 +42,11 @@ func (c *crossing) Methods() object.Methods {
 		}),
 		"Effect": object.Func(func(ctx context.Context) error { return c.st.Effect(ctx, "loop", cyclic()) }),
 		"Schedule": object.Func(func(ctx context.Context) error {
-			_, err := c.st.Schedule(ctx, object.After(time.Minute), "Take", cyclic())
+			_, err := c.Schedule(ctx, agent.After(time.Minute), "Take", cyclic())
 			return err
 		}),
 		"Queue": object.Func(func(ctx context.Context) error {
-			_, err := c.st.Queue(ctx, "Take", []any{1, cyclic()})
+			_, err := c.Queue(ctx, "Take", []any{1, cyclic()})
 			return err
 		}),
 		"Cycle":  object.Func(func(ctx context.Context) (any, error) { return cyclic(), nil }),

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 	"github.com/stretchr/testify/assert"
@@ -18,14 +19,17 @@ type brokenErr struct{}
 func (brokenErr) Error() string { panic("boom") }
 
 // liar returns brokenErr from a method and from its alarm handler.
-type liar struct{ st *object.State }
+type liar struct {
+	agent.Agent
+	st *object.State
+}
 
 func (l *liar) Methods() object.Methods {
 	return object.Methods{
 		"Lie": object.Func(func(ctx context.Context) error { return brokenErr{} }),
 		"Arm": object.Func(func(ctx context.Context) error { return l.st.SetAlarm(ctx, l.st.Now().Add(time.Second)) }),
 		"Later": object.Func(func(ctx context.Context) error {
-			_, err := l.st.Schedule(ctx, object.After(time.Second), "Lie", nil)
+			_, err := l.Schedule(ctx, agent.After(time.Second), "Lie", nil)
 			return err
 		}),
 	}

@@ -12,8 +12,9 @@ import (
 )
 
 // This file is the object host adapter: hostView is what package object
-// sees of the host running an object (object.Host), for alarms, scheduled
-// and queued tasks, retries and shared values.
+// sees of the host running an object (object.Host), for alarms, and what
+// package agent sees of it through State.Hosted, for scheduled and queued
+// tasks, retries and shared values.
 
 // TurnState gives object code running in a request's turn its State.
 func (ti *turnInfo) TurnState() *object.State { return ti.h.state }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
@@ -23,7 +24,7 @@ func TestQueueWaitsForABuildableObjectA6(t *testing.T) {
 		if broken {
 			panic("cannot build")
 		}
-		return queuer{st: st, ran: &ran}
+		return &queuer{st: st, ran: &ran}
 	})
 	s := mustStub(t, ns, "q")
 	err := rt.Run(func(ctx context.Context) error {
@@ -40,13 +41,14 @@ func TestQueueWaitsForABuildableObjectA6(t *testing.T) {
 }
 
 type queuer struct {
+	agent.Agent
 	st  *object.State
 	ran *int
 }
 
-func (q queuer) Methods() object.Methods {
+func (q *queuer) Methods() object.Methods {
 	return object.Methods{
-		"Start": object.Func(func(ctx context.Context) error { _, err := q.st.Queue(ctx, "Item", nil); return err }),
+		"Start": object.Func(func(ctx context.Context) error { _, err := q.Queue(ctx, "Item", nil); return err }),
 		"Item":  object.Func(func(ctx context.Context) error { *q.ran++; return nil }),
 	}
 }

@@ -167,7 +167,7 @@ type Result struct {
 	Calls []runtime.CallRecord
 	// Effects are the side effects the objects recorded.
 	Effects []runtime.Effect
-	// Events are what alarms, schedules, queues and object.Retry did.
+	// Events are what alarms, schedules, queues and agent.Retry did.
 	Events []object.Event
 	// Storage is the storage of every object a stub names, at the end, in
 	// the order of the stubs (an object named twice is listed once).

@@ -117,7 +117,7 @@ func rangeErr(field, value string, lo, hi int) error {
 // or YAML: the keys "maxRetries" and "timeoutMs". A number is a float64 or
 // a json.Number (from encoding/json, with or without UseNumber), an int or
 // uint64 (from YAML), or any Go integer or float kind, as for
-// object.ParseRetryOptions. A value that is not a number (a string, a
+// agent.ParseRetryOptions. A value that is not a number (a string, a
 // bool, null, a list, a mapping) is an error wrapping ErrType; a fraction
 // or a value out of range wraps ErrRange; an unknown key is an error
 // naming the known ones.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -76,10 +76,10 @@ func TestParseOptionsS2(t *testing.T) {
 	assert.Contains(t, []transport.Outcome{transport.OutcomeAttemptsExhausted, transport.OutcomeTimeout}, c.Outcome)
 }
 
-// S2: stub.ParseOptions reads numbers as object.ParseRetryOptions does
+// S2: stub.ParseOptions reads numbers as agent.ParseRetryOptions does
 // (issue 10: one parser of untyped numbers). It used to refuse a
 // json.Number, which encoding/json makes with UseNumber, and named number
-// types, which object.ParseRetryOptions took.
+// types, which agent.ParseRetryOptions took.
 func TestS2_ParseOptionsReadsNumbersAsObjectDoes(t *testing.T) {
 	var m map[string]any
 	d := json.NewDecoder(strings.NewReader(`{"maxRetries": 3, "timeoutMs": 2500}`))
@@ -98,8 +98,8 @@ func TestS2_ParseOptionsReadsNumbersAsObjectDoes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 7, w.stub(t, opts...).MaxRetries())
 
-	// The same values object.ParseRetryOptions takes and refuses.
-	_, err = object.ParseRetryOptions(map[string]any{"maxAttempts": json.Number("3")})
+	// The same values agent.ParseRetryOptions takes and refuses.
+	_, err = agent.ParseRetryOptions(map[string]any{"maxAttempts": json.Number("3")})
 	require.NoError(t, err)
 
 	refused := []struct {

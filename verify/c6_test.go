@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dosim/dosim/agent"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/verify"
@@ -18,12 +19,15 @@ import (
 // optional is a class with every optional interface the runtime and
 // package object look for on an instance: Alarmer, ErrorHandler,
 // RetryDefaulter and http.Handler. Each method leans on one of them.
-type optional struct{ st *object.State }
+type optional struct {
+	agent.Agent
+	st *object.State
+}
 
 var (
-	_ object.Alarmer        = (*optional)(nil)
-	_ object.ErrorHandler   = (*optional)(nil)
-	_ object.RetryDefaulter = (*optional)(nil)
+	_ object.Alarmer       = (*optional)(nil)
+	_ agent.ErrorHandler   = (*optional)(nil)
+	_ agent.RetryDefaulter = (*optional)(nil)
 )
 
 func (o *optional) Methods() object.Methods {
@@ -32,7 +36,7 @@ func (o *optional) Methods() object.Methods {
 		"Remind":   object.Retryable(o.Remind),
 		"Kick":     object.Retryable(o.Kick), // queues a task that fails: OnError counts it
 		"Fail":     object.Func(o.Fail),
-		"Attempts": object.Retryable(o.Attempts), // object.Retry with the class's defaults
+		"Attempts": object.Retryable(o.Attempts), // agent.Retry with the class's defaults
 	}
 }
 
@@ -40,8 +44,8 @@ func (o *optional) Alarm(ctx context.Context, info object.AlarmInfo) error { ret
 
 func (o *optional) OnError(ctx context.Context, err error) { _ = o.bump(ctx, "failed") }
 
-func (o *optional) RetryDefaults() object.RetryOptions {
-	return object.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(1), MaxDelayMs: new(1)}
+func (o *optional) RetryDefaults() agent.RetryOptions {
+	return agent.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(1), MaxDelayMs: new(1)}
 }
 
 func (o *optional) bump(ctx context.Context, key string) error {
@@ -67,20 +71,20 @@ func (o *optional) Remind(ctx context.Context) error {
 
 // Kick queues Fail once, with one attempt: its error goes to OnError.
 func (o *optional) Kick(ctx context.Context) error {
-	_, err := o.st.Queue(ctx, "Fail", nil, object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(1)}})
+	_, err := o.Queue(ctx, "Fail", nil, agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(1)}})
 	return err
 }
 
 func (o *optional) Fail(ctx context.Context, payload any) error { return errors.New("always") }
 
-// Attempts reports how many attempts object.Retry made with no options of
+// Attempts reports how many attempts agent.Retry made with no options of
 // its own: the class's default (5), not the built-in one (3).
 func (o *optional) Attempts(ctx context.Context) (int, error) {
 	n := 0
-	_ = object.Retry(ctx, func(ctx context.Context, attempt int) error {
+	_ = agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 		n = attempt
 		return errors.New("not yet")
-	}, object.RetryOptions{})
+	}, agent.RetryOptions{})
 	return n, nil
 }
 
@@ -108,7 +112,7 @@ func TestC6_AlarmSettingMethodIsJudged(t *testing.T) {
 	assert.Equal(t, verify.VerdictOK, rep.Verdict, rep.Diff)
 }
 
-// Rules C6 and A5: a class's RetryDefaults hold under verify: object.Retry
+// Rules C6 and A5: a class's RetryDefaults hold under verify: agent.Retry
 // makes the class's 5 attempts, not the built-in 3.
 func TestC6_ClassRetryDefaultsHold(t *testing.T) {
 	rep, err := verify.Idempotent(optionalNS(t), "Attempts", nil, verify.Options{})

@@ -12,8 +12,8 @@
 //
 // The class runs as it is (rule C6): its own constructor builds the
 // instance, so every optional interface the runtime looks for on it works
-// under the check (object.Alarmer for State.SetAlarm, object.ErrorHandler,
-// object.RetryDefaulter, http.Handler). To run an unmarked method again on
+// under the check (object.Alarmer for State.SetAlarm, agent.ErrorHandler,
+// agent.RetryDefaulter, http.Handler). To run an unmarked method again on
 // the duplicate, the verifier's namespace is defined with
 // runtime.RerunDuplicates, not by wrapping the class.
 //

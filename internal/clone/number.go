@@ -12,7 +12,7 @@ import (
 // (float64, or json.Number with UseNumber), from YAML (int, uint64,
 // float64), or any Go integer or float kind, named types included. It is
 // the one reader of untyped numbers behind stub.ParseOptions,
-// object.ParseRetryOptions and the stub options of a scenario, so that they
+// agent.ParseRetryOptions and the stub options of a scenario, so that they
 // agree on what a number is.
 //
 // A json.Number that overflows a float64 (1e400) is a number, ±Inf, so that

@@ -504,6 +504,7 @@ var rank = map[string]int{
 	"internal/wire":       12,
 
 	"object":                        20,
+	"agent":                         25,
 	"stub":                          30,
 	"runtime":                       40,
 	"verify":                        50,
@@ -533,6 +534,11 @@ var allowedEdges = map[edge]bool{
 	{from: "object", to: "internal/seal"}:  true,
 	{from: "object", to: "internal/wire"}:  true,
 
+	{from: "agent", to: "internal/clone"}: true,
+	{from: "agent", to: "internal/seal"}:  true,
+	{from: "agent", to: "internal/wire"}:  true,
+	{from: "agent", to: "object"}:         true,
+
 	{from: "stub", to: "internal/clone"}: true,
 	{from: "stub", to: "internal/quote"}: true,
 	{from: "stub", to: "internal/sched"}: true,
@@ -542,6 +548,7 @@ var allowedEdges = map[edge]bool{
 	{from: "stub", to: "object"}:         true,
 	{from: "stub", to: "transport"}:      true,
 
+	{from: "runtime", to: "agent"}:           true,
 	{from: "runtime", to: "internal/clone"}:  true,
 	{from: "runtime", to: "internal/invoke"}: true,
 	{from: "runtime", to: "internal/layout"}: true,
@@ -567,6 +574,7 @@ var allowedEdges = map[edge]bool{
 	{from: "render", to: "runtime"}:         true,
 	{from: "render", to: "transport"}:       true,
 
+	{from: "examples", to: "agent"}:         true,
 	{from: "examples", to: "object"}:        true,
 	{from: "examples/wallet", to: "object"}: true,
 	{from: "examples", to: "runtime"}:       true,

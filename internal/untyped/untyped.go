@@ -1,7 +1,7 @@
 // Package untyped builds the values that JSON and YAML decoders hand to
 // dosim's option parsers (maps of float64, json.Number, ints, strings,
 // lists), for the fuzz targets of stub.ParseOptions and
-// object.ParseRetryOptions: one generator, so both parsers are fuzzed with
+// agent.ParseRetryOptions: one generator, so both parsers are fuzzed with
 // the same inputs.
 package untyped
 

@@ -1,4 +1,4 @@
-package object_test
+package agent_test
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -17,7 +19,7 @@ import (
 // object's gate while it runs; each leaves the queue when done.
 func TestQueueInOrderOneAtATimeA6(t *testing.T) {
 	w := newWorld(t, 9)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		for _, p := range []string{"a", "b", "c"} {
 			if _, err := st.Queue(ctx, "Slow", p); err != nil {
 				return err
@@ -27,7 +29,7 @@ func TestQueueInOrderOneAtATimeA6(t *testing.T) {
 	})
 	assert.Equal(t, []string{"a:start@0s", "a:end@1s", "b:start@1s", "b:end@2s", "c:start@2s", "c:end@3s"}, w.log,
 		"Run waits for the queue to drain, one item at a time, in order")
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		q, err := st.ListQueue(ctx)
 		assert.Empty(t, q)
 		return err
@@ -37,7 +39,7 @@ func TestQueueInOrderOneAtATimeA6(t *testing.T) {
 // A6: listing and dequeuing.
 func TestQueueListAndDequeueA6(t *testing.T) {
 	w := newWorld(t, 1)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		// Hold the queue back: the items cannot run while this turn holds the gate.
 		var ids []string
 		for _, p := range []string{"a", "b", "c", "d"} {
@@ -45,7 +47,7 @@ func TestQueueListAndDequeueA6(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			assert.Equal(t, object.TaskQueued, task.Kind)
+			assert.Equal(t, agent.TaskQueued, task.Kind)
 			ids = append(ids, task.ID)
 		}
 		found, err := st.Dequeue(ctx, ids[1])
@@ -85,8 +87,8 @@ func TestQueueHeadOfLineA7(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, 5)
 			w.fails["a"] = 2
-			opts := object.TaskOptions{Independent: c.independent, Retry: object.RetryOptions{BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
-			w.inside(func(ctx context.Context, st *object.State) error {
+			opts := agent.TaskOptions{Independent: c.independent, Retry: agent.RetryOptions{BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
+			w.inside(func(ctx context.Context, st self) error {
 				for _, p := range []string{"a", "b", "c"} {
 					if _, err := st.Queue(ctx, "Work", p, opts); err != nil {
 						return err
@@ -106,13 +108,13 @@ func TestQueueHeadOfLineA7(t *testing.T) {
 	t.Run("independent: exhausted items go to OnError and leave the queue", func(t *testing.T) {
 		w := newWorld(t, 5)
 		w.fails["a"] = 9
-		w.inside(func(ctx context.Context, st *object.State) error {
-			_, err := st.Queue(ctx, "Work", "a", object.TaskOptions{Independent: true, Retry: object.RetryOptions{MaxAttempts: new(4)}})
+		w.inside(func(ctx context.Context, st self) error {
+			_, err := st.Queue(ctx, "Work", "a", agent.TaskOptions{Independent: true, Retry: agent.RetryOptions{MaxAttempts: new(4)}})
 			return err
 		})
 		assert.Equal(t, []string{"a", "a", "a", "a"}, payloads(w.log))
 		require.Len(t, w.errs, 1)
-		var te *object.TaskError
+		var te *agent.TaskError
 		require.ErrorAs(t, w.errs[0], &te)
 		assert.Equal(t, 4, te.Attempts)
 		assert.Len(t, w.events(object.EventRetry), 3, "three retries, each on the queue's timer")
@@ -125,8 +127,8 @@ func TestQueueDequeuedWhileRetryingA6(t *testing.T) {
 	w.fails["a"] = 9
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
 		var id string
-		err := w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
-			task, err := st.Queue(ctx, "Work", "a", object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}})
+		err := w.do(ctx, "a", func(ctx context.Context, st self) error {
+			task, err := st.Queue(ctx, "Work", "a", agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}})
 			id = task.ID
 			return err
 		})
@@ -136,7 +138,7 @@ func TestQueueDequeuedWhileRetryingA6(t *testing.T) {
 		if err := w.rt.Sleep(ctx, time.Millisecond); err != nil { // let the first attempt run
 			return err
 		}
-		return w.do(ctx, "a", func(ctx context.Context, st *object.State) error { // runs while the item sleeps
+		return w.do(ctx, "a", func(ctx context.Context, st self) error { // runs while the item sleeps
 			_, err := st.Dequeue(ctx, id)
 			return err
 		})
@@ -147,6 +149,7 @@ func TestQueueDequeuedWhileRetryingA6(t *testing.T) {
 
 // drainer fills its queue with items that each fail once.
 type drainer struct {
+	agent.Agent
 	st     *object.State
 	failed map[int]bool
 	done   int
@@ -156,7 +159,7 @@ func (d *drainer) Methods() object.Methods {
 	return object.Methods{
 		"Fill": object.Func(func(ctx context.Context, n int) error {
 			for i := range n {
-				if _, err := d.st.Queue(ctx, "Item", i); err != nil {
+				if _, err := d.Queue(ctx, "Item", i); err != nil {
 					return err
 				}
 			}

@@ -1,9 +1,11 @@
-package object_test
+package agent_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -11,7 +13,10 @@ import (
 )
 
 // mailer sends mail from its queue; one address bounces every time.
-type mailer struct{ st *object.State }
+type mailer struct {
+	agent.Agent
+	st *object.State
+}
 
 func (m *mailer) Methods() object.Methods {
 	return object.Methods{
@@ -23,8 +28,8 @@ func (m *mailer) Methods() object.Methods {
 // SendAll queues one mail per address and returns at once.
 func (m *mailer) SendAll(ctx context.Context, to []string) error {
 	for _, addr := range to {
-		_, err := m.st.Queue(ctx, "Send", addr, object.TaskOptions{
-			Retry:      object.RetryOptions{MaxAttempts: new(2)},
+		_, err := m.Queue(ctx, "Send", addr, agent.TaskOptions{
+			Retry:      agent.RetryOptions{MaxAttempts: new(2)},
 			DeadLetter: true,
 		})
 		if err != nil {
@@ -46,7 +51,7 @@ func (m *mailer) Send(ctx context.Context, addr string) error {
 // OnError hears of every item whose attempts ran out.
 func (m *mailer) OnError(ctx context.Context, err error) {
 	fmt.Println("OnError:", err)
-	letters, _ := m.st.ListDeadLetters(ctx)
+	letters, _ := m.ListDeadLetters(ctx)
 	for _, l := range letters {
 		fmt.Println("dead letter", l.ID, l.Task.Payload, l.Err)
 	}
@@ -55,7 +60,7 @@ func (m *mailer) OnError(ctx context.Context, err error) {
 // Queue runs a method of the object for each item, in order and one at a
 // time, with retries; the item leaves the queue when done, or when its
 // attempts run out (to the dead-letter store, here).
-func ExampleState_Queue() {
+func ExampleAgent_Queue() {
 	rt := runtime.New(runtime.WithSeed(3))
 	defer rt.Close()
 	ns := rt.Namespace("MAILER", func(st *object.State) object.Object { return &mailer{st: st} })

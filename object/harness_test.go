@@ -2,7 +2,6 @@ package object_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -17,51 +16,32 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// world is a runtime with one namespace of agents, and what the agents
-// saw. It lives outside the instances, so it outlasts a reset.
+// world is a runtime with one namespace of objects that run jobs and
+// handle their alarm, and what they saw. It lives outside the instances,
+// so it outlasts a reset. (Package agent's tests have a larger one, for
+// tasks and retries.)
 type world struct {
 	t        *testing.T
 	rt       *runtime.Runtime
 	ns       *runtime.Namespace
 	builds   int
-	log      []string                                          // what the callbacks did, "name@elapsed"
-	fails    map[string]int                                    // callback payload -> failures still to come
 	job      func(ctx context.Context, st *object.State) error // what the next Do call runs
-	errs     []error                                           // what OnError received
 	alarms   []object.AlarmInfo                                // deliveries of the alarm
 	alarmAt  []time.Duration                                   // and when
 	alarmErr func(info object.AlarmInfo) error
-	defaults object.RetryOptions // the class's retry defaults
 }
 
-// agent is the object the tests use: it runs jobs, callbacks that fail as
-// the world says, alarms, and takes the errors of its tasks.
+// agent is the object the tests use: it runs jobs and handles its alarm.
 type agent struct {
 	w  *world
 	st *object.State
 }
 
-var (
-	_ object.Alarmer        = (*agent)(nil)
-	_ object.ErrorHandler   = (*agent)(nil)
-	_ object.RetryDefaulter = (*agent)(nil)
-)
+var _ object.Alarmer = (*agent)(nil)
 
 func (a *agent) Methods() object.Methods {
 	return object.Methods{
-		"Do":    object.Func(func(ctx context.Context) error { return a.w.job(ctx, a.st) }),
-		"Work":  object.Func(a.Work),
-		"Slow":  object.Func(a.Slow),
-		"NoArg": object.Func(func(ctx context.Context) error { a.w.note("noarg"); return nil }),
-		"Count": object.Func(func(ctx context.Context, m map[string]int) error {
-			a.w.note(fmt.Sprint("n=", m["n"]))
-			m["n"]++ // changes only this attempt's copy
-			if a.w.fails["count"] > 0 {
-				a.w.fails["count"]--
-				return errors.New("count failed")
-			}
-			return nil
-		}),
+		"Do": object.Func(func(ctx context.Context) error { return a.w.job(ctx, a.st) }),
 		"Crash": object.Func(func(ctx context.Context) error {
 			if a.w.job != nil {
 				return a.w.job(ctx, a.st)
@@ -70,30 +50,6 @@ func (a *agent) Methods() object.Methods {
 		}),
 	}
 }
-
-// Work logs p and fails while the world says p should.
-func (a *agent) Work(ctx context.Context, p string) error {
-	a.w.note(p)
-	if a.w.fails[p] > 0 {
-		a.w.fails[p]--
-		return fmt.Errorf("%s failed", p)
-	}
-	return nil
-}
-
-// Slow logs its start and end around a one-second sleep.
-func (a *agent) Slow(ctx context.Context, p string) error {
-	a.w.note(p + ":start")
-	if err := a.st.Sleep(ctx, time.Second); err != nil {
-		return err
-	}
-	a.w.note(p + ":end")
-	return nil
-}
-
-func (a *agent) OnError(ctx context.Context, err error) { a.w.errs = append(a.w.errs, err) }
-
-func (a *agent) RetryDefaults() object.RetryOptions { return a.w.defaults }
 
 func (a *agent) Alarm(ctx context.Context, info object.AlarmInfo) error {
 	a.w.alarms = append(a.w.alarms, info)
@@ -104,13 +60,11 @@ func (a *agent) Alarm(ctx context.Context, info object.AlarmInfo) error {
 	return nil
 }
 
-func (w *world) note(s string) { w.log = append(w.log, fmt.Sprintf("%s@%v", s, w.rt.Elapsed())) }
-
 // newWorld makes a world; the method "Crash" resets the object that runs it.
 func newWorld(t *testing.T, seed uint64) *world {
 	t.Helper()
 	plan := transport.Plan(transport.Rule{Method: "Crash", Fault: transport.FailAfterDelivery})
-	w := &world{t: t, fails: map[string]int{}}
+	w := &world{t: t}
 	w.rt = runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithLogger(zaptest.NewLogger(t)))
 	t.Cleanup(func() { require.NoError(t, w.rt.Close()) })
 	w.ns = w.rt.Namespace("AGENT", func(st *object.State) object.Object {

@@ -1,4 +1,4 @@
-package object
+package agent
 
 import (
 	"context"
@@ -20,8 +20,12 @@ import (
 // The item, its payload and its options are stored in the object's
 // storage: they survive an object reset. The callback and the options are
 // checked as Schedule checks them. At most one TaskOptions may be given.
-func (s *State) Queue(ctx context.Context, callback string, payload any, opts ...TaskOptions) (Task, error) {
-	const op = "object.State.Queue"
+func (a *Agent) Queue(ctx context.Context, callback string, payload any, opts ...TaskOptions) (Task, error) {
+	s, err := a.turn(ctx, "agent.Agent.Queue")
+	if err != nil {
+		return Task{}, err
+	}
+	const op = "agent.Agent.Queue"
 	o, err := taskOptions(op, opts, true)
 	if err != nil {
 		return Task{}, err
@@ -32,10 +36,14 @@ func (s *State) Queue(ctx context.Context, callback string, payload any, opts ..
 // ListQueue returns the object's queued items in queue order. An
 // Independent item waiting for a retry keeps its place; its Time says when
 // it runs again.
-func (s *State) ListQueue(ctx context.Context) ([]Task, error) {
+func (a *Agent) ListQueue(ctx context.Context) ([]Task, error) {
+	s, err := a.turn(ctx, "agent.Agent.ListQueue")
+	if err != nil {
+		return nil, err
+	}
 	recs, err := s.records(ctx, queueKeys)
 	if err != nil {
-		return nil, fmt.Errorf("object.State.ListQueue: %w", err)
+		return nil, fmt.Errorf("agent.Agent.ListQueue: %w", err)
 	}
 	out := make([]Task, len(recs))
 	for i := range recs {
@@ -47,23 +55,31 @@ func (s *State) ListQueue(ctx context.Context) ([]Task, error) {
 // Dequeue removes the queue item with id and reports whether there was
 // one. An item that is running finishes its current attempt and makes no
 // other.
-func (s *State) Dequeue(ctx context.Context, id string) (bool, error) {
+func (a *Agent) Dequeue(ctx context.Context, id string) (bool, error) {
+	s, err := a.turn(ctx, "agent.Agent.Dequeue")
+	if err != nil {
+		return false, err
+	}
 	seq, ok := parseID(id, 'q')
 	if !ok {
-		return false, fmt.Errorf("object.State.Dequeue(%q): %w: not a queue item id (queue item ids look like q12)", id, ErrTask)
+		return false, fmt.Errorf("agent.Agent.Dequeue(%q): %w: not a queue item id (queue item ids look like q12)", id, ErrTask)
 	}
 	return s.removeTask(ctx, wire.LaneQueue, seq)
 }
 
 // DequeueAll empties the queue and returns how many items it removed.
-func (s *State) DequeueAll(ctx context.Context) (int, error) {
+func (a *Agent) DequeueAll(ctx context.Context) (int, error) {
+	s, err := a.turn(ctx, "agent.Agent.DequeueAll")
+	if err != nil {
+		return 0, err
+	}
 	recs, err := s.records(ctx, queueKeys)
 	if err != nil {
-		return 0, fmt.Errorf("object.State.DequeueAll: %w", err)
+		return 0, fmt.Errorf("agent.Agent.DequeueAll: %w", err)
 	}
 	for i := range recs {
 		if _, err := s.removeTask(ctx, wire.LaneQueue, recs[i].Seq); err != nil {
-			return i, fmt.Errorf("object.State.DequeueAll: %w", err)
+			return i, fmt.Errorf("agent.Agent.DequeueAll: %w", err)
 		}
 	}
 	return len(recs), nil

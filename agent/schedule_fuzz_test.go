@@ -1,4 +1,4 @@
-package object_test
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 )
@@ -56,22 +58,22 @@ func FuzzScheduleSpec(f *testing.F) {
 		w := newWorld(t, 1)
 		// The checks run inside an object turn, off the test's goroutine:
 		// they use Errorf and return, never Fatalf.
-		w.inside(func(ctx context.Context, st *object.State) error {
+		w.inside(func(ctx context.Context, st self) error {
 			now := st.Now()
-			var when object.When
+			var when agent.When
 			at := time.Unix(sec, 0).UTC()
 			switch kind % 5 {
 			case 0:
-				when = object.After(time.Duration(d))
+				when = agent.After(time.Duration(d))
 			case 1:
 				if sec == -62135596800 {
 					at = time.Time{}
 				}
-				when = object.At(at)
+				when = agent.At(at)
 			case 2:
-				when = object.Cron(expr)
+				when = agent.Cron(expr)
 			case 3:
-				when = object.Every(time.Duration(d))
+				when = agent.Every(time.Duration(d))
 			}
 			task, err := st.Schedule(ctx, when, callback, "p")
 			list, lerr := st.ListSchedules(ctx)
@@ -80,7 +82,7 @@ func FuzzScheduleSpec(f *testing.F) {
 				return nil
 			}
 			if err != nil {
-				if !errors.Is(err, object.ErrTask) && !errors.Is(err, object.ErrNoMethod) {
+				if !errors.Is(err, agent.ErrTask) && !errors.Is(err, object.ErrNoMethod) {
 					t.Errorf("Schedule(kind %d, %d, %s, %q, %q): error is neither ErrTask nor ErrNoMethod: %v", kind%5, d, at, expr, callback, err)
 					return nil
 				}
@@ -106,7 +108,7 @@ func FuzzScheduleSpec(f *testing.F) {
 				t.Errorf("a task due at %s, before now %s", task.Time, now)
 				return nil
 			}
-			if !slices.ContainsFunc(list, func(l object.Task) bool { return l.ID == task.ID && l.Time.Equal(task.Time) }) {
+			if !slices.ContainsFunc(list, func(l agent.Task) bool { return l.ID == task.ID && l.Time.Equal(task.Time) }) {
 				t.Errorf("task %+v is not listed: %+v", task, list)
 				return nil
 			}

@@ -1,7 +1,6 @@
-package object
+package agent
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -10,22 +9,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/object"
+
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/robfig/cron/v3"
 )
 
-// ReservedPrefix starts the storage keys where the runtime keeps an
-// object's scheduled and queued tasks, its dead letters and its task
-// counter (rule A6). They appear in List and Snapshot; do not write them.
-const ReservedPrefix = "__dosim/"
-
+// The storage keys of an object's scheduled and queued tasks, its dead
+// letters, its runs waiting for their next attempt and its task counter
+// (rule A6), under object.ReservedPrefix.
 const (
-	scheduleKeys = ReservedPrefix + "schedule/"
-	queueKeys    = ReservedPrefix + "queue/"
-	deadKeys     = ReservedPrefix + "dead/"
-	runKeys      = ReservedPrefix + "retry/"
-	seqKey       = ReservedPrefix + "seq"
+	scheduleKeys = object.ReservedPrefix + "schedule/"
+	queueKeys    = object.ReservedPrefix + "queue/"
+	deadKeys     = object.ReservedPrefix + "dead/"
+	runKeys      = object.ReservedPrefix + "retry/"
+	seqKey       = object.ReservedPrefix + "seq"
 )
 
 // ErrTask is wrapped by errors for bad Schedule, Queue, cancel and re-drive
@@ -107,7 +107,7 @@ func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
 func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
 
 // event is e of kind, about the task.
-func (r *taskRecord) event(kind string, e Event) Event {
+func (r *taskRecord) event(kind string, e object.Event) object.Event {
 	e.Kind, e.Task, e.TaskKind, e.Callback = kind, r.id(), string(r.Kind), r.Callback
 	return e
 }
@@ -163,7 +163,7 @@ func parseID(id string, letter byte) (uint64, bool) {
 }
 
 // nextSeq draws the next task number from the stored counter.
-func (s *State) nextSeq(ctx context.Context) (uint64, error) {
+func (s *turn) nextSeq(ctx context.Context) (uint64, error) {
 	var n uint64
 	if _, err := s.storage.Get(ctx, seqKey, &n); err != nil {
 		return 0, err
@@ -187,8 +187,12 @@ func (s *State) nextSeq(ctx context.Context) (uint64, error) {
 // argument or one that payload converts to; payload must be plain data.
 // Options are validated now, merged over the class defaults (rule A4).
 // At most one TaskOptions may be given.
-func (s *State) Schedule(ctx context.Context, when When, callback string, payload any, opts ...TaskOptions) (Task, error) {
-	const op = "object.State.Schedule"
+func (a *Agent) Schedule(ctx context.Context, when When, callback string, payload any, opts ...TaskOptions) (Task, error) {
+	s, err := a.turn(ctx, "agent.Agent.Schedule")
+	if err != nil {
+		return Task{}, err
+	}
+	const op = "agent.Agent.Schedule"
 	rec := taskRecord{Kind: when.kind, Callback: callback, Payload: payload}
 	now := s.Now()
 	switch when.kind {
@@ -214,7 +218,7 @@ func (s *State) Schedule(ctx context.Context, when When, callback string, payloa
 		}
 		rec.Every, rec.Due = when.d, now.Add(when.d)
 	default:
-		return Task{}, fmt.Errorf("%s: %w: when is not set (use object.After, At, Cron or Every)", op, ErrTask)
+		return Task{}, fmt.Errorf("%s: %w: when is not set (use agent.After, At, Cron or Every)", op, ErrTask)
 	}
 	o, err := taskOptions(op, opts, false)
 	if err != nil {
@@ -275,17 +279,22 @@ func taskOptions(op string, opts []TaskOptions, queued bool) (TaskOptions, error
 
 // addTask validates and stores a new task and tells the host when its lane
 // is next due.
-func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOptions) (Task, error) {
+func (s *turn) addTask(ctx context.Context, op string, rec taskRecord, o TaskOptions) (Task, error) {
 	if rec.Callback == "" {
 		return Task{}, fmt.Errorf("%s: %w: the callback name is empty", op, ErrTask)
 	}
 	payload, _, err := clone.Copy(rec.Payload, nil)
 	if err != nil {
-		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, whyNotData(rec.Payload, err))
+		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, object.CopyPolicy(seal.Key{}).Explain(rec.Payload, err))
 	}
 	rec.Payload = payload
+	if inst, err := s.host.Instance(); err == nil && inst != nil {
+		if _, ok := inst.(object.TaskRunner); !ok {
+			return Task{}, fmt.Errorf("%s: %w: %T does not embed agent.Agent, so its tasks would never run", op, ErrTask, inst)
+		}
+	}
 	if err := s.host.CheckTask(rec.Callback, payload); err != nil {
-		if errors.Is(err, ErrNoMethod) {
+		if errors.Is(err, object.ErrNoMethod) {
 			return Task{}, fmt.Errorf("%s: %w", op, err)
 		}
 		return Task{}, fmt.Errorf("%s: %w: %w", op, ErrTask, err)
@@ -309,24 +318,21 @@ func (s *State) addTask(ctx context.Context, op string, rec taskRecord, o TaskOp
 }
 
 // TaskCounts returns how many scheduled tasks and queue items the storage
-// holds (rule C8: what an object leaves behind).
-func (s *Storage) TaskCounts() (schedules, queued int) {
-	for k := range s.flatten() {
-		switch {
-		case strings.HasPrefix(k, scheduleKeys):
-			schedules++
-		case strings.HasPrefix(k, queueKeys):
-			queued++
-		}
-	}
-	return schedules, queued
+// holds (rule C8: what an object leaves behind). For package runtime,
+// which counts them for every object, built or evicted.
+func TaskCounts(_ seal.Key, s *object.Storage) (schedules, queued int) {
+	return s.Count(seal.Key{}, scheduleKeys), s.Count(seal.Key{}, queueKeys)
 }
 
 // ListSchedules returns the object's scheduled tasks, earliest first.
-func (s *State) ListSchedules(ctx context.Context) ([]Task, error) {
+func (a *Agent) ListSchedules(ctx context.Context) ([]Task, error) {
+	s, err := a.turn(ctx, "agent.Agent.ListSchedules")
+	if err != nil {
+		return nil, err
+	}
 	recs, err := s.records(ctx, scheduleKeys)
 	if err != nil {
-		return nil, fmt.Errorf("object.State.ListSchedules: %w", err)
+		return nil, fmt.Errorf("agent.Agent.ListSchedules: %w", err)
 	}
 	sortByDue(recs)
 	out := make([]Task, len(recs))
@@ -339,15 +345,19 @@ func (s *State) ListSchedules(ctx context.Context) ([]Task, error) {
 // CancelSchedule removes the scheduled task with id and reports whether
 // there was one. A run in progress finishes its current attempt and makes
 // no other, and a recurring task is not scheduled again.
-func (s *State) CancelSchedule(ctx context.Context, id string) (bool, error) {
+func (a *Agent) CancelSchedule(ctx context.Context, id string) (bool, error) {
+	s, err := a.turn(ctx, "agent.Agent.CancelSchedule")
+	if err != nil {
+		return false, err
+	}
 	seq, ok := parseID(id, 's')
 	if !ok {
-		return false, fmt.Errorf("object.State.CancelSchedule(%q): %w: not a schedule id (schedule ids look like s12)", id, ErrTask)
+		return false, fmt.Errorf("agent.Agent.CancelSchedule(%q): %w: not a schedule id (schedule ids look like s12)", id, ErrTask)
 	}
 	return s.removeTask(ctx, wire.LaneSchedule, seq)
 }
 
-func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (bool, error) {
+func (s *turn) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (bool, error) {
 	key := taskKey(lane, seq)
 	var waiting *taskRecord // a run waiting for its next attempt: it ends, cancelled
 	if b, ok := s.index(ctx).blocked(lane); ok && b == seq {
@@ -364,7 +374,7 @@ func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (boo
 		return false, err
 	}
 	if waiting != nil {
-		s.event(waiting.event(EventTaskDone, Event{Note: "cancelled"}))
+		s.event(waiting.event(object.EventTaskDone, object.Event{Note: "cancelled"}))
 	}
 	s.index(ctx).remove(lane, seq)
 	s.reportDue(ctx, lane)
@@ -372,15 +382,15 @@ func (s *State) removeTask(ctx context.Context, lane wire.Lane, seq uint64) (boo
 }
 
 // records reads every task stored under prefix, in key (creation) order.
-func (s *State) records(ctx context.Context, prefix string) ([]taskRecord, error) {
-	es, err := s.storage.List(ctx, ListOptions{Prefix: prefix})
+func (s *turn) records(ctx context.Context, prefix string) ([]taskRecord, error) {
+	es, err := s.storage.List(ctx, object.ListOptions{Prefix: prefix})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]taskRecord, len(es))
 	for i, e := range es {
 		if err := e.Decode(&out[i]); err != nil {
-			return nil, fmt.Errorf("%w: %s holds no task: %w", ErrStorage, e.Key, err)
+			return nil, fmt.Errorf("%w: %s holds no task: %w", object.ErrStorage, e.Key, err)
 		}
 	}
 	return out, nil
@@ -390,176 +400,4 @@ func (s *State) records(ctx context.Context, prefix string) ([]taskRecord, error
 // creation order).
 func sortByDue(recs []taskRecord) {
 	slices.SortStableFunc(recs, func(a, b taskRecord) int { return a.Due.Compare(b.Due) })
-}
-
-// taskIndex is the in-memory order of an object's stored tasks, per lane:
-// a heap on (due, seq). It is derived from storage, dropped by an object
-// reset and rebuilt from storage on next use. A heap entry is live while
-// its version is the task's current one; others are skipped.
-type taskIndex struct {
-	lanes [2]laneIndex
-	ver   uint64
-}
-
-type laneIndex struct {
-	heap entryHeap
-	live map[uint64]uint64 // seq -> version of its live entry
-	// blocker is the seq of the task whose run waits for its next
-	// attempt and holds the lane (see retrying); 0 when none does.
-	blocker uint64
-}
-
-type idxEntry struct {
-	due      time.Time
-	seq, ver uint64
-}
-
-type entryHeap []idxEntry
-
-// entryHeap implements heap.Interface.
-func (h entryHeap) Len() int { return len(h) }
-func (h entryHeap) Less(i, j int) bool {
-	if !h[i].due.Equal(h[j].due) {
-		return h[i].due.Before(h[j].due)
-	}
-	return h[i].seq < h[j].seq
-}
-func (h entryHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *entryHeap) Push(x any)   { *h = append(*h, x.(idxEntry)) }
-func (h *entryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
-
-func laneSlot(lane wire.Lane) int {
-	if lane == wire.LaneQueue {
-		return 1
-	}
-	return 0
-}
-
-// index returns the task index, loading it from storage if needed.
-func (s *State) index(ctx context.Context) *taskIndex {
-	if s.tasks != nil {
-		return s.tasks
-	}
-	idx := &taskIndex{}
-	for i := range idx.lanes {
-		idx.lanes[i].live = map[uint64]uint64{}
-	}
-	for _, prefix := range []string{scheduleKeys, queueKeys} {
-		recs, err := s.records(ctx, prefix)
-		if err != nil {
-			s.event(Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
-			continue
-		}
-		for i := range recs {
-			idx.add(&recs[i])
-		}
-	}
-	s.tasks = idx
-	es, err := s.storage.List(ctx, ListOptions{Prefix: runKeys})
-	if err != nil {
-		s.event(Event{Kind: EventTaskError, Note: "index", Err: err.Error()})
-	}
-	for _, e := range es {
-		var rt retrying
-		lane, seq, ok := parseRetryKey(e.Key)
-		if !ok || e.Decode(&rt) != nil {
-			s.event(Event{Kind: EventTaskError, Note: "index", Key: e.Key, Err: "not a task's retry"})
-			continue
-		}
-		if _, live := idx.lanes[laneSlot(lane)].live[seq]; live {
-			idx.block(lane, seq, rt.At)
-		}
-	}
-	return idx
-}
-
-// parseRetryKey reads the lane and seq of a retryKey.
-func parseRetryKey(key string) (wire.Lane, uint64, bool) {
-	rest, ok := strings.CutPrefix(key, runKeys)
-	if !ok {
-		return 0, 0, false
-	}
-	lane := wire.LaneSchedule
-	if r, ok := strings.CutPrefix(rest, "queue/"); ok {
-		lane, rest = wire.LaneQueue, r
-	} else if rest, ok = strings.CutPrefix(rest, "schedule/"); !ok {
-		return 0, 0, false
-	}
-	seq, err := strconv.ParseUint(rest, 10, 64)
-	return lane, seq, err == nil
-}
-
-func (x *taskIndex) add(rec *taskRecord) {
-	x.ver++
-	l := &x.lanes[laneSlot(rec.lane())]
-	l.live[rec.Seq] = x.ver
-	heap.Push(&l.heap, idxEntry{due: rec.Due, seq: rec.Seq, ver: x.ver})
-}
-
-func (x *taskIndex) remove(lane wire.Lane, seq uint64) {
-	l := &x.lanes[laneSlot(lane)]
-	delete(l.live, seq)
-	if l.blocker == seq {
-		l.blocker = 0
-	}
-}
-
-// block makes the task seq of lane hold the lane until its run ends, its
-// next attempt due at at (see retrying).
-func (x *taskIndex) block(lane wire.Lane, seq uint64, at time.Time) {
-	x.ver++
-	l := &x.lanes[laneSlot(lane)]
-	l.live[seq], l.blocker = x.ver, seq
-	heap.Push(&l.heap, idxEntry{due: at, seq: seq, ver: x.ver})
-}
-
-// blocked returns the seq of the task that holds lane, if one does.
-func (x *taskIndex) blocked(lane wire.Lane) (uint64, bool) {
-	b := x.lanes[laneSlot(lane)].blocker
-	return b, b != 0
-}
-
-// peek returns the earliest live entry of lane; while a task holds the
-// lane (block), that task's entry.
-func (x *taskIndex) peek(lane wire.Lane) (idxEntry, bool) {
-	l := &x.lanes[laneSlot(lane)]
-	if l.blocker != 0 {
-		if e, ok := l.find(l.blocker); ok {
-			return e, true
-		}
-		l.blocker = 0
-	}
-	for l.heap.Len() > 0 {
-		top := l.heap[0]
-		if v, ok := l.live[top.seq]; ok && v == top.ver {
-			return top, true
-		}
-		heap.Pop(&l.heap)
-	}
-	return idxEntry{}, false
-}
-
-// find returns the live entry of the task seq.
-func (l *laneIndex) find(seq uint64) (idxEntry, bool) {
-	v, ok := l.live[seq]
-	if !ok {
-		return idxEntry{}, false
-	}
-	for _, e := range l.heap {
-		if e.seq == seq && e.ver == v {
-			return e, true
-		}
-	}
-	return idxEntry{}, false
-}
-
-// reportDue tells the host when lane is next due.
-func (s *State) reportDue(ctx context.Context, lane wire.Lane) {
-	e, ok := s.index(ctx).peek(lane)
-	s.host.TasksDue(lane, e.due, ok)
 }

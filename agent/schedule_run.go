@@ -1,10 +1,13 @@
-package object
+package agent
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/object"
 
 	"github.com/dosim/dosim/internal/wire"
 )
@@ -13,7 +16,7 @@ import (
 // order, then reports when the lane is next due. The host calls it in a
 // turn that holds the object's input gate. Each task makes one attempt
 // per lane turn (runTask): the turn never sleeps.
-func (s *State) runLane(ctx context.Context, lane wire.Lane) {
+func (s *turn) runLane(ctx context.Context, lane wire.Lane) {
 	for {
 		rec, rt, ok := s.popDue(ctx, lane)
 		if !ok {
@@ -26,7 +29,7 @@ func (s *State) runLane(ctx context.Context, lane wire.Lane) {
 
 // popDue takes the earliest due task of lane out of the index and reads it
 // from storage, with its run's retrying when it holds the lane.
-func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retrying, bool) {
+func (s *turn) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retrying, bool) {
 	for {
 		idx := s.index(ctx)
 		e, ok := idx.peek(lane)
@@ -39,7 +42,7 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retry
 		key := taskKey(lane, e.seq)
 		if found, err := s.storage.Get(ctx, key, &rec); err != nil || !found {
 			if err != nil {
-				s.event(Event{Kind: EventTaskError, Key: key, Err: err.Error()})
+				s.event(object.Event{Kind: object.EventTaskError, Key: key, Err: err.Error()})
 			}
 			continue
 		}
@@ -49,7 +52,7 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retry
 		var rt retrying
 		if found, err := s.storage.Get(ctx, retryKey(lane, e.seq), &rt); err != nil || !found {
 			if err != nil {
-				s.event(Event{Kind: EventTaskError, Key: retryKey(lane, e.seq), Err: err.Error()})
+				s.event(object.Event{Kind: object.EventTaskError, Key: retryKey(lane, e.seq), Err: err.Error()})
 			}
 			return &rec, nil, true // start the run again
 		}
@@ -58,9 +61,8 @@ func (s *State) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retry
 }
 
 // stored reports whether the task is still in storage (not cancelled).
-func (s *State) stored(rec *taskRecord) bool {
-	_, ok := s.storage.lookup(rec.key())
-	return ok
+func (s *turn) stored(rec *taskRecord) bool {
+	return s.storage.Has(seal.Key{}, rec.key())
 }
 
 // runTask makes one attempt of a task's run (rt: the run so far, nil for
@@ -71,7 +73,7 @@ func (s *State) stored(rec *taskRecord) bool {
 // that is not Independent holds its lane, as the Agents SDK's sequential
 // flush does; an Independent queue item keeps its place and the items
 // behind it run meanwhile (rule A7).
-func (s *State) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
+func (s *turn) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 	p, err := resolve(s.classDefaults(), rec.Retry.options())
 	var r *retrier
 	if err == nil {
@@ -85,7 +87,7 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 		if !s.stored(rec) {
 			return errTaskGone
 		}
-		s.event(rec.event(EventTaskRun, Event{Attempt: n}))
+		s.event(rec.event(object.EventTaskRun, object.Event{Attempt: n}))
 		return s.host.Invoke(ctx, rec.Callback, rec.Payload)
 	}
 	n, last := rec.Attempts+1, ""
@@ -126,10 +128,10 @@ func (s *State) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 }
 
 // finishRun is finish for a run that may hold its lane: its retrying goes.
-func (s *State) finishRun(ctx context.Context, rec *taskRecord, rt *retrying, attempts int, err error) {
+func (s *turn) finishRun(ctx context.Context, rec *taskRecord, rt *retrying, attempts int, err error) {
 	if rt != nil {
 		if _, derr := s.storage.Delete(ctx, retryKey(rec.lane(), rec.Seq)); derr != nil {
-			s.event(rec.event(EventTaskError, Event{Err: derr.Error()}))
+			s.event(rec.event(object.EventTaskError, object.Event{Err: derr.Error()}))
 		}
 	}
 	s.finish(ctx, rec, attempts, err)
@@ -138,13 +140,13 @@ func (s *State) finishRun(ctx context.Context, rec *taskRecord, rt *retrying, at
 // finish ends a task's run: a one-shot task or a queue item is removed, a
 // recurring task is scheduled again; after a failure the error is traced,
 // dead-lettered if the task asked for it, and given to OnError.
-func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err error) {
+func (s *turn) finish(ctx context.Context, rec *taskRecord, attempts int, err error) {
 	if errors.Is(err, errTaskGone) {
-		s.event(rec.event(EventTaskDone, Event{Note: "cancelled"}))
+		s.event(rec.event(object.EventTaskDone, object.Event{Note: "cancelled"}))
 		return
 	}
 	if err != nil {
-		s.event(rec.event(EventTaskError, Event{Attempts: attempts, Err: err.Error()}))
+		s.event(rec.event(object.EventTaskError, object.Event{Attempts: attempts, Err: err.Error()}))
 		if rec.DeadLetter {
 			s.deadLetter(ctx, rec, attempts, err)
 		}
@@ -157,10 +159,10 @@ func (s *State) finish(ctx context.Context, rec *taskRecord, attempts int, err e
 
 // advance removes a finished task, or schedules a recurring one again from
 // what storage holds (the callback may have changed its copy of the payload).
-func (s *State) advance(ctx context.Context, rec *taskRecord) {
+func (s *turn) advance(ctx context.Context, rec *taskRecord) {
 	key := rec.key()
 	if !s.stored(rec) {
-		s.event(rec.event(EventTaskDone, Event{Note: "cancelled"}))
+		s.event(rec.event(object.EventTaskDone, object.Event{Note: "cancelled"}))
 		return
 	}
 	var next time.Time
@@ -176,21 +178,21 @@ func (s *State) advance(ctx context.Context, rec *taskRecord) {
 		_, err = s.storage.Get(ctx, key, &stored)
 	}
 	if err != nil {
-		s.event(rec.event(EventTaskError, Event{Err: err.Error()}))
+		s.event(rec.event(object.EventTaskError, object.Event{Err: err.Error()}))
 	}
 	if next.IsZero() || err != nil {
 		if _, err := s.storage.Delete(ctx, key); err != nil {
-			s.event(rec.event(EventTaskError, Event{Err: err.Error()}))
+			s.event(rec.event(object.EventTaskError, object.Event{Err: err.Error()}))
 		}
 		s.index(ctx).remove(rec.lane(), rec.Seq)
-		s.event(rec.event(EventTaskDone, Event{Note: "removed"}))
+		s.event(rec.event(object.EventTaskDone, object.Event{Note: "removed"}))
 		return
 	}
 	stored.Due, stored.Attempts = next, 0
 	if err := s.storage.Put(ctx, key, stored); err != nil {
-		s.event(rec.event(EventTaskError, Event{Err: err.Error()}))
+		s.event(rec.event(object.EventTaskError, object.Event{Err: err.Error()}))
 		return
 	}
 	s.index(ctx).add(&stored)
-	s.event(rec.event(EventTaskDone, Event{Next: next}))
+	s.event(rec.event(object.EventTaskDone, object.Event{Next: next}))
 }

@@ -1,19 +1,19 @@
-package object_test
+package agent_test
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/agent"
 )
 
-// The bound of the wait after each failed attempt of object.Retry with the
+// The bound of the wait after each failed attempt of agent.Retry with the
 // built-in defaults (rule A2): the wait is uniform in [0, MaxRetryDelay).
 func ExampleMaxRetryDelay() {
-	base := object.DefaultBaseDelayMs * time.Millisecond
-	maxDelay := object.DefaultMaxDelayMs * time.Millisecond
+	base := agent.DefaultBaseDelayMs * time.Millisecond
+	maxDelay := agent.DefaultMaxDelayMs * time.Millisecond
 	for k := 1; k <= 6; k++ {
-		fmt.Printf("after attempt %d: below %v\n", k, object.MaxRetryDelay(k, base, maxDelay))
+		fmt.Printf("after attempt %d: below %v\n", k, agent.MaxRetryDelay(k, base, maxDelay))
 	}
 	// Output:
 	// after attempt 1: below 200ms

@@ -1,9 +1,12 @@
-package object
+package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dosim/dosim/object"
 )
 
 // ErrCircuitOpen is wrapped by the error Retry returns when its circuit
@@ -79,14 +82,14 @@ type breaker struct {
 	probing  bool // a half-open probe is in flight
 }
 
-const breakerKey = "object.breaker\x00"
+const breakerKey = "agent.breaker\x00"
 
 // breakerFor returns the runtime-wide breaker named by o, making it on
 // first use.
-func (s *State) breakerFor(o BreakerOptions) (*breaker, error) {
+func (s *turn) breakerFor(o BreakerOptions) (*breaker, error) {
 	b, ok := s.host.Shared(breakerKey+o.Name, func() any { return &breaker{opts: o} }).(*breaker)
 	if !ok {
-		return nil, fmt.Errorf("object.Retry: breaker %q: %w: no shared breaker", o.Name, ErrRetryOptions)
+		return nil, fmt.Errorf("agent.Retry: breaker %q: %w: no shared breaker", o.Name, ErrRetryOptions)
 	}
 	if b.opts != o {
 		return nil, optErr("breaker", o, fmt.Sprintf("retry.breaker %q is already in use with other settings (%+v, not %+v)", o.Name, b.opts, o))
@@ -95,9 +98,14 @@ func (s *State) breakerFor(o BreakerOptions) (*breaker, error) {
 }
 
 // Breaker returns the state of the runtime's circuit breaker called name,
-// and false if no call has used it yet. An open breaker whose cooldown has
-// passed reports half-open: its next attempt is a probe.
-func (s *State) Breaker(name string) (BreakerState, bool) {
+// and false if no call has used it yet, or if ctx is not an object turn's
+// (a method, an Alarm handler or a task callback). An open breaker whose
+// cooldown has passed reports half-open: its next attempt is a probe.
+func Breaker(ctx context.Context, name string) (BreakerState, bool) {
+	s, err := turnOf(ctx, "agent.Breaker")
+	if err != nil {
+		return 0, false
+	}
 	b, ok := s.host.Shared(breakerKey+name, nil).(*breaker)
 	if !ok {
 		return 0, false
@@ -108,13 +116,13 @@ func (s *State) Breaker(name string) (BreakerState, bool) {
 	return b.state, true
 }
 
-func (b *breaker) move(s *State, to BreakerState) {
+func (b *breaker) move(s *turn, to BreakerState) {
 	b.state = to
-	s.event(Event{Kind: EventBreaker, Name: b.opts.Name, State: fmt.Sprint(to)})
+	s.event(object.Event{Kind: object.EventBreaker, Name: b.opts.Name, State: fmt.Sprint(to)})
 }
 
 // allow asks whether an attempt may go; nil breakers allow everything.
-func (b *breaker) allow(s *State) error {
+func (b *breaker) allow(s *turn) error {
 	if b == nil {
 		return nil
 	}
@@ -136,8 +144,8 @@ func (b *breaker) allow(s *State) error {
 	return nil
 }
 
-func (b *breaker) refuse(s *State, why string) error {
-	s.event(Event{Kind: EventBreakerRefused, Name: b.opts.Name, Note: why})
+func (b *breaker) refuse(s *turn, why string) error {
+	s.event(object.Event{Kind: object.EventBreakerRefused, Name: b.opts.Name, Note: why})
 	return fmt.Errorf("%w: breaker %q is %s", ErrCircuitOpen, b.opts.Name, why)
 }
 
@@ -150,7 +158,7 @@ func (b *breaker) abandon() {
 }
 
 // record tells the breaker how an allowed attempt went.
-func (b *breaker) record(s *State, err error) {
+func (b *breaker) record(s *turn, err error) {
 	if b == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package object_test
+package agent_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -20,23 +22,23 @@ import (
 func TestScheduleKindsA6(t *testing.T) {
 	cases := []struct {
 		name    string
-		when    func(now time.Time) object.When
+		when    func(now time.Time) agent.When
 		advance time.Duration
 		runs    []string
 		left    int // schedules still listed afterwards
 	}{
-		{name: "after a delay", when: func(time.Time) object.When { return object.After(90 * time.Second) }, advance: time.Hour, runs: []string{"p@1m30s"}},
-		{name: "at a time", when: func(now time.Time) object.When { return object.At(now.Add(2 * time.Hour)) }, advance: 3 * time.Hour, runs: []string{"p@2h0m0s"}},
-		{name: "at a time already past", when: func(now time.Time) object.When { return object.At(now.Add(-time.Hour)) }, advance: 0, runs: []string{"p@0s"}},
-		{name: "on a cron expression", when: func(time.Time) object.When { return object.Cron("*/5 * * * *") }, advance: 16 * time.Minute, runs: []string{"p@5m0s", "p@10m0s", "p@15m0s"}, left: 1},
-		{name: "on a cron descriptor", when: func(time.Time) object.When { return object.Cron("@hourly") }, advance: 2 * time.Hour, runs: []string{"p@1h0m0s", "p@2h0m0s"}, left: 1},
-		{name: "every interval", when: func(time.Time) object.When { return object.Every(30 * time.Second) }, advance: 100 * time.Second, runs: []string{"p@30s", "p@1m0s", "p@1m30s"}, left: 1},
+		{name: "after a delay", when: func(time.Time) agent.When { return agent.After(90 * time.Second) }, advance: time.Hour, runs: []string{"p@1m30s"}},
+		{name: "at a time", when: func(now time.Time) agent.When { return agent.At(now.Add(2 * time.Hour)) }, advance: 3 * time.Hour, runs: []string{"p@2h0m0s"}},
+		{name: "at a time already past", when: func(now time.Time) agent.When { return agent.At(now.Add(-time.Hour)) }, advance: 0, runs: []string{"p@0s"}},
+		{name: "on a cron expression", when: func(time.Time) agent.When { return agent.Cron("*/5 * * * *") }, advance: 16 * time.Minute, runs: []string{"p@5m0s", "p@10m0s", "p@15m0s"}, left: 1},
+		{name: "on a cron descriptor", when: func(time.Time) agent.When { return agent.Cron("@hourly") }, advance: 2 * time.Hour, runs: []string{"p@1h0m0s", "p@2h0m0s"}, left: 1},
+		{name: "every interval", when: func(time.Time) agent.When { return agent.Every(30 * time.Second) }, advance: 100 * time.Second, runs: []string{"p@30s", "p@1m0s", "p@1m30s"}, left: 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, 1)
-			var task object.Task
-			w.inside(func(ctx context.Context, st *object.State) error {
+			var task agent.Task
+			w.inside(func(ctx context.Context, st self) error {
 				var err error
 				task, err = st.Schedule(ctx, c.when(st.Now()), "Work", "p")
 				return err
@@ -44,8 +46,8 @@ func TestScheduleKindsA6(t *testing.T) {
 			assert.Regexp(t, `^s\d+$`, task.ID)
 			require.NoError(t, w.rt.Advance(c.advance))
 			assert.Equal(t, c.runs, w.log)
-			var left []object.Task
-			w.inside(func(ctx context.Context, st *object.State) error {
+			var left []agent.Task
+			w.inside(func(ctx context.Context, st self) error {
 				var err error
 				left, err = st.ListSchedules(ctx)
 				return err
@@ -60,9 +62,9 @@ func TestScheduleKindsA6(t *testing.T) {
 func TestScheduleListAndCancelA6(t *testing.T) {
 	w := newWorld(t, 1)
 	var ids []string
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		for _, d := range []time.Duration{3 * time.Hour, time.Hour, 2 * time.Hour} {
-			task, err := st.Schedule(ctx, object.After(d), "Work", d.String(), object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(5)}})
+			task, err := st.Schedule(ctx, agent.After(d), "Work", d.String(), agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(5)}})
 			if err != nil {
 				return err
 			}
@@ -83,8 +85,8 @@ func TestScheduleListAndCancelA6(t *testing.T) {
 		assert.False(t, found, "already gone")
 		assert.NoError(t, err)
 		_, err = st.CancelSchedule(ctx, "q1")
-		assert.ErrorIs(t, err, object.ErrTask)
-		assert.EqualError(t, err, `object.State.CancelSchedule("q1"): task: not a schedule id (schedule ids look like s12)`)
+		assert.ErrorIs(t, err, agent.ErrTask)
+		assert.EqualError(t, err, `agent.Agent.CancelSchedule("q1"): task: not a schedule id (schedule ids look like s12)`)
 		return nil
 	})
 	require.NoError(t, w.rt.Advance(5*time.Hour))
@@ -98,19 +100,19 @@ func TestScheduleErrorsGoToOnErrorA6(t *testing.T) {
 	w := newWorld(t, 7)
 	w.fails["once"] = 9
 	w.fails["every"] = 2 // fails its first run's two attempts, then works
-	w.inside(func(ctx context.Context, st *object.State) error {
-		if _, err := st.Schedule(ctx, object.After(time.Minute), "Work", "once"); err != nil {
+	w.inside(func(ctx context.Context, st self) error {
+		if _, err := st.Schedule(ctx, agent.After(time.Minute), "Work", "once"); err != nil {
 			return err
 		}
-		_, err := st.Schedule(ctx, object.Every(time.Hour), "Work", "every", object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(2)}})
+		_, err := st.Schedule(ctx, agent.Every(time.Hour), "Work", "every", agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(2)}})
 		return err
 	})
 	require.NoError(t, w.rt.Advance(150*time.Minute))
 	require.Len(t, w.errs, 2)
-	var te *object.TaskError
+	var te *agent.TaskError
 	require.ErrorAs(t, w.errs[0], &te)
 	assert.Equal(t, "once", te.Task.Payload)
-	assert.Equal(t, object.TaskDelayed, te.Task.Kind)
+	assert.Equal(t, agent.TaskDelayed, te.Task.Kind)
 	assert.Equal(t, 3, te.Attempts, "the default three attempts")
 	assert.EqualError(t, te.Err, "once failed", "the last error")
 	assert.Regexp(t, `^task s1 \(delayed Work\): 3 attempt\(s\) failed, the last with: once failed$`, te.Error())
@@ -122,8 +124,8 @@ func TestScheduleErrorsGoToOnErrorA6(t *testing.T) {
 	}
 	assert.Equal(t, []string{"once", "once", "once", "every", "every", "every"}, runs,
 		"once: 3 attempts, then removed; every: a failed run of 2 attempts at 1h, rescheduled, a good run at 2h")
-	var left []object.Task
-	w.inside(func(ctx context.Context, st *object.State) error {
+	var left []agent.Task
+	w.inside(func(ctx context.Context, st self) error {
 		var err error
 		left, err = st.ListSchedules(ctx)
 		return err
@@ -141,15 +143,15 @@ func TestSchedulesAndQueueSurviveResetA6(t *testing.T) {
 	w.fails["first"] = 1
 	builds := w.builds
 	// The turn that makes the tasks ends in a reset, before any can run.
-	w.crash("a", func(ctx context.Context, st *object.State) error {
-		if _, err := st.Schedule(ctx, object.After(time.Minute), "Work", "later", object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(4)}}); err != nil {
+	w.crash("a", func(ctx context.Context, st self) error {
+		if _, err := st.Schedule(ctx, agent.After(time.Minute), "Work", "later", agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(4)}}); err != nil {
 			return err
 		}
-		if _, err := st.Schedule(ctx, object.Every(40*time.Second), "Work", "tick"); err != nil {
+		if _, err := st.Schedule(ctx, agent.Every(40*time.Second), "Work", "tick"); err != nil {
 			return err
 		}
 		for _, p := range []string{"first", "second"} {
-			if _, err := st.Queue(ctx, "Work", p, object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(2)}}); err != nil {
+			if _, err := st.Queue(ctx, "Work", p, agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(2)}}); err != nil {
 				return err
 			}
 		}
@@ -157,8 +159,8 @@ func TestSchedulesAndQueueSurviveResetA6(t *testing.T) {
 	})
 	assert.Equal(t, []string{"first", "first", "second"}, payloads(w.log), "the queue ran after the reset")
 	assert.Equal(t, builds+2, w.builds, "built for the turn, and again after the reset")
-	var schedules []object.Task
-	w.crash("a", func(ctx context.Context, st *object.State) error {
+	var schedules []agent.Task
+	w.crash("a", func(ctx context.Context, st self) error {
 		var err error
 		schedules, err = st.ListSchedules(ctx)
 		return err
@@ -175,7 +177,7 @@ func TestSchedulesAndQueueSurviveResetA6(t *testing.T) {
 // A6 bad input: each refusal, with its message.
 func TestScheduleBadInputA6(t *testing.T) {
 	w := newWorld(t, 1)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		cases := []struct {
 			name string
 			err  error
@@ -188,44 +190,44 @@ func TestScheduleBadInputA6(t *testing.T) {
 				msg  string
 			}{name, err, msg})
 		}
-		_, err := st.Schedule(ctx, object.When{}, "Work", "p")
-		add("no when", err, "object.State.Schedule: task: when is not set (use object.After, At, Cron or Every)")
-		_, err = st.Schedule(ctx, object.After(-time.Second), "Work", "p")
-		add("negative delay", err, "object.State.Schedule: task: After(-1s): the delay must be >= 0")
-		_, err = st.Schedule(ctx, object.At(time.Time{}), "Work", "p")
-		add("zero time", err, "object.State.Schedule: task: At: the time is zero")
-		_, err = st.Schedule(ctx, object.Every(0), "Work", "p")
-		add("zero interval", err, "object.State.Schedule: task: Every(0s): the interval must be > 0")
-		_, err = st.Schedule(ctx, object.Cron("every tuesday"), "Work", "p")
-		add("bad cron", err, `object.State.Schedule: task: cron expression "every tuesday": expected exactly 5 fields, found 2: [every tuesday]`)
-		_, err = st.Schedule(ctx, object.After(0), "", "p")
-		add("empty callback", err, "object.State.Schedule: task: the callback name is empty")
-		_, err = st.Schedule(ctx, object.After(0), "Independent", "p", object.TaskOptions{Independent: true})
-		add("independent schedule", err, "object.State.Schedule: task: Independent applies to queued tasks only")
-		_, err = st.Queue(ctx, "Work", "p", object.TaskOptions{}, object.TaskOptions{})
-		add("two options", err, "object.State.Queue: task: at most one TaskOptions, got 2")
+		_, err := st.Schedule(ctx, agent.When{}, "Work", "p")
+		add("no when", err, "agent.Agent.Schedule: task: when is not set (use agent.After, At, Cron or Every)")
+		_, err = st.Schedule(ctx, agent.After(-time.Second), "Work", "p")
+		add("negative delay", err, "agent.Agent.Schedule: task: After(-1s): the delay must be >= 0")
+		_, err = st.Schedule(ctx, agent.At(time.Time{}), "Work", "p")
+		add("zero time", err, "agent.Agent.Schedule: task: At: the time is zero")
+		_, err = st.Schedule(ctx, agent.Every(0), "Work", "p")
+		add("zero interval", err, "agent.Agent.Schedule: task: Every(0s): the interval must be > 0")
+		_, err = st.Schedule(ctx, agent.Cron("every tuesday"), "Work", "p")
+		add("bad cron", err, `agent.Agent.Schedule: task: cron expression "every tuesday": expected exactly 5 fields, found 2: [every tuesday]`)
+		_, err = st.Schedule(ctx, agent.After(0), "", "p")
+		add("empty callback", err, "agent.Agent.Schedule: task: the callback name is empty")
+		_, err = st.Schedule(ctx, agent.After(0), "Independent", "p", agent.TaskOptions{Independent: true})
+		add("independent schedule", err, "agent.Agent.Schedule: task: Independent applies to queued tasks only")
+		_, err = st.Queue(ctx, "Work", "p", agent.TaskOptions{}, agent.TaskOptions{})
+		add("two options", err, "agent.Agent.Queue: task: at most one TaskOptions, got 2")
 		for _, c := range cases {
-			assert.ErrorIs(t, c.err, object.ErrTask, c.name)
+			assert.ErrorIs(t, c.err, agent.ErrTask, c.name)
 			assert.EqualError(t, c.err, c.msg, c.name)
 		}
 
 		_, err = st.Queue(ctx, "Nope", "p")
 		assert.ErrorIs(t, err, object.ErrNoMethod)
-		assert.EqualError(t, err, `object.State.Queue: no such method: AGENT has no method "Nope" (it has [Count Crash Do NoArg Slow Work])`)
-		_, err = st.Queue(ctx, "Work", "p", object.TaskOptions{Retry: object.RetryOptions{ShouldRetry: func(error, int) bool { return true }}})
-		assert.ErrorIs(t, err, object.ErrRetryOptions)
+		assert.EqualError(t, err, `agent.Agent.Queue: no such method: AGENT has no method "Nope" (it has [Count Crash Do NoArg Slow Work])`)
+		_, err = st.Queue(ctx, "Work", "p", agent.TaskOptions{Retry: agent.RetryOptions{ShouldRetry: func(error, int) bool { return true }}})
+		assert.ErrorIs(t, err, agent.ErrRetryOptions)
 		assert.ErrorContains(t, err, "retry.ShouldRetry is a func and cannot be stored with a task")
 		_, err = st.Queue(ctx, "Work", func() {})
 		assert.ErrorIs(t, err, object.ErrNotPlainData, "a payload must be plain data")
-		assert.EqualError(t, err, "object.State.Queue: task: payload: value holds a func: value cannot be copied (only plain data is allowed here)")
+		assert.EqualError(t, err, "agent.Agent.Queue: task: payload: value holds a func: value cannot be copied (only plain data is allowed here)")
 		_, err = st.Dequeue(ctx, "s1")
-		assert.EqualError(t, err, `object.State.Dequeue("s1"): task: not a queue item id (queue item ids look like q12)`)
+		assert.EqualError(t, err, `agent.Agent.Dequeue("s1"): task: not a queue item id (queue item ids look like q12)`)
 		_, err = st.Redrive(ctx, "d99")
-		assert.EqualError(t, err, `object.State.Redrive("d99"): task: no such dead letter`)
+		assert.EqualError(t, err, `agent.Agent.Redrive("d99"): task: no such dead letter`)
 		_, err = st.Redrive(ctx, "x")
-		assert.EqualError(t, err, `object.State.Redrive("x"): task: not a dead letter id (dead letter ids look like d12)`)
+		assert.EqualError(t, err, `agent.Agent.Redrive("x"): task: not a dead letter id (dead letter ids look like d12)`)
 		_, err = st.DeleteDeadLetter(ctx, "q1")
-		assert.ErrorIs(t, err, object.ErrTask)
+		assert.ErrorIs(t, err, agent.ErrTask)
 		list, err := st.ListSchedules(ctx)
 		assert.Empty(t, list, "nothing was stored")
 		return err
@@ -237,11 +239,11 @@ func TestScheduleBadInputA6(t *testing.T) {
 // TestA6_SchedulePayloadMustFitTheCallback), never run to fail later.
 func TestScheduleCallbackArgumentsA6(t *testing.T) {
 	w := newWorld(t, 1)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		if _, err := st.Queue(ctx, "NoArg", nil); err != nil {
 			return err
 		}
-		_, err := st.Queue(ctx, "Work", 42, object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(1)}})
+		_, err := st.Queue(ctx, "Work", 42, agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(1)}})
 		assert.ErrorContains(t, err, "bad arguments")
 		return nil
 	})
@@ -256,24 +258,24 @@ func TestDeadLetterA7(t *testing.T) {
 	w.fails["q"] = 3
 	w.fails["s"] = 2
 	w.fails["c"] = 2
-	dl := object.TaskOptions{DeadLetter: true, Retry: object.RetryOptions{MaxAttempts: new(2)}}
-	w.inside(func(ctx context.Context, st *object.State) error {
+	dl := agent.TaskOptions{DeadLetter: true, Retry: agent.RetryOptions{MaxAttempts: new(2)}}
+	w.inside(func(ctx context.Context, st self) error {
 		if _, err := st.Queue(ctx, "Work", "q", dl); err != nil {
 			return err
 		}
-		if _, err := st.Schedule(ctx, object.After(time.Minute), "Work", "s", dl); err != nil {
+		if _, err := st.Schedule(ctx, agent.After(time.Minute), "Work", "s", dl); err != nil {
 			return err
 		}
-		if _, err := st.Schedule(ctx, object.Cron("0 * * * *"), "Work", "c", dl); err != nil {
+		if _, err := st.Schedule(ctx, agent.Cron("0 * * * *"), "Work", "c", dl); err != nil {
 			return err
 		}
-		_, err := st.Queue(ctx, "Work", "not-kept", object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(1)}})
+		_, err := st.Queue(ctx, "Work", "not-kept", agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(1)}})
 		w.fails["not-kept"] = 1
 		return err
 	})
 	require.NoError(t, w.rt.Advance(61*time.Minute))
-	var letters []object.DeadLetter
-	w.inside(func(ctx context.Context, st *object.State) error {
+	var letters []agent.DeadLetter
+	w.inside(func(ctx context.Context, st self) error {
 		var err error
 		letters, err = st.ListDeadLetters(ctx)
 		return err
@@ -290,7 +292,7 @@ func TestDeadLetterA7(t *testing.T) {
 	// The cron schedule goes on; the dead letters are re-driven.
 	w.log = nil
 	w.fails["q"] = 1 // fails once more, then works
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		for _, l := range letters[:2] {
 			task, err := st.Redrive(ctx, l.ID)
 			if err != nil {
@@ -301,8 +303,8 @@ func TestDeadLetterA7(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, w.rt.Advance(time.Minute))
-	var queue []object.Task
-	w.inside(func(ctx context.Context, st *object.State) error {
+	var queue []agent.Task
+	w.inside(func(ctx context.Context, st self) error {
 		var err error
 		letters, err = st.ListDeadLetters(ctx)
 		if err != nil {
@@ -316,7 +318,7 @@ func TestDeadLetterA7(t *testing.T) {
 	assert.Equal(t, "c", letters[0].Task.Payload)
 	assert.Empty(t, queue, "the re-driven item succeeded and left the queue")
 	assert.Len(t, w.events(object.EventRedrive), 2)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		found, err := st.DeleteDeadLetter(ctx, letters[0].ID)
 		assert.True(t, found)
 		return err
@@ -335,13 +337,13 @@ func payloads(log []string) []string {
 func TestScheduleCancelledWhileRunningA6(t *testing.T) {
 	w := newWorld(t, 1)
 	var id string
-	w.inside(func(ctx context.Context, st *object.State) error {
-		task, err := st.Schedule(ctx, object.Every(time.Minute), "Do", nil)
+	w.inside(func(ctx context.Context, st self) error {
+		task, err := st.Schedule(ctx, agent.Every(time.Minute), "Do", nil)
 		id = task.ID
 		return err
 	})
 	runs := 0
-	w.job = func(ctx context.Context, st *object.State) error {
+	w.job = func(ctx context.Context, st self) error {
 		runs++
 		_, err := st.CancelSchedule(ctx, id)
 		return err
@@ -365,7 +367,7 @@ func TestScheduleTraceSameSeedD1(t *testing.T) {
 			}
 			return nil
 		}
-		br := &object.BreakerOptions{Name: "dep", Failures: 2, Window: time.Minute, Cooldown: 10 * time.Second}
+		br := &agent.BreakerOptions{Name: "dep", Failures: 2, Window: time.Minute, Cooldown: 10 * time.Second}
 		require.NoError(t, w.rt.Run(func(ctx context.Context) error {
 			g := w.rt.Group(ctx)
 			for _, name := range []string{"a", "b"} {
@@ -374,23 +376,23 @@ func TestScheduleTraceSameSeedD1(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					w.job = func(ctx context.Context, st *object.State) error {
+					w.job = func(ctx context.Context, st self) error {
 						if err := st.SetAlarm(ctx, st.Now().Add(30*time.Second)); err != nil {
 							return err
 						}
 						me := st.ID().Name() + ":"
-						if _, err := st.Schedule(ctx, object.Every(45*time.Second), "Work", me+"tick"); err != nil {
+						if _, err := st.Schedule(ctx, agent.Every(45*time.Second), "Work", me+"tick"); err != nil {
 							return err
 						}
-						if _, err := st.Schedule(ctx, object.Cron("*/2 * * * *"), "Work", me+"cron", object.TaskOptions{DeadLetter: true}); err != nil {
+						if _, err := st.Schedule(ctx, agent.Cron("*/2 * * * *"), "Work", me+"cron", agent.TaskOptions{DeadLetter: true}); err != nil {
 							return err
 						}
 						for _, p := range []string{"q1", "q2", "q3"} {
-							if _, err := st.Queue(ctx, "Work", me+p, object.TaskOptions{Independent: p == "q2", Retry: object.RetryOptions{MaxAttempts: new(4)}}); err != nil {
+							if _, err := st.Queue(ctx, "Work", me+p, agent.TaskOptions{Independent: p == "q2", Retry: agent.RetryOptions{MaxAttempts: new(4)}}); err != nil {
 								return err
 							}
 						}
-						_ = object.Retry(ctx, func(context.Context, int) error { return errors.New("dep down") }, object.RetryOptions{Breaker: br})
+						_ = agent.Retry(ctx, func(context.Context, int) error { return errors.New("dep down") }, agent.RetryOptions{Breaker: br})
 						return nil
 					}
 					_, err = s.Call(ctx, "Do")
@@ -420,11 +422,11 @@ func TestScheduleTraceSameSeedD1(t *testing.T) {
 func TestTaskPayloadIsCopiedPerAttemptA6(t *testing.T) {
 	w := newWorld(t, 1)
 	w.fails["count"] = 1
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		if _, err := st.Queue(ctx, "Count", map[string]int{"n": 0}); err != nil {
 			return err
 		}
-		_, err := st.Schedule(ctx, object.Every(time.Minute), "Count", map[string]int{"n": 10})
+		_, err := st.Schedule(ctx, agent.Every(time.Minute), "Count", map[string]int{"n": 10})
 		return err
 	})
 	require.NoError(t, w.rt.Advance(150*time.Second))

@@ -1,4 +1,4 @@
-package object_test
+package agent_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/stretchr/testify/assert"
@@ -21,23 +23,23 @@ func TestRetryAttemptsA1(t *testing.T) {
 	cases := []struct {
 		name     string
 		failures int // attempts that fail before one succeeds
-		opts     object.RetryOptions
+		opts     agent.RetryOptions
 		attempts []int
 		err      string
 	}{
 		{name: "first attempt succeeds", failures: 0, attempts: []int{1}},
 		{name: "succeeds on the last default attempt", failures: 2, attempts: []int{1, 2, 3}},
 		{name: "three attempts by default, last error surfaced", failures: 9, attempts: []int{1, 2, 3}, err: "attempt 3 failed"},
-		{name: "maxAttempts 5", failures: 9, opts: object.RetryOptions{MaxAttempts: new(5)}, attempts: []int{1, 2, 3, 4, 5}, err: "attempt 5 failed"},
-		{name: "maxAttempts 1 never retries", failures: 9, opts: object.RetryOptions{MaxAttempts: new(1)}, attempts: []int{1}, err: "attempt 1 failed"},
+		{name: "maxAttempts 5", failures: 9, opts: agent.RetryOptions{MaxAttempts: new(5)}, attempts: []int{1, 2, 3, 4, 5}, err: "attempt 5 failed"},
+		{name: "maxAttempts 1 never retries", failures: 9, opts: agent.RetryOptions{MaxAttempts: new(1)}, attempts: []int{1}, err: "attempt 1 failed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, 1)
 			var seen []int
 			var last, got error
-			w.inside(func(ctx context.Context, st *object.State) error {
-				got = object.Retry(ctx, func(ctx context.Context, attempt int) error {
+			w.inside(func(ctx context.Context, st self) error {
+				got = agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 					seen = append(seen, attempt)
 					if attempt <= c.failures {
 						last = fmt.Errorf("attempt %d failed", attempt)
@@ -65,13 +67,13 @@ func TestRetryValueA1(t *testing.T) {
 	w := newWorld(t, 1)
 	var v string
 	var err error
-	w.inside(func(ctx context.Context, st *object.State) error {
-		v, err = object.RetryValue(ctx, func(ctx context.Context, attempt int) (string, error) {
+	w.inside(func(ctx context.Context, st self) error {
+		v, err = agent.RetryValue(ctx, func(ctx context.Context, attempt int) (string, error) {
 			if attempt < 2 {
 				return "partial", errors.New("not yet")
 			}
 			return fmt.Sprint("done on ", attempt), nil
-		}, object.RetryOptions{})
+		}, agent.RetryOptions{})
 		return nil
 	})
 	require.NoError(t, err)
@@ -86,7 +88,7 @@ func TestRetryDelaysA2(t *testing.T) {
 		name      string
 		base, max int
 	}{
-		{name: "defaults", base: object.DefaultBaseDelayMs, max: object.DefaultMaxDelayMs},
+		{name: "defaults", base: agent.DefaultBaseDelayMs, max: agent.DefaultMaxDelayMs},
 		{name: "base equal to cap", base: 3000, max: 3000},
 		{name: "small base", base: 7, max: 50},
 	}
@@ -122,11 +124,11 @@ func TestRetryDelaysA2(t *testing.T) {
 func retryDelays(t *testing.T, seed uint64, attempts, base, max int) []time.Duration {
 	w := newWorld(t, seed)
 	var at []time.Time
-	w.inside(func(ctx context.Context, st *object.State) error {
-		_ = object.Retry(ctx, func(ctx context.Context, attempt int) error {
+	w.inside(func(ctx context.Context, st self) error {
+		_ = agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 			at = append(at, st.Now())
 			return errors.New("no")
-		}, object.RetryOptions{MaxAttempts: new(attempts), BaseDelayMs: new(base), MaxDelayMs: new(max)})
+		}, agent.RetryOptions{MaxAttempts: new(attempts), BaseDelayMs: new(base), MaxDelayMs: new(max)})
 		return nil
 	})
 	var out []time.Duration
@@ -148,14 +150,14 @@ func TestRetrySleepYieldsTheGateA2(t *testing.T) {
 	err := w.rt.Run(func(ctx context.Context) error {
 		g := w.rt.Group(ctx)
 		g.Go(func(ctx context.Context) error {
-			return w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
-				return object.Retry(ctx, func(ctx context.Context, attempt int) error {
+			return w.do(ctx, "a", func(ctx context.Context, st self) error {
+				return agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 					order = append(order, fmt.Sprint("attempt ", attempt))
 					if attempt == 1 {
 						return errors.New("again")
 					}
 					return nil
-				}, object.RetryOptions{BaseDelayMs: new(1000), MaxDelayMs: new(1000)})
+				}, agent.RetryOptions{BaseDelayMs: new(1000), MaxDelayMs: new(1000)})
 			})
 		})
 		g.Go(func(ctx context.Context) error {
@@ -222,15 +224,15 @@ func TestShouldRetryA3(t *testing.T) {
 			w := newWorld(t, 2)
 			var attempts, asked []int
 			var got error
-			opts := object.RetryOptions{MaxAttempts: new(5)}
+			opts := agent.RetryOptions{MaxAttempts: new(5)}
 			if c.should != nil {
 				opts.ShouldRetry = func(err error, next int) bool {
 					asked = append(asked, next)
 					return c.should(err, next)
 				}
 			}
-			w.inside(func(ctx context.Context, st *object.State) error {
-				got = object.Retry(ctx, func(ctx context.Context, attempt int) error {
+			w.inside(func(ctx context.Context, st self) error {
+				got = agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 					attempts = append(attempts, attempt)
 					return c.errs(attempt)
 				}, opts)
@@ -248,32 +250,32 @@ func TestShouldRetryA3(t *testing.T) {
 func TestRetryOptionsA4(t *testing.T) {
 	cases := []struct {
 		name string
-		opts object.RetryOptions
+		opts agent.RetryOptions
 		err  string // "" when valid
 	}{
-		{name: "defaults", opts: object.RetryOptions{}},
-		{name: "maxAttempts 0", opts: object.RetryOptions{MaxAttempts: new(0)}, err: "retry.maxAttempts must be >= 1"},
-		{name: "maxAttempts negative", opts: object.RetryOptions{MaxAttempts: new(-3)}, err: "retry.maxAttempts must be >= 1"},
-		{name: "baseDelayMs 0", opts: object.RetryOptions{BaseDelayMs: new(0)}, err: "retry.baseDelayMs must be > 0"},
-		{name: "baseDelayMs negative", opts: object.RetryOptions{BaseDelayMs: new(-100)}, err: "retry.baseDelayMs must be > 0"},
-		{name: "maxDelayMs 0", opts: object.RetryOptions{MaxDelayMs: new(0)}, err: "retry.maxDelayMs must be > 0"},
-		{name: "maxDelayMs negative", opts: object.RetryOptions{MaxDelayMs: new(-1)}, err: "retry.maxDelayMs must be > 0"},
-		{name: "base 5000 alone against the default cap 3000", opts: object.RetryOptions{BaseDelayMs: new(5000)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
-		{name: "base above cap", opts: object.RetryOptions{BaseDelayMs: new(500), MaxDelayMs: new(100)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
-		{name: "cap 50 alone below the default base 100", opts: object.RetryOptions{MaxDelayMs: new(50)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
-		{name: "base equal to the default cap", opts: object.RetryOptions{BaseDelayMs: new(3000)}},
-		{name: "base equal to cap", opts: object.RetryOptions{BaseDelayMs: new(250), MaxDelayMs: new(250)}},
-		{name: "base 5000 with a cap of 10000", opts: object.RetryOptions{BaseDelayMs: new(5000), MaxDelayMs: new(10000)}},
+		{name: "defaults", opts: agent.RetryOptions{}},
+		{name: "maxAttempts 0", opts: agent.RetryOptions{MaxAttempts: new(0)}, err: "retry.maxAttempts must be >= 1"},
+		{name: "maxAttempts negative", opts: agent.RetryOptions{MaxAttempts: new(-3)}, err: "retry.maxAttempts must be >= 1"},
+		{name: "baseDelayMs 0", opts: agent.RetryOptions{BaseDelayMs: new(0)}, err: "retry.baseDelayMs must be > 0"},
+		{name: "baseDelayMs negative", opts: agent.RetryOptions{BaseDelayMs: new(-100)}, err: "retry.baseDelayMs must be > 0"},
+		{name: "maxDelayMs 0", opts: agent.RetryOptions{MaxDelayMs: new(0)}, err: "retry.maxDelayMs must be > 0"},
+		{name: "maxDelayMs negative", opts: agent.RetryOptions{MaxDelayMs: new(-1)}, err: "retry.maxDelayMs must be > 0"},
+		{name: "base 5000 alone against the default cap 3000", opts: agent.RetryOptions{BaseDelayMs: new(5000)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
+		{name: "base above cap", opts: agent.RetryOptions{BaseDelayMs: new(500), MaxDelayMs: new(100)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
+		{name: "cap 50 alone below the default base 100", opts: agent.RetryOptions{MaxDelayMs: new(50)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
+		{name: "base equal to the default cap", opts: agent.RetryOptions{BaseDelayMs: new(3000)}},
+		{name: "base equal to cap", opts: agent.RetryOptions{BaseDelayMs: new(250), MaxDelayMs: new(250)}},
+		{name: "base 5000 with a cap of 10000", opts: agent.RetryOptions{BaseDelayMs: new(5000), MaxDelayMs: new(10000)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t, 1)
 			calls := 0
 			var got, queued, scheduled error
-			w.inside(func(ctx context.Context, st *object.State) error {
-				got = object.Retry(ctx, func(ctx context.Context, attempt int) error { calls++; return nil }, c.opts)
-				_, queued = st.Queue(ctx, "Work", "q", object.TaskOptions{Retry: c.opts})
-				_, scheduled = st.Schedule(ctx, object.After(time.Hour), "Work", "s", object.TaskOptions{Retry: c.opts})
+			w.inside(func(ctx context.Context, st self) error {
+				got = agent.Retry(ctx, func(ctx context.Context, attempt int) error { calls++; return nil }, c.opts)
+				_, queued = st.Queue(ctx, "Work", "q", agent.TaskOptions{Retry: c.opts})
+				_, scheduled = st.Schedule(ctx, agent.After(time.Hour), "Work", "s", agent.TaskOptions{Retry: c.opts})
 				return nil
 			})
 			if c.err == "" {
@@ -285,8 +287,8 @@ func TestRetryOptionsA4(t *testing.T) {
 			}
 			for _, err := range []error{got, queued, scheduled} {
 				assert.EqualError(t, err, c.err, "Retry, Queue and Schedule all check at the call")
-				assert.ErrorIs(t, err, object.ErrRetryOptions)
-				var oe *object.RetryOptionsError
+				assert.ErrorIs(t, err, agent.ErrRetryOptions)
+				var oe *agent.RetryOptionsError
 				assert.ErrorAs(t, err, &oe)
 			}
 			assert.Zero(t, calls, "fn never runs with bad options")
@@ -330,18 +332,18 @@ func TestParseRetryOptionsA4(t *testing.T) {
 	}
 	for _, c := range bad {
 		t.Run(fmt.Sprintf("%v", c.in), func(t *testing.T) {
-			_, err := object.ParseRetryOptions(c.in)
+			_, err := agent.ParseRetryOptions(c.in)
 			assert.EqualError(t, err, c.err)
-			assert.ErrorIs(t, err, object.ErrRetryOptions)
+			assert.ErrorIs(t, err, agent.ErrRetryOptions)
 		})
 	}
 	t.Run("unknown key", func(t *testing.T) {
-		_, err := object.ParseRetryOptions(map[string]any{"maxAttemps": 3})
-		assert.ErrorIs(t, err, object.ErrRetryOptions)
+		_, err := agent.ParseRetryOptions(map[string]any{"maxAttemps": 3})
+		assert.ErrorIs(t, err, agent.ErrRetryOptions)
 		assert.EqualError(t, err, `retry: unknown option "maxAttemps" (known: maxAttempts, baseDelayMs, maxDelayMs)`)
 	})
 	t.Run("numbers of any Go kind, and from JSON", func(t *testing.T) {
-		o, err := object.ParseRetryOptions(map[string]any{"maxAttempts": int64(4), "baseDelayMs": uint8(20), "maxDelayMs": 150.9})
+		o, err := agent.ParseRetryOptions(map[string]any{"maxAttempts": int64(4), "baseDelayMs": uint8(20), "maxDelayMs": 150.9})
 		require.NoError(t, err)
 		assert.Equal(t, 4, *o.MaxAttempts)
 		assert.Equal(t, 20, *o.BaseDelayMs)
@@ -349,7 +351,7 @@ func TestParseRetryOptionsA4(t *testing.T) {
 
 		var m map[string]any
 		require.NoError(t, json.Unmarshal([]byte(`{"maxAttempts": 5, "maxDelayMs": 8000}`), &m))
-		o, err = object.ParseRetryOptions(m)
+		o, err = agent.ParseRetryOptions(m)
 		require.NoError(t, err)
 		assert.Equal(t, 5, *o.MaxAttempts)
 		assert.Nil(t, o.BaseDelayMs, "an absent key stays unset")
@@ -357,15 +359,15 @@ func TestParseRetryOptionsA4(t *testing.T) {
 		dec := json.NewDecoder(strings.NewReader(`{"maxAttempts": 2.5}`))
 		dec.UseNumber()
 		require.NoError(t, dec.Decode(&m))
-		_, err = object.ParseRetryOptions(m)
+		_, err = agent.ParseRetryOptions(m)
 		assert.EqualError(t, err, attemptsInt, "json.Number is a number")
 	})
 	t.Run("the cross-field check waits for the call", func(t *testing.T) {
-		o, err := object.ParseRetryOptions(map[string]any{"baseDelayMs": 5000.0})
+		o, err := agent.ParseRetryOptions(map[string]any{"baseDelayMs": 5000.0})
 		require.NoError(t, err, "5000 is a fine base on its own")
 		w := newWorld(t, 1)
-		w.inside(func(ctx context.Context, st *object.State) error {
-			err = object.Retry(ctx, func(context.Context, int) error { return nil }, o)
+		w.inside(func(ctx context.Context, st self) error {
+			err = agent.Retry(ctx, func(context.Context, int) error { return nil }, o)
 			return nil
 		})
 		assert.EqualError(t, err, "retry.baseDelayMs must be <= retry.maxDelayMs", "merged with the default cap of 3000")
@@ -378,24 +380,24 @@ func TestRetryClassDefaultsA5(t *testing.T) {
 	stop := errors.New("stop")
 	cases := []struct {
 		name     string
-		class    object.RetryOptions
-		call     object.RetryOptions
+		class    agent.RetryOptions
+		call     agent.RetryOptions
 		attempts int    // attempts made by an always-failing fn
 		maxDelay int    // every delay is below this many ms
 		err      string // a validation error instead
 	}{
 		{name: "built-in", attempts: 3, maxDelay: 400},
-		{name: "class attempts", class: object.RetryOptions{MaxAttempts: new(5)}, attempts: 5, maxDelay: 1600},
-		{name: "call beats class", class: object.RetryOptions{MaxAttempts: new(5)}, call: object.RetryOptions{MaxAttempts: new(2)}, attempts: 2, maxDelay: 200},
-		{name: "class delays", class: object.RetryOptions{BaseDelayMs: new(5), MaxDelayMs: new(8)}, attempts: 3, maxDelay: 8},
-		{name: "call cap over class base", class: object.RetryOptions{BaseDelayMs: new(5)}, call: object.RetryOptions{MaxDelayMs: new(6)}, attempts: 3, maxDelay: 6},
-		{name: "class base 5000 alone is rejected against the default cap", class: object.RetryOptions{BaseDelayMs: new(5000)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
-		{name: "class cap lets a call base of 5000 through", class: object.RetryOptions{MaxDelayMs: new(10000)}, call: object.RetryOptions{BaseDelayMs: new(5000), MaxAttempts: new(2)}, attempts: 2, maxDelay: 10000},
-		{name: "call cap below class base", class: object.RetryOptions{BaseDelayMs: new(1000)}, call: object.RetryOptions{MaxDelayMs: new(500)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
-		{name: "a bad class field overridden by the call", class: object.RetryOptions{MaxAttempts: new(0)}, call: object.RetryOptions{MaxAttempts: new(4)}, attempts: 4, maxDelay: 800},
-		{name: "a bad class field not overridden", class: object.RetryOptions{MaxAttempts: new(0)}, err: "retry.maxAttempts must be >= 1"},
-		{name: "class ShouldRetry", class: object.RetryOptions{ShouldRetry: func(err error, _ int) bool { return !errors.Is(err, stop) }}, attempts: 1},
-		{name: "call ShouldRetry beats class", class: object.RetryOptions{ShouldRetry: func(error, int) bool { return false }}, call: object.RetryOptions{ShouldRetry: func(error, int) bool { return true }}, attempts: 3, maxDelay: 400},
+		{name: "class attempts", class: agent.RetryOptions{MaxAttempts: new(5)}, attempts: 5, maxDelay: 1600},
+		{name: "call beats class", class: agent.RetryOptions{MaxAttempts: new(5)}, call: agent.RetryOptions{MaxAttempts: new(2)}, attempts: 2, maxDelay: 200},
+		{name: "class delays", class: agent.RetryOptions{BaseDelayMs: new(5), MaxDelayMs: new(8)}, attempts: 3, maxDelay: 8},
+		{name: "call cap over class base", class: agent.RetryOptions{BaseDelayMs: new(5)}, call: agent.RetryOptions{MaxDelayMs: new(6)}, attempts: 3, maxDelay: 6},
+		{name: "class base 5000 alone is rejected against the default cap", class: agent.RetryOptions{BaseDelayMs: new(5000)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
+		{name: "class cap lets a call base of 5000 through", class: agent.RetryOptions{MaxDelayMs: new(10000)}, call: agent.RetryOptions{BaseDelayMs: new(5000), MaxAttempts: new(2)}, attempts: 2, maxDelay: 10000},
+		{name: "call cap below class base", class: agent.RetryOptions{BaseDelayMs: new(1000)}, call: agent.RetryOptions{MaxDelayMs: new(500)}, err: "retry.baseDelayMs must be <= retry.maxDelayMs"},
+		{name: "a bad class field overridden by the call", class: agent.RetryOptions{MaxAttempts: new(0)}, call: agent.RetryOptions{MaxAttempts: new(4)}, attempts: 4, maxDelay: 800},
+		{name: "a bad class field not overridden", class: agent.RetryOptions{MaxAttempts: new(0)}, err: "retry.maxAttempts must be >= 1"},
+		{name: "class ShouldRetry", class: agent.RetryOptions{ShouldRetry: func(err error, _ int) bool { return !errors.Is(err, stop) }}, attempts: 1},
+		{name: "call ShouldRetry beats class", class: agent.RetryOptions{ShouldRetry: func(error, int) bool { return false }}, call: agent.RetryOptions{ShouldRetry: func(error, int) bool { return true }}, attempts: 3, maxDelay: 400},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -403,8 +405,8 @@ func TestRetryClassDefaultsA5(t *testing.T) {
 			w.defaults = c.class
 			var at []time.Time
 			var got error
-			w.inside(func(ctx context.Context, st *object.State) error {
-				got = object.Retry(ctx, func(ctx context.Context, attempt int) error {
+			w.inside(func(ctx context.Context, st self) error {
+				got = agent.Retry(ctx, func(ctx context.Context, attempt int) error {
 					at = append(at, st.Now())
 					return stop
 				}, c.call)
@@ -428,18 +430,18 @@ func TestRetryClassDefaultsA5(t *testing.T) {
 func TestRetryBadInput(t *testing.T) {
 	w := newWorld(t, 1)
 	err := w.rt.Run(func(ctx context.Context) error {
-		err := object.Retry(ctx, func(context.Context, int) error { return nil }, object.RetryOptions{})
-		assert.ErrorIs(t, err, object.ErrNotInObject)
-		assert.EqualError(t, err, "object.Retry: not inside an object turn (call it from an object's method, alarm handler or task callback)")
+		err := agent.Retry(ctx, func(context.Context, int) error { return nil }, agent.RetryOptions{})
+		assert.ErrorIs(t, err, agent.ErrNotInObject)
+		assert.EqualError(t, err, "agent.Retry: not inside an object turn (call it from an object's method, alarm handler or task callback)")
 		return nil
 	})
 	require.NoError(t, err)
-	w.inside(func(ctx context.Context, st *object.State) error {
-		assert.EqualError(t, object.Retry(ctx, nil, object.RetryOptions{}), "object.Retry: fn is nil")
-		_, err := object.RetryValue[int](ctx, nil, object.RetryOptions{})
-		assert.EqualError(t, err, "object.RetryValue: fn is nil")
+	w.inside(func(ctx context.Context, st self) error {
+		assert.EqualError(t, agent.Retry(ctx, nil, agent.RetryOptions{}), "agent.Retry: fn is nil")
+		_, err := agent.RetryValue[int](ctx, nil, agent.RetryOptions{})
+		assert.EqualError(t, err, "agent.RetryValue: fn is nil")
 		var nilCtx context.Context
-		assert.EqualError(t, object.Retry(nilCtx, func(context.Context, int) error { return nil }, object.RetryOptions{}), "object.Retry: ctx is nil")
+		assert.EqualError(t, agent.Retry(nilCtx, func(context.Context, int) error { return nil }, agent.RetryOptions{}), "agent.Retry: ctx is nil")
 		return nil
 	})
 }
@@ -449,13 +451,13 @@ func TestRetryCancelledA2(t *testing.T) {
 	w := newWorld(t, 1)
 	var got error
 	attempts := 0
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		cctx, cancel := context.WithCancel(ctx)
-		got = object.Retry(cctx, func(ctx context.Context, attempt int) error {
+		got = agent.Retry(cctx, func(ctx context.Context, attempt int) error {
 			attempts++
 			cancel()
 			return errors.New("boom")
-		}, object.RetryOptions{})
+		}, agent.RetryOptions{})
 		return nil
 	})
 	assert.Equal(t, 1, attempts)
@@ -471,15 +473,15 @@ func TestA2_MaxRetryDelayDoesNotWrap(t *testing.T) {
 	const ms = time.Millisecond
 	maxDelay := time.Duration(math.MaxInt64)
 	for k := 0; k <= 40; k++ {
-		got := object.MaxRetryDelay(k, 1100000*ms, maxDelay)
+		got := agent.MaxRetryDelay(k, 1100000*ms, maxDelay)
 		want := maxDelay
 		if k < 23 { // 1100000ms·2^23 still fits in an int64 of nanoseconds
 			want = 1100000 * ms << k
 		}
 		require.Equal(t, want, got, "k=%d", k)
 	}
-	assert.Equal(t, 100*ms, object.MaxRetryDelay(-1, 100*ms, 3000*ms))
-	assert.Equal(t, 3000*ms, object.MaxRetryDelay(1, 0, 3000*ms))
-	assert.Equal(t, 3000*ms, object.MaxRetryDelay(5, 100*ms, 3000*ms))
-	assert.Equal(t, 1600*ms, object.MaxRetryDelay(4, 100*ms, 3000*ms))
+	assert.Equal(t, 100*ms, agent.MaxRetryDelay(-1, 100*ms, 3000*ms))
+	assert.Equal(t, 3000*ms, agent.MaxRetryDelay(1, 0, 3000*ms))
+	assert.Equal(t, 3000*ms, agent.MaxRetryDelay(5, 100*ms, 3000*ms))
+	assert.Equal(t, 1600*ms, agent.MaxRetryDelay(4, 100*ms, 3000*ms))
 }

@@ -1,9 +1,11 @@
-package object_test
+package agent_test
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -11,7 +13,10 @@ import (
 )
 
 // reminders schedules calls to its own Remind method.
-type reminders struct{ st *object.State }
+type reminders struct {
+	agent.Agent
+	st *object.State
+}
 
 func (r *reminders) Methods() object.Methods {
 	return object.Methods{
@@ -22,13 +27,13 @@ func (r *reminders) Methods() object.Methods {
 
 // Plan schedules a one-shot reminder and a daily one.
 func (r *reminders) Plan(ctx context.Context) ([]string, error) {
-	if _, err := r.st.Schedule(ctx, object.After(90*time.Second), "Remind", "stretch"); err != nil {
+	if _, err := r.Schedule(ctx, agent.After(90*time.Second), "Remind", "stretch"); err != nil {
 		return nil, err
 	}
-	if _, err := r.st.Schedule(ctx, object.Cron("0 9 * * *"), "Remind", "stand-up"); err != nil {
+	if _, err := r.Schedule(ctx, agent.Cron("0 9 * * *"), "Remind", "stand-up"); err != nil {
 		return nil, err
 	}
-	list, err := r.st.ListSchedules(ctx)
+	list, err := r.ListSchedules(ctx)
 	var out []string
 	for _, t := range list {
 		out = append(out, fmt.Sprintf("%s %s %v at %s", t.ID, t.Kind, t.Payload, t.Time.Format(time.DateTime)))
@@ -45,7 +50,7 @@ func (r *reminders) Remind(ctx context.Context, what string) error {
 // Schedule runs a method of the object later: after a delay, at a time, on
 // a cron expression or every interval. Schedules are background work: they
 // run as virtual time reaches them.
-func ExampleState_Schedule() {
+func ExampleAgent_Schedule() {
 	rt := runtime.New()
 	defer rt.Close()
 	ns := rt.Namespace("REMINDERS", func(st *object.State) object.Object { return &reminders{st: st} })

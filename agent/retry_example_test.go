@@ -1,9 +1,11 @@
-package object_test
+package agent_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
@@ -22,13 +24,13 @@ func (g *gateway) Methods() object.Methods {
 
 // Charge retries the API call with jittered backoff, in virtual time.
 func (g *gateway) Charge(ctx context.Context, cents int) (string, error) {
-	return object.RetryValue(ctx, func(ctx context.Context, attempt int) (string, error) {
+	return agent.RetryValue(ctx, func(ctx context.Context, attempt int) (string, error) {
 		if g.timeouts < 2 {
 			g.timeouts++
 			return "", errors.New("payment API timed out")
 		}
 		return fmt.Sprintf("charged %d cents on attempt %d", cents, attempt), nil
-	}, object.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(200)})
+	}, agent.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(200)})
 }
 
 // Retry makes up to MaxAttempts attempts, sleeping a seeded full-jitter

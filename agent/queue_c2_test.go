@@ -1,9 +1,11 @@
-package object_test
+package agent_test
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/dosim/dosim/agent"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
@@ -18,10 +20,10 @@ import (
 func TestC2A6_RetryIsALaneTurnOfItsOwnAndStillBlocks(t *testing.T) {
 	w := newWorld(t, 3)
 	w.fails["a"] = 1
-	slow := object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(3), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
+	slow := agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(3), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
 	var queued []string
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
-		if err := w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
+		if err := w.do(ctx, "a", func(ctx context.Context, st self) error {
 			for _, p := range []string{"a", "b"} {
 				if _, err := st.Queue(ctx, "Work", p, slow); err != nil {
 					return err
@@ -34,7 +36,7 @@ func TestC2A6_RetryIsALaneTurnOfItsOwnAndStillBlocks(t *testing.T) {
 		if err := w.rt.Sleep(ctx, time.Millisecond); err != nil { // a's first attempt has failed
 			return err
 		}
-		return w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
+		return w.do(ctx, "a", func(ctx context.Context, st self) error {
 			q, err := st.ListQueue(ctx)
 			for _, task := range q {
 				queued = append(queued, task.Payload.(string))
@@ -55,9 +57,9 @@ func TestC2A6_RetryIsALaneTurnOfItsOwnAndStillBlocks(t *testing.T) {
 func TestC2A6_RetryingRunSurvivesAReset(t *testing.T) {
 	w := newWorld(t, 4)
 	w.fails["a"] = 2
-	opts := object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(3), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
+	opts := agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(3), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
-		if err := w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
+		if err := w.do(ctx, "a", func(ctx context.Context, st self) error {
 			if _, err := st.Queue(ctx, "Work", "a", opts); err != nil {
 				return err
 			}
@@ -82,10 +84,10 @@ func TestC2A6_RetryingRunSurvivesAReset(t *testing.T) {
 func TestC2A6_CancelWhileRetryingEndsTheRun(t *testing.T) {
 	w := newWorld(t, 5)
 	w.fails["a"] = 9
-	opts := object.TaskOptions{Retry: object.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
+	opts := agent.TaskOptions{Retry: agent.RetryOptions{MaxAttempts: new(5), BaseDelayMs: new(1000), MaxDelayMs: new(1000)}}
 	require.NoError(t, w.rt.Run(func(ctx context.Context) error {
 		var id string
-		if err := w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
+		if err := w.do(ctx, "a", func(ctx context.Context, st self) error {
 			task, err := st.Queue(ctx, "Work", "a", opts)
 			id = task.ID
 			return err
@@ -95,7 +97,7 @@ func TestC2A6_CancelWhileRetryingEndsTheRun(t *testing.T) {
 		if err := w.rt.Sleep(ctx, time.Millisecond); err != nil {
 			return err
 		}
-		return w.do(ctx, "a", func(ctx context.Context, st *object.State) error {
+		return w.do(ctx, "a", func(ctx context.Context, st self) error {
 			found, err := st.Dequeue(ctx, id)
 			assert.True(t, found)
 			return err

@@ -1,10 +1,11 @@
-package object_test
+package agent_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/agent"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -14,18 +15,18 @@ import (
 // ErrTask error naming it and saying what is allowed, and nothing stored.
 func TestA6_CronRejectsBareTimezone(t *testing.T) {
 	w := newWorld(t, 1)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		for _, expr := range []string{"TZ=UTC", "CRON_TZ=", "CRON_TZ=UTC", "TZ=", "TZ=UTC\t*/5\t*\t*\t*\t*"} {
-			_, err := st.Schedule(ctx, object.Cron(expr), "Work", "p")
+			_, err := st.Schedule(ctx, agent.Cron(expr), "Work", "p")
 			if assert.Error(t, err, expr) {
-				assert.ErrorIs(t, err, object.ErrTask, expr)
+				assert.ErrorIs(t, err, agent.ErrTask, expr)
 				assert.NotContains(t, err.Error(), "panic", expr)
 				assert.Contains(t, err.Error(), `cron expression "`, expr)
 				assert.Contains(t, err.Error(), `allowed are five fields (minute hour day-of-month month day-of-week) or a descriptor such as "@hourly"`, expr)
 			}
 		}
-		_, err := st.Schedule(ctx, object.Cron("TZ=UTC"), "Work", "p")
-		assert.EqualError(t, err, `object.State.Schedule: task: cron expression "TZ=UTC": a time zone with no schedule after it; `+
+		_, err := st.Schedule(ctx, agent.Cron("TZ=UTC"), "Work", "p")
+		assert.EqualError(t, err, `agent.Agent.Schedule: task: cron expression "TZ=UTC": a time zone with no schedule after it; `+
 			`allowed are five fields (minute hour day-of-month month day-of-week) or a descriptor such as "@hourly", `+
 			`optionally after a time zone and a space, as in "CRON_TZ=UTC 0 9 * * *"`)
 		list, err := st.ListSchedules(ctx)
@@ -34,7 +35,7 @@ func TestA6_CronRejectsBareTimezone(t *testing.T) {
 			return err
 		}
 		// A time zone followed by the fields is still accepted.
-		_, err = st.Schedule(ctx, object.Cron("CRON_TZ=UTC */5 * * * *"), "Work", "p")
+		_, err = st.Schedule(ctx, agent.Cron("CRON_TZ=UTC */5 * * * *"), "Work", "p")
 		assert.NoError(t, err)
 		return nil
 	})

@@ -1,9 +1,11 @@
-package object
+package agent
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/dosim/dosim/object"
 )
 
 // DeadLetter is a task whose attempts ran out, kept with its last error
@@ -32,30 +34,34 @@ func (d *deadRecord) letter() DeadLetter {
 }
 
 // deadLetter keeps an exhausted task in the dead-letter store.
-func (s *State) deadLetter(ctx context.Context, rec *taskRecord, attempts int, cause error) {
+func (s *turn) deadLetter(ctx context.Context, rec *taskRecord, attempts int, cause error) {
 	seq, err := s.nextSeq(ctx)
 	if err == nil {
 		d := deadRecord{Seq: seq, Task: *rec, Err: cause.Error(), Attempts: attempts, At: s.Now()}
 		err = s.storage.Put(ctx, deadKey(seq), d)
 	}
 	if err != nil {
-		s.event(rec.event(EventTaskError, Event{Note: "dead-letter", Err: err.Error()}))
+		s.event(rec.event(object.EventTaskError, object.Event{Note: "dead-letter", Err: err.Error()}))
 		return
 	}
-	s.event(rec.event(EventDeadLetter, Event{Dead: fmt.Sprintf("d%d", seq)}))
+	s.event(rec.event(object.EventDeadLetter, object.Event{Dead: fmt.Sprintf("d%d", seq)}))
 }
 
 // ListDeadLetters returns the object's dead letters, oldest first.
-func (s *State) ListDeadLetters(ctx context.Context) ([]DeadLetter, error) {
-	es, err := s.storage.List(ctx, ListOptions{Prefix: deadKeys})
+func (a *Agent) ListDeadLetters(ctx context.Context) ([]DeadLetter, error) {
+	s, err := a.turn(ctx, "agent.Agent.ListDeadLetters")
 	if err != nil {
-		return nil, fmt.Errorf("object.State.ListDeadLetters: %w", err)
+		return nil, err
+	}
+	es, err := s.storage.List(ctx, object.ListOptions{Prefix: deadKeys})
+	if err != nil {
+		return nil, fmt.Errorf("agent.Agent.ListDeadLetters: %w", err)
 	}
 	out := make([]DeadLetter, len(es))
 	for i, e := range es {
 		var d deadRecord
 		if err := e.Decode(&d); err != nil {
-			return nil, fmt.Errorf("object.State.ListDeadLetters: %w: %s holds no dead letter: %w", ErrStorage, e.Key, err)
+			return nil, fmt.Errorf("agent.Agent.ListDeadLetters: %w: %s holds no dead letter: %w", object.ErrStorage, e.Key, err)
 		}
 		out[i] = d.letter()
 	}
@@ -66,8 +72,12 @@ func (s *State) ListDeadLetters(ctx context.Context) ([]DeadLetter, error) {
 // options it had, and removes it from the store: a queue item goes to the
 // back of the queue; a scheduled task runs once, now (a recurring one
 // keeps its own schedule meanwhile). It returns the new task.
-func (s *State) Redrive(ctx context.Context, id string) (Task, error) {
-	const op = "object.State.Redrive"
+func (a *Agent) Redrive(ctx context.Context, id string) (Task, error) {
+	s, err := a.turn(ctx, "agent.Agent.Redrive")
+	if err != nil {
+		return Task{}, err
+	}
+	const op = "agent.Agent.Redrive"
 	d, key, err := s.deadLetterByID(ctx, op, id)
 	if err != nil {
 		return Task{}, err
@@ -84,14 +94,18 @@ func (s *State) Redrive(ctx context.Context, id string) (Task, error) {
 	if _, err := s.storage.Delete(ctx, key); err != nil {
 		return t, fmt.Errorf("%s(%q): %w", op, id, err)
 	}
-	s.event(Event{Kind: EventRedrive, Dead: id, Task: t.ID, TaskKind: string(t.Kind), Callback: t.Callback})
+	s.event(object.Event{Kind: object.EventRedrive, Dead: id, Task: t.ID, TaskKind: string(t.Kind), Callback: t.Callback})
 	return t, nil
 }
 
 // DeleteDeadLetter removes the dead letter with id and reports whether
 // there was one.
-func (s *State) DeleteDeadLetter(ctx context.Context, id string) (bool, error) {
-	seq, err := deadSeq("object.State.DeleteDeadLetter", id)
+func (a *Agent) DeleteDeadLetter(ctx context.Context, id string) (bool, error) {
+	s, err := a.turn(ctx, "agent.Agent.DeleteDeadLetter")
+	if err != nil {
+		return false, err
+	}
+	seq, err := deadSeq("agent.Agent.DeleteDeadLetter", id)
 	if err != nil {
 		return false, err
 	}
@@ -106,7 +120,7 @@ func deadSeq(op, id string) (uint64, error) {
 	return seq, nil
 }
 
-func (s *State) deadLetterByID(ctx context.Context, op, id string) (deadRecord, string, error) {
+func (s *turn) deadLetterByID(ctx context.Context, op, id string) (deadRecord, string, error) {
 	seq, err := deadSeq(op, id)
 	if err != nil {
 		return deadRecord{}, "", err

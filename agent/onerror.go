@@ -1,8 +1,10 @@
-package object
+package agent
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/dosim/dosim/object"
 )
 
 // This file is where a task's failure goes: an object's OnError (rule A6).
@@ -31,7 +33,7 @@ func (e *TaskError) Error() string {
 func (e *TaskError) Unwrap() error { return e.Err }
 
 // onError hands a task's error to the object's OnError, if it has one.
-func (s *State) onError(ctx context.Context, err error) {
+func (s *turn) onError(ctx context.Context, err error) {
 	inst, ierr := s.host.Instance()
 	h, ok := inst.(ErrorHandler)
 	if ierr != nil || !ok {
@@ -39,7 +41,7 @@ func (s *State) onError(ctx context.Context, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			s.event(Event{Kind: EventTaskError, Panic: fmt.Sprint(p)})
+			s.event(object.Event{Kind: object.EventTaskError, Panic: fmt.Sprint(p)})
 		}
 	}()
 	h.OnError(ctx, err)

@@ -1,11 +1,12 @@
-package object_test
+package agent_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/agent"
+
 	"github.com/dosim/dosim/runtime"
 	"github.com/stretchr/testify/assert"
 )
@@ -17,7 +18,7 @@ import (
 // struct, nil for a callback that takes none) is taken.
 func TestA6_SchedulePayloadMustFitTheCallback(t *testing.T) {
 	w := newWorld(t, 1)
-	w.inside(func(ctx context.Context, st *object.State) error {
+	w.inside(func(ctx context.Context, st self) error {
 		for _, tc := range []struct {
 			callback string
 			payload  any
@@ -28,12 +29,12 @@ func TestA6_SchedulePayloadMustFitTheCallback(t *testing.T) {
 			{"NoArg", "x", `callback "NoArg" takes no argument, but the payload is a string`},
 			{"Work", nil, `callback "Work" takes a string, but the payload is nil: cannot use null: want a string`},
 		} {
-			_, err := st.Schedule(ctx, object.After(time.Minute), tc.callback, tc.payload)
-			assert.ErrorIs(t, err, object.ErrTask, tc.want)
+			_, err := st.Schedule(ctx, agent.After(time.Minute), tc.callback, tc.payload)
+			assert.ErrorIs(t, err, agent.ErrTask, tc.want)
 			assert.ErrorIs(t, err, runtime.ErrArguments, tc.want)
-			assert.EqualError(t, err, "object.State.Schedule: task: bad arguments: "+tc.want)
+			assert.EqualError(t, err, "agent.Agent.Schedule: task: bad arguments: "+tc.want)
 			_, err = st.Queue(ctx, tc.callback, tc.payload)
-			assert.EqualError(t, err, "object.State.Queue: task: bad arguments: "+tc.want)
+			assert.EqualError(t, err, "agent.Agent.Queue: task: bad arguments: "+tc.want)
 		}
 		_, err := st.Queue(ctx, "Work", map[string]any{"self": nil})
 		assert.ErrorContains(t, err, `callback "Work" takes a string, but the payload is a map[string]interface {}`)
@@ -41,7 +42,7 @@ func TestA6_SchedulePayloadMustFitTheCallback(t *testing.T) {
 			callback string
 			payload  any
 		}{{"NoArg", nil}, {"Work", "p"}, {"Count", map[string]any{"n": 1.0}}} {
-			_, err := st.Schedule(ctx, object.After(time.Hour), ok.callback, ok.payload)
+			_, err := st.Schedule(ctx, agent.After(time.Hour), ok.callback, ok.payload)
 			assert.NoError(t, err, ok.callback)
 		}
 		list, err := st.ListSchedules(ctx)

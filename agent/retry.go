@@ -1,4 +1,4 @@
-package object
+package agent
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dosim/dosim/object"
 
 	"github.com/dosim/dosim/internal/clone"
 )
@@ -192,7 +194,7 @@ func msDuration(ms int) time.Duration {
 }
 
 // classDefaults returns the object class's retry defaults, if it has any.
-func (s *State) classDefaults() *RetryOptions {
+func (s *turn) classDefaults() *RetryOptions {
 	inst, err := s.host.Instance()
 	if err != nil || inst == nil {
 		return nil
@@ -261,18 +263,6 @@ func ParseRetryOptions(m map[string]any) (RetryOptions, error) {
 	return o, nil
 }
 
-// stateFrom returns the State of the object whose turn runs on ctx.
-func stateFrom(ctx context.Context, op string) (*State, error) {
-	if ctx == nil {
-		return nil, fmt.Errorf("%s: ctx is nil", op)
-	}
-	st := turnState(ctx)
-	if st == nil {
-		return nil, fmt.Errorf("%s: %w", op, ErrNotInObject)
-	}
-	return st, nil
-}
-
 // Retry calls fn until it succeeds or the attempts run out, and returns nil
 // or the last error, unwrapped (rules A1-A5). fn receives the attempt
 // number, from 1. After failed attempt k it waits a whole number of
@@ -290,7 +280,7 @@ func stateFrom(ctx context.Context, op string) (*State, error) {
 // ErrCircuitOpen.
 func Retry(ctx context.Context, fn func(ctx context.Context, attempt int) error, opts RetryOptions) error {
 	if fn == nil {
-		return errors.New("object.Retry: fn is nil")
+		return errors.New("agent.Retry: fn is nil")
 	}
 	_, err := RetryValue(ctx, func(ctx context.Context, attempt int) (struct{}, error) {
 		return struct{}{}, fn(ctx, attempt)
@@ -303,9 +293,9 @@ func Retry(ctx context.Context, fn func(ctx context.Context, attempt int) error,
 func RetryValue[T any](ctx context.Context, fn func(ctx context.Context, attempt int) (T, error), opts RetryOptions) (T, error) {
 	var zero, out T
 	if fn == nil {
-		return zero, errors.New("object.RetryValue: fn is nil")
+		return zero, errors.New("agent.RetryValue: fn is nil")
 	}
-	st, err := stateFrom(ctx, "object.Retry")
+	st, err := turnOf(ctx, "agent.Retry")
 	if err != nil {
 		return zero, err
 	}
@@ -332,13 +322,13 @@ func RetryValue[T any](ctx context.Context, fn func(ctx context.Context, attempt
 
 // retrier runs the attempts of one retry policy, for Retry and for tasks.
 type retrier struct {
-	s    *State
+	s    *turn
 	p    retryPolicy
 	br   *breaker
 	task *taskRecord // the task whose attempts these are; nil for Retry
 }
 
-func (s *State) newRetrier(p retryPolicy, task *taskRecord) (*retrier, error) {
+func (s *turn) newRetrier(p retryPolicy, task *taskRecord) (*retrier, error) {
 	r := &retrier{s: s, p: p, task: task}
 	if p.breaker != nil {
 		br, err := s.breakerFor(*p.breaker)
@@ -362,14 +352,14 @@ func (r *retrier) step(ctx context.Context, attempt int, fn func(ctx context.Con
 	case err == nil, errors.Is(err, errTaskGone):
 		return false, 0, err
 	case attempt >= r.p.attempts:
-		r.s.event(r.event(EventRetryGaveUp, Event{Attempt: attempt, Reason: "attempts-used-up", Err: err.Error()}))
+		r.s.event(r.event(object.EventRetryGaveUp, object.Event{Attempt: attempt, Reason: "attempts-used-up", Err: err.Error()}))
 		return false, 0, err
 	case r.p.should != nil && !r.p.should(err, attempt+1):
-		r.s.event(r.event(EventRetryGaveUp, Event{Attempt: attempt, Reason: "should-retry-false", Err: err.Error()}))
+		r.s.event(r.event(object.EventRetryGaveUp, object.Event{Attempt: attempt, Reason: "should-retry-false", Err: err.Error()}))
 		return false, 0, err
 	}
 	delay = retryDelay(r.s.host.Rand(), attempt, r.p.base, r.p.cap)
-	r.s.event(r.event(EventRetry, Event{Attempt: attempt, Delay: delay, Err: err.Error()}))
+	r.s.event(r.event(object.EventRetry, object.Event{Attempt: attempt, Delay: delay, Err: err.Error()}))
 	return true, delay, err
 }
 
@@ -412,13 +402,13 @@ func (r *retrier) loop(ctx context.Context, fn func(ctx context.Context, attempt
 		}
 		last = err
 		if serr := r.s.host.Sleep(ctx, delay); serr != nil {
-			return attempt, fmt.Errorf("object.Retry: waiting before attempt %d: %w (last error: %w)", attempt+1, serr, err)
+			return attempt, fmt.Errorf("agent.Retry: waiting before attempt %d: %w (last error: %w)", attempt+1, serr, err)
 		}
 	}
 }
 
 // event is e of kind, about the retrier's task if it has one.
-func (r *retrier) event(kind string, e Event) Event {
+func (r *retrier) event(kind string, e object.Event) object.Event {
 	if r.task != nil {
 		return r.task.event(kind, e)
 	}
