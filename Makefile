@@ -10,7 +10,11 @@ FUZZTIME ?= 30s
 
 # Every fuzz target, as package-directory:FuzzName. make fuzz runs each in
 # turn for FUZZTIME (go test -fuzz takes one target at a time) and fails
-# if one is missing. Run some with: make fuzz FUZZ_TARGETS="stub:FuzzParseOptions".
+# if one is missing or fails. One end is not a failure: Go 1.26's fuzz
+# coordinator can report "context deadline exceeded" as -fuzztime runs
+# out while a worker is mid-input (golang/go#75804, fixed in Go 1.27); with
+# no failing input written and no other failure, make fuzz says so and
+# goes on. Run some with: make fuzz FUZZ_TARGETS="stub:FuzzParseOptions".
 FUZZ_TARGETS ?= \
 	scenario:FuzzLoadScenario \
 	stub:FuzzParseOptions \
@@ -53,7 +57,16 @@ fuzz:
 			echo "make fuzz: no fuzz target $$name in ./$$pkg" >&2; exit 1; \
 		fi; \
 		echo "== fuzz ./$$pkg $$name for $(FUZZTIME)"; \
-		$(GO) test -tags "$$tags" -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+		log=$$(mktemp); \
+		if $(GO) test -tags "$$tags" -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg >$$log 2>&1; then \
+			cat $$log; \
+		else \
+			cat $$log; \
+			if grep -q 'Failing input written to' $$log || ! grep -q '^    context deadline exceeded$$' $$log || \
+				[ "$$(grep -c -e '--- FAIL' $$log)" != 1 ]; then rm -f $$log; exit 1; fi; \
+			echo "make fuzz: $$name: go's fuzz coordinator ended with 'context deadline exceeded' and no failing input (golang/go#75804, fixed in Go 1.27): not a failure of the target"; \
+		fi; \
+		rm -f $$log; \
 	done
 
 # bench runs every benchmark, then the ones issue 14's targets read, three
