@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/dosim/dosim/internal/seal"
@@ -209,7 +210,10 @@ func (s *Stub) replayed(ctx context.Context, method string, args []any, hreq *ht
 	if hreq != nil {
 		method = "fetch"
 	}
-	return rp.ReplayCall(s.target.Namespace, s.target.Object, method, args)
+	// A copy, so that args does not escape through the interface call: a
+	// call's variadic arguments stay on its caller's stack (a replay is
+	// rare; every call would pay the allocation otherwise).
+	return rp.ReplayCall(s.target.Namespace, s.target.Object, method, slices.Clone(args))
 }
 
 // bodyReplayable reports whether every attempt can send the same body.
