@@ -196,14 +196,10 @@ func (p *parser) resolveEnd(r *rawEnd, at string, out *[]Expectation) {
 // resolveStorageExpect resolves one storage expectation at path: {stub,
 // key, value} or {stub, key, absent: true}.
 func (p *parser) resolveStorageExpect(r *rawStorage, path string) (Expectation, bool) {
-	e := Expectation{Line: resolve(r.at).Line, Path: path, Kind: ExpectStorage}
-	if !p.shape(r.shape) {
+	e, ok, shaped := p.keyedExpect(ExpectStorage, r.shape, r.stub, r.at, "key", r.key, path)
+	if !shaped {
 		return e, false
 	}
-	st, ok := p.endStub(r.shape, r.stub, r.at, path)
-	e.Stub = st
-	key, good := p.requiredName(r.shape, "key", r.key, r.at, path)
-	e.Key, ok = key, ok && good
 	switch {
 	case r.valueGiven && r.absent.given():
 		p.errorf(r.absent.n, path+".absent", nil, "give a value or absent: true, not both")
@@ -243,26 +239,30 @@ func (p *parser) endStub(f *fields, x val[string], item *yaml.Node, path string)
 	return st, st != nil
 }
 
-// requiredName resolves field k of an expectation at path, which must be
-// there and be a name.
-func (p *parser) requiredName(f *fields, k string, x val[string], at *yaml.Node, path string) (string, bool) {
-	if !p.require(f, k, at) {
-		return "", false
+// keyedExpect resolves what a storage and an SQL expectation share: its
+// mapping (shaped is false when it is not one), its stub and its required
+// name field k (the key, the query), which it sets as e.Key.
+func (p *parser) keyedExpect(kind string, f *fields, stub val[string], at *yaml.Node, k string, x val[string], path string) (e Expectation, ok, shaped bool) {
+	e = Expectation{Line: resolve(at).Line, Path: path, Kind: kind}
+	if !p.shape(f) {
+		return e, false, false
 	}
-	return p.name(x, path+"."+k)
+	e.Stub, ok = p.endStub(f, stub, at, path)
+	if !p.require(f, k, at) {
+		return e, false, true
+	}
+	key, good := p.name(x, path+"."+k)
+	e.Key = key
+	return e, ok && good, true
 }
 
 // resolveSQLExpect resolves an expectation on an object's SQL database: a
 // query and the rows it must return, {stub, query, args, rows}.
 func (p *parser) resolveSQLExpect(r *rawSQL, path string) (Expectation, bool) {
-	e := Expectation{Line: resolve(r.at).Line, Path: path, Kind: ExpectSQL}
-	if !p.shape(r.shape) {
+	e, ok, shaped := p.keyedExpect(ExpectSQL, r.shape, r.stub, r.at, "query", r.query, path)
+	if !shaped {
 		return e, false
 	}
-	st, ok := p.endStub(r.shape, r.stub, r.at, path)
-	e.Stub = st
-	q, good := p.requiredName(r.shape, "query", r.query, r.at, path)
-	e.Key, ok = q, ok && good
 	if r.args.n != nil {
 		good := p.list(r.args.n, r.args.ok, path+".args", "values bound to the query's ? marks")
 		for j, a := range r.args.items {
