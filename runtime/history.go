@@ -212,6 +212,16 @@ func (hs *history) cutOpen(h *host, why string) {
 	}
 }
 
+// objectTurn is the Work of a task that runs a turn of an object: a
+// request's (turnInfo) or a background lane's (laneTurn).
+type objectTurn interface {
+	// ofObject returns the turn's host and its log (nil without history).
+	ofObject() (*host, *turnLog)
+}
+
+func (ti *turnInfo) ofObject() (*host, *turnLog) { return ti.h, ti.log }
+func (lt *laneTurn) ofObject() (*host, *turnLog) { return lt.h, lt.log }
+
 // current is the log of the turn running on the kernel's current task,
 // if it is a turn of h (of any host when h is nil) and not building the
 // instance (a constructor's reads belong to no turn).
@@ -221,11 +231,8 @@ func (r *Runtime) current(h *host) *turnLog {
 		return nil
 	}
 	var tl *turnLog
-	switch t := cur.Work().(type) {
-	case *turnInfo:
-		tl = t.log
-	case *laneTurn:
-		tl = t.log
+	if t, ok := cur.Work().(objectTurn); ok {
+		_, tl = t.ofObject()
 	}
 	if tl == nil || !tl.open || (h != nil && tl.h != h) || tl.h.building {
 		return nil

@@ -199,15 +199,11 @@ func (r *Runtime) inTurn(h *host) bool {
 	if cur == nil {
 		return false
 	}
-	var th *host
-	switch t := cur.Work().(type) {
-	case *turnInfo:
-		th = t.h
-	case *laneTurn:
-		th = t.h
-	default:
+	t, ok := cur.Work().(objectTurn)
+	if !ok {
 		return false
 	}
+	th, _ := t.ofObject()
 	return (h == nil || th == h) && !th.building
 }
 
