@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dosim/dosim/object"
 	"github.com/stretchr/testify/assert"
@@ -122,4 +123,37 @@ func TestO4_ListLimitMustBePositive(t *testing.T) {
 	es, err := s.List(ctx, object.ListOptions{})
 	require.NoError(t, err)
 	assert.Len(t, es, 2, "the zero value is no limit")
+}
+
+// TestO4_SerialisedSizeIsV8s: serialisedSize counts what V8's serialiser
+// writes for a Go value's JavaScript counterpart. The expected sizes are
+// v8.serialize(value).length in node v20.20.2 (the V8 value serialiser,
+// format version 15, the one workerd stores with), for the JavaScript value
+// in each comment.
+func TestO4_SerialisedSizeIsV8s(t *testing.T) {
+	type row struct {
+		Name string
+		Tags []string
+	}
+	type one struct{ A int }
+	packed := make([]int, 70_000)
+	cases := []struct {
+		v    any
+		want int
+	}{
+		{strings.Repeat("x", 131_101), 131_107},                          // "x".repeat(131101)
+		{make([]byte, 131_072), 131_085},                                 // new Uint8Array(131072)
+		{packed, 140_011},                                                // Array.from({length: 70000}, () => 0)
+		{row{Name: "a", Tags: []string{"x"}}, 28},                        // {Name: "a", Tags: ["x"]}
+		{[]one{{A: 1}, {A: 2}}, 23},                                      // [{A: 1}, {A: 2}]
+		{[]any{1.5, map[string]any{"a": nil}}, 23},                       // [1.5, {a: null}]
+		{map[int]string{1: "a"}, 10},                                     // {1: "a"}
+		{map[string]int{}, 5},                                            // {}
+		{[]int{}, 7},                                                     // []
+		{time.Unix(0, 0), 11},                                            // new Date(0)
+		{3.5, 11}, {1.0, 4}, {-5, 4}, {1 << 31, 11}, {nil, 3}, {true, 3}, // numbers, null, true
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, object.SerialisedSize(c.v), "%T", c.v)
+	}
 }
