@@ -69,8 +69,8 @@ func TestC6_VerifyAMethodThatFailedBothTimesShowsItsError(t *testing.T) {
 	}
 	require.NotEmpty(t, row, out)
 	assert.Regexp(t, `yes +\? +inconclusive: both runs failed$`, row)
-	assert.Contains(t, out, "inventory.SetQuantity  once   object error: storage: Put: key \"kkkk")
-	assert.Contains(t, out, "is 3000 bytes, at most 2048 allowed")
+	assert.Contains(t, out, "inventory.SetQuantity  once   object error: storage: Put \"kkkk")
+	assert.Contains(t, out, "Keys cannot be larger than 2048 bytes. A key of size 3000 was provided.")
 }
 
 // Rule H2: no message echoes a flag's or a file's value whole: a 500 KB

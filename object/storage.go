@@ -29,8 +29,9 @@ var ErrNotPlainData = clone.ErrNotCopyable
 // Get filled in, never changes what is stored. Operations never yield: no
 // other request of the object runs during one.
 //
-// Keys are at most MaxKeyBytes long and values at most MaxValueBytes
-// serialised; GetMany, PutMany and DeleteMany name up to MaxKeysPerCall
+// Keys are at most MaxKeyBytes long (the empty key is a key) and values
+// at most MaxValueBytes serialised, as MaxValueBytes defines a Go value's
+// serialised size; errors are worded as the platform words them. GetMany, PutMany and DeleteMany name up to MaxKeysPerCall
 // keys and each is atomic; List pages in O(Limit + log n) (rule L8).
 //
 // The ctx parameters are accepted for symmetry with the real runtime's
@@ -80,12 +81,12 @@ type txn struct {
 // without a runtime. The runtime makes one per object.
 func NewStorage() *Storage { return &Storage{data: map[string]any{}} }
 
+// checkKey refuses a key longer than MaxKeyBytes, with the platform's
+// message. Any other key is a key, the empty one too (as on the platform).
 func checkKey(op, key string) error {
-	if key == "" {
-		return fmt.Errorf("%w: %s: key must not be empty", ErrStorage, op)
-	}
 	if len(key) > MaxKeyBytes {
-		return fmt.Errorf("%w: %s: key %s is %d bytes, at most %d allowed", ErrStorage, op, shortKey(key), len(key), MaxKeyBytes)
+		msg := fmt.Sprintf("Keys cannot be larger than %d bytes. A key of size %d was provided.", MaxKeyBytes, len(key))
+		return fmt.Errorf("%w: %s %s: %s", ErrStorage, op, shortKey(key), msg)
 	}
 	return nil
 }
@@ -264,13 +265,18 @@ func (s *Storage) Delete(ctx context.Context, key string, opts ...WriteOption) (
 }
 
 // ListOptions selects and orders the entries List returns. Zero fields
-// select everything.
+// select everything: an empty End, Start or StartAfter is no bound, and a
+// zero Limit is no limit. Start and StartAfter are not both set (the
+// platform refuses it), and a negative Limit is refused as the platform
+// refuses a non-positive one (ParseListOptions, for options written as
+// the platform's, refuses 0 too).
 type ListOptions struct {
-	Prefix  string // only keys starting with Prefix
-	Start   string // only keys >= Start
-	End     string // only keys < End (when not empty)
-	Reverse bool   // descending key order
-	Limit   int    // at most Limit entries (0: no limit)
+	Prefix     string // only keys starting with Prefix
+	Start      string // only keys >= Start
+	StartAfter string // only keys > StartAfter (when not empty)
+	End        string // only keys < End (when not empty)
+	Reverse    bool   // descending key order
+	Limit      int    // at most Limit entries (0: no limit)
 }
 
 // Entry is one key and its stored value, as List returns them.
@@ -288,7 +294,8 @@ func (e Entry) Value() any {
 	return v
 }
 
-// List returns the entries selected by opts, ordered by key bytes. It
+// List returns the entries selected by opts, ordered by key bytes; a
+// Start after End selects nothing, as on the platform. It
 // seeks to the first entry and reads only the entries it returns: a page
 // costs O(Limit + log n) for n stored keys (rule L8), plus, inside a
 // transaction, sorting the transaction's own pending writes.
@@ -296,11 +303,11 @@ func (s *Storage) List(ctx context.Context, opts ListOptions) ([]Entry, error) {
 	if err := s.live("List"); err != nil {
 		return nil, err
 	}
-	if opts.Limit < 0 {
-		return nil, fmt.Errorf("%w: List: Limit is %d, must be >= 0 (0 means no limit)", ErrStorage, opts.Limit)
+	if opts.Start != "" && opts.StartAfter != "" {
+		return nil, fmt.Errorf("%w: List: %s", ErrStorage, msgStartAndStartAfter)
 	}
-	if opts.End != "" && opts.Start > opts.End {
-		return nil, fmt.Errorf("%w: List: Start %q is after End %q", ErrStorage, opts.Start, opts.End)
+	if opts.Limit < 0 {
+		return nil, fmt.Errorf("%w: List: %s", ErrStorage, msgLimit)
 	}
 	return s.list(opts), nil
 }

@@ -18,8 +18,9 @@ func ExampleStorage_PutMany() {
 	err := s.PutMany(ctx, map[string]any{"cart:1": 3, "cart:2": 1, "cart:3": 7, "owner": "ada"})
 	fmt.Println("put:", err)
 
-	// One value too large: nothing at all is written.
-	err = s.PutMany(ctx, map[string]any{"cart:4": 2, "note": strings.Repeat("x", object.MaxValueBytes)})
+	// One value too large (131,101 bytes of text serialise to 131,107):
+	// nothing at all is written.
+	err = s.PutMany(ctx, map[string]any{"cart:4": 2, "note": strings.Repeat("x", 131_101)})
 	fmt.Println("refused:", errors.Is(err, object.ErrStorage), err)
 	fmt.Println("keys:", s.Len())
 
@@ -33,8 +34,8 @@ func ExampleStorage_PutMany() {
 	for _, e := range page {
 		fmt.Println("page 1:", e.Key)
 	}
-	next := page[len(page)-1].Key + "\x00"
-	page, _ = s.List(ctx, object.ListOptions{Prefix: "cart:", Start: next, Limit: 2})
+	last := page[len(page)-1].Key
+	page, _ = s.List(ctx, object.ListOptions{Prefix: "cart:", StartAfter: last, Limit: 2})
 	for _, e := range page {
 		fmt.Println("page 2:", e.Key)
 	}
@@ -45,7 +46,7 @@ func ExampleStorage_PutMany() {
 	fmt.Println("after DeleteAll:", s.Len())
 	// Output:
 	// put: <nil>
-	// refused: true storage: PutMany "note": value is 131074 bytes serialised, at most 131072 allowed
+	// refused: true storage: PutMany "note": Values cannot be larger than 131072 bytes. A value of size 131107 was provided.
 	// keys: 4
 	// got: 2 3 ada
 	// page 1: cart:1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/dosim/dosim/object"
@@ -48,8 +49,8 @@ func TestStorageO4_GetAsGetsWhatGetGets(t *testing.T) {
 	assert.True(t, errors.Is(err, object.ErrStorage), "an item is not an int: %v", err)
 	assert.Contains(t, err.Error(), `Get "it"`)
 
-	_, _, err = object.GetAs[int](ctx, s, "")
-	assert.Error(t, err, "an empty key is refused as Get refuses it")
+	_, _, err = object.GetAs[int](ctx, s, strings.Repeat("k", object.MaxKeyBytes+1))
+	assert.Error(t, err, "a key too long is refused as Get refuses it")
 }
 
 // TestStorageO4_GetAsAllocatesNothingForAnInt: the fast path of GetAs

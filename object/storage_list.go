@@ -11,10 +11,15 @@ type keyRange struct {
 	hasHi  bool
 }
 
-// rangeOf turns opts' Prefix, Start and End into one key range: a key has
-// the prefix p exactly when p <= key < prefixEnd(p).
+// rangeOf turns opts' Prefix, Start, StartAfter and End into one key
+// range: a key has the prefix p exactly when p <= key < prefixEnd(p), and
+// is after s exactly when s+"\x00" <= key. A range whose lo is not below
+// its hi is empty.
 func rangeOf(opts ListOptions) keyRange {
 	r := keyRange{lo: max(opts.Start, opts.Prefix)}
+	if opts.StartAfter != "" {
+		r.lo = max(r.lo, opts.StartAfter+"\x00")
+	}
 	if opts.End != "" {
 		r.hi, r.hasHi = opts.End, true
 	}

@@ -16,13 +16,23 @@ const ReservedPrefix = "__dosim/"
 // checkKeys checks a multi-key call's keys: at most MaxKeysPerCall of
 // them, each a valid key.
 func checkKeys(op string, keys []string) error {
-	if len(keys) > MaxKeysPerCall {
-		return fmt.Errorf("%w: %s: %d keys, at most %d per call", ErrStorage, op, len(keys), MaxKeysPerCall)
+	if err := checkCount(op, len(keys)); err != nil {
+		return err
 	}
 	for _, k := range keys {
 		if err := checkKey(op, k); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkCount refuses more than MaxKeysPerCall keys in one call, with the
+// platform's message.
+func checkCount(op string, n int) error {
+	if n > MaxKeysPerCall {
+		msg := fmt.Sprintf("Maximum number of key value pairs is %d. %d pairs were provided.", MaxKeysPerCall, n)
+		return fmt.Errorf("%w: %s: %s", ErrStorage, op, msg)
 	}
 	return nil
 }
@@ -56,8 +66,8 @@ func (s *Storage) PutMany(ctx context.Context, entries map[string]any, opts ...W
 	if err := s.live("PutMany"); err != nil {
 		return err
 	}
-	if len(entries) > MaxKeysPerCall {
-		return fmt.Errorf("%w: PutMany: %d keys, at most %d per call", ErrStorage, len(entries), MaxKeysPerCall)
+	if err := checkCount("PutMany", len(entries)); err != nil {
+		return err
 	}
 	keys := make([]string, 0, len(entries))
 	for k := range entries {

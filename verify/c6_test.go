@@ -191,7 +191,7 @@ func TestC6_FailuresAndResetsAreInconclusive(t *testing.T) {
 		{"Shrug", verify.VerdictInconclusive, verify.ReasonBothFailed,
 			[]string{"the call failed in both runs (once: object error: closed on sundays; twice: object error: closed on sundays)"}},
 		{"LongKey", verify.VerdictInconclusive, verify.ReasonBothFailed,
-			[]string{"once: object error: ", "3000 bytes", "twice: object error: "}},
+			[]string{"once: object error: ", "A key of size 3000 was provided.", "twice: object error: "}},
 		{"Block", verify.VerdictInconclusive, verify.ReasonReset,
 			[]string{"the object was reset during the call (once: object reset (block-concurrency-failed): ", "cannot be compared"}},
 		{"WriteFail", verify.VerdictDanger, "",
