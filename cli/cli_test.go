@@ -254,8 +254,8 @@ func TestAmplifyBadFlags(t *testing.T) {
 	for args, want := range map[string]string{
 		"":                                  "dosim: amplify: --outer is required: the number of attempts of the application's own loop (1 to 100)\n",
 		"--outer 0":                         "dosim: amplify: --outer: 0 is out of range: want an integer from 1 to 100\n",
-		"--outer 3 --max-retries 11":        "dosim: amplify: stub option maxRetries: 11 is out of range: must be an integer from 0 to 10\n",
-		"--outer 3 --timeout-ms 100":        "dosim: amplify: stub option timeoutMs: 100 is out of range: must be an integer from 500 to 60000\n",
+		"--outer 3 --max-retries 11":        "dosim: amplify: stub option maxRetries: 11 is out of range: retry.maxRetries must be an integer between 0 and 10\n",
+		"--outer 3 --timeout-ms 100":        "dosim: amplify: stub option timeoutMs: 100 is out of range: retry.timeoutMs must be an integer between 500 and 60000\n",
 		"--outer 3 --fault lose-response":   "dosim: amplify: --fault and --rate go together: name the fault and its probability per attempt\n",
 		"--outer 3 --fault lost --rate 0.5": `dosim: amplify: --fault: unknown fault "lost"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails` + "\n",
 		"--outer 3 --fault lose-request --rate 1.5":            "dosim: amplify: --rate: 1.5 is out of range: want a probability above 0, at most 1\n",

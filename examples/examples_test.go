@@ -40,7 +40,7 @@ func TestClassesAreListedAndBuild(t *testing.T) {
 				return err
 			}
 			_, err = s.Call(ctx, "NoSuchMethod")
-			if !strings.Contains(fmt.Sprint(err), "no method") {
+			if !strings.Contains(fmt.Sprint(err), "does not implement the method \"NoSuchMethod\"") {
 				return fmt.Errorf("%s: want a no-method error, got %v", c.Name, err)
 			}
 			return nil

@@ -74,7 +74,7 @@ func TestBadInput(t *testing.T) {
 		run(t, rt, func(ctx context.Context) error {
 			_, err := s.Call(ctx, "Steal", "apple")
 			require.ErrorIs(t, err, object.ErrNoMethod)
-			assert.Contains(t, err.Error(), `INVENTORY has no method "Steal" (it has [AddOne Get SetQuantity])`)
+			assert.Contains(t, err.Error(), `The RPC receiver does not implement the method "Steal". (INVENTORY has methods AddOne, Get, SetQuantity)`)
 			return nil
 		})
 	})

@@ -50,7 +50,7 @@ func ExampleNamespace_GetByName() {
 	fmt.Println(err)
 	// Output:
 	// stub INVENTORY/a 2 1.5s
-	// INVENTORY.Get(b): stub option maxRetries: 11 is out of range: must be an integer from 0 to 10
+	// INVENTORY.Get(b): stub option maxRetries: 11 is out of range: retry.maxRetries must be an integer between 0 and 10
 }
 
 // Group runs concurrent callers; Calls returns the record of every call.

@@ -204,11 +204,7 @@ func checkMethods(class string, ms object.Methods) error {
 func find(class string, ms object.Methods, name string) (compiled, error) {
 	m, ok := ms[name]
 	if !ok {
-		list := "no methods"
-		if len(ms) > 0 {
-			list = fmt.Sprint(slices.Sorted(maps.Keys(ms)))
-		}
-		return compiled{}, fmt.Errorf("%w: %s has no method %q (it has %s)", object.ErrNoMethod, class, name, list)
+		return compiled{}, &noMethodError{class: class, method: name, has: slices.Sorted(maps.Keys(ms))}
 	}
 	fn, err := invoke.Compile(name, m.Fn())
 	if err != nil {
@@ -222,7 +218,7 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 func (h *host) lookup(f *wire.Flight) (*compiled, error) {
 	if rpc, ok := f.Target.RPC.(object.Target); ok {
 		c, err := find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
-		return &c, err
+		return &c, asRPC(err)
 	}
 	name := f.Req.Method
 	for _, c := range h.compiled {
@@ -234,7 +230,18 @@ func (h *host) lookup(f *wire.Flight) (*compiled, error) {
 	if err == nil && len(h.compiled) < maxCompiled {
 		h.compiled = append(h.compiled, &c)
 	}
-	return &c, err
+	return &c, asRPC(err)
+}
+
+// asRPC words err as the caller of an RPC method sees it: a missing
+// method in the platform's words (noMethodError).
+func asRPC(err error) error {
+	if e, ok := err.(*noMethodError); ok {
+		cp := *e
+		cp.rpc = true
+		return &cp
+	}
+	return err
 }
 
 // maxCompiled is how many methods of an instance a host keeps compiled.

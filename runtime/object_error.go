@@ -1,6 +1,12 @@
 package runtime
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dosim/dosim/object"
+)
 
 // brokenError stands for an error that object code returned (a method, a
 // task's callback, an alarm handler) whose Error method panicked: the
@@ -28,4 +34,37 @@ func readObjectErr(what string, err error) (out error) {
 	}()
 	_ = err.Error()
 	return err
+}
+
+// noMethodError is the error for a method the object does not have. Called
+// through a stub (rpc), it is the platform's TypeError, `The RPC receiver
+// does not implement the method "nope".` (real workerd 1.20261117.1), then
+// the methods the class has: the object's answer, so the caller's
+// *stub.Error is Remote and the stub is not broken (rules S4, L2). Named by
+// a schedule or a queue, it says which class lacks it. It wraps
+// object.ErrNoMethod, and ErrSetup when called through a stub.
+type noMethodError struct {
+	class, method string
+	has           []string
+	rpc           bool
+}
+
+func (e *noMethodError) Error() string {
+	if !e.rpc {
+		return fmt.Sprintf("%v: %s has no method %q (it has %s)", object.ErrNoMethod, e.class, e.method, e.list(fmt.Sprint(e.has)))
+	}
+	return "The RPC receiver does not implement the method " + strconv.Quote(e.method) + ". (" + e.class + " has " +
+		e.list("methods "+strings.Join(e.has, ", ")) + ")"
+}
+
+// list is has, or "no methods" when the class has none.
+func (e *noMethodError) list(has string) string {
+	if len(e.has) == 0 {
+		return "no methods"
+	}
+	return has
+}
+
+func (e *noMethodError) Is(target error) bool {
+	return target == object.ErrNoMethod || target == ErrSetup && e.rpc
 }

@@ -14,7 +14,8 @@ import (
 var (
 	fileKeys      = []string{"name", "description", "seed", "eviction", "namespaces", "stubs", "faults", "calls", "expect", "explore"}
 	stubKeys      = []string{"namespace", "object", "options", "reuse"}
-	optionKeys    = []string{"maxRetries", "timeoutMs"}
+	optionKeys    = []string{"maxRetries", "timeoutMs", "retry"}
+	retryKeys     = []string{"maxRetries", "timeoutMs"}
 	faultsKeys    = []string{"rules", "random"}
 	ruleKeys      = []string{"namespace", "object", "method", "call", "attempt", "fault", "delay", "reason"}
 	exploreKeys   = []string{"random", "expect", "horizon", "recurring-alarms"}
@@ -97,15 +98,27 @@ func decodeStub(n *yaml.Node, path string) *rawStub {
 }
 
 // rawOptions is a stub's decoded options: each a scalar, read as any
-// value for stub.ParseOptions.
+// value for stub.ParseOptions; retry is the platform's form of the same
+// fields (retry: {maxRetries, timeoutMs}), nil when not given.
 type rawOptions struct {
 	shape *fields
-	vals  [2]anyVal // by optionKeys; n nil when not given
+	vals  [2]anyVal // by retryKeys; n nil when not given
+	retry *rawOptions
 }
 
 func decodeOptions(n *yaml.Node, path string) *rawOptions {
 	o := &rawOptions{shape: decodeFields(n, path, optionKeys...)}
-	for i, k := range optionKeys {
+	o.decodeValues()
+	if rn := o.shape.get("retry"); rn != nil {
+		o.retry = &rawOptions{shape: decodeFields(rn, path+".retry", retryKeys...)}
+		o.retry.decodeValues()
+	}
+	return o
+}
+
+// decodeValues reads the fields maxRetries and timeoutMs of o's mapping.
+func (o *rawOptions) decodeValues() {
+	for i, k := range retryKeys {
 		vn := o.shape.get(k)
 		if vn == nil {
 			continue
@@ -115,7 +128,6 @@ func decodeOptions(n *yaml.Node, path string) *rawOptions {
 			o.vals[i] = decodeValue(vn)
 		}
 	}
-	return o
 }
 
 // rawFaults is the decoded faults block.

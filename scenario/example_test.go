@@ -51,7 +51,7 @@ calls:
 `), scenario.WithBuiltInClasses(examples.Constructors()))
 	fmt.Println(err)
 	// Output:
-	// bad.yaml:3: stubs.shop.options.maxRetries: 12 is out of range: must be an integer from 0 to 10
+	// bad.yaml:3: stubs.shop.options.maxRetries: 12 is out of range: retry.maxRetries must be an integer between 0 and 10
 	// bad.yaml:5: calls[0].method: unknown method "AddTwo" of class inventory (namespace INVENTORY); it has AddOne, Get, SetQuantity
 }
 

@@ -86,8 +86,8 @@ func TestH2_ArgumentMustFitItsParameter(t *testing.T) {
 // ("a []interface {} is of the wrong type").
 func TestH2_OptionOfTheWrongTypeInUserTerms(t *testing.T) {
 	for v, want := range map[string]string{
-		"[1]":    "a list is of the wrong type: must be a number, an integer from 0 to 10",
-		"{a: 1}": "a mapping is of the wrong type: must be a number, an integer from 0 to 10",
+		"[1]":    "a list is of the wrong type: Incorrect type for the 'maxRetries' field on 'RetryOptions': the provided value is not of type 'number'.",
+		"{a: 1}": "a mapping is of the wrong type: Incorrect type for the 'maxRetries' field on 'RetryOptions': the provided value is not of type 'number'.",
 	} {
 		y := "namespaces:\n  INVENTORY: inventory\nstubs:\n  shop:\n    options: {maxRetries: " + v + "}\ncalls: [{stub: shop, method: Get, args: [a]}]\n"
 		_, err := scenario.Parse("bad.yaml", []byte(y), builtIns)

@@ -187,23 +187,38 @@ func (p *parser) resolveStub(r *rawStub, k *yaml.Node, path string) *Stub {
 	return st
 }
 
-// resolveOptions reads a stub's options through stub.ParseOptions, one key
-// at a time so that each problem has its line.
+// resolveOptions reads a stub's options, in the platform's form (retry:
+// {maxRetries, timeoutMs}) or dosim's flat one, never both.
 func (p *parser) resolveOptions(o *rawOptions, path string, st *Stub) {
 	if !p.shape(o.shape) {
 		return
 	}
-	for i, k := range optionKeys {
+	if o.retry == nil {
+		p.resolveOptionValues(o, path, st)
+		return
+	}
+	for i, k := range retryKeys {
+		if o.vals[i].n != nil {
+			p.errorf(o.shape.get("retry"), path+".retry", nil,
+				"given together with %s: use one form, retry: {maxRetries, timeoutMs} or the flat maxRetries, timeoutMs, not both", k)
+			return
+		}
+	}
+	if p.shape(o.retry.shape) {
+		p.resolveOptionValues(o.retry, path+".retry", st)
+	}
+}
+
+// resolveOptionValues reads the fields maxRetries and timeoutMs through
+// stub.ParseOptions, one key at a time so that each problem has its line.
+func (p *parser) resolveOptionValues(o *rawOptions, path string, st *Stub) {
+	for i, k := range retryKeys {
 		x := o.vals[i]
 		if x.n == nil {
 			continue
 		}
 		if rn := resolve(x.n); rn.Kind != yaml.ScalarNode {
-			lo, hi := stub.MinMaxRetries, stub.MaxMaxRetries
-			if k == "timeoutMs" {
-				lo, hi = stub.MinTimeoutMs, stub.MaxTimeoutMs
-			}
-			p.errorf(x.n, path+"."+k, stub.ErrType, "%s is of the wrong type: must be a number, an integer from %d to %d", kindName(rn), lo, hi)
+			p.errorf(x.n, path+"."+k, stub.ErrType, "%s is of the wrong type: %s", kindName(rn), stub.TypeMessage(k))
 			continue
 		}
 		v, ok := p.value(x, path+"."+k)

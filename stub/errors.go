@@ -6,6 +6,7 @@ import (
 
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -20,7 +21,8 @@ type Error struct {
 	Retryable bool
 	// Overloaded: the object refused the request as overloaded; never retried.
 	Overloaded bool
-	// Remote: the object's own code returned this error or panicked.
+	// Remote: the object's own code returned this error or panicked, or the
+	// object has no such method (as on the platform: its TypeError is remote).
 	Remote bool
 	// DurableObjectReset: the object was reset (a deploy, a storage fault,
 	// a memory overrun, rule L3) while the request ran, or while it waited
@@ -153,6 +155,9 @@ func newError(f *wire.Flight) *Error {
 	case wire.FailSetup, wire.FailClosed:
 		e.Msg = f.Err.Error()
 		e.cause = f.Err
+		// A method the object does not have: the object's answer, as on
+		// the platform (a TypeError with remote = true).
+		e.Remote = f.Kind == wire.FailSetup && f.Req.HTTP == nil && errors.Is(f.Err, object.ErrNoMethod)
 	}
 	return e
 }

@@ -109,19 +109,79 @@ func TimeoutMs(ms int) Option {
 	})
 }
 
+// rangeErr is the error for a value out of range or not an integer: it
+// names the field and the value, wraps ErrRange and ends with the
+// platform's own RangeError message (real workerd 1.20261117.1).
 func rangeErr(field, value string, lo, hi int) error {
-	return fmt.Errorf("stub option %s: %s is %w: must be an integer from %d to %d", field, value, ErrRange, lo, hi)
+	return fmt.Errorf("stub option %s: %s is %w: retry.%s must be an integer between %d and %d",
+		field, value, ErrRange, leaf(field), lo, hi)
+}
+
+// typeErr is the error for a value that is not a number: it names the
+// field and the value, wraps ErrType and ends with the platform's own
+// TypeError message (real workerd 1.20261117.1).
+func typeErr(field string, v any) error {
+	return fmt.Errorf("stub option %s: %s is of the %w: %s", field, describe(v), ErrType, TypeMessage(leaf(field)))
+}
+
+// TypeMessage is the platform's TypeError message for a stub option field
+// ("maxRetries" or "timeoutMs") given a value that is not a number, as the
+// real workerd words it.
+func TypeMessage(field string) string {
+	return "Incorrect type for the '" + field + "' field on 'RetryOptions': the provided value is not of type 'number'."
+}
+
+// leaf is the last part of a field's path: "maxRetries" of
+// "retry.maxRetries".
+func leaf(field string) string {
+	return field[strings.LastIndexByte(field, '.')+1:]
 }
 
 // ParseOptions reads stub options from untyped input, as decoded from JSON
-// or YAML: the keys "maxRetries" and "timeoutMs". A number is a float64 or
-// a json.Number (from encoding/json, with or without UseNumber), an int or
-// uint64 (from YAML), or any Go integer or float kind, as for
-// agent.ParseRetryOptions. A value that is not a number (a string, a
-// bool, null, a list, a mapping) is an error wrapping ErrType; a fraction
-// or a value out of range wraps ErrRange; an unknown key is an error
-// naming the known ones.
+// or YAML, in the platform's shape, {"retry": {"maxRetries": 2,
+// "timeoutMs": 1500}} (as ns.get(id, {retry: {...}})), or in dosim's flat
+// shorthand, {"maxRetries": 2, "timeoutMs": 1500}; both at once is an
+// error naming the fields. A number is a float64 or a json.Number (from
+// encoding/json, with or without UseNumber), an int or uint64 (from YAML),
+// or any Go integer or float kind, as for agent.ParseRetryOptions. A value
+// that is not a number (a string, a bool, null, a list, a mapping) is an
+// error wrapping ErrType; a fraction or a value out of range wraps
+// ErrRange; an unknown key is an error naming the known ones. Each message
+// ends with the platform's own words.
 func ParseOptions(m map[string]any) ([]Option, error) {
+	r, nested := m["retry"]
+	if !nested {
+		return parseFields(m, "", "maxRetries, timeoutMs, retry")
+	}
+	for _, k := range []string{"maxRetries", "timeoutMs"} {
+		if _, flat := m[k]; flat {
+			return nil, fmt.Errorf("stub option retry: given together with %s: use one form, retry: {maxRetries, timeoutMs} or the flat maxRetries, timeoutMs, not both", k)
+		}
+	}
+	if len(m) > 1 { // a key beside retry, and not a flat one: unknown
+		rest := make(map[string]any, len(m)-1)
+		for k, v := range m {
+			if k != "retry" {
+				rest[k] = v
+			}
+		}
+		return parseFields(rest, "", "maxRetries, timeoutMs, retry")
+	}
+	rm, ok := r.(map[string]any)
+	if !ok {
+		what := describe(r)
+		if _, num := clone.Number(r); num {
+			what = quote.Cut(numberText(r)) + " (a number)"
+		}
+		return nil, fmt.Errorf("stub option retry: %s is of the %w: must be a mapping with maxRetries, timeoutMs", what, ErrType)
+	}
+	return parseFields(rm, "retry.", "maxRetries, timeoutMs")
+}
+
+// parseFields reads the fields maxRetries and timeoutMs of m, in key
+// order; prefix is put before each field's name in messages, allowed
+// lists the keys m may hold.
+func parseFields(m map[string]any, prefix, allowed string) ([]Option, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -132,19 +192,19 @@ func ParseOptions(m map[string]any) ([]Option, error) {
 		v := m[k]
 		switch k {
 		case "maxRetries":
-			n, err := integer(k, v, MinMaxRetries, MaxMaxRetries)
+			n, err := integer(prefix+k, v, MinMaxRetries, MaxMaxRetries)
 			if err != nil {
 				return nil, err
 			}
 			opts = append(opts, MaxRetries(n))
 		case "timeoutMs":
-			n, err := integer(k, v, MinTimeoutMs, MaxTimeoutMs)
+			n, err := integer(prefix+k, v, MinTimeoutMs, MaxTimeoutMs)
 			if err != nil {
 				return nil, err
 			}
 			opts = append(opts, TimeoutMs(n))
 		default:
-			return nil, fmt.Errorf("stub option %s: unknown; allowed are maxRetries, timeoutMs", quote.Q(k))
+			return nil, fmt.Errorf("stub option %s: unknown; allowed are %s", quote.Q(prefix+k), allowed)
 		}
 	}
 	return opts, nil
@@ -156,8 +216,7 @@ func ParseOptions(m map[string]any) ([]Option, error) {
 func integer(field string, v any, lo, hi int) (int, error) {
 	f, ok := clone.Number(v)
 	if !ok {
-		return 0, fmt.Errorf("stub option %s: %s is of the %w: must be a number, an integer from %d to %d",
-			field, describe(v), ErrType, lo, hi)
+		return 0, typeErr(field, v)
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
 		return 0, rangeErr(field, quote.Cut(strings.TrimSuffix(numberText(v), ".0")), lo, hi)

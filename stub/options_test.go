@@ -23,11 +23,11 @@ func TestOptionBadInputS2(t *testing.T) {
 		opt  stub.Option
 		want string
 	}{
-		{stub.MaxRetries(-1), "stub option maxRetries: -1 is out of range: must be an integer from 0 to 10"},
-		{stub.MaxRetries(11), "stub option maxRetries: 11 is out of range: must be an integer from 0 to 10"},
-		{stub.TimeoutMs(499), "stub option timeoutMs: 499 is out of range: must be an integer from 500 to 60000"},
-		{stub.TimeoutMs(60001), "stub option timeoutMs: 60001 is out of range: must be an integer from 500 to 60000"},
-		{stub.TimeoutMs(0), "stub option timeoutMs: 0 is out of range: must be an integer from 500 to 60000"},
+		{stub.MaxRetries(-1), "stub option maxRetries: -1 is out of range: retry.maxRetries must be an integer between 0 and 10"},
+		{stub.MaxRetries(11), "stub option maxRetries: 11 is out of range: retry.maxRetries must be an integer between 0 and 10"},
+		{stub.TimeoutMs(499), "stub option timeoutMs: 499 is out of range: retry.timeoutMs must be an integer between 500 and 60000"},
+		{stub.TimeoutMs(60001), "stub option timeoutMs: 60001 is out of range: retry.timeoutMs must be an integer between 500 and 60000"},
+		{stub.TimeoutMs(0), "stub option timeoutMs: 0 is out of range: retry.timeoutMs must be an integer between 500 and 60000"},
 	}
 	for _, tc := range typed {
 		_, err := w.ns.GetByName("p", tc.opt)
@@ -40,16 +40,16 @@ func TestOptionBadInputS2(t *testing.T) {
 		sentinel error
 		want     string
 	}{
-		{map[string]any{"maxRetries": "3"}, stub.ErrType, `stub option maxRetries: "3" (a string) is of the wrong type: must be a number, an integer from 0 to 10`},
+		{map[string]any{"maxRetries": "3"}, stub.ErrType, `stub option maxRetries: "3" (a string) is of the wrong type: Incorrect type for the 'maxRetries' field on 'RetryOptions': the provided value is not of type 'number'.`},
 		{map[string]any{"maxRetries": true}, stub.ErrType, "stub option maxRetries: true (a bool) is of the wrong type"},
 		{map[string]any{"maxRetries": nil}, stub.ErrType, "stub option maxRetries: null is of the wrong type"},
 		{map[string]any{"maxRetries": []any{1}}, stub.ErrType, "stub option maxRetries: a []interface {} is of the wrong type"},
-		{map[string]any{"timeoutMs": map[string]any{}}, stub.ErrType, "stub option timeoutMs: a map[string]interface {} is of the wrong type: must be a number, an integer from 500 to 60000"},
-		{map[string]any{"maxRetries": 2.5}, stub.ErrRange, "stub option maxRetries: 2.5 is out of range: must be an integer from 0 to 10"},
+		{map[string]any{"timeoutMs": map[string]any{}}, stub.ErrType, "stub option timeoutMs: a map[string]interface {} is of the wrong type: Incorrect type for the 'timeoutMs' field on 'RetryOptions': the provided value is not of type 'number'."},
+		{map[string]any{"maxRetries": 2.5}, stub.ErrRange, "stub option maxRetries: 2.5 is out of range: retry.maxRetries must be an integer between 0 and 10"},
 		{map[string]any{"maxRetries": -1}, stub.ErrRange, "stub option maxRetries: -1 is out of range"},
 		{map[string]any{"maxRetries": 11.0}, stub.ErrRange, "stub option maxRetries: 11 is out of range"},
 		{map[string]any{"maxRetries": math.NaN()}, stub.ErrRange, "stub option maxRetries: NaN is out of range"},
-		{map[string]any{"timeoutMs": 499}, stub.ErrRange, "stub option timeoutMs: 499 is out of range: must be an integer from 500 to 60000"},
+		{map[string]any{"timeoutMs": 499}, stub.ErrRange, "stub option timeoutMs: 499 is out of range: retry.timeoutMs must be an integer between 500 and 60000"},
 		{map[string]any{"timeoutMs": 1e9}, stub.ErrRange, "stub option timeoutMs: 1e+09 is out of range"},
 		{map[string]any{"timeoutMs": 600.5}, stub.ErrRange, "stub option timeoutMs: 600.5 is out of range"},
 	}
@@ -59,7 +59,7 @@ func TestOptionBadInputS2(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	_, err := stub.ParseOptions(map[string]any{"retries": 3})
-	assert.EqualError(t, err, `stub option "retries": unknown; allowed are maxRetries, timeoutMs`)
+	assert.EqualError(t, err, `stub option "retries": unknown; allowed are maxRetries, timeoutMs, retry`)
 }
 
 // S2: well-formed untyped options take effect; JSON numbers are float64.
@@ -107,11 +107,11 @@ func TestS2_ParseOptionsReadsNumbersAsObjectDoes(t *testing.T) {
 		sentinel error
 		want     string
 	}{
-		{json.Number("2.5"), stub.ErrRange, "stub option maxRetries: 2.5 is out of range: must be an integer from 0 to 10"},
-		{json.Number("11"), stub.ErrRange, "stub option maxRetries: 11 is out of range: must be an integer from 0 to 10"},
-		{json.Number("1e400"), stub.ErrRange, "stub option maxRetries: 1e400 is out of range: must be an integer from 0 to 10"},
-		{json.Number("three"), stub.ErrType, `stub option maxRetries: "three" (not a number) is of the wrong type: must be a number, an integer from 0 to 10`},
-		{time.Duration(11), stub.ErrRange, "stub option maxRetries: 11 is out of range: must be an integer from 0 to 10"},
+		{json.Number("2.5"), stub.ErrRange, "stub option maxRetries: 2.5 is out of range: retry.maxRetries must be an integer between 0 and 10"},
+		{json.Number("11"), stub.ErrRange, "stub option maxRetries: 11 is out of range: retry.maxRetries must be an integer between 0 and 10"},
+		{json.Number("1e400"), stub.ErrRange, "stub option maxRetries: 1e400 is out of range: retry.maxRetries must be an integer between 0 and 10"},
+		{json.Number("three"), stub.ErrType, `stub option maxRetries: "three" (not a number) is of the wrong type: Incorrect type for the 'maxRetries' field on 'RetryOptions': the provided value is not of type 'number'.`},
+		{time.Duration(11), stub.ErrRange, "stub option maxRetries: 11 is out of range: retry.maxRetries must be an integer between 0 and 10"},
 	}
 	for _, tc := range refused {
 		_, err := stub.ParseOptions(map[string]any{"maxRetries": tc.v})

@@ -48,8 +48,9 @@ import (
 //     arrived) and every later call fail at once with the same error,
 //     without reaching the object; their records have outcome broken-stub.
 //     The object's own answers do not break the stub: an error flagged
-//     Remote (its code returned or panicked it) or a setup error from its
-//     host (no such method, bad arguments, a constructor that failed).
+//     Remote (its code returned or panicked it, or it has no such method)
+//     or a setup error from its host (bad arguments, a constructor that
+//     failed).
 //     Neither does a call stopped by its caller's context (outcome
 //     cancelled), nor an argument refused before anything was sent. Link
 //     faults, duplicate refusals, timeouts, Overloaded and resets do. Take a fresh stub from the namespace (Get,

@@ -115,7 +115,7 @@ var faults = [numFaults]faultInfo{
 	LoseResponse: {name: "lose-response", stage: AtReply, ambiguous: true, retryable: true,
 		message: "reply lost (lose-response): the caller cannot tell whether the method ran (it did)"},
 	Overloaded: {name: "overloaded", stage: BeforeObject,
-		message: "object overloaded (overloaded): the request was refused"},
+		message: "Durable Object is overloaded. Too many requests queued."}, // the platform's words (real workerd 1.20261117.1)
 	FailAfterDelivery: {name: "fail-after-delivery", stage: AtReply, resets: true,
 		message: "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
 	Reset: {name: "reset", stage: WhileRunning, resets: true,

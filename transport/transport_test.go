@@ -41,7 +41,7 @@ func TestFaultTable(t *testing.T) {
 		{transport.LoseRequest, transport.BeforeObject, false, true, true, false, "connection lost (lose-request): the caller cannot tell whether the request reached the object (it did not)"},
 		{transport.LoseWhileRunning, transport.WhileRunning, true, true, true, false, "connection lost while the method ran (lose-while-running): the caller cannot tell whether it ran (it runs to its end)"},
 		{transport.LoseResponse, transport.AtReply, true, true, true, false, "reply lost (lose-response): the caller cannot tell whether the method ran (it did)"},
-		{transport.Overloaded, transport.BeforeObject, false, false, false, false, "object overloaded (overloaded): the request was refused"},
+		{transport.Overloaded, transport.BeforeObject, false, false, false, false, "Durable Object is overloaded. Too many requests queued."},
 		{transport.FailAfterDelivery, transport.AtReply, true, false, false, true, "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
 		{transport.Reset, transport.WhileRunning, true, false, false, true, "object reset (reset): Durable Object reset because its code was updated."},
 		{transport.StorageWriteFails, transport.Nowhere, true, false, false, true, "storage write failed (storage-write-fails): Internal error in Durable Object storage caused object to be reset"},
