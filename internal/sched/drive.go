@@ -65,6 +65,9 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			ctx, name := run.Context()
 			t := k.pool.task(k, ctx)
 			t.id, t.name, t.num, t.runner = ev.arg, name, ev.num, run
+			if pr, ok := run.(Preparer); ok {
+				k.hint(pr, ev.ref)
+			}
 			return t, WokenBySignal, 0
 		default:
 			t := p.(*Task)
@@ -78,6 +81,28 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			t.why = WokenBySignal
 			return t, why, 0
 		}
+	}
+}
+
+// hint names to pr, whose tasks' events point at slot ref, the tasks of
+// its that come next as the heap stands: the root, and the least of the
+// root's children. Both are at the top of the heap, in the cache.
+func (k *Kernel) hint(pr Preparer, ref uint32) {
+	h := k.events
+	if len(h) == 0 {
+		return
+	}
+	if h[0].kind == evStart && h[0].ref == ref {
+		pr.Prepare(h[0].num, 1)
+	}
+	m := 0
+	for j := 1; j <= arity && j < len(h); j++ {
+		if m == 0 || h[j].before(&h[m]) {
+			m = j
+		}
+	}
+	if m > 0 && h[m].kind == evStart && h[m].ref == ref {
+		pr.Prepare(h[m].num, 2)
 	}
 }
 

@@ -302,3 +302,44 @@ func TestH1_AGoroutineWithAKeptContextWhileItsTaskIsReused(t *testing.T) {
 	})
 	assert.ErrorIs(t, <-refused, ErrNotInTask)
 }
+
+// prepRunner is a Runner that records the kernel's hints (Preparer).
+type prepRunner struct {
+	funcRunner
+	hints []string
+}
+
+func (r *prepRunner) Prepare(num uint32, ahead int) {
+	r.hints = append(r.hints, fmt.Sprintf("%d+%d", num, ahead))
+}
+
+// Issue 14: when a Preparer's task starts, the kernel names the Runner's
+// tasks that run next and after next (nothing else is pending here, so
+// the hints come true), and none of another Runner's.
+func TestSpawnHintsTheTasksThatRunNext(t *testing.T) {
+	k := newKernel(11)
+	defer k.Close()
+	var ran []uint32
+	r := &prepRunner{}
+	r.name = "p"
+	r.fn = func(ctx context.Context, num uint32) { ran = append(ran, num) }
+	other := &funcRunner{name: "other", fn: func(context.Context, uint32) {}}
+	run(t, k, func(ctx context.Context) {
+		for i := range uint32(30) {
+			k.Spawn(r, i+1)
+		}
+		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
+		k.Spawn(other, 1) // alone: another Runner's task gets no hint from r's
+	})
+	require.Len(t, ran, 30)
+	var want []string
+	for i := range ran {
+		if i+1 < len(ran) {
+			want = append(want, fmt.Sprintf("%d+1", ran[i+1]))
+		}
+		if i+2 < len(ran) {
+			want = append(want, fmt.Sprintf("%d+2", ran[i+2]))
+		}
+	}
+	assert.Equal(t, want, r.hints)
+}
