@@ -61,8 +61,8 @@ troubled  Hit     []    yes     no          DANGER: marked but not idempotent
 troubled  Refuse  []    yes     ?           inconclusive: both runs failed
 
 failed calls:
-  troubled.Block   once   object reset (block-concurrency-failed): Durable Object reset because the function given to blockConcurrencyWhile() failed.
-  troubled.Block   twice  object reset (block-concurrency-failed): Durable Object reset because the function given to blockConcurrencyWhile() failed.
+  troubled.Block   once   migration failed
+  troubled.Block   twice  migration failed
   troubled.Refuse  once   object error: closed\u001b[31m on sundays
   troubled.Refuse  twice  object error: closed\u001b[31m on sundays
 
@@ -70,7 +70,7 @@ not checked:
   troubled.ServeHTTP  a fetch handler is never marked Retryable, so a retry never runs it twice (rule S6)
 
 troubled.Block, inconclusive:
-  the object was reset during the call (once: object reset (block-concurrency-failed): Durable Object reset because the function given to blockConcurrencyWhile() failed.; twice: object reset (block-concurrency-failed): Durable Object reset because the function given to blockConcurrencyWhile() failed.): a reset fails the call whatever the method did, so once and twice cannot be compared
+  the object was reset during the call (once: migration failed; twice: migration failed): a reset fails the call whatever the method did, so once and twice cannot be compared
 
 troubled.Hit, once vs twice:
   result: once 1, twice 2

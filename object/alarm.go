@@ -62,7 +62,8 @@ func (s *State) SetAlarm(ctx context.Context, at time.Time) error {
 
 // GetAlarm returns the instant of the pending alarm and true, or false when
 // no alarm is set. While a failed delivery waits for its retry, it returns
-// the retry's instant. During the Alarm handler it reports no alarm unless
+// the instant the alarm was first scheduled for, as the platform's
+// getAlarm does, not the retry's. During the Alarm handler it reports no alarm unless
 // the handler has set a new one.
 func (s *State) GetAlarm(ctx context.Context) (time.Time, bool, error) {
 	at, ok := s.host.Alarm()

@@ -144,15 +144,37 @@ func TestAlarmRetriesO6(t *testing.T) {
 			}
 		})
 	}
-	t.Run("GetAlarm shows the pending retry", func(t *testing.T) {
-		w := newWorld(t, 1)
-		w.alarmErr = func(object.AlarmInfo) error { return errors.New("no") }
-		w.setAlarmIn(time.Second)
-		require.NoError(t, w.rt.Advance(time.Second))
-		at, ok := w.getAlarm()
-		assert.True(t, ok)
-		assert.Equal(t, runtime.Epoch.Add(3*time.Second), at)
+}
+
+// O6: while a failed alarm waits for its retry, GetAlarm returns the
+// instant the alarm was first scheduled for, not the retry's; inside the
+// handler it reports no alarm. Expected values: real workerd
+// 1.20261117.1, as issue 22 reports it (getAlarm() after a failed alarm
+// handler returns the originally scheduled time; null in the handler).
+func TestO6_GetAlarmWhileARetryWaitsReturnsTheScheduledTime(t *testing.T) {
+	w := newWorld(t, 1)
+	var inHandler []bool
+	var a *object.State
+	w.alarmErr = func(info object.AlarmInfo) error {
+		_, ok, err := a.GetAlarm(context.Background())
+		require.NoError(t, err)
+		inHandler = append(inHandler, ok)
+		return errors.New("no")
+	}
+	w.inside(func(ctx context.Context, st *object.State) error {
+		a = st
+		return st.SetAlarm(ctx, st.Now().Add(time.Second))
 	})
+	scheduled := runtime.Epoch.Add(time.Second)
+	require.NoError(t, w.rt.Advance(time.Second))
+	at, ok := w.getAlarm()
+	assert.True(t, ok)
+	assert.Equal(t, scheduled, at, "after the first failure")
+	require.NoError(t, w.rt.Advance(2*time.Second)) // the first retry fails too
+	at, ok = w.getAlarm()
+	assert.True(t, ok)
+	assert.Equal(t, scheduled, at, "after the first retry failed")
+	assert.Equal(t, []bool{false, false}, inHandler, "no alarm inside the handler")
 }
 
 // O6: the alarm is the runtime's, not the instance's: it survives an

@@ -62,6 +62,9 @@ type Host interface {
 	// ResetAfterBlock resets the object because the function given to
 	// BlockConcurrencyWhile failed with err (rule L6).
 	ResetAfterBlock(err error)
+	// Abort resets the object because its code called State.Abort with
+	// reason (rule L3).
+	Abort(reason string)
 }
 
 // Journal is what the runtime drives of an object's storage when a write

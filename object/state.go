@@ -66,8 +66,9 @@ func (s *State) Sleep(ctx context.Context, d time.Duration) error { return s.hos
 // queue at the gate). It returns fn's error. An error or a panic from fn
 // resets the object, as the platform does when blockConcurrencyWhile's
 // callback throws: the instance is dropped, the request running it fails
-// with the reset error (DurableObjectReset, not retried), queued ones fail
-// as not delivered (retried), and the trace names the reason
+// with the reset error (DurableObjectReset, not retried) whose message is
+// fn's error's, as the platform passes the callback's error on; queued
+// ones fail as not delivered (retried), and the trace names the reason
 // "block-concurrency-failed". A panic comes back as an error.
 func (s *State) BlockConcurrencyWhile(ctx context.Context, fn func(ctx context.Context) error) (err error) {
 	defer func() {
@@ -79,6 +80,29 @@ func (s *State) BlockConcurrencyWhile(ctx context.Context, fn func(ctx context.C
 		}
 	}()
 	return wire.HoldGate(ctx, func() error { return fn(ctx) })
+}
+
+// Abort resets the object, as the platform's ctx.abort(reason) does
+// (rule L3): the instance is dropped (its in-memory fields are lost, the
+// next request builds a new one; storage, the alarm and tasks stay), the
+// writes not yet confirmed durable are lost (rule L7: dosim keeps them
+// only while a fault plan can fail a write; otherwise every write is
+// durable when made), and the request running on the instance fails at
+// once: its caller gets a *stub.Error flagged DurableObjectReset, neither
+// Remote nor Retryable, whose message is reason, or the platform's
+// "Application called abort() to reset Durable Object." when reason is
+// empty. The trace names the reset's reason "abort".
+//
+// The platform's abort throws; Abort returns, but the instance is stale
+// from then on (rule L4): Storage and SQL refuse every operation, with an
+// error wrapping ErrInstanceReset, and what the method returns reaches
+// nobody. Return at once. On an instance already stale Abort does
+// nothing.
+func (s *State) Abort(reason string) {
+	if s.reset != nil {
+		return
+	}
+	s.host.Abort(reason)
 }
 
 // Now returns the virtual wall clock.

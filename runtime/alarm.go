@@ -45,6 +45,9 @@ type alarmState struct {
 	set   bool
 	at    time.Duration // virtual
 	retry int           // failed deliveries so far (0: first delivery)
+	// first is when the alarm was first due, while a failed delivery
+	// waits for its retry (retry > 0): GetAlarm returns it (rule O6).
+	first time.Duration
 }
 
 var laneNames = [wire.Lanes]string{"alarm", "scheduled tasks", "queue"}
@@ -180,7 +183,10 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if h.atInstant(wire.LaneAlarm) != nil {
 		return // the run ends here, the alarm still set (rule H1)
 	}
-	retry, due := a.retry, a.at
+	retry, due, first := a.retry, a.at, a.at
+	if retry > 0 {
+		first = a.first
+	}
 	*a = alarmState{}
 	h.lane(wire.LaneAlarm).has = false
 	h.event(object.Event{Kind: object.EventAlarm, Retry: retry})
@@ -205,7 +211,7 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 		return
 	}
 	d := object.AlarmRetryBase << retry
-	*a = alarmState{set: true, at: sched.AddTime(now, d), retry: retry + 1}
+	*a = alarmState{set: true, at: sched.AddTime(now, d), retry: retry + 1, first: first}
 	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
 	h.event(object.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
 }

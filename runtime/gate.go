@@ -120,13 +120,19 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 // them as lost, and resets the object for transport.ResetStorage: a request still
 // running fails with the reset error, queued ones as not delivered.
 func (h *host) strike() {
+	h.loseWrites()
+	h.resetFor(transport.ResetStorage)
+}
+
+// loseWrites makes the pending writes vanish, each writer's attempt
+// recording them as lost.
+func (h *host) loseWrites() {
 	for _, by := range h.storage.Journal(seal.Key{}).Lose() {
 		if ti, ok := by.(*turnInfo); ok {
 			ti.f.Call.LoseWrite(ti.f.Rec)
 		}
 		noteLost(by)
 	}
-	h.resetFor(transport.ResetStorage)
 }
 
 // replied ends a request turn's output gate: a StorageWriteFails fault
@@ -177,12 +183,44 @@ func (r *Runtime) callGate() (h *host, goes, strike bool) {
 }
 
 // ResetAfterBlock resets the object because BlockConcurrencyWhile's
-// function failed (rule L6).
-func (v hostView) ResetAfterBlock(err error) { v.h.resetFor(transport.ResetBlockFailed) }
+// function failed with err (rule L6): the running request's caller gets
+// err's message, as on the platform.
+func (v hostView) ResetAfterBlock(err error) {
+	v.h.resetWith(transport.ResetBlockFailed, errText(err, transport.ResetBlockFailed.Message()))
+}
+
+// Abort resets the object because its code called State.Abort (rule L3):
+// the unconfirmed writes are lost, as when a write fails (L7), and the
+// running request's caller gets reason as its error's message, the
+// platform's words when reason is empty.
+func (v hostView) Abort(reason string) {
+	h := v.h
+	if h.storage.Journal(seal.Key{}) != nil {
+		h.loseWrites()
+	}
+	if reason == "" {
+		reason = transport.ResetAbort.Message()
+	}
+	h.resetWith(transport.ResetAbort, reason)
+}
+
+// errText is err's message, or def when err is nil, its message empty, or
+// its Error method panics (err is object code's).
+func errText(err error, def string) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = def
+		}
+	}()
+	if err == nil || err.Error() == "" {
+		return def
+	}
+	return err.Error()
+}
 
 // Resets returns how many times the object with id was reset (rule L3):
-// by a fault, Namespace.Reset, a failed write (L7) or a failed
-// BlockConcurrencyWhile (L6). Evictions are not resets.
+// by a fault, Namespace.Reset, a failed write (L7), a failed
+// BlockConcurrencyWhile (L6) or State.Abort. Evictions are not resets.
 func (ns *Namespace) Resets(id object.ID) int { return ns.resets[rawOf(id)] }
 
 // countReset counts a reset of h (Namespace.Resets).

@@ -125,9 +125,32 @@ func TestL6_BlockConcurrencyWhileErrorResets(t *testing.T) {
 	require.ErrorAs(t, callErr, &se)
 	assert.True(t, se.DurableObjectReset)
 	assert.False(t, se.Retryable)
-	assert.Contains(t, callErr.Error(), "blockConcurrencyWhile")
 	assert.Equal(t, 1, ns.Resets(ns.IDFromName("g")))
 	assert.Contains(t, rt.Trace(), "reason=block-concurrency-failed")
+}
+
+// L6: when BlockConcurrencyWhile's function fails, the object resets and
+// the caller's message is the function's own error message, not words of
+// dosim's. Expected value: real workerd 1.20261117.1, as issue 22 reports
+// it (blockConcurrencyWhile(async () => { throw new Error("init
+// failed") }): the caller's err.message is "init failed").
+func TestL6_BlockConcurrencyWhileFailureGivesTheCallbacksMessage(t *testing.T) {
+	rt := newRuntime(t)
+	var log []string
+	ns := gatedNS(rt, &log)
+	s := mustStub(t, ns, "g")
+	var callErr error
+	run(t, rt, func(ctx context.Context) error {
+		_, callErr = s.Call(ctx, "Block", true)
+		return nil
+	})
+	var se *stub.Error
+	require.ErrorAs(t, callErr, &se)
+	assert.Equal(t, "init failed", se.Msg)
+	assert.True(t, se.DurableObjectReset)
+	assert.False(t, se.Remote)
+	assert.False(t, se.Retryable)
+	assert.Equal(t, 1, ns.Resets(ns.IDFromName("g")))
 }
 
 // writeFails is a plan failing the storage writes of method's first attempt.

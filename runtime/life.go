@@ -8,6 +8,7 @@ package runtime
 // (rule L4: at most one live instance per id).
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -97,7 +98,13 @@ func (h *host) drop(why string) {
 // running request fails with the reset error, queued ones as not
 // delivered. reason NoReset is FailAfterDelivery's reset, which records
 // no event.
-func (h *host) resetFor(reason transport.ResetReason) {
+func (h *host) resetFor(reason transport.ResetReason) { h.resetWith(reason, "") }
+
+// resetWith is resetFor where the running requests' callers get msg, when
+// it is not empty, as their error's message instead of the reason's: the
+// reason given to State.Abort, the error of BlockConcurrencyWhile's
+// function.
+func (h *host) resetWith(reason transport.ResetReason, msg string) {
 	why := reason.String()
 	if why == "" {
 		why = transport.FailAfterDelivery.String()
@@ -105,7 +112,15 @@ func (h *host) resetFor(reason transport.ResetReason) {
 	h.drop(why)
 	h.countReset()
 	if reason != transport.NoReset {
-		h.event(object.Event{Kind: object.EventReset, Reason: reason.String(), Err: reason.Message()})
+		text := reason.Message()
+		if msg != "" {
+			text = msg
+		}
+		h.event(object.Event{Kind: object.EventReset, Reason: reason.String(), Err: text})
+	}
+	var cause error
+	if msg != "" {
+		cause = errors.New(msg)
 	}
 	for ti := h.turns; ti != nil; ti = ti.next {
 		f := ti.f
@@ -114,7 +129,7 @@ func (h *host) resetFor(reason transport.ResetReason) {
 			continue
 		case ti.started:
 			f.Reset = reason
-			h.complete(f, wire.FailReset, nil, nil, nil)
+			h.complete(f, wire.FailReset, nil, nil, cause)
 		default: // queued at the gate: it never reaches an instance
 			ti.dropped = true
 			f.Rec.Delivered = false

@@ -91,11 +91,16 @@ func (v hostView) SetAlarm(at time.Time, ok bool) {
 	h.setAlarm(at.Sub(h.ns.r.start), ok)
 }
 
-// Alarm returns the pending alarm.
+// Alarm returns the pending alarm: while a failed delivery waits for its
+// retry, the instant the alarm was first due, as the platform's getAlarm
+// returns it (rule O6).
 func (v hostView) Alarm() (time.Time, bool) {
 	h := v.h
 	if !h.alarm.set {
 		return time.Time{}, false
+	}
+	if h.alarm.retry > 0 {
+		return h.ns.r.start.Add(h.alarm.first), true
 	}
 	return h.ns.r.start.Add(h.alarm.at), true
 }

@@ -91,7 +91,8 @@ func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
 		return Replayed{Err: fmt.Errorf("replay: restore: %w", err), Diverged: "the state could not be restored"}
 	}
 	if a := state.Alarm; a.Set {
-		h.alarm = alarmState{set: true, at: a.At.Sub(r.start), retry: a.Retry}
+		at := a.At.Sub(r.start) // the history keeps no first instant: a retry's stands for it
+		h.alarm = alarmState{set: true, at: at, retry: a.Retry, first: at}
 	}
 	runErr := r.Run(func(ctx context.Context) error {
 		switch t.Kind {

@@ -27,7 +27,9 @@ type Error struct {
 	// DurableObjectReset: the object was reset (a deploy, a storage fault,
 	// a memory overrun, rule L3) while the request ran, or while it waited
 	// at the object's gate (then Retryable too: it never reached an
-	// instance). Msg carries the platform's message.
+	// instance). Msg carries the platform's message, or, for a reset the
+	// object's code made, its own words: the reason given to State.Abort,
+	// the error of BlockConcurrencyWhile's failed function.
 	DurableObjectReset bool
 
 	// Fault is the link fault behind the failure (transport.None if none).
@@ -129,7 +131,10 @@ func newError(f *wire.Flight) *Error {
 	case wire.FailReset: // after delivery: never retried (S4)
 		e.DurableObjectReset = true
 		e.Msg = f.Fault.Message()
-		if f.Reset != transport.NoReset {
+		switch {
+		case f.Err != nil: // the object's own words: State.Abort's reason, a failed BlockConcurrencyWhile's error
+			e.Msg = f.Err.Error()
+		case f.Reset != transport.NoReset:
 			e.Msg = "object reset (" + f.Reset.String() + "): " + f.Reset.Message()
 		}
 	case wire.FailResetQueued: // never reached an instance: retryable (S3)

@@ -21,9 +21,16 @@ const (
 	ResetMemoryLimit                    // the isolate exceeded its memory limit
 	// ResetBlockFailed: the function given to BlockConcurrencyWhile failed
 	// (rule L6). It follows from object code, so no fault or
-	// Namespace.Reset names it, and ResetReasons leaves it out; its
-	// message is dosim's words, not the platform's.
+	// Namespace.Reset names it, and ResetReasons leaves it out. The
+	// caller's message is the function's own error's, as on the platform;
+	// this reason's message, dosim's words, stands in only when that
+	// error has no text.
 	ResetBlockFailed
+	// ResetAbort: the object's code called State.Abort (the platform's
+	// ctx.abort, rule L3). Like ResetBlockFailed it follows from object
+	// code and ResetReasons leaves it out; its message is the platform's
+	// for an abort without a reason.
+	ResetAbort
 
 	numResetReasons
 )
@@ -34,6 +41,7 @@ var resetReasons = [numResetReasons]struct{ name, message string }{
 	ResetStorage:     {"storage", "Internal error in Durable Object storage caused object to be reset"},
 	ResetMemoryLimit: {"memory-limit", "Durable Object's isolate exceeded its memory limit and was reset."},
 	ResetBlockFailed: {"block-concurrency-failed", "Durable Object reset because the function given to blockConcurrencyWhile() failed."},
+	ResetAbort:       {"abort", "Application called abort() to reset Durable Object."},
 }
 
 // ResetReasons lists every reason but NoReset, in declaration order.

@@ -193,7 +193,7 @@ func TestC6_FailuresAndResetsAreInconclusive(t *testing.T) {
 		{"LongKey", verify.VerdictInconclusive, verify.ReasonBothFailed,
 			[]string{"once: object error: ", "A key of size 3000 was provided.", "twice: object error: "}},
 		{"Block", verify.VerdictInconclusive, verify.ReasonReset,
-			[]string{"the object was reset during the call (once: object reset (block-concurrency-failed): ", "cannot be compared"}},
+			[]string{"the object was reset during the call (once: migration failed; twice: migration failed)", "cannot be compared"}},
 		{"WriteFail", verify.VerdictDanger, "",
 			[]string{"result: once error object error: failed after writing 1, twice error object error: failed after writing 2", `storage "n": once 1, twice 2`}},
 		{"WriteFail2", verify.VerdictInconclusive, verify.ReasonBothFailed,
