@@ -112,17 +112,7 @@ func TestL6_BlockConcurrencyWhileHoldsTheGate(t *testing.T) {
 // L6: an error from BlockConcurrencyWhile's fn resets the object: the
 // request fails with the reset error, not retried, and the reset counts.
 func TestL6_BlockConcurrencyWhileErrorResets(t *testing.T) {
-	rt := newRuntime(t)
-	var log []string
-	ns := gatedNS(rt, &log)
-	s := mustStub(t, ns, "g")
-	var callErr error
-	run(t, rt, func(ctx context.Context) error {
-		_, callErr = s.Call(ctx, "Block", true)
-		return nil
-	})
-	var se *stub.Error
-	require.ErrorAs(t, callErr, &se)
+	rt, ns, se := failedBlock(t)
 	assert.True(t, se.DurableObjectReset)
 	assert.False(t, se.Retryable)
 	assert.Equal(t, 1, ns.Resets(ns.IDFromName("g")))
@@ -135,6 +125,18 @@ func TestL6_BlockConcurrencyWhileErrorResets(t *testing.T) {
 // it (blockConcurrencyWhile(async () => { throw new Error("init
 // failed") }): the caller's err.message is "init failed").
 func TestL6_BlockConcurrencyWhileFailureGivesTheCallbacksMessage(t *testing.T) {
+	_, ns, se := failedBlock(t)
+	assert.Equal(t, "init failed", se.Msg)
+	assert.True(t, se.DurableObjectReset)
+	assert.False(t, se.Remote)
+	assert.False(t, se.Retryable)
+	assert.Equal(t, 1, ns.Resets(ns.IDFromName("g")))
+}
+
+// failedBlock calls a method whose BlockConcurrencyWhile function fails
+// and returns the runtime, the namespace and the caller's error.
+func failedBlock(t *testing.T) (*runtime.Runtime, *runtime.Namespace, *stub.Error) {
+	t.Helper()
 	rt := newRuntime(t)
 	var log []string
 	ns := gatedNS(rt, &log)
@@ -146,11 +148,7 @@ func TestL6_BlockConcurrencyWhileFailureGivesTheCallbacksMessage(t *testing.T) {
 	})
 	var se *stub.Error
 	require.ErrorAs(t, callErr, &se)
-	assert.Equal(t, "init failed", se.Msg)
-	assert.True(t, se.DurableObjectReset)
-	assert.False(t, se.Remote)
-	assert.False(t, se.Retryable)
-	assert.Equal(t, 1, ns.Resets(ns.IDFromName("g")))
+	return rt, ns, se
 }
 
 // writeFails is a plan failing the storage writes of method's first attempt.
