@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,9 +19,13 @@ import (
 // around a sleep), so that requests arriving meanwhile queue at the gate;
 // then Hold returns, HoldAbort aborts the object and HoldFail's callback
 // fails (rule L6). Count counts its runs in runs, which outlives resets.
+// Abort aborts the object at once, FailBlock's callback fails at once.
 type gateHolder struct {
 	st   *object.State
 	runs *int
+	// stale is what Slow's write returned: Slow sleeps holdFor, then
+	// writes (a reset during the sleep makes it stale, rule L4).
+	stale *error
 }
 
 // holdFor is how long gateHolder keeps its gate closed.
@@ -48,6 +53,20 @@ func (h *gateHolder) Methods() object.Methods {
 		"Count": object.Func(func(ctx context.Context) error {
 			*h.runs++
 			return nil
+		}),
+		"Slow": object.Func(func(ctx context.Context) error {
+			if err := h.st.Sleep(ctx, holdFor); err != nil {
+				return err
+			}
+			*h.stale = h.st.Storage().Put(ctx, "v", 1)
+			return *h.stale
+		}),
+		"Abort": object.Func(func(ctx context.Context, reason string) error {
+			h.st.Abort(reason)
+			return nil
+		}),
+		"FailBlock": object.Func(func(ctx context.Context, msg string) error {
+			return h.st.BlockConcurrencyWhile(ctx, func(context.Context) error { return errors.New(msg) })
 		}),
 	}
 }
@@ -163,44 +182,79 @@ func TestL3_QueuedRequestsFailWithTheResetAndAreNotRetried(t *testing.T) {
 
 // L3: the request running when the object resets fails at the reset, not
 // when the stale method returns; the stale method runs on to its end (its
-// write is refused, rule L4). Here the request travels with a latency, so
+// write is refused, rule L4). That holds whatever resets the object:
+// Namespace.Reset, another request's State.Abort, another request's failed
+// BlockConcurrencyWhile (L6); the running request's caller gets the
+// resetting request's error. Here the request travels with a latency, so
 // that its turn runs on a task of its own (see the L3 note in
 // docs/rules.md on a turn run on its caller's task). Expected value: real
 // workerd 1.20261117.1 (issue 22: the caller fails at once, at the reset).
 func TestL3_RunningRequestFailsAtTheResetInstant(t *testing.T) {
-	plan := transport.Plan(transport.Rule{Method: "SlowPut", Attempt: 1, Delay: time.Millisecond})
-	rt := newRuntime(t, runtime.WithFaults(plan))
-	built := 0
-	var stale error
-	ns := cacheNS(t, rt, &built, &stale)
-	s := mustStub(t, ns, "c")
-	id := ns.IDFromName("c")
-	const resetAt = 500 * time.Millisecond
-	var callErr error
-	var failedAt time.Duration
-	run(t, rt, func(ctx context.Context) error {
-		g := rt.Group(ctx)
-		g.Go(func(ctx context.Context) error {
-			_, callErr = s.Call(ctx, "SlowPut", 1)
-			failedAt = rt.Now().Sub(runtime.Epoch)
-			return nil
+	const resetAt = holdFor / 2
+	memory := transport.ResetMemoryLimit
+	for _, c := range []struct {
+		name  string
+		reset func(ctx context.Context, ns *runtime.Namespace, id object.ID) error
+		msg   string
+	}{
+		{"Namespace.Reset", func(ctx context.Context, ns *runtime.Namespace, id object.ID) error { return ns.Reset(id, memory) },
+			"object reset (memory-limit): " + memory.Message()},
+		{"State.Abort", func(ctx context.Context, ns *runtime.Namespace, id object.ID) error {
+			_, err := mustStub(t, ns, "h").Call(ctx, "Abort", "enough")
+			return wantReset(err, "enough")
+		}, "enough"},
+		{"BlockConcurrencyWhile", func(ctx context.Context, ns *runtime.Namespace, id object.ID) error {
+			_, err := mustStub(t, ns, "h").Call(ctx, "FailBlock", "callback failed")
+			return wantReset(err, "callback failed")
+		}, "callback failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plan := transport.Plan(transport.Rule{Method: "Slow", Attempt: 1, Delay: time.Millisecond})
+			rt := newRuntime(t, runtime.WithFaults(plan))
+			var stale error
+			runs := 0
+			ns := rt.Namespace("H", func(st *object.State) object.Object { return &gateHolder{st: st, runs: &runs, stale: &stale} })
+			id := ns.IDFromName("h")
+			var callErr error
+			var failedAt time.Duration
+			run(t, rt, func(ctx context.Context) error {
+				g := rt.Group(ctx)
+				g.Go(func(ctx context.Context) error {
+					_, callErr = mustStub(t, ns, "h").Call(ctx, "Slow")
+					failedAt = rt.Now().Sub(runtime.Epoch)
+					return nil
+				})
+				g.Go(func(ctx context.Context) error {
+					if err := rt.Sleep(ctx, resetAt); err != nil {
+						return err
+					}
+					return c.reset(ctx, ns, id)
+				})
+				return g.Wait()
+			})
+			var e *stub.Error
+			require.ErrorAs(t, callErr, &e)
+			assert.True(t, e.DurableObjectReset)
+			assert.False(t, e.Retryable)
+			assert.False(t, e.Remote)
+			assert.Equal(t, c.msg, e.Msg)
+			assert.Equal(t, resetAt, failedAt, "the caller fails at the reset")
+			call := rt.Calls()[0]
+			require.Equal(t, "Slow", call.Method)
+			assert.Equal(t, resetAt, call.End, "the call ends at the reset")
+			require.Len(t, call.Attempts, 1, "not retried")
+			assert.Equal(t, holdFor+time.Millisecond, call.Attempts[0].End, "the stale method ran on to its end (D3)")
+			require.ErrorIs(t, stale, object.ErrInstanceReset, "its write was refused (L4)")
+			assert.Empty(t, ns.Storage(id).Snapshot())
 		})
-		g.Go(func(ctx context.Context) error {
-			if err := rt.Sleep(ctx, resetAt); err != nil {
-				return err
-			}
-			return ns.Reset(id, transport.ResetMemoryLimit)
-		})
-		return g.Wait()
-	})
+	}
+}
+
+// wantReset is nil when err is a reset error whose message is msg.
+func wantReset(err error, msg string) error {
 	var e *stub.Error
-	require.ErrorAs(t, callErr, &e)
-	assert.True(t, e.DurableObjectReset)
-	assert.False(t, e.Retryable)
-	assert.Equal(t, resetAt, failedAt, "the caller fails at the reset")
-	c := rt.Calls()[0]
-	assert.Equal(t, resetAt, c.End, "the call ends at the reset")
-	assert.Equal(t, time.Second+time.Millisecond, c.Attempts[0].End, "the stale method ran on to its end (D3)")
-	require.ErrorIs(t, stale, object.ErrInstanceReset, "its write was refused (L4)")
-	assert.Empty(t, ns.Storage(id).Snapshot())
+	if !errors.As(err, &e) || !e.DurableObjectReset || e.Msg != msg {
+		return fmt.Errorf("want a reset error %q, got %v", msg, err)
+	}
+	return nil
 }
