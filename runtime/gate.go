@@ -118,7 +118,7 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 
 // strike makes the pending writes vanish, each writer's attempt recording
 // them as lost, and resets the object for transport.ResetStorage: a request still
-// running fails with the reset error, queued ones as not delivered.
+// running fails with the reset error, and so do those queued at the gate.
 func (h *host) strike() {
 	h.loseWrites()
 	h.resetFor(transport.ResetStorage)

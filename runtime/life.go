@@ -35,9 +35,10 @@ func WithEviction(on bool) Option { return optionFunc(func(r *Runtime) { r.noEvi
 // dropped (in-memory fields lost; the next event constructs a new one),
 // its storage, alarm and tasks survive, a request running on it fails at
 // once with the reason's message (flagged DurableObjectReset, not
-// retried), and requests queued at its input gate fail as not delivered
-// (retryable: the stub retries them). A request still running keeps
-// running on the stale instance, whose storage refuses it (rule L4).
+// retried), and requests queued at its input gate fail with the same
+// error, at once and for good: not retried, their method never runs (as
+// on the platform, real workerd 1.20261117.1). A request still running
+// keeps running on the stale instance, whose storage refuses it (rule L4).
 //
 // A request whose turn runs on its caller's own task (delivered without
 // latency to a free gate: dosim's fast path) lets its caller go only when
@@ -94,16 +95,15 @@ func (h *host) drop(why string) {
 	h.state = h.state.Renew(seal.Key{}, why)
 }
 
-// resetFor resets the object (rule L3): the instance is dropped, a
-// running request fails with the reset error, queued ones as not
-// delivered. reason NoReset is FailAfterDelivery's reset, which records
-// no event.
+// resetFor resets the object (rule L3): the instance is dropped, and the
+// running request and those queued at the gate fail with the reset error.
+// reason NoReset is FailAfterDelivery's reset, which records no event.
 func (h *host) resetFor(reason transport.ResetReason) { h.resetWith(reason, "") }
 
-// resetWith is resetFor where the running requests' callers get msg, when
-// it is not empty, as their error's message instead of the reason's: the
-// reason given to State.Abort, the error of BlockConcurrencyWhile's
-// function.
+// resetWith is resetFor where the callers of the running and queued
+// requests get msg, when it is not empty, as their error's message
+// instead of the reason's: the reason given to State.Abort, the error of
+// BlockConcurrencyWhile's function.
 func (h *host) resetWith(reason transport.ResetReason, msg string) {
 	why := reason.String()
 	if why == "" {
@@ -118,9 +118,15 @@ func (h *host) resetWith(reason transport.ResetReason, msg string) {
 		}
 		h.event(object.Event{Kind: object.EventReset, Reason: reason.String(), Err: text})
 	}
-	var cause error
+	var cause, queued error
 	if msg != "" {
 		cause = errors.New(msg)
+	}
+	queued = cause
+	if queued == nil && reason == transport.NoReset {
+		// A queued request carries no fault of its own: it gets the words
+		// of the FailAfterDelivery that reset the object, as the running one.
+		queued = errors.New(transport.FailAfterDelivery.Message())
 	}
 	for ti := h.turns; ti != nil; ti = ti.next {
 		f := ti.f
@@ -130,14 +136,13 @@ func (h *host) resetWith(reason transport.ResetReason, msg string) {
 		case ti.started:
 			f.Reset = reason
 			h.complete(f, wire.FailReset, nil, nil, cause)
-		default: // queued at the gate: it never reaches an instance
+		default:
+			// Queued at the gate: it reached the object and never runs. As
+			// on the platform (real workerd 1.20261117.1) it fails with the
+			// running request's error, not retried (0 runs of the method).
 			ti.dropped = true
-			f.Rec.Delivered = false
-			if !ti.dup {
-				h.forget(f.Req.ID) // so that its retry runs (S3), not rejected (S6)
-			}
 			f.Reset = reason
-			h.complete(f, wire.FailResetQueued, nil, nil, nil)
+			h.complete(f, wire.FailReset, nil, nil, queued)
 		}
 	}
 }

@@ -188,55 +188,6 @@ func TestL3_RunningRequestFailsNotRetried(t *testing.T) {
 	}
 }
 
-// L3: requests delivered but not started when the object is reset fail as
-// not delivered, so the stub retries them, and they run on the new
-// instance. Whether a request is still queued when the Reset fault strikes
-// depends on the seeded order of two arrivals at one instant: across seeds
-// both orders occur, and both are right.
-func TestL3_QueuedRequestsFailNotDeliveredAndAreRetried(t *testing.T) {
-	queued := 0
-	for seed := uint64(1); seed <= 24; seed++ {
-		plan := transport.Plan(
-			transport.Rule{Method: "SlowPut", Attempt: 1, Fault: transport.Reset, Reason: transport.ResetCodeUpdate, Delay: time.Second},
-			transport.Rule{Method: "Set", Attempt: 1, Delay: time.Second},
-		)
-		rt := newRuntime(t, runtime.WithSeed(seed), runtime.WithFaults(plan))
-		built := 0
-		ns := cacheNS(t, rt, &built, nil)
-		s1, s2 := mustStub(t, ns, "c"), mustStub(t, ns, "c")
-		var slowErr, setErr error
-		err := rt.Run(func(ctx context.Context) error {
-			g := rt.Group(ctx)
-			g.Go(func(ctx context.Context) error { _, slowErr = s1.Call(ctx, "SlowPut", 1); return nil })
-			g.Go(func(ctx context.Context) error { _, setErr = s2.Call(ctx, "Set", 2); return nil })
-			return g.Wait()
-		})
-		require.NoError(t, err)
-		var e *stub.Error
-		require.ErrorAs(t, slowErr, &e, "seed %d", seed)
-		assert.True(t, e.DurableObjectReset, "seed %d", seed)
-		assert.Equal(t, "object reset (code-update): Durable Object reset because its code was updated.", e.Msg)
-		require.NoError(t, setErr, "seed %d: Set succeeds, retried if it was queued", seed)
-		var set runtime.CallRecord
-		for _, c := range rt.Calls() {
-			if c.Method == "Set" {
-				set = c
-			}
-		}
-		if len(set.Attempts) > 1 {
-			queued++
-			a := set.Attempts[0]
-			assert.False(t, a.Delivered, "seed %d: a queued request counts as not delivered", seed)
-			assert.False(t, a.Executed)
-			assert.Contains(t, a.Err, "not delivered (object reset before the request started")
-			assert.True(t, set.Attempts[1].Executed, "the retry ran (not rejected as a duplicate)")
-			assert.Equal(t, transport.OutcomeRecovered, set.Outcome)
-			assert.Equal(t, 2, ns.Storage(ns.IDFromName("c")).Snapshot()["v"], "seed %d", seed)
-		}
-	}
-	assert.NotZero(t, queued, "some seed queues Set behind the reset")
-}
-
 // L4: a stale instance (reset while its first attempt still runs) that
 // touches storage gets an error wrapping ErrStorage that says it was reset,
 // and writes nothing.

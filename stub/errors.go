@@ -26,10 +26,11 @@ type Error struct {
 	Remote bool
 	// DurableObjectReset: the object was reset (a deploy, a storage fault,
 	// a memory overrun, rule L3) while the request ran, or while it waited
-	// at the object's gate (then Retryable too: it never reached an
-	// instance). Msg carries the platform's message, or, for a reset the
-	// object's code made, its own words: the reason given to State.Abort,
-	// the error of BlockConcurrencyWhile's failed function.
+	// at the object's gate (then with the running request's error, not
+	// Retryable either, as on the platform: it is not retried and its
+	// method never runs). Msg carries the platform's message, or, for a
+	// reset the object's code made, its own words: the reason given to
+	// State.Abort, the error of BlockConcurrencyWhile's failed function.
 	DurableObjectReset bool
 
 	// Fault is the link fault behind the failure (transport.None if none).

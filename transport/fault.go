@@ -36,7 +36,7 @@ const (
 	// (Rule.Reason, rule L3): the caller is told at once with the
 	// platform's message and does not retry; the method runs on to its end
 	// on the stale instance, whose storage refuses it (rule L4); requests
-	// queued behind it fail as not delivered and are retried.
+	// queued behind it fail with the same error and are not retried.
 	Reset
 	// StorageWriteFails: the request reaches the object and runs, and the
 	// storage writes pending at the turn's first release point (its reply,
