@@ -126,15 +126,21 @@ func builtinRetry() RetryOptions {
 	return RetryOptions{MaxAttempts: new(DefaultMaxAttempts), BaseDelayMs: new(DefaultBaseDelayMs), MaxDelayMs: new(DefaultMaxDelayMs)}
 }
 
-// resolve merges call over class over the built-in defaults, field by
-// field, and only then validates (rules A4, A5): so a base of 5000 given
-// alone is refused against the default cap of 3000.
-func resolve(class *RetryOptions, call RetryOptions) (retryPolicy, error) {
+// merge returns call over class over the built-in defaults, field by
+// field: every numeric field is set.
+func merge(class *RetryOptions, call RetryOptions) RetryOptions {
 	merged := builtinRetry()
 	if class != nil {
 		merged = class.over(merged)
 	}
-	merged = call.over(merged)
+	return call.over(merged)
+}
+
+// resolve merges call over class over the built-in defaults, field by
+// field, and only then validates (rules A4, A5): so a base of 5000 given
+// alone is refused against the default cap of 3000.
+func resolve(class *RetryOptions, call RetryOptions) (retryPolicy, error) {
+	merged := merge(class, call)
 	attempts, base, maxMs := *merged.MaxAttempts, *merged.BaseDelayMs, *merged.MaxDelayMs
 	switch {
 	case attempts < 1:
@@ -353,6 +359,9 @@ func (r *retrier) step(ctx context.Context, attempt int, fn func(ctx context.Con
 		return false, 0, err
 	case attempt >= r.p.attempts:
 		r.s.event(r.event(object.EventRetryGaveUp, object.Event{Attempt: attempt, Reason: "attempts-used-up", Err: err.Error()}))
+		return false, 0, err
+	case r.task != nil && stopsRetries(err): // a code-update or memory-limit reset (rule A3)
+		r.s.event(r.event(object.EventRetryGaveUp, object.Event{Attempt: attempt, Reason: "platform-reset", Err: err.Error()}))
 		return false, 0, err
 	case r.p.should != nil && !r.p.should(err, attempt+1):
 		r.s.event(r.event(object.EventRetryGaveUp, object.Event{Attempt: attempt, Reason: "should-retry-false", Err: err.Error()}))

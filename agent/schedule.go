@@ -36,9 +36,12 @@ var ErrTask = errors.New("task")
 // stored with the task.
 type TaskOptions struct {
 	// Retry configures the attempts of each run: RetryOptions merged, when
-	// the task is made and again when it runs, over the class's defaults
-	// and the built-in ones. ShouldRetry cannot be stored: set it in the
-	// class's RetryDefaults.
+	// the task is made, over the class's defaults and the built-in ones,
+	// and stored so resolved (rule A6: a task asked to make 7 attempts is
+	// stored with 7, 100 and 3000); a later change of the class's defaults
+	// does not change a stored task. ShouldRetry cannot be stored: set it
+	// in the class's RetryDefaults, which a run asks. Breaker is stored as
+	// given.
 	Retry RetryOptions
 	// DeadLetter keeps the task, with its last error, in the object's
 	// dead-letter store when a run's attempts are exhausted, where
@@ -62,7 +65,8 @@ type Task struct {
 	Delay time.Duration
 	Cron  string
 	Every time.Duration
-	// Options are the task's options as given.
+	// Options are the task's options as stored: Retry's numeric fields
+	// resolved when the task was made.
 	Options TaskOptions
 	// Attempts counts the failed attempts of the current run so far; only
 	// an Independent queue item waiting for its retry has any.
@@ -299,10 +303,16 @@ func (s *turn) addTask(ctx context.Context, op string, rec taskRecord, o TaskOpt
 		}
 		return Task{}, fmt.Errorf("%s: %w: %w", op, ErrTask, err)
 	}
-	if _, err := resolve(s.classDefaults(), o.Retry); err != nil {
+	class := s.classDefaults()
+	if _, err := resolve(class, o.Retry); err != nil {
 		return Task{}, err // A4's message, exactly
 	}
-	rec.Retry = storedRetry{MaxAttempts: o.Retry.MaxAttempts, BaseDelayMs: o.Retry.BaseDelayMs, MaxDelayMs: o.Retry.MaxDelayMs, Breaker: o.Retry.Breaker}
+	// Stored resolved, as the Agents SDK stores them (agents@0.32.0,
+	// schedule() and queue() resolve them at push): a later change of the
+	// class's defaults leaves the task as it was made. The breaker, dosim's
+	// own (rule A7), is stored as given.
+	m := merge(class, o.Retry)
+	rec.Retry = storedRetry{MaxAttempts: m.MaxAttempts, BaseDelayMs: m.BaseDelayMs, MaxDelayMs: m.MaxDelayMs, Breaker: o.Retry.Breaker}
 	rec.DeadLetter, rec.Independent = o.DeadLetter, o.Independent
 	seq, err := s.nextSeq(ctx)
 	if err != nil {

@@ -103,6 +103,10 @@ func (s *turn) runTask(ctx context.Context, rec *taskRecord, rt *retrying) {
 	}
 	again, delay, err := r.step(ctx, n, attempt)
 	if !again {
+		if err != nil && !errors.Is(err, errTaskGone) && rec.deferrable() && platformFailure(err) && s.stored(rec) {
+			s.deferRun(ctx, rec, n, err) // the platform's failure, not the callback's (rules A3, A6)
+			return
+		}
 		s.finishRun(ctx, rec, rt, n, err)
 		return
 	}

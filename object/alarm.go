@@ -7,23 +7,47 @@ import (
 	"time"
 )
 
-// Alarm delivery (rule O6): a failing Alarm handler is retried after
-// AlarmRetryBase, doubling each time (2 s, 4 s, 8 s, ...), at most
-// AlarmMaxRetries times; then the alarm is given up.
+// Alarm delivery (rule O6), as workerd's alarm scheduler does it
+// (src/workerd/server/alarm-scheduler.c++, real workerd 1.20261117.1): an
+// alarm is delivered at most AlarmMaxRetries+1 times (RetryCount 0 to 6)
+// when its handler keeps failing. The wait before a retry is
+// AlarmRetryBase·2^k plus a jitter of up to AlarmRetryJitter of it, where
+// k counts the retries since the last one the infrastructure caused (see
+// AlarmRetryWait). A delivery that failed because of the infrastructure
+// (the object was reset while its handler ran) does not count against the
+// retries: it keeps being retried, with k capped at AlarmBackoffCap
+// (2 s·2^9, about 17 minutes), as the platform caps its backoff.
 const (
-	AlarmRetryBase  = 2 * time.Second
-	AlarmMaxRetries = 6
+	AlarmRetryBase   = 2 * time.Second
+	AlarmMaxRetries  = 6
+	AlarmRetryJitter = 0.25
+	AlarmBackoffCap  = 9
 )
+
+// AlarmRetryWait returns the bounds of the wait before an alarm retry
+// whose backoff index is k (from 0; capped at AlarmBackoffCap): the wait
+// is AlarmRetryBase·2^k plus a whole number of milliseconds drawn
+// uniformly from [0, ⌊AlarmRetryJitter·AlarmRetryBase·2^k⌋] (both bounds
+// included, as workerd draws it), from the runtime's seed.
+func AlarmRetryWait(k int) (lo, hi time.Duration) {
+	k = min(max(k, 0), AlarmBackoffCap)
+	lo = AlarmRetryBase << k
+	jitter := time.Duration(AlarmRetryJitter*float64(lo/time.Millisecond)) * time.Millisecond
+	return lo, lo + jitter
+}
 
 // ErrAlarm is wrapped by errors from SetAlarm, GetAlarm and DeleteAlarm.
 var ErrAlarm = errors.New("alarm")
 
 // AlarmInfo describes one delivery of an object's alarm.
 type AlarmInfo struct {
-	// RetryCount is how many times this alarm has been delivered before
-	// and failed: 0 on the first delivery, up to AlarmMaxRetries.
+	// RetryCount is how many deliveries of this alarm failed before,
+	// not counting those the infrastructure failed (a reset of the object
+	// during the delivery): 0 on the first delivery, up to
+	// AlarmMaxRetries. It is the platform's alarmInfo.retryCount.
 	RetryCount int
-	// IsRetry reports whether RetryCount > 0.
+	// IsRetry reports whether RetryCount > 0 (the platform's
+	// alarmInfo.isRetry).
 	IsRetry bool
 	// Scheduled is the virtual instant the delivery was due.
 	Scheduled time.Time
@@ -34,7 +58,9 @@ type AlarmInfo struct {
 // State.SetAlarm, in a turn of its own that goes through the object's
 // input gate like a request and builds the object if needed. An error or
 // a panic fails the delivery, which is then retried (rule O6): delivery is
-// at least once.
+// at least once. A reset of the object while the handler runs fails the
+// delivery too, as the infrastructure's failure: it is retried without
+// counting against the retries.
 type Alarmer interface {
 	Alarm(ctx context.Context, info AlarmInfo) error
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"time"
@@ -42,12 +43,22 @@ type lane struct {
 
 // alarmState is the object's one alarm.
 type alarmState struct {
-	set   bool
-	at    time.Duration // virtual
-	retry int           // failed deliveries so far (0: first delivery)
-	// first is when the alarm was first due, while a failed delivery
-	// waits for its retry (retry > 0): GetAlarm returns it (rule O6).
-	first time.Duration
+	set bool
+	at  time.Duration // virtual
+	// retry counts the failed deliveries so far that count against the
+	// retries (0: first delivery): the handler's RetryCount, workerd's
+	// countedRetry.
+	retry int
+	// backoff is the exponent of the next retry's wait (workerd's
+	// backoff): it grows with every failed delivery, up to
+	// object.AlarmBackoffCap, and starts again from 0 when a counted
+	// failure follows one the infrastructure caused (infra).
+	backoff int
+	infra   bool // the last failed delivery was the infrastructure's
+	// waiting: a failed delivery waits for its retry; first is when the
+	// alarm was first due: GetAlarm returns it then (rule O6).
+	waiting bool
+	first   time.Duration
 }
 
 var laneNames = [wire.Lanes]string{"alarm", "scheduled tasks", "queue"}
@@ -170,9 +181,12 @@ func (lt *laneTurn) run(ctx context.Context) {
 
 // deliverAlarm runs the object's Alarm handler if the alarm is due (rule
 // O6). A failed delivery (an error, a panic, or setupErr: the object could
-// not be built) is retried after 2 s, 4 s, 8 s ... up to AlarmMaxRetries
-// times; the retry replaces any alarm the failing handler set. After a
-// success the alarm stays deleted unless the handler set a new one.
+// not be built) is retried after a wait of 2 s·2^k plus up to 25% of
+// jitter (object.AlarmRetryWait), at most AlarmMaxRetries times; the retry
+// replaces any alarm the failing handler set. A delivery during which the
+// object was reset failed because of the infrastructure: it is retried
+// without counting (nextRetry). After a success the alarm stays deleted
+// unless the handler set a new one.
 func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	a := &h.alarm
 	r := h.ns.r
@@ -183,37 +197,75 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	if h.atInstant(wire.LaneAlarm) != nil {
 		return // the run ends here, the alarm still set (rule H1)
 	}
-	retry, due, first := a.retry, a.at, a.at
-	if retry > 0 {
-		first = a.first
+	prev, due := *a, a.at
+	if !prev.waiting {
+		prev.first = due
 	}
 	*a = alarmState{}
 	h.lane(wire.LaneAlarm).has = false
-	h.event(object.Event{Kind: object.EventAlarm, Retry: retry})
+	h.event(object.Event{Kind: object.EventAlarm, Retry: prev.retry})
 	h.alarmRuns++
-	err := setupErr
+	err, st := setupErr, h.state
 	if err == nil {
 		if al, ok := h.inst.(object.Alarmer); ok {
-			err = callAlarm(ctx, al, object.AlarmInfo{RetryCount: retry, IsRetry: retry > 0, Scheduled: r.start.Add(due)})
+			err = callAlarm(ctx, al, object.AlarmInfo{RetryCount: prev.retry, IsRetry: prev.retry > 0, Scheduled: r.start.Add(due)})
 			err = readObjectErr(h.ns.name+"/"+h.target.Object+".Alarm", err)
 		} else {
 			err = fmt.Errorf("%T has no Alarm(ctx, object.AlarmInfo) error method", h.inst)
 		}
 	}
+	infra := h.state != st // the object was reset while the handler ran
+	if infra && err == nil {
+		err = errors.New("the object was reset while its alarm was being delivered")
+	}
 	if err == nil {
 		return
 	}
 	h.alarmFailures++
-	if retry >= object.AlarmMaxRetries {
+	if prev.retry >= object.AlarmMaxRetries {
 		*a = alarmState{}
 		h.lane(wire.LaneAlarm).has = false
-		h.event(object.Event{Kind: object.EventAlarmGaveUp, Retry: retry, Err: err.Error()})
+		h.event(object.Event{Kind: object.EventAlarmGaveUp, Retry: prev.retry, Err: err.Error()})
 		return
 	}
-	d := object.AlarmRetryBase << retry
-	*a = alarmState{set: true, at: sched.AddTime(now, d), retry: retry + 1, first: first}
+	next := prev.nextRetry(infra)
+	d := h.alarmWait(next.backoff - 1)
+	next.set, next.at, next.waiting = true, sched.AddTime(now, d), true
+	*a = next
 	h.lane(wire.LaneAlarm).due, h.lane(wire.LaneAlarm).has = a.at, true
-	h.event(object.Event{Kind: object.EventAlarmRetry, Retry: retry + 1, Delay: d, Err: err.Error()})
+	ev := object.Event{Kind: object.EventAlarmRetry, Retry: next.retry, Delay: d, Err: err.Error()}
+	if infra {
+		ev.Note = "infrastructure"
+	}
+	h.event(ev)
+}
+
+// nextRetry is the alarm's retry state after a failed delivery, as
+// workerd's alarm scheduler keeps it: a failure the handler caused counts
+// against the retries (and its backoff starts again from 0 after one the
+// infrastructure caused); one the infrastructure caused does not. The
+// backoff exponent used for the wait is the result's backoff-1, capped.
+func (a alarmState) nextRetry(infra bool) alarmState {
+	n := alarmState{retry: a.retry, backoff: a.backoff, infra: infra, first: a.first}
+	if !infra {
+		n.retry++
+		if a.waiting && a.infra {
+			n.backoff = 0
+		}
+	}
+	n.backoff = min(n.backoff, object.AlarmBackoffCap) + 1
+	return n
+}
+
+// alarmWait draws the wait before an alarm retry with backoff exponent k:
+// object.AlarmRetryWait's bounds, the jitter a whole number of
+// milliseconds drawn from the runtime's seeded source, as object code's
+// draws are (so that the history records it and a replay of the turn
+// draws it again, rule C1).
+func (h *host) alarmWait(k int) time.Duration {
+	lo, hi := object.AlarmRetryWait(k)
+	span := int64((hi - lo) / time.Millisecond)
+	return lo + time.Duration(h.ns.r.objectRand().Int64N(span+1))*time.Millisecond
 }
 
 // callAlarm runs the handler; a panic is returned as an error.

@@ -80,9 +80,16 @@ type CallOut struct {
 // AlarmState is an object's alarm: whether one is set, for when, and how
 // many deliveries of it failed so far (rule O6).
 type AlarmState struct {
-	Set   bool
-	At    time.Time
+	Set bool
+	At  time.Time
+	// Retry counts the failed deliveries that count against the retries
+	// (the handler's RetryCount).
 	Retry int
+	// Backoff is the exponent the next failed delivery's wait starts from,
+	// and Infra whether the last failed delivery was the infrastructure's
+	// (rule O6): with Retry, what the next retry's wait depends on.
+	Backoff int
+	Infra   bool
 }
 
 // FetchExchange is what a fetch handler got and answered, as a request
@@ -310,7 +317,8 @@ func (h *host) alarmState() AlarmState {
 	if !h.alarm.set {
 		return AlarmState{}
 	}
-	return AlarmState{Set: true, At: h.ns.r.start.Add(h.alarm.at), Retry: h.alarm.retry}
+	a := h.alarm
+	return AlarmState{Set: true, At: h.ns.r.start.Add(a.at), Retry: a.retry, Backoff: a.backoff, Infra: a.infra}
 }
 
 // Turns returns the history of every object turn so far, in the order the

@@ -99,7 +99,7 @@ func (v hostView) Alarm() (time.Time, bool) {
 	if !h.alarm.set {
 		return time.Time{}, false
 	}
-	if h.alarm.retry > 0 {
+	if h.alarm.waiting {
 		return h.ns.r.start.Add(h.alarm.first), true
 	}
 	return h.ns.r.start.Add(h.alarm.at), true

@@ -1,0 +1,170 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// flakyAlarm's handler always fails, except that its first resets
+// deliveries reset the object instead (as a deploy would, under the
+// handler: the infrastructure's failure). It records each delivery.
+type flakyAlarm struct {
+	st     *object.State
+	ns     *runtime.Namespace
+	resets int
+	infos  []object.AlarmInfo
+	at     []time.Time
+}
+
+func (f *flakyAlarm) Methods() object.Methods {
+	return object.Methods{"Arm": object.Func(func(ctx context.Context) error {
+		return f.st.SetAlarm(ctx, f.st.Now().Add(time.Second))
+	})}
+}
+
+func (f *flakyAlarm) Alarm(ctx context.Context, info object.AlarmInfo) error {
+	f.infos = append(f.infos, info)
+	f.at = append(f.at, f.st.Now())
+	if f.resets > 0 {
+		f.resets--
+		return f.ns.Reset(f.st.ID(), transport.ResetCodeUpdate)
+	}
+	return errors.New("handler failed")
+}
+
+// armFlaky sets a flakyAlarm's alarm and runs virtual time on by d.
+func armFlaky(t *testing.T, seed uint64, resets int, d time.Duration) (*runtime.Runtime, *flakyAlarm) {
+	t.Helper()
+	rt := newRuntime(t, runtime.WithSeed(seed))
+	f := &flakyAlarm{resets: resets}
+	f.ns = rt.Namespace("FLAKY", func(st *object.State) object.Object { f.st = st; return f })
+	s := mustStub(t, f.ns, "f")
+	run(t, rt, func(ctx context.Context) error { _, err := s.Call(ctx, "Arm"); return err })
+	require.NoError(t, rt.Advance(d))
+	return rt, f
+}
+
+// waits returns the waits between f's deliveries.
+func (f *flakyAlarm) waits() []time.Duration {
+	var out []time.Duration
+	for i := 1; i < len(f.at); i++ {
+		out = append(out, f.at[i].Sub(f.at[i-1]))
+	}
+	return out
+}
+
+func retryCounts(infos []object.AlarmInfo) (counts []int, retries []bool) {
+	for _, in := range infos {
+		counts, retries = append(counts, in.RetryCount), append(retries, in.IsRetry)
+	}
+	return counts, retries
+}
+
+// O6: a handler that keeps failing is delivered 7 times, with retryCount
+// 0 to 6 (isRetry from the second on), then given up; the wait before
+// retry k+1 is 2 s·2^k plus a jitter of up to 25% of it. Expected values:
+// real workerd 1.20261117.1 (src/workerd/server/alarm-scheduler.c++:
+// RETRY_MAX_TRIES 6, RETRY_START_SECONDS 2, RETRY_JITTER_FACTOR 0.25; the
+// handler's alarmInfo.retryCount is the counted retries).
+func TestO6_SevenDeliveriesWithRetryCountsZeroToSixThenGivenUp(t *testing.T) {
+	rt, f := armFlaky(t, 7, 0, 24*time.Hour)
+	counts, retries := retryCounts(f.infos)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6}, counts)
+	assert.Equal(t, []bool{false, true, true, true, true, true, true}, retries)
+	jittered := false
+	for k, w := range f.waits() {
+		lo, hi := object.AlarmRetryWait(k)
+		assert.Equal(t, 2*time.Second<<k, lo)
+		assert.Equal(t, lo+lo/4, hi)
+		assert.True(t, w >= lo && w <= hi, "wait %d is %v, not in [%v, %v]", k, w, lo, hi)
+		assert.Zero(t, w%time.Millisecond, "the jitter is whole milliseconds")
+		jittered = jittered || w > lo
+	}
+	assert.True(t, jittered, "the waits carry jitter: %v", f.waits())
+	gaveUp := eventsOf(rt, object.EventAlarmGaveUp)
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, 6, gaveUp[0].Retry)
+	assert.Len(t, eventsOf(rt, object.EventAlarmRetry), 6)
+	bl := rt.Backlogs()
+	require.Len(t, bl, 1)
+	assert.False(t, bl[0].Alarm.Set, "nothing is pending once the alarm is given up")
+}
+
+// O6: the jitter is drawn from the seed: the same seed gives the same
+// waits, other seeds others (and the waits stay within their bounds).
+func TestO6_RetryJitterIsSeeded(t *testing.T) {
+	_, a := armFlaky(t, 3, 0, time.Hour)
+	_, b := armFlaky(t, 3, 0, time.Hour)
+	require.Len(t, a.waits(), 6)
+	assert.Equal(t, a.waits(), b.waits(), "same seed, same waits")
+	differ := false
+	for seed := uint64(4); seed < 8; seed++ {
+		_, c := armFlaky(t, seed, 0, time.Hour)
+		for k, w := range c.waits() {
+			lo, hi := object.AlarmRetryWait(k)
+			assert.True(t, w >= lo && w <= hi, "seed %d wait %d is %v, not in [%v, %v]", seed, k, w, lo, hi)
+		}
+		differ = differ || !assert.ObjectsAreEqual(a.waits(), c.waits())
+	}
+	assert.True(t, differ, "other seeds draw other waits")
+}
+
+// O6: a delivery the infrastructure failed (the object was reset under
+// the handler) does not count against the 6 retries: the handler sees the
+// same retryCount again, and after 3 such failures it still gets its 7
+// counted deliveries. The infrastructure's retries back off from 2 s; the
+// first counted failure after them starts the backoff again from 2 s.
+// Expected values: real workerd 1.20261117.1 (alarm-scheduler.c++:
+// retryCountsAgainstLimit, countedRetry, the backoff reset after
+// previousRetryCountedAgainstLimit was false).
+func TestO6_InfrastructureFailuresDoNotCountAgainstTheRetries(t *testing.T) {
+	rt, f := armFlaky(t, 1, 3, 24*time.Hour)
+	counts, retries := retryCounts(f.infos)
+	assert.Equal(t, []int{0, 0, 0, 0, 1, 2, 3, 4, 5, 6}, counts)
+	assert.Equal(t, []bool{false, false, false, false, true, true, true, true, true, true}, retries)
+	ks := []int{0, 1, 2, 0, 1, 2, 3, 4, 5} // the backoff exponent of each wait
+	w := f.waits()
+	require.Len(t, w, len(ks))
+	for i, k := range ks {
+		lo, hi := object.AlarmRetryWait(k)
+		assert.True(t, w[i] >= lo && w[i] <= hi, "wait %d is %v, not in [%v, %v]", i, w[i], lo, hi)
+	}
+	var notes []string
+	for _, e := range eventsOf(rt, object.EventAlarmRetry) {
+		notes = append(notes, e.Note)
+	}
+	assert.Equal(t, []string{"infrastructure", "infrastructure", "infrastructure", "", "", "", "", "", ""}, notes)
+	require.Len(t, eventsOf(rt, object.EventAlarmGaveUp), 1)
+}
+
+// O6: failures of the infrastructure keep being retried, with the backoff
+// capped at 2 s·2^9 (1,024 s, plus its jitter), as workerd's
+// RETRY_BACKOFF_MAX caps it; the retry count stays 0.
+func TestO6_InfrastructureRetriesKeepGoingWithTheBackoffCapped(t *testing.T) {
+	rt, f := armFlaky(t, 1, 1<<30, 6*time.Hour)
+	w := f.waits()
+	require.Greater(t, len(w), 15, "still retrying after hours")
+	for i, d := range w {
+		lo, hi := object.AlarmRetryWait(min(i, object.AlarmBackoffCap))
+		assert.True(t, d >= lo && d <= hi, "wait %d is %v, not in [%v, %v]", i, d, lo, hi)
+	}
+	lo, hi := object.AlarmRetryWait(100)
+	assert.Equal(t, 1024*time.Second, lo, "the cap")
+	assert.Equal(t, 1280*time.Second, hi)
+	counts, _ := retryCounts(f.infos)
+	for _, c := range counts {
+		assert.Zero(t, c)
+	}
+	assert.Empty(t, eventsOf(rt, object.EventAlarmGaveUp))
+	bl := rt.Backlogs()
+	require.Len(t, bl, 1)
+	assert.True(t, bl[0].Alarm.Set, "the alarm still waits for its next retry")
+}
