@@ -498,10 +498,14 @@ func (s *Stub) breakLine(err error) {
 }
 
 // snapshot copies a *Error for a record, so that a caller changing the
-// error it got cannot change the trace; records render it when read.
+// error it got cannot change the trace; records render it when read. The
+// copy of an object's error it carries is copied too (remoteError.own).
 func snapshot(err error) error {
 	if e, ok := err.(*Error); ok {
 		cp := *e
+		if r, ok := e.cause.(*remoteError); ok {
+			cp.cause = r.own()
+		}
 		return &cp
 	}
 	return err
