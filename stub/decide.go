@@ -86,3 +86,18 @@ func decide(e ended, rng *rand.Rand) verdict {
 	}
 	return verdict{retry: true, sleep: sleep}
 }
+
+// notReached reports whether an attempt that failed so (kind, fault) is
+// known not to have reached the object: the link told the caller that it
+// was not delivered (a fault that strikes before the object and is not
+// ambiguous), or the object was reset while the request waited at its
+// gate. Its retry takes a new request identity (rule S5).
+func notReached(kind wire.FailKind, fault transport.Fault) bool {
+	switch kind {
+	case wire.FailLink:
+		return !fault.Reaches() && !fault.Ambiguous()
+	case wire.FailResetQueued:
+		return true
+	}
+	return false
+}
