@@ -30,6 +30,17 @@ type funcError struct{ retry func() }
 
 func (e *funcError) Error() string { return "cannot be copied" }
 
+// loopError unwraps to itself; panicky's Unwrap panics.
+type (
+	loopError struct{ N int }
+	panicky   struct{ N int }
+)
+
+func (e *loopError) Error() string { return "loops" }
+func (e *loopError) Unwrap() error { return e }
+func (e *panicky) Error() string   { return "panics" }
+func (e *panicky) Unwrap() error   { panic("unwrap") }
+
 // thrower is an object whose methods return errors of every kind, and
 // keeps the last one it returned.
 type thrower struct {
@@ -50,7 +61,9 @@ func (o *thrower) Methods() object.Methods {
 			o.last = &quotaError{Code: "E_QUOTA", Left: []int{1, 2}, Where: &where}
 			return fmt.Errorf("charging: %w", o.last)
 		}),
-		"Func": object.Func(func(ctx context.Context) error { return &funcError{retry: func() {}} }),
+		"Func":    object.Func(func(ctx context.Context) error { return &funcError{retry: func() {}} }),
+		"Loop":    object.Func(func(ctx context.Context) error { return &loopError{N: 1} }),
+		"Panicky": object.Func(func(ctx context.Context) error { return &panicky{N: 2} }),
 		// Relay calls OTHER/b, which the fault plan overloads, and returns
 		// its error as it is.
 		"Relay": object.Func(func(ctx context.Context) error {
@@ -177,6 +190,29 @@ func TestO5_AnErrorThatIsNotPlainDataCrossesAsItsText(t *testing.T) {
 		require.True(t, errors.As(err, &e))
 		assert.True(t, e.Remote)
 		assert.Equal(t, "object error: cannot be copied", e.Msg)
+		return nil
+	}))
+}
+
+// S4, H2: an error whose chain loops (it unwraps to itself) or whose
+// Unwrap panics still crosses, and the caller's errors.As and errors.Is
+// neither loop nor panic: the copy is walked by hand, 64 errors at most.
+func TestS4_AnErrorWhoseChainLoopsOrPanicsCrossesSafely(t *testing.T) {
+	rt, s, _ := throwerWorld(t)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		_, err := s.Call(ctx, "Loop")
+		var l *loopError
+		require.True(t, errors.As(err, &l), "%v", err)
+		assert.Equal(t, 1, l.N)
+		assert.ErrorIs(t, err, stub.ErrRemote)
+		var q *quotaError
+		assert.False(t, errors.As(err, &q))
+
+		_, err = s.Call(ctx, "Panicky")
+		var p *panicky
+		require.True(t, errors.As(err, &p), "found before its Unwrap is called: %v", err)
+		assert.False(t, errors.As(err, &q), "the walk ends at the panic")
+		assert.ErrorIs(t, err, stub.ErrRemote)
 		return nil
 	}))
 }
