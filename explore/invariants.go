@@ -94,15 +94,34 @@ func recordInvariants(seed uint64, c runtime.CallRecord, marked bool, maxRetries
 		if a.N == 1 && a.Cancelled {
 			bad("S9", "the first attempt was cancelled")
 		}
-		if a.RequestID != c.RequestID {
-			bad("S5", "attempt %d has request identity %s", a.N, a.RequestID)
-		}
 	}
+	identityInvariants(c, bad)
 	if lost := lostSuccess(c); lost > 0 {
 		bad("L7", "the caller saw success (%s) for %s that %s lost: a failed write made %s vanish after the reply went (a write with AllowUnconfirmed?)",
 			c.Outcome, plural(lost, "write"), map[bool]string{true: "was", false: "were"}[lost == 1], map[bool]string{true: "it", false: "them"}[lost == 1])
 	}
 	return out
+}
+
+// identityInvariants checks rule S5 on c's attempts: an attempt that
+// reached the object carries the call's identity, and a retry takes a new
+// identity only when every attempt before it is known not to have reached
+// the object (not delivered, not lost on the way); once one may have, every
+// later attempt keeps its identity.
+func identityInvariants(c runtime.CallRecord, bad func(rule, format string, args ...any)) {
+	unreached := true
+	for i, a := range c.Attempts {
+		if a.Delivered && a.RequestID != c.RequestID {
+			bad("S5", "attempt %d reached the object with request identity %s, not the call's", a.N, a.RequestID)
+		}
+		if i > 0 && !unreached && a.RequestID != c.Attempts[i-1].RequestID {
+			bad("S5", "attempt %d has request identity %s after an attempt that may have reached the object", a.N, a.RequestID)
+		}
+		// Known not to have reached it: not delivered, and not lost on the
+		// way (a fault that would strike at the object, not delivered, is
+		// one the object never got to: it was reset with the request queued).
+		unreached = unreached && !a.Delivered && !a.Cancelled && (a.Fault.Reaches() || !a.Fault.Ambiguous())
+	}
 }
 
 // lostSuccess is rule L7's invariant, "a caller never saw success for a

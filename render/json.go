@@ -54,7 +54,11 @@ type JSONCall struct {
 
 // JSONAttempt is one attempt record (rule D2).
 type JSONAttempt struct {
-	N         int     `json:"n"`
+	N int `json:"n"`
+	// RequestID is the identity the attempt carried, given only where it
+	// is not its call's: an attempt known not to have reached the object,
+	// after which the retry took a new identity (rule S5).
+	RequestID string  `json:"requestId,omitempty"`
 	StartMs   float64 `json:"startMs"`
 	EndMs     float64 `json:"endMs"`
 	Fault     string  `json:"fault"`
@@ -83,6 +87,15 @@ type JSONObject struct {
 	Data      map[string]any `json:"data"`
 }
 
+// attemptID is an attempt's identity as JSON gives it: "" when it is its
+// call's.
+func attemptID(call, attempt string) string {
+	if attempt == call {
+		return ""
+	}
+	return attempt
+}
+
 func msFloat(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // ToJSON converts a report to its JSON shape.
@@ -103,7 +116,7 @@ func ToJSON(r Report) JSONReport {
 			Args: jsonValues(c.Args), Result: jsonValue(c.Result), OneShot: c.OneShot,
 		}
 		for j, a := range c.Attempts {
-			jc.Attempts[j] = JSONAttempt{N: a.N, StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),
+			jc.Attempts[j] = JSONAttempt{N: a.N, RequestID: attemptID(c.RequestID, a.RequestID), StartMs: msFloat(a.Start), EndMs: msFloat(a.End), Fault: a.Fault.String(),
 				Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled, Error: a.Err}
 		}
 		out.Calls[i] = jc

@@ -410,7 +410,7 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 	h.endRequest(ctx, ti.log)
 	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
 	if err != nil {
-		h.respond(f, wire.FailRemote, nil, nil, readObjectErr(h.ns.name+"/"+h.target.Object+"."+f.Req.Method, err))
+		h.respond(f, wire.FailRemote, nil, nil, crossingErr(h.ns.name+"/"+h.target.Object+"."+f.Req.Method, err))
 		return
 	}
 	cp, err := h.copyResult(result)

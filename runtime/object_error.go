@@ -5,7 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
 )
 
 // brokenError stands for an error that object code returned (a method, a
@@ -34,6 +36,14 @@ func readObjectErr(what string, err error) (out error) {
 	}()
 	_ = err.Error()
 	return err
+}
+
+// crossingErr is the error a method returned as it leaves the object for
+// its caller (rules S4, O5): its text read in the object's own turn
+// (readObjectErr), its flags, and a copy of it made now, before the
+// object's code can change it (stub.CrossingForRuntime). nil stays nil.
+func crossingErr(what string, err error) error {
+	return stub.CrossingForRuntime(seal.Key{}, readObjectErr(what, err))
 }
 
 // noMethodError is the error for a method the object does not have. Called

@@ -18,6 +18,11 @@ import (
 // CallRecord is what happened to one call (rule D2). Times are virtual
 // time since the runtime started.
 type CallRecord struct {
+	// RequestID is the call's request identity: its last attempt's, the
+	// one every attempt that may have reached the object carried, and the
+	// one its turns and effects name. Attempts before it that were known
+	// not to have reached the object may have carried others (rule S5:
+	// AttemptRecord.RequestID).
 	RequestID   string
 	Namespace   string
 	Object      string // the object's name, or its hex id
@@ -59,7 +64,10 @@ type CallRecord struct {
 
 // AttemptRecord is what happened to one attempt of a call (rule D2).
 type AttemptRecord struct {
-	N         int // from 1
+	N int // from 1
+	// RequestID is the identity the attempt carried (rule S5). It
+	// differs from the call's only for attempts known not to have
+	// reached the object, after which the retry took a new identity.
 	RequestID string
 	Start     time.Duration
 	End       time.Duration // to the end of the object's execution (D3)
@@ -158,12 +166,21 @@ func record(c *wire.Call) CallRecord {
 	for j := range rec.Attempts {
 		a := c.Attempt(j)
 		rec.Attempts[j] = AttemptRecord{
-			N: int(a.N), RequestID: id, Start: a.Start, End: a.End, Fault: a.Fault,
+			N: int(a.N), RequestID: attemptID(c, a, id), Start: a.Start, End: a.End, Fault: a.Fault,
 			Delivered: a.Delivered, Executed: a.Executed, Rejected: a.Rejected, Cancelled: a.Cancelled,
 			LostWrites: c.LostWrites(a), Err: wire.Text(c.AttemptErr(a)),
 		}
 	}
 	return rec
+}
+
+// attemptID is the request identity attempt a of c carried (rule S5), as
+// text; id is the call's, which most attempts carry.
+func attemptID(c *wire.Call, a *wire.Attempt, id string) string {
+	if aid := c.AttemptID(a); aid != c.ID {
+		return aid.String()
+	}
+	return id
 }
 
 // recordValues copies a call's arguments and result for a reader, and

@@ -10,7 +10,8 @@ import (
 )
 
 // Trace renders every call and attempt as text, one line each, with full
-// request identities: the same seed, program and faults give the same
+// request identities (an attempt's only where it is not its call's, rule
+// S5): the same seed, program and faults give the same
 // trace, byte for byte (rule D1).
 func (r *Runtime) Trace() string {
 	var b strings.Builder
@@ -18,8 +19,12 @@ func (r *Runtime) Trace() string {
 		fmt.Fprintf(&b, "call %d %s %s/%s.%s start=%v end=%v subrequests=%d outcome=%s err=%q\n",
 			i+1, c.RequestID, c.Namespace, c.Object, c.Method, c.Start, c.End, c.Subrequests, c.Outcome, c.Err)
 		for _, a := range c.Attempts {
-			fmt.Fprintf(&b, "  attempt %d start=%v end=%v fault=%s delivered=%t executed=%t rejected=%t cancelled=%t err=%q\n",
+			fmt.Fprintf(&b, "  attempt %d start=%v end=%v fault=%s delivered=%t executed=%t rejected=%t cancelled=%t err=%q",
 				a.N, a.Start, a.End, a.Fault, a.Delivered, a.Executed, a.Rejected, a.Cancelled, a.Err)
+			if a.RequestID != c.RequestID { // S5: an attempt known not to have reached the object, before a new identity
+				fmt.Fprintf(&b, " request=%s", a.RequestID)
+			}
+			b.WriteByte('\n')
 		}
 	}
 	for _, e := range r.effects {

@@ -18,7 +18,9 @@ type ended struct {
 	stopped bool
 	// kind is how the attempt failed; FailNone: it succeeded.
 	kind wire.FailKind
-	// retryable: the attempt's error is marked retryable (S3, S4).
+	// retryable: the attempt's error is marked retryable (S3, S4). An
+	// object's own error (FailRemote) may be, when it passes on a *Error
+	// that was: it is never retried all the same.
 	retryable bool
 	// replayable: the request can be sent again (S11).
 	replayable bool
@@ -68,7 +70,7 @@ func decide(e ended, rng *rand.Rand) verdict {
 		return verdict{outcome: transport.OutcomeRecovered}
 	case e.kind == wire.FailRejected: // S6: the call fails with its first error
 		return verdict{outcome: transport.OutcomeDuplicateRejected, blame: blameFirst}
-	case !e.retryable: // S4, S10: a later non-retryable error wins
+	case !e.retryable || e.kind == wire.FailRemote: // S4, S10: a later non-retryable error wins; the object's own error, whatever its flags
 		return verdict{outcome: transport.OutcomeNotRetryable, blame: blameLast}
 	case !e.replayable || e.pipelined: // S11, S12
 		return verdict{outcome: transport.OutcomeNotReplayable, blame: blameFirst}
@@ -83,4 +85,19 @@ func decide(e ended, rng *rand.Rand) verdict {
 		return verdict{outcome: transport.OutcomeTimeout, blame: blameFirst}
 	}
 	return verdict{retry: true, sleep: sleep}
+}
+
+// notReached reports whether an attempt that failed so (kind, fault) is
+// known not to have reached the object: the link told the caller that it
+// was not delivered (a fault that strikes before the object and is not
+// ambiguous), or the object was reset while the request waited at its
+// gate. Its retry takes a new request identity (rule S5).
+func notReached(kind wire.FailKind, fault transport.Fault) bool {
+	switch kind {
+	case wire.FailLink:
+		return !fault.Reaches() && !fault.Ambiguous()
+	case wire.FailResetQueued:
+		return true
+	}
+	return false
 }

@@ -39,6 +39,8 @@ func TestRetryDecisionRules(t *testing.T) {
 			end(transport.OutcomeRecovered, blameNone), false},
 		{"S4 an object error is never retried", with(failed(1), func(e *ended) { e.kind, e.retryable = wire.FailRemote, false }),
 			end(transport.OutcomeNotRetryable, blameLast), false},
+		{"S4 an object error flagged retryable (a *Error it passed on) is never retried", with(failed(1), func(e *ended) { e.kind = wire.FailRemote }),
+			end(transport.OutcomeNotRetryable, blameLast), false},
 		{"S4 an overloaded refusal or a reset after delivery is never retried", with(failed(1), func(e *ended) { e.retryable = false }),
 			end(transport.OutcomeNotRetryable, blameLast), false},
 		{"S6 a retry refused as a duplicate ends the call with its first error", with(failed(2), func(e *ended) { e.kind, e.retryable = wire.FailRejected, false }),

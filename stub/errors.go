@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
@@ -15,6 +14,23 @@ import (
 //
 //	var e *stub.Error
 //	if errors.As(err, &e) && e.Remote { ... }
+//
+// An error the object's code returned (Remote) crosses as on the
+// platform, where a thrown error arrives with its own properties (real
+// workerd 1.20261117.1): when its chain holds a *Error (the object passed
+// on the error of a call it made), the caller's keeps that one's
+// Retryable and Overloaded flags, and is Remote as well, so that it is
+// never retried (rule S4). DurableObjectReset is not carried over: it
+// says that the object called was reset. The error itself crosses as a
+// copy, made in the object's turn as results are (plain data, rule O5):
+// errors.As(err, &myErr) finds the copy, which shares no memory with the
+// object's error. errors.Is does not look into it: the copy of a sentinel
+// is another value, so the object's sentinels do not match across the
+// boundary (as on the platform, no identity crosses); branch on a type
+// with errors.As. An error that is not plain data (it holds a func, a
+// channel, a stub, a reader) or that does not copy (a cycle) crosses as
+// its text only; its flags cross all the same.
+// Msg is "object error: " and the error's text, in every case.
 type Error struct {
 	// Retryable: the failure is one the runtime may retry (the request
 	// never reached the object, or the link broke so arrival is unknown).
@@ -51,10 +67,14 @@ type Error struct {
 // error for that condition whichever package notices it (stubs, sleeps,
 // Group.Go).
 
-// ErrRemote is the cause of errors returned or panicked by object code; only
-// their text crosses the boundary, as with a real remote object, and
-// whether they wrap object.ErrNotPlainData (a result, or a value the
-// method stored, that is not plain data: rule O5).
+// ErrRemote is the cause of errors returned or panicked by object code.
+// Such an error crosses the boundary as on the platform, where a thrown
+// error arrives with its own properties and remote = true: its text, the
+// Retryable and Overloaded flags of a *Error in its chain, whether it
+// wraps object.ErrNotPlainData (a result, or a value the method stored,
+// that is not plain data: rule O5), and a copy of the error itself, made
+// as results are (plain data, rule O5), which errors.As finds (see
+// Error).
 var ErrRemote = errors.New("object error")
 
 // ErrDuplicate is the cause recorded when the host rejects a request
@@ -102,18 +122,6 @@ func (e *Error) Error() string {
 // link fault.
 func (e *Error) Unwrap() error { return e.cause }
 
-// remoteError is an object's error after it crossed the boundary: its
-// text, and whether it was about a value that is not plain data.
-type remoteError struct {
-	msg     string
-	notData bool
-}
-
-func (r *remoteError) Error() string { return r.msg }
-func (r *remoteError) Is(target error) bool {
-	return target == ErrRemote || r.notData && target == clone.ErrNotCopyable
-}
-
 // newError turns a failed flight into the caller's error.
 func newError(f *wire.Flight) *Error {
 	e := &Error{
@@ -147,14 +155,15 @@ func newError(f *wire.Flight) *Error {
 			why += ")"
 		}
 		e.Msg = "not delivered (object reset before the request started; " + why
-	case wire.FailRemote:
-		e.Remote = true
-		msg := "<nil>"
-		if f.Err != nil {
-			msg = f.Err.Error()
+	case wire.FailRemote: // never retried, whatever its flags (S4, decide)
+		r, ok := f.Err.(*remoteError)
+		if !ok { // not crossed in the object's turn (a fetch handler's panic, a result that cannot be copied): its text
+			r = crossing(f.Err, false)
 		}
-		e.Msg = "object error: " + msg
-		e.cause = &remoteError{msg: msg, notData: wrapsNotData(f.Err)}
+		e.Remote = true
+		e.Retryable, e.Overloaded = r.retryable, r.overloaded
+		e.Msg = "object error: " + r.msg
+		e.cause = r
 	case wire.FailRejected:
 		e.Msg = "duplicate request rejected: the object already received this request identity and the method is not marked Retryable"
 		e.cause = ErrDuplicate
@@ -166,33 +175,4 @@ func newError(f *wire.Flight) *Error {
 		e.Remote = f.Kind == wire.FailSetup && f.Req.HTTP == nil && errors.Is(f.Err, object.ErrNoMethod)
 	}
 	return e
-}
-
-// wrapsNotData reports whether the object's error err wraps
-// clone.ErrNotCopyable (object.ErrNotPlainData). err is the object's own,
-// so its chain is walked by hand: at most 64 errors, never through an Is
-// method, and a panicking Unwrap ends the walk (errors.Is would loop for
-// good on an error that unwraps to itself).
-func wrapsNotData(err error) (found bool) {
-	defer func() {
-		if recover() != nil {
-			found = false
-		}
-	}()
-	todo := []error{err}
-	for n := 0; len(todo) > 0 && n < 64; n++ {
-		e := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		switch x := e.(type) {
-		case nil:
-		case interface{ Unwrap() []error }:
-			todo = append(todo, x.Unwrap()...)
-		case interface{ Unwrap() error }:
-			todo = append(todo, x.Unwrap())
-		}
-		if e == clone.ErrNotCopyable {
-			return true
-		}
-	}
-	return false
 }

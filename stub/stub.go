@@ -5,8 +5,9 @@
 // A stub minted by Namespace.Get or GetByName retries a failed attempt as
 // the Durable Objects runtime does (rules S1-S15 of dosim's design): only
 // when the failure is retryable and the request never reached the object or
-// the link broke so that arrival is unknown; with one request identity for
-// every attempt; after a full-jitter backoff drawn from the runtime's seed
+// the link broke so that arrival is unknown; with one request identity,
+// which a retry renews only after attempts known not to have reached the
+// object (S5); after a full-jitter backoff drawn from the runtime's seed
 // (before retry n, uniform in [0, min(500ms·2^(n-1), 2s)]: MaxBackoff);
 // never past its deadline, and never cancelling the first attempt. The
 // object's host rejects an identity it has already seen unless the method is
@@ -360,10 +361,14 @@ func (s *Stub) begin(k *sched.Kernel, method string, args []any, hreq *http.Requ
 // send starts attempt n of the frame's call: its record and its flight
 // (the frame's own, unless the runtime may still hold the first one), on
 // the stub's line for the first attempt and a fresh connection for a
-// retry (L1), with the request's body rewound for a retry. The error is a
-// body that could not be rewound: nothing was sent.
+// retry (L1), with the request's body rewound for a retry, and a new
+// request identity after attempts known not to have reached the object
+// (S5). The error is a body that could not be rewound: nothing was sent.
 func (fr *frame) send(n int, hreq *http.Request) (*wire.Attempt, *wire.Flight, error) {
 	s, rec := fr.s, fr.rec
+	if fr.fresh { // S5: the last attempt never reached the object, nor did any before it
+		fr.renew()
+	}
 	a, f := rec.NewAttempt(fr.k.Now()), &fr.flight
 	if n > 1 && !fr.flight.Settled { // the runtime may still hold the first
 		f, fr.shared = &wire.Flight{}, true
@@ -401,6 +406,7 @@ func (fr *frame) judge(ctx context.Context, a *wire.Attempt, f *wire.Flight, don
 			rec.SetAttemptErr(a, err)
 		}
 	case f.Kind != wire.FailNone:
+		fr.identity(f) // the next attempt's (S5)
 		e := newError(f)
 		rec.SetAttemptErr(a, e) // the caller gets a copy, if it gets e (finish)
 		return e
@@ -434,6 +440,34 @@ type frame struct {
 	req    wire.Request
 	flight wire.Flight // every attempt's while the runtime lets go of each
 	shared bool        // an attempt had a flight of its own: keep nothing
+	// kept: an attempt failed so that it may have reached the object: the
+	// request keeps its identity for good (S5). fresh: the last attempt
+	// is known not to have reached it, and neither did any before it: a
+	// retry takes a new identity.
+	kept, fresh bool
+}
+
+// identity notes how attempt f, which failed, bears on the identity of
+// the next (rule S5, as workerd's actor-call-retry-test.c++: "not-delivered
+// actor calls retry with a new token", "ambiguous actor calls retry with
+// the same token"): after a failure known not to have reached the object
+// a retry takes a new one, unless an earlier attempt may have reached it;
+// once one may have, every later attempt keeps its identity.
+func (fr *frame) identity(f *wire.Flight) {
+	if notReached(f.Kind, f.Fault) && !fr.kept {
+		fr.fresh = true
+		return
+	}
+	fr.kept, fr.fresh = true, false
+}
+
+// renew draws the request's new identity for its next attempt (S5). The
+// object never saw the old one, so no duplicate check can miss (S6).
+func (fr *frame) renew() {
+	id := fr.s.conn.NewRequestID()
+	fr.rec.Renew(id)
+	fr.req.ID = id
+	fr.fresh = false
 }
 
 // finish closes the call's record and returns the call's result.
@@ -498,10 +532,14 @@ func (s *Stub) breakLine(err error) {
 }
 
 // snapshot copies a *Error for a record, so that a caller changing the
-// error it got cannot change the trace; records render it when read.
+// error it got cannot change the trace; records render it when read. The
+// copy of an object's error it carries is copied too (remoteError.own).
 func snapshot(err error) error {
 	if e, ok := err.(*Error); ok {
 		cp := *e
+		if r, ok := e.cause.(*remoteError); ok {
+			cp.cause = r.own()
+		}
 		return &cp
 	}
 	return err

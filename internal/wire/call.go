@@ -31,7 +31,9 @@ type Target struct {
 	RPC any
 }
 
-// Request is one call, the same on every attempt (rule S5).
+// Request is one call, the same on every attempt (rule S5) but for its
+// identity, which the stub renews after an attempt known not to have
+// reached the object, until one may have (Call.Renew).
 type Request struct {
 	ID     uuid.UUID
 	Method string
@@ -131,7 +133,9 @@ func (f *Flight) Abandon() {
 // one-attempt success.
 type Call struct {
 	Site *Site // the target and the method, shared with the stub's other calls of it
-	ID   uuid.UUID
+	// ID is the call's request identity: its last attempt's (see Renew),
+	// the one every attempt that may have reached the object carried.
+	ID uuid.UUID
 	// Start and End are virtual times; Began and Ended order call starts
 	// and ends across the runtime, finer than virtual time (many calls
 	// share an instant).
@@ -177,6 +181,10 @@ type callMore struct {
 	errv   [2]error
 	lost   []int32 // lost writes per attempt, by N-1 (rule L7)
 	err    error   // the call's error
+	// ids are the identities of the attempts made before the last Renew,
+	// by N-1; a later attempt carries ID. nil for a call that never
+	// renewed it.
+	ids []uuid.UUID
 }
 
 func (c *Call) extra() *callMore {
@@ -294,6 +302,25 @@ func (c *Call) NewAttempt(start time.Duration) *Attempt {
 	}
 	*a = Attempt{N: uint8(n + 1), Start: start}
 	return a
+}
+
+// Renew gives the call a new request identity, id, from its next attempt
+// on (rule S5: after an attempt known not to have reached the object);
+// the attempts made so far keep the identity they carried (AttemptID).
+func (c *Call) Renew(id uuid.UUID) {
+	m := c.extra()
+	for len(m.ids) < c.NumAttempts() {
+		m.ids = append(m.ids, c.ID)
+	}
+	c.ID = id
+}
+
+// AttemptID is the request identity attempt a carried.
+func (c *Call) AttemptID(a *Attempt) uuid.UUID {
+	if c.more != nil && int(a.N) <= len(c.more.ids) {
+		return c.more.ids[a.N-1]
+	}
+	return c.ID
 }
 
 // AttemptErr is attempt a's error, nil if none.
