@@ -90,14 +90,9 @@ func decide(e ended, rng *rand.Rand) verdict {
 // notReached reports whether an attempt that failed so (kind, fault) is
 // known not to have reached the object: the link told the caller that it
 // was not delivered (a fault that strikes before the object and is not
-// ambiguous), or the object was reset while the request waited at its
-// gate. Its retry takes a new request identity (rule S5).
+// ambiguous). Its retry takes a new request identity (rule S5). (A request
+// queued at the object's gate when it resets reached the object: it fails
+// with the reset, not retried, rule L3.)
 func notReached(kind wire.FailKind, fault transport.Fault) bool {
-	switch kind {
-	case wire.FailLink:
-		return !fault.Reaches() && !fault.Ambiguous()
-	case wire.FailResetQueued:
-		return true
-	}
-	return false
+	return kind == wire.FailLink && !fault.Reaches() && !fault.Ambiguous()
 }

@@ -146,15 +146,6 @@ func newError(f *wire.Flight) *Error {
 		case f.Reset != transport.NoReset:
 			e.Msg = "object reset (" + f.Reset.String() + "): " + f.Reset.Message()
 		}
-	case wire.FailResetQueued: // never reached an instance: retryable (S3)
-		e.DurableObjectReset, e.Retryable = true, true
-		why := transport.FailAfterDelivery.String()
-		if f.Reset != transport.NoReset {
-			why = f.Reset.String() + "): " + f.Reset.Message()
-		} else {
-			why += ")"
-		}
-		e.Msg = "not delivered (object reset before the request started; " + why
 	case wire.FailRemote: // never retried, whatever its flags (S4, decide)
 		r, ok := f.Err.(*remoteError)
 		if !ok { // not crossed in the object's turn (a fetch handler's panic, a result that cannot be copied): its text

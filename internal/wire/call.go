@@ -53,10 +53,7 @@ const (
 	FailReset             // the object was reset while the request ran (FailAfterDelivery, Reset, rule L3)
 	FailSetup             // no such method, bad signature, bad arguments, construction failed
 	FailClosed            // the runtime closed
-	// FailResetQueued: the object was reset while the request waited at
-	// its input gate: it never reached an instance (retryable, rule L3).
-	FailResetQueued
-	FailBroken // the stub broke while the attempt waited on its line (rule L2)
+	FailBroken            // the stub broke while the attempt waited on its line (rule L2)
 )
 
 // Line is a stub's connection to its object, on which its calls' first
@@ -96,8 +93,8 @@ type Flight struct {
 	Resp  *http.Response
 	Kind  FailKind
 	Fault transport.Fault
-	// Reset is why the object was reset under the attempt (FailReset,
-	// FailResetQueued; NoReset for FailAfterDelivery), and, set at send,
+	// Reset is why the object was reset under the attempt (FailReset;
+	// NoReset for FailAfterDelivery), and, set at send,
 	// the reason of a Reset fault.
 	Reset transport.ResetReason
 	Err   error // the cause (object error, setup error)
