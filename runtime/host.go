@@ -335,6 +335,7 @@ type turnInfo struct {
 	// while it waited at the gate.
 	prev, next       *turnInfo
 	started, dropped bool
+	ctx              *sched.Context // the turn's context, interrupted at a reset (rule L3)
 	holds            int32    // HoldGate calls in progress (see host.leaveGate)
 	log              *turnLog // the turn's history (WithHistory); nil without
 }
@@ -350,6 +351,7 @@ func (ti *turnInfo) String() string {
 // while it waits on an outgoing call or a sleep (rule O3).
 func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	t.SetWork(ti) // the watchdog may name the turn (see StallError)
+	ti.ctx, _ = ctx.(*sched.Context)
 	// The defers run on a Goexit from the method too (t.FailNow); serve
 	// holds the many returns, so that these two stay open-coded (cheap).
 	defer h.leave(ti)

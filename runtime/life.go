@@ -136,6 +136,13 @@ func (h *host) resetWith(reason transport.ResetReason, msg string) {
 		case ti.started:
 			f.Reset = reason
 			h.complete(f, wire.FailReset, nil, nil, cause)
+			if ti.ctx != nil {
+				// The platform drops the stale code's pending I/O: its
+				// waits on the turn's context end now, with the error its
+				// storage gives (L4), so that its caller, whose task may be
+				// running it (host.inline), goes on at the reset.
+				ti.ctx.Interrupt(fmt.Errorf("%w (%s): a new instance serves the object, this one's waits end", object.ErrInstanceReset, why))
+			}
 		default:
 			// Queued at the gate: it reached the object and never runs. As
 			// on the platform (real workerd 1.20261117.1) it fails with the

@@ -54,11 +54,10 @@ func (h *gateHolder) Methods() object.Methods {
 			*h.runs++
 			return nil
 		}),
+		// Slow sleeps, then writes, whatever its sleep returned: a reset
+		// during the sleep ends it (L3) and refuses the write (L4).
 		"Slow": object.Func(func(ctx context.Context) error {
-			if err := h.st.Sleep(ctx, holdFor); err != nil {
-				return err
-			}
-			*h.stale = h.st.Storage().Put(ctx, "v", 1)
+			*h.stale = errors.Join(h.st.Sleep(ctx, holdFor), h.st.Storage().Put(ctx, "v", 1))
 			return *h.stale
 		}),
 		"Abort": object.Func(func(ctx context.Context, reason string) error {
@@ -181,14 +180,16 @@ func TestL3_QueuedRequestsFailWithTheResetAndAreNotRetried(t *testing.T) {
 }
 
 // L3: the request running when the object resets fails at the reset, not
-// when the stale method returns; the stale method runs on to its end (its
-// write is refused, rule L4). That holds whatever resets the object:
+// when the stale method returns; the stale method's waits on its context
+// end then, with an error wrapping ErrInstanceReset, and a write it makes
+// anyway is refused (L4). That holds whatever resets the object:
 // Namespace.Reset, another request's State.Abort, another request's failed
-// BlockConcurrencyWhile (L6); the running request's caller gets the
-// resetting request's error. Here the request travels with a latency, so
-// that its turn runs on a task of its own (see the L3 note in
-// docs/rules.md on a turn run on its caller's task). Expected value: real
-// workerd 1.20261117.1 (issue 22: the caller fails at once, at the reset).
+// BlockConcurrencyWhile (L6), and whether the turn runs on a task of its
+// own (the request traveled with a latency) or on its caller's task
+// (host.inline, where the caller can go on only once the stale method
+// returns); the running request's caller gets the resetting request's
+// error. Expected value: real workerd 1.20261117.1 (issue 22: the caller
+// fails at once, at the reset).
 func TestL3_RunningRequestFailsAtTheResetInstant(t *testing.T) {
 	const resetAt = holdFor / 2
 	memory := transport.ResetMemoryLimit
@@ -208,45 +209,53 @@ func TestL3_RunningRequestFailsAtTheResetInstant(t *testing.T) {
 			return wantReset(err, "callback failed")
 		}, "callback failed"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			plan := transport.Plan(transport.Rule{Method: "Slow", Attempt: 1, Delay: time.Millisecond})
-			rt := newRuntime(t, runtime.WithFaults(plan))
-			var stale error
-			runs := 0
-			ns := rt.Namespace("H", func(st *object.State) object.Object { return &gateHolder{st: st, runs: &runs, stale: &stale} })
-			id := ns.IDFromName("h")
-			var callErr error
-			var failedAt time.Duration
-			run(t, rt, func(ctx context.Context) error {
-				g := rt.Group(ctx)
-				g.Go(func(ctx context.Context) error {
-					_, callErr = mustStub(t, ns, "h").Call(ctx, "Slow")
-					failedAt = rt.Now().Sub(runtime.Epoch)
-					return nil
+		for _, path := range []struct {
+			name string
+			opts []runtime.Option
+		}{
+			{"on a task of its own", []runtime.Option{runtime.WithFaults(transport.Plan(transport.Rule{Method: "Slow", Attempt: 1, Delay: time.Millisecond}))}},
+			{"on its caller's task", nil}, // host.inline
+		} {
+			t.Run(c.name+"/"+path.name, func(t *testing.T) {
+				rt := newRuntime(t, path.opts...)
+				var stale error
+				runs := 0
+				ns := rt.Namespace("H", func(st *object.State) object.Object { return &gateHolder{st: st, runs: &runs, stale: &stale} })
+				id := ns.IDFromName("h")
+				var callErr error
+				var failedAt time.Duration
+				run(t, rt, func(ctx context.Context) error {
+					g := rt.Group(ctx)
+					g.Go(func(ctx context.Context) error {
+						_, callErr = mustStub(t, ns, "h").Call(ctx, "Slow")
+						failedAt = rt.Now().Sub(runtime.Epoch)
+						return nil
+					})
+					g.Go(func(ctx context.Context) error {
+						if err := rt.Sleep(ctx, resetAt); err != nil {
+							return err
+						}
+						return c.reset(ctx, ns, id)
+					})
+					return g.Wait()
 				})
-				g.Go(func(ctx context.Context) error {
-					if err := rt.Sleep(ctx, resetAt); err != nil {
-						return err
-					}
-					return c.reset(ctx, ns, id)
-				})
-				return g.Wait()
+				var e *stub.Error
+				require.ErrorAs(t, callErr, &e)
+				assert.True(t, e.DurableObjectReset)
+				assert.False(t, e.Retryable)
+				assert.False(t, e.Remote)
+				assert.Equal(t, c.msg, e.Msg)
+				assert.Equal(t, resetAt, failedAt, "the caller fails at the reset")
+				call := rt.Calls()[0]
+				require.Equal(t, "Slow", call.Method)
+				assert.Equal(t, resetAt, call.End, "the call ends at the reset")
+				require.Len(t, call.Attempts, 1, "not retried")
+				assert.Equal(t, resetAt, call.Attempts[0].End, "the stale method's sleep ended at the reset, and it returned then (D3)")
+				require.ErrorIs(t, stale, object.ErrInstanceReset, "its sleep ended and its write was refused (L4)")
+				assert.Contains(t, stale.Error(), "this one's waits end")
+				assert.Empty(t, ns.Storage(id).Snapshot())
 			})
-			var e *stub.Error
-			require.ErrorAs(t, callErr, &e)
-			assert.True(t, e.DurableObjectReset)
-			assert.False(t, e.Retryable)
-			assert.False(t, e.Remote)
-			assert.Equal(t, c.msg, e.Msg)
-			assert.Equal(t, resetAt, failedAt, "the caller fails at the reset")
-			call := rt.Calls()[0]
-			require.Equal(t, "Slow", call.Method)
-			assert.Equal(t, resetAt, call.End, "the call ends at the reset")
-			require.Len(t, call.Attempts, 1, "not retried")
-			assert.Equal(t, holdFor+time.Millisecond, call.Attempts[0].End, "the stale method ran on to its end (D3)")
-			require.ErrorIs(t, stale, object.ErrInstanceReset, "its write was refused (L4)")
-			assert.Empty(t, ns.Storage(id).Snapshot())
-		})
+		}
 	}
 }
 

@@ -19,10 +19,23 @@ type Context struct {
 	// no goroutine can read it yet (an atomic store there cost a
 	// BenchmarkCallNoFault call about 8 ns, twice over with End's). It is
 	// not to be read once ended: the Task may serve another life.
-	t      *Task
-	ended  atomic.Bool // set by End; read by any goroutine
+	t *Task
+	// state is nil while the life lasts and nothing interrupted it; End
+	// and Interrupt set it, any goroutine reads it. One pointer holds
+	// both, so that a Context, and the Task that embeds one, stay small.
+	state  atomic.Pointer[ctxState]
 	parent context.Context
 }
+
+// ctxState is a Context's state once its life ended or was interrupted.
+type ctxState struct {
+	cause error // Interrupt's, nil if none
+	ended bool
+}
+
+// endedState is the state of a life that ended uninterrupted: shared, so
+// that End allocates nothing.
+var endedState = &ctxState{ended: true}
 
 // start makes c carry t, with parent's deadline, cancellation and values.
 // It is called once, on a context not yet handed out.
@@ -39,11 +52,18 @@ func (c *Context) Begin(t *Task) { c.start(t, context.Background()) }
 
 // End ends the life c belongs to: it carries no task any more. Any
 // goroutine may read c meanwhile.
-func (c *Context) End() { c.ended.Store(true) }
+func (c *Context) End() {
+	switch st := c.state.Load(); {
+	case st == nil:
+		c.state.Store(endedState)
+	case !st.ended:
+		c.state.Store(&ctxState{cause: st.cause, ended: true})
+	}
+}
 
 // task returns the task c carries, nil once its life has ended.
 func (c *Context) task() *Task {
-	if c.ended.Load() {
+	if st := c.state.Load(); st != nil && st.ended {
 		return nil
 	}
 	return c.t
@@ -55,8 +75,42 @@ func (c *Context) Deadline() (time.Time, bool) { return c.parent.Deadline() }
 // Done implements context.Context: the parent's.
 func (c *Context) Done() <-chan struct{} { return c.parent.Done() }
 
-// Err implements context.Context: the parent's.
-func (c *Context) Err() error { return c.parent.Err() }
+// Err implements context.Context: the cause Interrupt gave, else the
+// parent's.
+func (c *Context) Err() error {
+	if st := c.state.Load(); st != nil && st.cause != nil {
+		return st.cause
+	}
+	return c.parent.Err()
+}
+
+// interrupted reports whether Interrupt was called on c.
+func (c *Context) interrupted() bool {
+	st := c.state.Load()
+	return st != nil && st.cause != nil
+}
+
+// Interrupt ends the waits of c's life on c: from now on Err returns
+// cause (non-nil), and if c's task is blocked on a wait given c (a sleep,
+// a call's reply), it is readied at once as if c had been cancelled, so
+// that the wait returns cause. Done is not closed: code that selects on
+// it does not see the interruption. A wait on a context derived from c is
+// not ended either. It is called from the running task (the runtime's, at
+// an object's reset), so that the wake comes at a deterministic point.
+func (c *Context) Interrupt(cause error) {
+	if st := c.state.Load(); st != nil && st.ended {
+		return
+	}
+	c.state.Store(&ctxState{cause: cause})
+	// While c's life lasts, a wait of its task given a Context is a wait
+	// on c: a turn run on its caller's task (Begin) has the task to
+	// itself until it ends.
+	t := c.task()
+	if t == nil || !t.blocked || !t.ctxWait {
+		return
+	}
+	t.k.ready(t, WokenByCancel)
+}
 
 // Value implements context.Context: the task, while its life lasts, and
 // the parent's values.

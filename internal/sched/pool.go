@@ -75,7 +75,7 @@ func (p *taskPool) put(t *Task) {
 func (t *Task) recycle() {
 	t.id, t.name, t.num, t.wake = 0, "", 0, nil
 	t.hasEvent, t.blocked, t.why, t.reason = false, false, 0, ""
-	t.waitCtx, t.killed = nil, false
+	t.waitCtx, t.ctxWait, t.killed = nil, false, false
 	t.live, t.inLive, t.cgroup, t.wait, t.cseq = node[Task]{}, false, nil, node[Task]{}, 0
 	t.fn, t.w, t.runner, t.spawned, t.life = nil, nil, nil, false, nil
 	t.work, t.queued = nil, nil

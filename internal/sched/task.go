@@ -28,10 +28,13 @@ type Task struct {
 	done     atomic.Bool // read by Enter from any goroutine
 	hasEvent bool        // a valid event for this task is in the heap
 	blocked  bool
-	why      Wake // reason delivered with the pending ready event
-	killed   bool
-	inLive   bool // in the kernel's live list
-	spawned  bool // started with Spawn (runner)
+	// ctxWait: the task blocked with a Context of its own (a life's,
+	// Begin's), so that Context.Interrupt may end the wait.
+	ctxWait bool
+	why     Wake // reason delivered with the pending ready event
+	killed  bool
+	inLive  bool // in the kernel's live list
+	spawned bool // started with Spawn (runner)
 
 	// The kernel's lists: live tasks (live) and, while it waits on a
 	// cancellable context, its cancel group (cgroup, wait) and
@@ -207,6 +210,9 @@ func (t *Task) block(ctx context.Context, reason string, timeout time.Duration) 
 	if k.closed.Load() {
 		return WokenByCancel
 	}
+	if c, ok := ctx.(*Context); ok && c.interrupted() {
+		return WokenByCancel // interrupted (Context.Interrupt): no more waits
+	}
 	if ctx != nil && ctx.Done() != nil {
 		if ctx.Err() != nil {
 			return WokenByCancel
@@ -216,6 +222,7 @@ func (t *Task) block(ctx context.Context, reason string, timeout time.Duration) 
 	}
 	t.blocked = true
 	t.reason = reason
+	_, t.ctxWait = ctx.(*Context)
 	if timeout >= 0 {
 		at := k.now + timeout
 		if timeout >= End-k.now { // never (see End)
@@ -244,7 +251,7 @@ func (k *Kernel) ready(t *Task, why Wake) {
 	if t == nil || !t.blocked || t.done.Load() || k.closed.Load() {
 		return
 	}
-	t.blocked = false
+	t.blocked, t.ctxWait = false, false
 	k.dropCancel(t)
 	if t.hasEvent {
 		k.keepAlive-- // its timer is now stale
