@@ -336,8 +336,8 @@ type turnInfo struct {
 	prev, next       *turnInfo
 	started, dropped bool
 	ctx              *sched.Context // the turn's context, interrupted at a reset (rule L3)
-	holds            int32    // HoldGate calls in progress (see host.leaveGate)
-	log              *turnLog // the turn's history (WithHistory); nil without
+	holds            int32          // HoldGate calls in progress (see host.leaveGate)
+	log              *turnLog       // the turn's history (WithHistory); nil without
 }
 
 func (ti *turnInfo) run(ctx context.Context) { ti.h.turn(ctx, sched.FromContext(ctx), ti) }
