@@ -117,6 +117,11 @@ type Options struct {
 	// Rates are the random fault rates; nil takes the scenario's
 	// explore.random, else DefaultRates.
 	Rates transport.Rates
+	// Swarm draws each seed's own fault profile from the seed
+	// (transport.Swarm): which of the kinds Rates names are on, and their
+	// rates. A failing seed's profile is in Failing.Profile, and the seed
+	// replays with it.
+	Swarm bool
 	// KeepRules keeps the scenario's own fault rules under the random
 	// faults; by default only random faults are drawn.
 	KeepRules bool
@@ -315,6 +320,11 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 // runOptions are the scenario run options, but the seed, for random
 // faults, or for an explicit fault set when rules is not nil.
 func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
+	return e.runOptionsAt(rules, e.opts.Rates)
+}
+
+// runOptionsAt is runOptions with random faults drawn at rates.
+func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
@@ -329,7 +339,7 @@ func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
 	if rules != nil {
 		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...)}))
 	}
-	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: e.opts.Rates}))
+	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates}))
 }
 
 // Check runs one seed with random faults and returns what it violated.
@@ -363,6 +373,11 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 	switch {
 	case rules != nil:
 		opts = e.runOptions(rules)
+	case e.opts.Swarm:
+		opts = e.runOptionsAt(nil, transport.Swarm(seed, e.opts.Rates))
+		if mode.sweep {
+			opts = append(opts, scenario.SkipExpectations())
+		}
 	case mode.sweep:
 		opts = e.randomSweep
 	default:

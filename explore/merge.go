@@ -316,7 +316,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	}
 	a := parts[0]
 	out := &Summary{Scenario: a.Scenario, File: a.File, ScenarioDigest: a.ScenarioDigest, First: a.First, Seeds: a.Seeds,
-		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
+		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, Swarm: a.Swarm, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
 		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
 		Complete: true, Violations: []Violation{}}
@@ -412,6 +412,8 @@ func sameSweep(p, a *Summary) error {
 		return differ("rates", RatesText(p.Rates), RatesText(a.Rates))
 	case p.KeepRules != a.KeepRules:
 		return differ("keepRules", p.KeepRules, a.KeepRules)
+	case p.Swarm != a.Swarm:
+		return differ("swarm", p.Swarm, a.Swarm)
 	case p.MaxAmbiguous != a.MaxAmbiguous:
 		return differ("maxAmbiguous", p.MaxAmbiguous, a.MaxAmbiguous)
 	case p.NoLinearizability != a.NoLinearizability:

@@ -98,6 +98,9 @@ func (e *Explorer) failing(ctx context.Context, seed uint64) (*Failing, error) {
 		return nil, err
 	}
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
+	if e.opts.Swarm {
+		f.Profile = rateNames(transport.Swarm(seed, e.opts.Rates))
+	}
 	if len(r.Violations) == 0 {
 		return f, nil
 	}
