@@ -27,3 +27,27 @@ func TestSwarm_ExploreSaysItAndReplays(t *testing.T) {
 	assert.NotEqual(t, again, plain, "without --swarm the seed runs at the fixed rates: another run")
 	_ = code
 }
+
+// TestLatency_ExploreFlag: --latency sets the sweep's latency, off turns
+// it off, and a bad value names the flag and the form it takes.
+func TestLatency_ExploreFlag(t *testing.T) {
+	code, out, errOut := runCLI(t, "explore", ambiguous, "--seeds", "20", "--latency", "p50=1ms,p99=30ms")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, ", latency p50=1ms,p99=30ms\n")
+	code, out, _ = runCLI(t, "explore", ambiguous, "--seeds", "20", "--latency", "off")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, ", latency off\n")
+	code, out, _ = runCLI(t, "explore", ambiguous, "--seeds", "20")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, ", latency p50=2ms,p99=100ms\n", "on by default for explore")
+	for _, bad := range []struct{ v, want string }{
+		{"fast", `--latency: invalid fault plan: latency "fast": want p50=DURATION,p99=DURATION`},
+		{"p50=1ms", `p99 is missing`},
+		{"p50=9ms,p99=1ms", "latency p99 is 1ms, must be at least p50 (9ms)"},
+		{"p99=1h", "must be at most 10s"},
+	} {
+		code, _, errOut := runCLI(t, "explore", ambiguous, "--seeds", "20", "--latency", bad.v)
+		assert.Equal(t, exitUsage, code, bad.v)
+		assert.Contains(t, errOut, bad.want, bad.v)
+	}
+}

@@ -63,6 +63,13 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
+// DefaultLatency is the link latency of a sweep's runs when neither the
+// options nor the scenario's explore block give one: a median of 2 ms and
+// 1% of the attempts and replies slower than 100 ms, enough for a retry
+// (whose first backoff is 100 ms at most) to be overtaken by a later call,
+// and for replies to come back out of order, within what the rules allow.
+var DefaultLatency = transport.Latency{P50: 2 * time.Millisecond, P99: 100 * time.Millisecond}
+
 // DefaultRates are the fault rates used when neither the options nor the
 // scenario's explore block give any: each fault on 4% of attempts, but
 // transport.Reset and transport.StorageWriteFails, which a sweep draws
@@ -117,6 +124,11 @@ type Options struct {
 	// Rates are the random fault rates; nil takes the scenario's
 	// explore.random, else DefaultRates.
 	Rates transport.Rates
+	// Latency is the random link latency of every attempt and reply
+	// (transport.Latency): zero takes the scenario's explore.latency, else
+	// DefaultLatency; NoLatency turns it off.
+	Latency   transport.Latency
+	NoLatency bool
 	// Swarm draws each seed's own fault profile from the seed
 	// (transport.Swarm): which of the kinds Rates names are on, and their
 	// rates. A failing seed's profile is in Failing.Profile, and the seed
@@ -242,6 +254,18 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if err := transport.Random(o.Rates).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
+	switch {
+	case o.NoLatency:
+		o.Latency = transport.Latency{}
+	case o.Latency.On():
+	case sc != nil && sc.Explore.Latency != nil:
+		o.Latency = *sc.Explore.Latency
+	default:
+		o.Latency = DefaultLatency
+	}
+	if err := o.Latency.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
 	return nil
 }
 
@@ -337,9 +361,9 @@ func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates) [
 		base = e.sc.Faults.Rules
 	}
 	if rules != nil {
-		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...)}))
+		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...), Latency: e.opts.Latency}))
 	}
-	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates}))
+	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates, Latency: e.opts.Latency}))
 }
 
 // Check runs one seed with random faults and returns what it violated.

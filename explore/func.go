@@ -159,6 +159,9 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	if rules != nil {
 		plan = transport.Plan(rules...)
 	}
+	if fe.opts.Latency.On() {
+		plan = plan.WithLatency(fe.opts.Latency)
+	}
 	h := horizon(fe.opts.Horizon, nil)
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
 		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)))
@@ -321,7 +324,7 @@ func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.
 // lowest failing seed.
 func (fe *FuncExplorer) Sweep() *Summary {
 	o := fe.opts
-	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm,
+	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm, Latency: o.Latency,
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}

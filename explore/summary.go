@@ -41,6 +41,8 @@ type Summary struct {
 	// Swarm says each seed drew its own fault profile from the kinds in
 	// Rates (Options.Swarm).
 	Swarm bool `json:"swarm,omitempty"`
+	// Latency is the link latency of the sweep's runs (zero: none).
+	Latency transport.Latency `json:"latency"`
 	// MaxAmbiguous, NoLinearizability and NoShrink are the options of the
 	// sweep that change its results; Classes names the namespaces run with
 	// another constructor than the scenario's.
@@ -134,7 +136,7 @@ func (s *Summary) Whole() bool { return s.Complete && s.missingCount() == 0 }
 func (e *Explorer) newSummary() *Summary {
 	rates := rateNames(e.opts.Rates)
 	s := &Summary{Scenario: e.sc.Name, File: e.sc.File, ScenarioDigest: e.sc.Digest, First: e.opts.First, Seeds: e.opts.Seeds,
-		Rates: rates, KeepRules: e.opts.KeepRules, Swarm: e.opts.Swarm, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
+		Rates: rates, KeepRules: e.opts.KeepRules, Swarm: e.opts.Swarm, Latency: e.opts.Latency, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
 		Horizon: horizon(e.opts.Horizon, e.sc), RecurringAlarms: e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms,
 		NoLinearizability: e.opts.NoLinearizability, NoShrink: e.opts.NoShrink,
 		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
@@ -335,6 +337,7 @@ func (s *Summary) ReplayCommand(seed uint64) string {
 	if s.KeepRules {
 		cmd += " --keep-rules"
 	}
+	cmd += " --latency " + s.Latency.String()
 	if s.Swarm {
 		cmd += " --swarm"
 	}

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -110,4 +112,37 @@ func (l Latency) draw(a Attempt, which leg) time.Duration {
 		us = p99 + p99*(u-lo)/(scale-lo)
 	}
 	return time.Duration(us) * time.Microsecond
+}
+
+// ParseLatency reads a distribution as Latency.String writes it:
+// "p50=5ms,p99=200ms" (p50 may be left out: 0), or "off".
+func ParseLatency(s string) (Latency, error) {
+	var l Latency
+	if s == "off" {
+		return l, nil
+	}
+	seen := map[string]bool{}
+	for part := range strings.SplitSeq(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || (k != "p50" && k != "p99") {
+			return Latency{}, fmt.Errorf("%w: latency %s: want p50=DURATION,p99=DURATION, such as p50=5ms,p99=200ms, or off", ErrInvalid, strconv.Quote(part))
+		}
+		if seen[k] {
+			return Latency{}, fmt.Errorf("%w: latency %s given twice", ErrInvalid, k)
+		}
+		seen[k] = true
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return Latency{}, fmt.Errorf("%w: latency %s=%s: not a duration, such as 5ms", ErrInvalid, k, strconv.Quote(v))
+		}
+		if k == "p50" {
+			l.P50 = d
+		} else {
+			l.P99 = d
+		}
+	}
+	if !seen["p99"] {
+		return Latency{}, fmt.Errorf("%w: latency %s: p99 is missing (p99=0 or off turns latency off)", ErrInvalid, strconv.Quote(s))
+	}
+	return l, l.Validate()
 }
