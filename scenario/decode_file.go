@@ -132,7 +132,7 @@ func (o *rawOptions) decodeValues() {
 
 // rawFaults is the decoded faults block.
 type rawFaults struct {
-	shape  *fields
+	shape   *fields
 	rules   list[*rawRule]
 	random  *rawRates
 	latency *rawLatency

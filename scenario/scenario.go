@@ -103,7 +103,7 @@ type Explore struct {
 	// Latency is the link latency of explore's runs; nil: the explorer's
 	// default.
 	Latency *transport.Latency
-	Expect []Expectation
+	Expect  []Expectation
 	// Horizon is how long after the run the explorer lets background work
 	// go on, and how long the run may take (rule C8); 0: the explorer's
 	// default.
