@@ -130,8 +130,10 @@ type Options struct {
 	Latency   transport.Latency
 	NoLatency bool
 	// Swarm draws each seed's own fault profile from the seed
-	// (transport.Swarm): which of the kinds Rates names are on, and their
-	// rates. A failing seed's profile is in Failing.Profile, and the seed
+	// (transport.Swarm, transport.SwarmLatency): which of the kinds Rates
+	// names are on, their rates, and the spread of the latency. A failing
+	// seed's profile is in Failing.Profile and Failing.ProfileLatency; the
+	// seed
 	// replays with it.
 	Swarm bool
 	// KeepRules keeps the scenario's own fault rules under the random
@@ -344,11 +346,12 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 // runOptions are the scenario run options, but the seed, for random
 // faults, or for an explicit fault set when rules is not nil.
 func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
-	return e.runOptionsAt(rules, e.opts.Rates)
+	return e.runOptionsAt(rules, e.opts.Rates, e.opts.Latency)
 }
 
-// runOptionsAt is runOptions with random faults drawn at rates.
-func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates) []scenario.RunOption {
+// runOptionsAt is runOptions with random faults drawn at rates, and link
+// latency l.
+func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l transport.Latency) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
@@ -361,9 +364,9 @@ func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates) [
 		base = e.sc.Faults.Rules
 	}
 	if rules != nil {
-		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...), Latency: e.opts.Latency}))
+		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...), Latency: l}))
 	}
-	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates, Latency: e.opts.Latency}))
+	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates, Latency: l}))
 }
 
 // Check runs one seed with random faults and returns what it violated.
@@ -395,10 +398,12 @@ type SeedResult struct {
 func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
 	var opts []scenario.RunOption
 	switch {
+	case rules != nil && e.opts.Swarm: // a swarm seed's shrunk faults keep its latency
+		opts = e.runOptionsAt(rules, nil, transport.SwarmLatency(seed, e.opts.Latency))
 	case rules != nil:
 		opts = e.runOptions(rules)
 	case e.opts.Swarm:
-		opts = e.runOptionsAt(nil, transport.Swarm(seed, e.opts.Rates))
+		opts = e.runOptionsAt(nil, transport.Swarm(seed, e.opts.Rates), transport.SwarmLatency(seed, e.opts.Latency))
 		if mode.sweep {
 			opts = append(opts, scenario.SkipExpectations())
 		}

@@ -151,16 +151,16 @@ func (fe *FuncExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[st
 // check runs fn with seed: random faults, or the explicit rules when not
 // nil. keep keeps the run's report, for the timeline and artifacts.
 func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
-	rates := fe.opts.Rates
+	rates, latency := fe.opts.Rates, fe.opts.Latency
 	if fe.opts.Swarm {
-		rates = transport.Swarm(seed, rates)
+		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
 	}
 	plan := transport.Random(rates)
 	if rules != nil {
 		plan = transport.Plan(rules...)
 	}
-	if fe.opts.Latency.On() {
-		plan = plan.WithLatency(fe.opts.Latency)
+	if latency.On() {
+		plan = plan.WithLatency(latency)
 	}
 	h := horizon(fe.opts.Horizon, nil)
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
@@ -372,7 +372,7 @@ func (fe *FuncExplorer) failing(seed uint64) *Failing {
 	r := fe.check(seed, nil, checkAll, false)
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
 	if fe.opts.Swarm {
-		f.Profile = rateNames(transport.Swarm(seed, fe.opts.Rates))
+		f.Profile, f.ProfileLatency = rateNames(transport.Swarm(seed, fe.opts.Rates)), ptr(transport.SwarmLatency(seed, fe.opts.Latency))
 	}
 	if len(r.Violations) == 0 {
 		return f

@@ -108,7 +108,11 @@ type Failing struct {
 	// Profile is the seed's own fault profile in a swarm sweep
 	// (Options.Swarm): the rates its faults were drawn at.
 	Profile map[string]float64 `json:"profile,omitempty"`
+	// ProfileLatency is the seed's own link latency in a swarm sweep.
+	ProfileLatency *transport.Latency `json:"profileLatency,omitempty"`
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Which run a failure report describes (Failing.Run).
 const (

@@ -106,6 +106,8 @@ func TestSwarm_FindsWhatFixedRatesMiss(t *testing.T) {
 	require.NotNil(t, again.FirstFailing)
 	assert.Equal(t, f.Seed, again.FirstFailing.Seed)
 	assert.Equal(t, f.Profile, again.FirstFailing.Profile)
+	require.NotNil(t, f.ProfileLatency)
+	assert.Equal(t, transport.SwarmLatency(f.Seed, explore.DefaultLatency), *f.ProfileLatency)
 	// Shrinking keeps only the faults the failure needs: at most the
 	// call's seven attempts.
 	assert.NotEmpty(t, f.Shrunk)

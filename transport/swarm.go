@@ -61,3 +61,23 @@ func Swarm(seed uint64, kinds Rates) Rates {
 	}
 	return out
 }
+
+// SwarmLatency draws the link latency of one seed of a swarm sweep from
+// the sweep's own l: off, a quarter of it, as it is, or four times it
+// (P99 at most MaxLatency), one in four seeds each, from a hash of the
+// seed apart from Swarm's. A sweep without latency stays without.
+func SwarmLatency(seed uint64, l Latency) Latency {
+	if !l.On() {
+		return l
+	}
+	switch splitmix(seed^0x9fb21c651e98df25) % 4 {
+	case 0:
+		return Latency{}
+	case 1:
+		return Latency{P50: l.P50 / 4, P99: l.P99 / 4}
+	case 2:
+		return l
+	default:
+		return Latency{P50: min(4*l.P50, MaxLatency), P99: min(4*l.P99, MaxLatency)}
+	}
+}

@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,23 @@ func TestSwarm_ProfileIsTheSeeds(t *testing.T) {
 	}
 	assert.NotEqual(t, transport.Swarm(1, kinds), transport.Swarm(2, kinds))
 	assert.Empty(t, transport.Swarm(7, transport.Rates{}))
+}
+
+// TestSwarm_LatencySpread: a swarm seed's latency is off, a quarter, the
+// sweep's own or four times it, each for some seeds, and the same for the
+// same seed; a sweep without latency stays without.
+func TestSwarm_LatencySpread(t *testing.T) {
+	l := transport.Latency{P50: 2 * time.Millisecond, P99: 100 * time.Millisecond}
+	seen := map[transport.Latency]int{}
+	for seed := range uint64(400) {
+		got := transport.SwarmLatency(seed, l)
+		require.Equal(t, got, transport.SwarmLatency(seed, l))
+		require.NoError(t, got.Validate())
+		seen[got]++
+	}
+	assert.Len(t, seen, 4)
+	for _, want := range []transport.Latency{{}, {P50: 500 * time.Microsecond, P99: 25 * time.Millisecond}, l, {P50: 8 * time.Millisecond, P99: 400 * time.Millisecond}} {
+		assert.Greater(t, seen[want], 50, "%v", want)
+	}
+	assert.Equal(t, transport.Latency{}, transport.SwarmLatency(3, transport.Latency{}))
 }
