@@ -32,7 +32,8 @@ type exploreCmd struct {
 	seeds, workers, maxAmbiguous int
 	first, replay                uint64
 	shard, rates, jsonOut, arts  string
-	keepRules, noShrink          bool
+	latency                      string
+	keepRules, noShrink, swarm   bool
 	shrinkTime, horizon          time.Duration
 	minChecked                   float64
 	checkDet, recurring          bool
@@ -74,6 +75,8 @@ func (a *app) newExplore() *cobra.Command {
 	f.StringVar(&fl.shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
 	f.StringVar(&fl.rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
 	f.BoolVar(&fl.keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
+	f.StringVar(&fl.latency, "latency", "", "link latency of every attempt and reply, as p50=5ms,p99=200ms, or off (default: the scenario's explore.latency, else "+explore.DefaultLatency.String()+")")
+	f.BoolVar(&fl.swarm, "swarm", false, "draw each seed's own fault profile (which kinds of the rates are on, and their rates) from the seed")
 	f.IntVar(&fl.maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
 	f.BoolVar(&fl.noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&fl.shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
@@ -173,7 +176,7 @@ func (fl *exploreCmd) validate() error {
 // but the progress callbacks); an error names the flag.
 func (fl *exploreCmd) options() (explore.Options, error) {
 	opts := explore.Options{First: fl.first, FromSeedZero: fl.first == 0, Seeds: fl.seeds, Workers: fl.workers, MaxAmbiguous: fl.maxAmbiguous,
-		KeepRules: fl.keepRules, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
+		KeepRules: fl.keepRules, Swarm: fl.swarm, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
 		Horizon: fl.horizon, CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring}
 	var err error
 	switch {
@@ -197,6 +200,13 @@ func (fl *exploreCmd) options() (explore.Options, error) {
 		if opts.Rates, err = parseRates(fl.rates); err != nil {
 			return opts, err
 		}
+	}
+	if fl.latency != "" {
+		l, err := transport.ParseLatency(fl.latency)
+		if err != nil {
+			return opts, usageErrorf("--latency: %w", err)
+		}
+		opts.Latency, opts.NoLatency = l, !l.On()
 	}
 	if fl.shard != "" {
 		if opts.Shard, err = explore.ParseShard(fl.shard); err != nil {
@@ -433,7 +443,11 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	} else if len(sum.Shards) > 1 {
 		shards = fmt.Sprintf(", %d shards merged", len(sum.Shards))
 	}
-	fmt.Fprintf(w, "seeds %d..%d%s, rates %s\n", sum.First, sum.First+uint64(sum.Seeds-1), shards, explore.RatesText(sum.Rates))
+	swarm := ""
+	if sum.Swarm {
+		swarm = " (swarm: each seed draws its own profile of these kinds)"
+	}
+	fmt.Fprintf(w, "seeds %d..%d%s, rates %s%s, latency %s\n", sum.First, sum.First+uint64(sum.Seeds-1), shards, explore.RatesText(sum.Rates), swarm, sum.Latency)
 	sum.WriteChecked(w)
 	missing := 0
 	if merged {
@@ -481,6 +495,13 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	}
 	if f := sum.FirstFailing; f != nil {
 		fmt.Fprintf(w, "\nfirst failing seed %d: %s\n", f.Seed, shrinkText(f))
+		if f.Profile != nil {
+			fmt.Fprintf(w, "its swarm profile: %s", explore.RatesText(f.Profile))
+			if f.ProfileLatency != nil {
+				fmt.Fprintf(w, ", latency %s", f.ProfileLatency)
+			}
+			fmt.Fprintln(w)
+		}
 		if f.Shrink != explore.ShrinkNotReproduced {
 			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
 				fmt.Fprintf(w, "  %s\n", render.Escape(line))

@@ -39,7 +39,7 @@ func TestH2_ExploreFindsSetQuantityOverwritingAddOne(t *testing.T) {
 	assert.Contains(t, out, "seed 16: linearizability INVENTORY/shop: no order of its 3 calls")
 	assert.Contains(t, out, "first failing seed 16: 1 fault(s) drawn, shrunk to 1:\n  faults:\n    rules:\n"+
 		"      - {call: 1, method: SetQuantity, attempt: 1, fault: lose-response}\n")
-	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 16 --rates lose-response=0.1\n")
+	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 16 --rates lose-response=0.1 --latency p50=2ms,p99=100ms\n")
 	assert.Contains(t, errOut, "shrinking: 1 replays, smallest failing fault set 1\n")
 
 	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "16", "--rates", "lose-response=0.1")

@@ -63,6 +63,13 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
+// DefaultLatency is the link latency of a sweep's runs when neither the
+// options nor the scenario's explore block give one: a median of 2 ms and
+// 1% of the attempts and replies slower than 100 ms, enough for a retry
+// (whose first backoff is 100 ms at most) to be overtaken by a later call,
+// and for replies to come back out of order, within what the rules allow.
+var DefaultLatency = transport.Latency{P50: 2 * time.Millisecond, P99: 100 * time.Millisecond}
+
 // DefaultRates are the fault rates used when neither the options nor the
 // scenario's explore block give any: each fault on 4% of attempts, but
 // transport.Reset and transport.StorageWriteFails, which a sweep draws
@@ -117,6 +124,18 @@ type Options struct {
 	// Rates are the random fault rates; nil takes the scenario's
 	// explore.random, else DefaultRates.
 	Rates transport.Rates
+	// Latency is the random link latency of every attempt and reply
+	// (transport.Latency): zero takes the scenario's explore.latency, else
+	// DefaultLatency; NoLatency turns it off.
+	Latency   transport.Latency
+	NoLatency bool
+	// Swarm draws each seed's own fault profile from the seed
+	// (transport.Swarm, transport.SwarmLatency): which of the kinds Rates
+	// names are on, their rates, and the spread of the latency. A failing
+	// seed's profile is in Failing.Profile and Failing.ProfileLatency; the
+	// seed
+	// replays with it.
+	Swarm bool
 	// KeepRules keeps the scenario's own fault rules under the random
 	// faults; by default only random faults are drawn.
 	KeepRules bool
@@ -237,6 +256,18 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if err := transport.Random(o.Rates).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
+	switch {
+	case o.NoLatency:
+		o.Latency = transport.Latency{}
+	case o.Latency.On():
+	case sc != nil && sc.Explore.Latency != nil:
+		o.Latency = *sc.Explore.Latency
+	default:
+		o.Latency = DefaultLatency
+	}
+	if err := o.Latency.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
 	return nil
 }
 
@@ -315,6 +346,12 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 // runOptions are the scenario run options, but the seed, for random
 // faults, or for an explicit fault set when rules is not nil.
 func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
+	return e.runOptionsAt(rules, e.opts.Rates, e.opts.Latency)
+}
+
+// runOptionsAt is runOptions with random faults drawn at rates, and link
+// latency l.
+func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l transport.Latency) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
@@ -327,9 +364,9 @@ func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
 		base = e.sc.Faults.Rules
 	}
 	if rules != nil {
-		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...)}))
+		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...), Latency: l}))
 	}
-	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: e.opts.Rates}))
+	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates, Latency: l}))
 }
 
 // Check runs one seed with random faults and returns what it violated.
@@ -361,8 +398,15 @@ type SeedResult struct {
 func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
 	var opts []scenario.RunOption
 	switch {
+	case rules != nil && e.opts.Swarm: // a swarm seed's shrunk faults keep its latency
+		opts = e.runOptionsAt(rules, nil, transport.SwarmLatency(seed, e.opts.Latency))
 	case rules != nil:
 		opts = e.runOptions(rules)
+	case e.opts.Swarm:
+		opts = e.runOptionsAt(nil, transport.Swarm(seed, e.opts.Rates), transport.SwarmLatency(seed, e.opts.Latency))
+		if mode.sweep {
+			opts = append(opts, scenario.SkipExpectations())
+		}
 	case mode.sweep:
 		opts = e.randomSweep
 	default:

@@ -151,9 +151,16 @@ func (fe *FuncExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[st
 // check runs fn with seed: random faults, or the explicit rules when not
 // nil. keep keeps the run's report, for the timeline and artifacts.
 func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
-	plan := transport.Random(fe.opts.Rates)
+	rates, latency := fe.opts.Rates, fe.opts.Latency
+	if fe.opts.Swarm {
+		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
+	}
+	plan := transport.Random(rates)
 	if rules != nil {
 		plan = transport.Plan(rules...)
+	}
+	if latency.On() {
+		plan = plan.WithLatency(latency)
 	}
 	h := horizon(fe.opts.Horizon, nil)
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
@@ -317,11 +324,7 @@ func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.
 // lowest failing seed.
 func (fe *FuncExplorer) Sweep() *Summary {
 	o := fe.opts
-	rates := map[string]float64{}
-	for f, r := range o.Rates {
-		rates[f.String()] = r
-	}
-	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rates,
+	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm, Latency: o.Latency,
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
@@ -368,6 +371,9 @@ func (fe *FuncExplorer) Sweep() *Summary {
 func (fe *FuncExplorer) failing(seed uint64) *Failing {
 	r := fe.check(seed, nil, checkAll, false)
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
+	if fe.opts.Swarm {
+		f.Profile, f.ProfileLatency = rateNames(transport.Swarm(seed, fe.opts.Rates)), ptr(transport.SwarmLatency(seed, fe.opts.Latency))
+	}
 	if len(r.Violations) == 0 {
 		return f
 	}

@@ -99,7 +99,7 @@ func TestH2_SetQuantityRetryOverwritesConcurrentAddOne(t *testing.T) {
 	assert.Equal(t, "INVENTORY/shop", f.Violations[0].Object)
 	assert.Equal(t, explore.ShrinkDone, f.Shrink)
 	assert.Equal(t, []transport.Rule{{Call: 1, Method: "SetQuantity", Attempt: 1, Fault: transport.LoseResponse}}, f.Shrunk)
-	assert.Equal(t, "dosim explore ../testdata/scenarios/setquantity-overwrites-addone.yaml --replay 16 --rates lose-response=0.1",
+	assert.Equal(t, "dosim explore ../testdata/scenarios/setquantity-overwrites-addone.yaml --replay 16 --rates lose-response=0.1 --latency p50=2ms,p99=100ms",
 		sum.ReplayCommand(f.Seed))
 
 	// Without faults the same scenario is clean: the violation is the retry's.

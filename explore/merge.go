@@ -124,6 +124,9 @@ func (s *Summary) validateHeader() error {
 	if err := transport.Random(rates).Validate(); err != nil {
 		return fmt.Errorf("%w: %s: \"rates\": %w", ErrMerge, s.name(), err)
 	}
+	if err := s.Latency.Validate(); err != nil {
+		return fmt.Errorf("%w: %s: \"latency\": %w", ErrMerge, s.name(), err)
+	}
 	if !slices.IsSorted(s.Classes) || len(slices.Compact(slices.Clone(s.Classes))) != len(s.Classes) {
 		return bad("classes", s.Classes, "want namespace names, sorted, each once")
 	}
@@ -316,7 +319,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	}
 	a := parts[0]
 	out := &Summary{Scenario: a.Scenario, File: a.File, ScenarioDigest: a.ScenarioDigest, First: a.First, Seeds: a.Seeds,
-		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
+		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, Swarm: a.Swarm, Latency: a.Latency, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
 		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
 		Complete: true, Violations: []Violation{}}
@@ -412,6 +415,10 @@ func sameSweep(p, a *Summary) error {
 		return differ("rates", RatesText(p.Rates), RatesText(a.Rates))
 	case p.KeepRules != a.KeepRules:
 		return differ("keepRules", p.KeepRules, a.KeepRules)
+	case p.Swarm != a.Swarm:
+		return differ("swarm", p.Swarm, a.Swarm)
+	case p.Latency != a.Latency:
+		return differ("latency", p.Latency, a.Latency)
 	case p.MaxAmbiguous != a.MaxAmbiguous:
 		return differ("maxAmbiguous", p.MaxAmbiguous, a.MaxAmbiguous)
 	case p.NoLinearizability != a.NoLinearizability:

@@ -98,6 +98,9 @@ func (e *Explorer) failing(ctx context.Context, seed uint64) (*Failing, error) {
 		return nil, err
 	}
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
+	if e.opts.Swarm {
+		f.Profile, f.ProfileLatency = rateNames(transport.Swarm(seed, e.opts.Rates)), ptr(transport.SwarmLatency(seed, e.opts.Latency))
+	}
 	if len(r.Violations) == 0 {
 		return f, nil
 	}

@@ -38,6 +38,11 @@ type Summary struct {
 	Rates          map[string]float64 `json:"rates"`
 	// KeepRules says the scenario's own fault rules ran under the random faults.
 	KeepRules bool `json:"keepRules,omitempty"`
+	// Swarm says each seed drew its own fault profile from the kinds in
+	// Rates (Options.Swarm).
+	Swarm bool `json:"swarm,omitempty"`
+	// Latency is the link latency of the sweep's runs (zero: none).
+	Latency transport.Latency `json:"latency"`
 	// MaxAmbiguous, NoLinearizability and NoShrink are the options of the
 	// sweep that change its results; Classes names the namespaces run with
 	// another constructor than the scenario's.
@@ -100,7 +105,14 @@ type Failing struct {
 	// faults only, when shrinking reproduced the failure; else RunSeed,
 	// the seed's own run.
 	Run string `json:"run"`
+	// Profile is the seed's own fault profile in a swarm sweep
+	// (Options.Swarm): the rates its faults were drawn at.
+	Profile map[string]float64 `json:"profile,omitempty"`
+	// ProfileLatency is the seed's own link latency in a swarm sweep.
+	ProfileLatency *transport.Latency `json:"profileLatency,omitempty"`
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // Which run a failure report describes (Failing.Run).
 const (
@@ -126,12 +138,9 @@ func (s *Summary) Clean() bool { return s.Total == 0 && s.Whole() && s.CheckedEn
 func (s *Summary) Whole() bool { return s.Complete && s.missingCount() == 0 }
 
 func (e *Explorer) newSummary() *Summary {
-	rates := map[string]float64{}
-	for f, r := range e.opts.Rates {
-		rates[f.String()] = r
-	}
+	rates := rateNames(e.opts.Rates)
 	s := &Summary{Scenario: e.sc.Name, File: e.sc.File, ScenarioDigest: e.sc.Digest, First: e.opts.First, Seeds: e.opts.Seeds,
-		Rates: rates, KeepRules: e.opts.KeepRules, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
+		Rates: rates, KeepRules: e.opts.KeepRules, Swarm: e.opts.Swarm, Latency: e.opts.Latency, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
 		Horizon: horizon(e.opts.Horizon, e.sc), RecurringAlarms: e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms,
 		NoLinearizability: e.opts.NoLinearizability, NoShrink: e.opts.NoShrink,
 		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
@@ -307,6 +316,15 @@ func (s *Summary) missingCount() int {
 	return max(s.Shards[0].Count-len(seen), 0)
 }
 
+// rateNames gives rates by fault name, as a summary holds them.
+func rateNames(rates transport.Rates) map[string]float64 {
+	out := make(map[string]float64, len(rates))
+	for f, r := range rates {
+		out[f.String()] = r
+	}
+	return out
+}
+
 // RatesText writes rates as FAULT=RATE pairs in fault order.
 func RatesText(rates map[string]float64) string {
 	keys := slices.Sorted(maps.Keys(rates))
@@ -322,6 +340,10 @@ func (s *Summary) ReplayCommand(seed uint64) string {
 	cmd := fmt.Sprintf("dosim explore %s --replay %d --rates %s", s.File, seed, RatesText(s.Rates))
 	if s.KeepRules {
 		cmd += " --keep-rules"
+	}
+	cmd += " --latency " + s.Latency.String()
+	if s.Swarm {
+		cmd += " --swarm"
 	}
 	return cmd
 }

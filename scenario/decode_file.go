@@ -16,9 +16,9 @@ var (
 	stubKeys      = []string{"namespace", "object", "options", "reuse"}
 	optionKeys    = []string{"maxRetries", "timeoutMs", "retry"}
 	retryKeys     = []string{"maxRetries", "timeoutMs"}
-	faultsKeys    = []string{"rules", "random"}
+	faultsKeys    = []string{"rules", "random", "latency"}
 	ruleKeys      = []string{"namespace", "object", "method", "call", "attempt", "fault", "delay", "reason"}
-	exploreKeys   = []string{"random", "expect", "horizon", "recurring-alarms"}
+	exploreKeys   = []string{"random", "latency", "expect", "horizon", "recurring-alarms"}
 	callKeys      = []string{"stub", "method", "args", "fetch", "at", "outer", "expect"}
 	fetchKeys     = []string{"method", "path", "body", "streaming"}
 	endKeys       = []string{"storage", "effects", "resets", "sql"}
@@ -132,15 +132,17 @@ func (o *rawOptions) decodeValues() {
 
 // rawFaults is the decoded faults block.
 type rawFaults struct {
-	shape  *fields
-	rules  list[*rawRule]
-	random *rawRates
+	shape   *fields
+	rules   list[*rawRule]
+	random  *rawRates
+	latency *rawLatency
 }
 
 func decodeFaults(n *yaml.Node) *rawFaults {
 	f := &rawFaults{shape: decodeFields(n, "faults", faultsKeys...)}
 	f.rules = decodeList(f.shape.get("rules"), func(n *yaml.Node, i int) *rawRule { return decodeRule(n, fmt.Sprintf("faults.rules[%d]", i)) })
 	f.random = decodeRates(f.shape.get("random"), "faults.random")
+	f.latency = decodeLatency(f.shape.get("latency"), "faults.latency")
 	return f
 }
 
@@ -184,6 +186,7 @@ type rawExplore struct {
 	horizon   val[string]
 	recurring val[bool]
 	random    *rawRates
+	latency   *rawLatency
 	expect    *rawEnd
 }
 
@@ -192,6 +195,7 @@ func decodeExplore(n *yaml.Node) *rawExplore {
 	get := e.shape.get
 	e.horizon, e.recurring = decodeDuration(get("horizon")), decodeBool(get("recurring-alarms"))
 	e.random = decodeRates(get("random"), "explore.random")
+	e.latency = decodeLatency(get("latency"), "explore.latency")
 	if en := get("expect"); en != nil {
 		e.expect = decodeEnd(en, "explore.expect")
 	}

@@ -276,6 +276,9 @@ func (p *parser) resolveFaults(f *rawFaults) {
 			p.s.Faults.Rates = rates
 		}
 	}
+	if f.latency != nil {
+		p.s.Faults.Latency, _ = p.latency(f.latency, "faults.latency")
+	}
 }
 
 // resolveRule resolves a fault rule: what it matches, then what it does.
@@ -446,6 +449,11 @@ func (p *parser) resolveExplore(e *rawExplore) {
 	}
 	if e.random != nil {
 		p.s.Explore.Rates = p.rates(e.random, "explore.random")
+	}
+	if e.latency != nil {
+		if l, ok := p.latency(e.latency, "explore.latency"); ok {
+			p.s.Explore.Latency = &l
+		}
 	}
 	if e.expect != nil {
 		p.resolveEnd(e.expect, "explore.expect", &p.s.Explore.Expect)

@@ -144,7 +144,7 @@ func (c *runConfig) faultsOf(s *Scenario) Faults {
 	if len(c.extra.Rules) == 0 && len(c.extra.Rates) == 0 {
 		return base
 	}
-	out := Faults{Rules: append(append([]transport.Rule(nil), c.extra.Rules...), base.Rules...)}
+	out := Faults{Rules: append(append([]transport.Rule(nil), c.extra.Rules...), base.Rules...), Latency: base.Latency}
 	if len(base.Rates)+len(c.extra.Rates) > 0 {
 		out.Rates = transport.Rates{}
 		for k, v := range base.Rates {

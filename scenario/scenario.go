@@ -99,8 +99,11 @@ func (s *Scenario) Calls() []*Call { return append([]*Call(nil), s.calls...) }
 // explore draws from (when the command line names none) and the
 // expectations that must hold under any faults, checked on every seed.
 type Explore struct {
-	Rates  transport.Rates
-	Expect []Expectation
+	Rates transport.Rates
+	// Latency is the link latency of explore's runs; nil: the explorer's
+	// default.
+	Latency *transport.Latency
+	Expect  []Expectation
 	// Horizon is how long after the run the explorer lets background work
 	// go on, and how long the run may take (rule C8); 0: the explorer's
 	// default.
@@ -247,16 +250,23 @@ type ErrorExpectation struct {
 type Faults struct {
 	Rules []transport.Rule // matched in order; the first match decides
 	Rates transport.Rates  // random faults, drawn when no rule names one
+	// Latency is random link latency on every attempt and reply (off when
+	// zero).
+	Latency transport.Latency
 }
 
-// Plan builds the transport plan; nil when there are no rules and no rates.
+// Plan builds the transport plan; nil when there are no rules, no rates
+// and no latency.
 func (f Faults) Plan() *transport.FaultPlan {
-	if len(f.Rules) == 0 && len(f.Rates) == 0 {
+	if len(f.Rules) == 0 && len(f.Rates) == 0 && !f.Latency.On() {
 		return nil
 	}
 	p := transport.Plan(f.Rules...)
 	if len(f.Rates) > 0 {
 		p = p.WithRandom(f.Rates)
+	}
+	if f.Latency.On() {
+		p = p.WithLatency(f.Latency)
 	}
 	return p
 }

@@ -78,6 +78,9 @@ type Rates map[Fault]float64
 type FaultPlan struct {
 	rules []Rule
 	rates Rates
+	// latency is the random link latency of every attempt and reply
+	// (WithLatency); its zero value adds none.
+	latency Latency
 	// byCall lists, for each call that rules name (Rule.Call), the
 	// positions of those rules; anyCall the positions of the rules that
 	// name none. Both are in rule order, so the first matching rule still
@@ -158,6 +161,7 @@ func Random(rates Rates) *FaultPlan { return Plan().WithRandom(rates) }
 func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 	out := &FaultPlan{rates: Rates{}}
 	if p != nil {
+		out.latency = p.latency
 		out.rules = append(out.rules, p.rules...)
 		for f, r := range p.rates {
 			out.rates[f] = r
@@ -252,7 +256,7 @@ func (p *FaultPlan) Validate() error {
 	if sum > 1+1e-9 {
 		return fmt.Errorf("%w: random rates add up to %v, must be at most 1", ErrInvalid, sum)
 	}
-	return nil
+	return p.latency.Validate()
 }
 
 func (p *FaultPlan) sortedRates() []Fault {
@@ -299,6 +303,7 @@ func (p *FaultPlan) DecideAttempt(a Attempt) Decision {
 			}
 		}
 	}
+	d.Delay += p.latency.draw(a, legRequest)
 	switch {
 	case d.Fault != Reset:
 		d.Reason = NoReset
