@@ -64,6 +64,7 @@ func TestAgainstWorkerd(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				t.Logf("platform: %s", show(plat))
 				got, err := runDosim(t.Context(), c, class)
 				if err != nil {
 					t.Fatal(err)

@@ -185,6 +185,9 @@ func (m *mirror) storage(ctx context.Context, which string) (map[string]any, err
 	case "value-size":
 		r["s131100"] = attempt(nil, s.Put(ctx, "v", strings.Repeat("x", 131100)))
 		r["s131101"] = attempt(nil, s.Put(ctx, "w", strings.Repeat("x", 131101)))
+		for _, n := range []int{131072, 131093, 131094} {
+			r["bytes"+itoa(n)] = attempt(nil, s.Put(ctx, "b"+itoa(n), make([]byte, n)))
+		}
 	case "list":
 		if err := s.PutMany(ctx, map[string]any{"a": 1, "b": 2, "c": 3}); err != nil {
 			return nil, err

@@ -133,9 +133,6 @@ func show(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	if len(b) > 300 {
-		return string(b[:300]) + "..."
-	}
 	return string(b)
 }
 

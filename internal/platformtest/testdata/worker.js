@@ -124,6 +124,9 @@ class Base extends DurableObject {
       case "value-size":
         r.s131100 = await attempt(() => s.put("v", "x".repeat(131100)));
         r.s131101 = await attempt(() => s.put("w", "x".repeat(131101)));
+        for (const n of [131072, 131093, 131094]) {
+          r["bytes" + n] = await attempt(() => s.put("b" + n, new Uint8Array(n)));
+        }
         break;
       case "list": {
         await s.put({ a: 1, b: 2, c: 3 });
