@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -52,34 +53,50 @@ var awaiting = map[string]string{
 func TestAgainstWorkerd(t *testing.T) {
 	p := startWorkerd(t)
 	slow := os.Getenv("DOSIM_WORKERD_SLOW") == "1"
+	var mu sync.Mutex // slow cases run in parallel
 	ran, awaited := 0, []string{}
-	for _, c := range cases {
-		if c.slow && !slow {
-			t.Logf("case %s waits for real retries (minutes): run it with DOSIM_WORKERD_SLOW=1", c.name)
-			continue
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range cases {
+			if c.slow && !slow {
+				t.Logf("case %s waits for real retries (minutes): run it with DOSIM_WORKERD_SLOW=1", c.name)
+				continue
+			}
+			for _, class := range []string{"sql", "kv"} {
+				t.Run(c.name+"/"+class, func(t *testing.T) {
+					if c.slow {
+						t.Parallel()
+					}
+					diffs := compareCase(t, p, c, class)
+					mu.Lock()
+					defer mu.Unlock()
+					ran++
+					awaited = append(awaited, judge(t, c.name, diffs)...)
+				})
+			}
 		}
-		for _, class := range []string{"sql", "kv"} {
-			t.Run(c.name+"/"+class, func(t *testing.T) {
-				plat, err := p.observe(t.Context(), c.name, class)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("platform: %s", show(plat))
-				got, err := runDosim(t.Context(), c, class)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ran++
-				awaited = append(awaited, judge(t, c.name, differences(plat, got))...)
-			})
-		}
-	}
+	})
 	slices.Sort(awaited)
 	awaited = slices.Compact(awaited)
 	t.Logf("%s: %d case runs (%d cases x 2 classes); %d results awaiting other branches", p.version, ran, ran/2, len(awaited))
 	for _, a := range awaited {
 		t.Logf("awaiting %s: %s", awaiting[a], a)
 	}
+}
+
+// compareCase runs c for class on the platform and through dosim and
+// returns their differences.
+func compareCase(t *testing.T, p *platform, c dosimCase, class string) map[string]string {
+	t.Helper()
+	plat, err := p.observe(t.Context(), c.name, class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("platform: %s", show(plat))
+	got, err := runDosim(t.Context(), c, class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return differences(plat, got)
 }
 
 // judge fails the test on each difference not listed, and on each listed

@@ -174,6 +174,7 @@ func serveOnce(t *testing.T, bin, dir string) (*platform, error) {
 	}
 	cmd := exec.Command(bin, "serve", "config.capnp")
 	cmd.Dir = dir
+	cmd.SysProcAttr = procAttr()
 	logs := &lineLog{t: t}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
