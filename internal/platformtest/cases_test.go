@@ -284,17 +284,24 @@ func alarmRetryAll(ctx context.Context, e *env) (map[string]any, error) {
 		}
 	}
 	var counts []int
-	for _, d := range e.w.alarms[e.name].deliveries {
+	within := true // as worker.js: wait k is 2 s·2^k plus up to 25%, and 0.5 s of slack
+	ds := e.w.alarms[e.name].deliveries
+	for k, d := range ds {
 		counts = append(counts, d.RetryCount)
+		if k > 0 {
+			w, base := d.at.Sub(ds[k-1].at), 2*time.Second<<(k-1)
+			within = within && w >= base-50*time.Millisecond && w <= base*5/4+500*time.Millisecond
+		}
 	}
 	at, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{
-		"deliveries":     attempt(len(counts), nil),
-		"retryCounts":    attempt(counts, nil),
-		"afterAllIsNull": attempt(at == nil, nil),
+		"deliveries":         attempt(len(counts), nil),
+		"retryCounts":        attempt(counts, nil),
+		"waitsWithinBackoff": attempt(within, nil),
+		"afterAllIsNull":     attempt(at == nil, nil),
 	}, nil
 }
 

@@ -42,8 +42,16 @@ var awaiting = map[string]string{
 	// Found by this test, on no branch yet: workerd 1.20261117.1 refuses
 	// more than 128 keys in get() only; put() of 129 pairs and delete() of
 	// 129 keys succeed, for both classes. dosim refuses all three.
-	"storage-pairs/put129":    "none yet (found by i22-workerd: 128-key limit on get only)",
-	"storage-pairs/delete129": "none yet (found by i22-workerd: 128-key limit on get only)",
+	// Measured with DOSIM_WORKERD_SLOW=1: workerd 1.20261117.1 delivers an
+	// always-failing alarm 6 times (retryCount 0-5, waits 2, 4, 8, 16, 32 s,
+	// no jitter seen) and then getAlarm still returns the scheduled time.
+	// dosim today: 7 deliveries (0-6), then no alarm. Issue 22 says 7 with
+	// jitter (i22-alarms builds that): the measurement disagrees; decide.
+	"alarm-retry-all/deliveries":     "i22-alarms, but workerd gives 6, not 7: decide",
+	"alarm-retry-all/retryCounts":    "i22-alarms, but workerd gives 0-5, not 0-6: decide",
+	"alarm-retry-all/afterAllIsNull": "none yet (found by i22-workerd: getAlarm after the last retry is the scheduled time)",
+	"storage-pairs/put129":           "none yet (found by i22-workerd: 128-key limit on get only)",
+	"storage-pairs/delete129":        "none yet (found by i22-workerd: 128-key limit on get only)",
 }
 
 // TestAgainstWorkerd runs every case on workerd and through dosim, for

@@ -29,6 +29,7 @@ type alarmLog struct {
 
 // delivery is what the handler saw on one delivery.
 type delivery struct {
+	at                 time.Time
 	RetryCount         int  `json:"retryCount"`
 	IsRetry            bool `json:"isRetry"`
 	GetAlarmInsideNull bool `json:"getAlarmInsideNull"`
@@ -151,7 +152,7 @@ func (m *mirror) Alarm(ctx context.Context, info object.AlarmInfo) error {
 	if err != nil {
 		return err
 	}
-	log.deliveries = append(log.deliveries, delivery{RetryCount: info.RetryCount, IsRetry: info.IsRetry, GetAlarmInsideNull: !set})
+	log.deliveries = append(log.deliveries, delivery{at: m.st.Now(), RetryCount: info.RetryCount, IsRetry: info.IsRetry, GetAlarmInsideNull: !set})
 	if m.fails < 0 || len(log.deliveries) <= m.fails {
 		return errors.New("alarm fails")
 	}

@@ -158,7 +158,7 @@ class Base extends DurableObject {
     const cfg = await this.ctx.storage.get("alarm-cfg");
     const log = alarmLog.get(cfg.name);
     const inside = await this.ctx.storage.getAlarm();
-    log.deliveries.push({ retryCount: info.retryCount, isRetry: info.isRetry, getAlarmInside: inside });
+    log.deliveries.push({ at: Date.now(), retryCount: info.retryCount, isRetry: info.isRetry, getAlarmInside: inside });
     if (cfg.fails < 0 || log.deliveries.length <= cfg.fails) {
       throw new Error("alarm fails");
     }
@@ -308,6 +308,15 @@ const cases = {
     return {
       deliveries: { value: log.deliveries.length },
       retryCounts: { value: log.deliveries.map((d) => d.retryCount) },
+      // Wait k (before retryCount k+1) is 2 s·2^k, plus up to 25% jitter
+      // and half a second of slack for the real clock.
+      waitsWithinBackoff: {
+        value: log.deliveries.slice(1).every((d, k) => {
+          const w = d.at - log.deliveries[k].at;
+          const base = 2000 * 2 ** k;
+          return w >= base - 50 && w <= base * 1.25 + 500;
+        }),
+      },
       afterAllIsNull: { value: (await stub.getAlarm()) === null },
     };
   },
