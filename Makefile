@@ -2,9 +2,10 @@
 #   make run    runs the seed's example scenario and shows its timeline
 #   make test   vets, lints and runs every test under the race detector
 #   make fuzz   runs every fuzz target in FUZZ_TARGETS, FUZZTIME each (30s by default)
+#   make workerd installs the pinned workerd for the differential test (internal/platformtest)
 GO ?= go
 
-.PHONY: run test lint vet bench fuzz cover tidy
+.PHONY: run test lint vet bench fuzz cover tidy workerd
 
 FUZZTIME ?= 30s
 
@@ -84,3 +85,9 @@ cover:
 
 tidy:
 	$(GO) mod tidy
+
+# workerd installs, with npm, the workerd version pinned in
+# internal/platformtest/testdata/workerd into the user cache, where the
+# differential test (internal/platformtest TestAgainstWorkerd) finds it.
+workerd:
+	scripts/workerd-install.sh

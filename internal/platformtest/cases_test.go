@@ -1,0 +1,326 @@
+package platformtest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+)
+
+// dosimCase is a case's Go side: the same program as worker.js's case of
+// the same name, run in a dosim runtime.
+type dosimCase struct {
+	name string
+	slow bool // waits for real retries on workerd: only with DOSIM_WORKERD_SLOW=1
+	run  func(ctx context.Context, e *env) (map[string]any, error)
+}
+
+// env is what a case's Go side runs with: the runtime, the namespace of
+// mirror objects, their world, and the case's object name.
+type env struct {
+	rt   *runtime.Runtime
+	ns   *runtime.Namespace
+	w    *world
+	name string
+}
+
+// get is ns.get(ns.idFromName(name)).
+func (e *env) get(name string, opts ...stub.Option) (*stub.Stub, error) {
+	return e.ns.GetByName(name, opts...)
+}
+
+// call is attempt(() => stub.method(args...)) on a new stub for name
+// when s is nil.
+func (e *env) call(ctx context.Context, s *stub.Stub, name, method string, args ...any) map[string]any {
+	if s == nil {
+		var err error
+		if s, err = e.get(name); err != nil {
+			return attempt(nil, err)
+		}
+	}
+	return attempt(s.Call(ctx, method, args...))
+}
+
+// storageCase is a storage case: it runs inside the object.
+func storageCase(which string) dosimCase {
+	return dosimCase{name: "storage-" + which, run: func(ctx context.Context, e *env) (map[string]any, error) {
+		s, err := e.get(e.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.Call(ctx, "Storage", which)
+		if err != nil {
+			return nil, err
+		}
+		r, _ := v.(map[string]any)
+		return r, nil
+	}}
+}
+
+// cases are the platform-observable cases, in worker.js's order.
+var cases = []dosimCase{
+	{name: "error-props", run: errorProps},
+	{name: "missing-method", run: func(ctx context.Context, e *env) (map[string]any, error) {
+		s, err := e.get(e.name)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"nope": e.call(ctx, s, "", "nope"), "after": e.call(ctx, s, "", "Ping")}, nil
+	}},
+	{name: "stub-options", run: stubOptions},
+	{name: "abort", run: abort},
+	{name: "abort-while-running", run: abortWhileRunning},
+	{name: "queued-at-reset", run: queuedAtReset},
+	{name: "input-gate", run: inputGate},
+	storageCase("empty-key"),
+	storageCase("key-size"),
+	storageCase("pairs"),
+	storageCase("value-size"),
+	storageCase("list"),
+	{name: "alarm-retry-once", run: alarmRetryOnce},
+	{name: "alarm-retry-all", slow: true, run: alarmRetryAll},
+}
+
+func errorProps(ctx context.Context, e *env) (map[string]any, error) {
+	r := map[string]any{}
+	props := map[string]map[string]any{
+		"retryable":  {"retryable": true},
+		"overloaded": {"overloaded": true},
+		"code":       {"code": "E_CUSTOM"},
+	}
+	for _, k := range []string{"retryable", "overloaded", "code"} {
+		n := e.name + "-" + k
+		s, err := e.get(n)
+		if err != nil {
+			return nil, err
+		}
+		r[k] = e.call(ctx, s, n, "ThrowWith", n, "boom "+k, props[k])
+		r[k+"Runs"] = e.call(ctx, s, n, "Runs", n, "throwWith")
+	}
+	return r, nil
+}
+
+func stubOptions(ctx context.Context, e *env) (map[string]any, error) {
+	opt := func(retry map[string]any) (any, error) {
+		opts, err := stub.ParseOptions(map[string]any{"retry": retry})
+		if err != nil {
+			return nil, err
+		}
+		s, err := e.get(e.name, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return s.Call(ctx, "Ping")
+	}
+	return map[string]any{
+		"maxRetries11": attempt(opt(map[string]any{"maxRetries": 11.0})),
+		"maxRetriesX":  attempt(opt(map[string]any{"maxRetries": "x"})),
+		"timeoutMs100": attempt(opt(map[string]any{"timeoutMs": 100.0})),
+		"timeoutMsX":   attempt(opt(map[string]any{"timeoutMs": "x"})),
+		"valid":        attempt(opt(map[string]any{"maxRetries": 2.0, "timeoutMs": 1000.0})),
+		"unknownKey":   attempt(opt(map[string]any{"maxRetries": 2.0, "maxRetry": 3.0})),
+	}, nil
+}
+
+func abort(ctx context.Context, e *env) (map[string]any, error) {
+	r := map[string]any{}
+	for _, c := range []struct{ k, reason string }{{"reason", "custom reason"}, {"none", ""}} {
+		n := e.name + "-" + c.k
+		s, err := e.get(n)
+		if err != nil {
+			return nil, err
+		}
+		r[c.k] = e.call(ctx, s, n, "Abort", n, c.reason)
+		r[c.k+"Runs"] = e.call(ctx, nil, n, "Runs", n, "abort")
+		r[c.k+"SameStub"] = e.call(ctx, s, n, "Ping")
+	}
+	return r, nil
+}
+
+// abortWhileRunning: a request sleeps for a second; at 100 ms another
+// aborts the object.
+func abortWhileRunning(ctx context.Context, e *env) (map[string]any, error) {
+	var running, aborter map[string]any
+	var failedAt time.Time
+	start := e.rt.Now()
+	g := e.rt.Group(ctx)
+	g.Go(func(ctx context.Context) error {
+		running = e.call(ctx, nil, e.name, "Slow", e.name, 1000)
+		failedAt = e.rt.Now()
+		return nil
+	})
+	g.Go(func(ctx context.Context) error {
+		if err := e.rt.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+		aborter = e.call(ctx, nil, e.name, "Abort", e.name, "abort from another request")
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"running":                          running,
+		"runningFailedBeforeItsSleepEnded": attempt(failedAt.Sub(start) < 900*time.Millisecond, nil),
+		"aborter":                          aborter,
+	}, nil
+}
+
+// queuedAtReset: the first call holds the gate for 300 ms and aborts;
+// three more arrive at 50 ms and wait behind it.
+func queuedAtReset(ctx context.Context, e *env) (map[string]any, error) {
+	got := make([]map[string]any, 4)
+	g := e.rt.Group(ctx)
+	g.Go(func(ctx context.Context) error {
+		got[0] = e.call(ctx, nil, e.name, "HoldThenAbort", e.name, 300, "reset while others wait")
+		return nil
+	})
+	for i := 1; i < 4; i++ {
+		g.Go(func(ctx context.Context) error {
+			if err := e.rt.Sleep(ctx, 50*time.Millisecond); err != nil {
+				return err
+			}
+			got[i] = e.call(ctx, nil, e.name, "Count", e.name)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	r := map[string]any{"first": got[0], "countRuns": e.call(ctx, nil, e.name, "Runs", e.name, "count")}
+	for i, q := range got[1:] {
+		r[fmt.Sprint("queued", i)] = q
+	}
+	return r, nil
+}
+
+// inputGate: two read-modify-writes at once, with no timer between the
+// read and the write, then with one.
+func inputGate(ctx context.Context, e *env) (map[string]any, error) {
+	r := map[string]any{}
+	for _, c := range []struct {
+		k  string
+		ms int
+	}{{"storage", 0}, {"timer", 20}} {
+		n := e.name + "-" + c.k
+		seen := make([]int, 2)
+		g := e.rt.Group(ctx)
+		for i := range 2 {
+			g.Go(func(ctx context.Context) error {
+				s, err := e.get(n)
+				if err != nil {
+					return err
+				}
+				seen[i], err = stub.CallAs[int](ctx, s, "Incr", c.ms)
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+		slices.Sort(seen)
+		r[c.k+"Seen"] = attempt(seen, nil)
+		r[c.k+"Final"] = e.call(ctx, nil, n, "GetN")
+	}
+	return r, nil
+}
+
+// alarmRetryOnce: an alarm that fails once; getAlarm from a caller while
+// its retry waits.
+func alarmRetryOnce(ctx context.Context, e *env) (map[string]any, error) {
+	s, err := e.get(e.name)
+	if err != nil {
+		return nil, err
+	}
+	at, err := stub.CallAs[int64](ctx, s, "ArmAlarm", e.name, 100, 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.rt.Sleep(ctx, time.Second); err != nil {
+		return nil, err
+	}
+	during, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < 100 && len(e.w.alarms[e.name].deliveries) < 2; i++ {
+		if err := e.rt.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.rt.Sleep(ctx, 300*time.Millisecond); err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"getAlarmDuringWaitIsScheduled": attempt(during != nil && *during == at, nil),
+		"deliveries":                    attempt(e.w.alarms[e.name].deliveries, nil),
+		"afterAll":                      e.call(ctx, s, "", "GetAlarm"),
+	}, nil
+}
+
+// alarmRetryAll: an alarm that always fails, until the platform gives up.
+func alarmRetryAll(ctx context.Context, e *env) (map[string]any, error) {
+	s, err := e.get(e.name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Call(ctx, "ArmAlarm", e.name, 100, -1); err != nil {
+		return nil, err
+	}
+	// As worker.js: until no delivery came for 100 s, at most 7 minutes.
+	last, quiet := 0, 0
+	for i := 0; i < 840 && quiet < 200; i++ {
+		if err := e.rt.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return nil, err
+		}
+		if n := len(e.w.alarms[e.name].deliveries); n == last {
+			quiet++
+		} else {
+			last, quiet = n, 0
+		}
+	}
+	var counts []int
+	within := true // as worker.js: wait k is 2 s·2^k plus up to 25%, and 0.5 s of slack
+	ds := e.w.alarms[e.name].deliveries
+	for k, d := range ds {
+		counts = append(counts, d.RetryCount)
+		if k > 0 {
+			w, base := d.at.Sub(ds[k-1].at), 2*time.Second<<(k-1)
+			within = within && w >= base-50*time.Millisecond && w <= base*5/4+500*time.Millisecond
+		}
+	}
+	at, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"deliveries":         attempt(len(counts), nil),
+		"retryCounts":        attempt(counts, nil),
+		"waitsWithinBackoff": attempt(within, nil),
+		"afterAllIsNull":     attempt(at == nil, nil),
+	}, nil
+}
+
+// runDosim runs c's Go side in a new runtime (seed 1) and returns its
+// observation, made plain JSON.
+func runDosim(ctx context.Context, c dosimCase, class string) (map[string]any, error) {
+	rt := runtime.New(runtime.WithSeed(1))
+	defer rt.Close()
+	w := newWorld()
+	ns := rt.Namespace("OBJ", func(st *object.State) object.Object { return &mirror{st: st, w: w} })
+	e := &env{rt: rt, ns: ns, w: w, name: c.name + "-" + class}
+	var obs map[string]any
+	err := rt.Run(func(ctx context.Context) error {
+		var err error
+		obs, err = c.run(ctx, e)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dosim, seed %d: %w", rt.Seed(), err)
+	}
+	return normalize(obs)
+}

@@ -1,0 +1,254 @@
+package platformtest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/stub"
+)
+
+// world is what outlives an instance, as worker.js's module-level maps do:
+// how often each method ran, by object name, and each alarm's deliveries.
+type world struct {
+	runs   map[string]int
+	alarms map[string]*alarmLog
+}
+
+func newWorld() *world { return &world{runs: map[string]int{}, alarms: map[string]*alarmLog{}} }
+
+func (w *world) bump(name, what string) { w.runs[name+"/"+what]++ }
+
+// alarmLog is one alarm's scheduled instant and deliveries.
+type alarmLog struct {
+	scheduled  time.Time
+	deliveries []delivery
+}
+
+// delivery is what the handler saw on one delivery.
+type delivery struct {
+	at                 time.Time
+	RetryCount         int  `json:"retryCount"`
+	IsRetry            bool `json:"isRetry"`
+	GetAlarmInsideNull bool `json:"getAlarmInsideNull"`
+}
+
+// codeError is a user's own error type with a code, as worker.js throws
+// an Error with a code property.
+type codeError struct {
+	Code string
+	Msg  string
+}
+
+func (e *codeError) Error() string { return e.Msg }
+
+// mirror is the Go class that behaves as worker.js's Base: one method for
+// each of its methods, with the same names (capitalised) and results.
+type mirror struct {
+	st    *object.State
+	w     *world
+	alarm string // the name armAlarm was given
+	fails int
+}
+
+func (m *mirror) Methods() object.Methods {
+	return object.Methods{
+		"Ping":          object.Func(func(ctx context.Context) (string, error) { return "pong", nil }),
+		"ThrowWith":     object.Func(m.throwWith),
+		"Abort":         object.Func(m.abort),
+		"HoldThenAbort": object.Func(m.holdThenAbort),
+		"Slow": object.Func(func(ctx context.Context, name string, ms int) (string, error) {
+			m.w.bump(name, "slow")
+			return "slept", m.st.Sleep(ctx, time.Duration(ms)*time.Millisecond)
+		}),
+		"Count": object.Func(func(ctx context.Context, name string) (int, error) {
+			m.w.bump(name, "count")
+			return m.w.runs[name+"/count"], nil
+		}),
+		"Runs": object.Func(func(ctx context.Context, name, what string) (int, error) {
+			return m.w.runs[name+"/"+what], nil
+		}),
+		"Incr":     object.Func(m.incr),
+		"GetN":     object.Func(func(ctx context.Context) (int, error) { return m.getN(ctx) }),
+		"Storage":  object.Func(m.storage),
+		"ArmAlarm": object.Func(m.armAlarm),
+		"GetAlarm": object.Func(m.getAlarm),
+	}
+}
+
+// throwWith fails with message and the properties' Go counterparts: a
+// *stub.Error flagged Retryable or Overloaded, a codeError for a code.
+func (m *mirror) throwWith(ctx context.Context, name, message string, props map[string]any) error {
+	m.w.bump(name, "throwWith")
+	switch {
+	case props["retryable"] == true:
+		return &stub.Error{Retryable: true, Msg: message}
+	case props["overloaded"] == true:
+		return &stub.Error{Overloaded: true, Msg: message}
+	case props["code"] != nil:
+		code, _ := props["code"].(string)
+		return &codeError{Code: code, Msg: message}
+	}
+	return errors.New(message)
+}
+
+// abort is ctx.abort(reason); "" is ctx.abort() (worker.js passes null).
+func (m *mirror) abort(ctx context.Context, name, reason string) (string, error) {
+	m.w.bump(name, "abort")
+	m.st.Abort(reason)
+	return "after abort", nil
+}
+
+// holdThenAbort holds the input gate for ms, then aborts inside the block.
+func (m *mirror) holdThenAbort(ctx context.Context, name string, ms int, reason string) (string, error) {
+	m.w.bump(name, "hold")
+	err := m.st.BlockConcurrencyWhile(ctx, func(ctx context.Context) error {
+		if err := m.st.Sleep(ctx, time.Duration(ms)*time.Millisecond); err != nil {
+			return err
+		}
+		m.st.Abort(reason)
+		return nil
+	})
+	return "after abort", err
+}
+
+// incr is a read-modify-write of "n", with a timer between when sleepMs > 0.
+func (m *mirror) incr(ctx context.Context, sleepMs int) (int, error) {
+	v, err := m.getN(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if sleepMs > 0 {
+		if err := m.st.Sleep(ctx, time.Duration(sleepMs)*time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+	return v + 1, m.st.Storage().Put(ctx, "n", v+1)
+}
+
+func (m *mirror) getN(ctx context.Context) (int, error) {
+	n, _, err := object.GetAs[int](ctx, m.st.Storage(), "n")
+	return n, err
+}
+
+// armAlarm sets the alarm delayMs from now; the handler fails its first
+// fails deliveries (-1: all). It returns the instant in Unix milliseconds.
+func (m *mirror) armAlarm(ctx context.Context, name string, delayMs, fails int) (int64, error) {
+	m.alarm, m.fails = name, fails
+	at := m.st.Now().Add(time.Duration(delayMs) * time.Millisecond)
+	if err := m.st.SetAlarm(ctx, at); err != nil {
+		return 0, err
+	}
+	m.w.alarms[name] = &alarmLog{scheduled: at}
+	return at.UnixMilli(), nil
+}
+
+// Alarm logs the delivery and fails while it should.
+func (m *mirror) Alarm(ctx context.Context, info object.AlarmInfo) error {
+	log := m.w.alarms[m.alarm]
+	_, set, err := m.st.GetAlarm(ctx)
+	if err != nil {
+		return err
+	}
+	log.deliveries = append(log.deliveries, delivery{at: m.st.Now(), RetryCount: info.RetryCount, IsRetry: info.IsRetry, GetAlarmInsideNull: !set})
+	if m.fails < 0 || len(log.deliveries) <= m.fails {
+		return errors.New("alarm fails")
+	}
+	return nil
+}
+
+// getAlarm is storage.getAlarm(): Unix milliseconds, or nil.
+func (m *mirror) getAlarm(ctx context.Context) (*int64, error) {
+	at, set, err := m.st.GetAlarm(ctx)
+	if err != nil || !set {
+		return nil, err
+	}
+	ms := at.UnixMilli()
+	return &ms, nil
+}
+
+// storage runs one of worker.js's storage cases inside the object.
+func (m *mirror) storage(ctx context.Context, which string) (map[string]any, error) {
+	s := m.st.Storage()
+	r := map[string]any{}
+	switch which {
+	case "empty-key":
+		r["put"] = attempt(nil, s.Put(ctx, "", 1))
+		v, _, err := object.GetAs[int](ctx, s, "")
+		r["get"] = attempt(v, err)
+	case "key-size":
+		r["k2048"] = attempt(nil, s.Put(ctx, strings.Repeat("k", 2048), 1))
+		r["k2049"] = attempt(nil, s.Put(ctx, strings.Repeat("k", 2049), 1))
+	case "pairs":
+		pairs(ctx, s, r)
+	case "value-size":
+		r["s131100"] = attempt(nil, s.Put(ctx, "v", strings.Repeat("x", 131100)))
+		r["s131101"] = attempt(nil, s.Put(ctx, "w", strings.Repeat("x", 131101)))
+		for _, n := range []int{131072, 131093, 131094} {
+			r["bytes"+itoa(n)] = attempt(nil, s.Put(ctx, "b"+itoa(n), make([]byte, n)))
+		}
+	case "list":
+		if err := s.PutMany(ctx, map[string]any{"a": 1, "b": 2, "c": 3}); err != nil {
+			return nil, err
+		}
+		list(ctx, s, r)
+	default:
+		return nil, errors.New("no storage case " + which)
+	}
+	return r, nil
+}
+
+// pairs is the case of 128 and 129 keys in one put, get and delete.
+func pairs(ctx context.Context, s *object.Storage, r map[string]any) {
+	many := func(n int) map[string]any {
+		m := map[string]any{}
+		for i := range n {
+			m["k"+itoa(i)] = i
+		}
+		return m
+	}
+	keys := func(n int) []string {
+		k := make([]string, n)
+		for i := range n {
+			k[i] = "k" + itoa(i)
+		}
+		return k
+	}
+	r["put128"] = attempt(nil, s.PutMany(ctx, many(128)))
+	r["put129"] = attempt(nil, s.PutMany(ctx, many(129)))
+	for _, n := range []int{128, 129} {
+		got, err := s.GetMany(ctx, keys(n))
+		r["get"+itoa(n)] = attempt(len(got), err)
+	}
+	for _, n := range []int{128, 129} {
+		r["delete"+itoa(n)] = attempt(s.DeleteMany(ctx, keys(n)))
+	}
+}
+
+// list is the list case: options as worker.js writes them, through
+// ParseListOptions, as untyped input comes.
+func list(ctx context.Context, s *object.Storage, r map[string]any) {
+	keys := func(m map[string]any) (any, error) {
+		opts, err := object.ParseListOptions(m)
+		if err != nil {
+			return nil, err
+		}
+		es, err := s.List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out := []string{}
+		for _, e := range es {
+			out = append(out, e.Key)
+		}
+		return out, nil
+	}
+	r["all"] = attempt(keys(map[string]any{}))
+	r["startAfterEnd"] = attempt(keys(map[string]any{"start": "c", "end": "a"}))
+	r["startAfter"] = attempt(keys(map[string]any{"startAfter": "a"}))
+	r["limit0"] = attempt(keys(map[string]any{"limit": 0.0}))
+	r["limitNeg"] = attempt(keys(map[string]any{"limit": -1.0}))
+	r["startAndStartAfter"] = attempt(keys(map[string]any{"start": "a", "startAfter": "b"}))
+}

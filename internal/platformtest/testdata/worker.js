@@ -1,0 +1,340 @@
+// The Worker and Durable Object classes of dosim's differential test
+// (internal/platformtest). Each case runs here against a real Durable Object
+// and answers GET /case/<name>?class=sql|kv with an observation: a JSON
+// object of named results, each {"value": ...} or {"error": {...}}. The Go
+// side runs the same case through dosim and compares the two.
+import { DurableObject } from "cloudflare:workers";
+
+// Module-level, so it outlives an object's reset (abort, a failed
+// blockConcurrencyWhile): what ran, by object name.
+const runs = new Map();
+function bump(name, what) {
+  const k = name + "/" + what;
+  runs.set(k, (runs.get(k) || 0) + 1);
+}
+function count(name, what) {
+  return runs.get(name + "/" + what) || 0;
+}
+const alarmLog = new Map();
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// An error as the caller sees it: message, JS name and the flags the
+// runtime sets.
+function errObs(e) {
+  const o = { message: String(e && e.message), name: e && e.name };
+  for (const f of ["remote", "retryable", "overloaded", "durableObjectReset"]) {
+    o[f] = e && e[f] === true;
+  }
+  if (e && e.code !== undefined) o.code = e.code;
+  return { error: o };
+}
+async function attempt(fn) {
+  try {
+    const v = await fn();
+    return { value: v === undefined ? null : v };
+  } catch (e) {
+    return errObs(e);
+  }
+}
+
+class Base extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.ctx = ctx;
+  }
+  ping() {
+    return "pong";
+  }
+  setName(name) {
+    this.name = name;
+  }
+  throwWith(name, message, props) {
+    bump(name, "throwWith");
+    const e = new Error(message);
+    Object.assign(e, props);
+    throw e;
+  }
+  abort(name, reason) {
+    bump(name, "abort");
+    if (reason === null) this.ctx.abort();
+    else this.ctx.abort(reason);
+    return "after abort";
+  }
+  // Holds the input gate for ms, then aborts inside the callback.
+  async holdThenAbort(name, ms, reason) {
+    bump(name, "hold");
+    await this.ctx.blockConcurrencyWhile(async () => {
+      await sleep(ms);
+      this.ctx.abort(reason);
+    });
+    return "after abort";
+  }
+  async slow(name, ms) {
+    bump(name, "slow");
+    await sleep(ms);
+    return "slept";
+  }
+  count(name) {
+    bump(name, "count");
+    return count(name, "count");
+  }
+  runs(name, what) {
+    return count(name, what);
+  }
+  // read-modify-write of key "n" with an optional timer between.
+  async incr(sleepMs) {
+    const s = this.ctx.storage;
+    const v = (await s.get("n")) || 0;
+    if (sleepMs > 0) await sleep(sleepMs);
+    await s.put("n", v + 1);
+    return v + 1;
+  }
+  async getN() {
+    return (await this.ctx.storage.get("n")) || 0;
+  }
+  // Storage cases run inside the object: their errors never cross RPC.
+  async storage(which) {
+    const s = this.ctx.storage;
+    const r = {};
+    switch (which) {
+      case "empty-key":
+        r.put = await attempt(() => s.put("", 1));
+        r.get = await attempt(() => s.get(""));
+        break;
+      case "key-size":
+        r.k2048 = await attempt(() => s.put("k".repeat(2048), 1));
+        r.k2049 = await attempt(() => s.put("k".repeat(2049), 1));
+        break;
+      case "pairs": {
+        const many = (n) => {
+          const m = {};
+          for (let i = 0; i < n; i++) m["k" + i] = i;
+          return m;
+        };
+        const keys = (n) => Object.keys(many(n));
+        r.put128 = await attempt(() => s.put(many(128)));
+        r.put129 = await attempt(() => s.put(many(129)));
+        r.get128 = await attempt(async () => (await s.get(keys(128))).size);
+        r.get129 = await attempt(async () => (await s.get(keys(129))).size);
+        r.delete128 = await attempt(() => s.delete(keys(128)));
+        r.delete129 = await attempt(() => s.delete(keys(129)));
+        break;
+      }
+      case "value-size":
+        r.s131100 = await attempt(() => s.put("v", "x".repeat(131100)));
+        r.s131101 = await attempt(() => s.put("w", "x".repeat(131101)));
+        for (const n of [131072, 131093, 131094]) {
+          r["bytes" + n] = await attempt(() => s.put("b" + n, new Uint8Array(n)));
+        }
+        break;
+      case "list": {
+        await s.put({ a: 1, b: 2, c: 3 });
+        const keys = async (o) => [...(await s.list(o)).keys()];
+        r.all = await attempt(() => keys({}));
+        r.startAfterEnd = await attempt(() => keys({ start: "c", end: "a" }));
+        r.startAfter = await attempt(() => keys({ startAfter: "a" }));
+        r.limit0 = await attempt(() => keys({ limit: 0 }));
+        r.limitNeg = await attempt(() => keys({ limit: -1 }));
+        r.startAndStartAfter = await attempt(() => keys({ start: "a", startAfter: "b" }));
+        break;
+      }
+      default:
+        throw new Error("no storage case " + which);
+    }
+    return r;
+  }
+  // Alarms: arm at delayMs; the handler fails its first `fails` deliveries
+  // (-1: always) and logs retryCount, isRetry and getAlarm inside.
+  async armAlarm(name, delayMs, fails) {
+    this.alarmName = name;
+    await this.ctx.storage.put("alarm-cfg", { name, fails });
+    const at = Date.now() + delayMs;
+    await this.ctx.storage.setAlarm(at);
+    alarmLog.set(name, { scheduled: at, deliveries: [] });
+    return at;
+  }
+  async alarm(info) {
+    const cfg = await this.ctx.storage.get("alarm-cfg");
+    const log = alarmLog.get(cfg.name);
+    const inside = await this.ctx.storage.getAlarm();
+    log.deliveries.push({ at: Date.now(), retryCount: info.retryCount, isRetry: info.isRetry, getAlarmInside: inside });
+    if (cfg.fails < 0 || log.deliveries.length <= cfg.fails) {
+      throw new Error("alarm fails");
+    }
+  }
+  async getAlarm() {
+    return await this.ctx.storage.getAlarm();
+  }
+  alarmLog(name) {
+    return alarmLog.get(name);
+  }
+}
+
+export class SqlObject extends Base {}
+export class KvObject extends Base {}
+
+function ns(env, cls) {
+  return cls === "kv" ? env.KV : env.SQL;
+}
+
+const cases = {
+  // A thrown Error with properties: what the caller sees, and how often it ran.
+  async "error-props"(env, cls, name) {
+    const r = {};
+    const variants = {
+      retryable: { retryable: true },
+      overloaded: { overloaded: true },
+      code: { code: "E_CUSTOM" },
+    };
+    for (const [k, props] of Object.entries(variants)) {
+      const n = name + "-" + k;
+      const stub = ns(env, cls).get(ns(env, cls).idFromName(n));
+      r[k] = await attempt(() => stub.throwWith(n, "boom " + k, props));
+      r[k + "Runs"] = { value: await stub.runs(n, "throwWith") };
+    }
+    return r;
+  },
+  async "missing-method"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    const r = {};
+    r.nope = await attempt(() => stub.nope());
+    r.after = await attempt(() => stub.ping());
+    return r;
+  },
+  async "stub-options"(env, cls, name) {
+    const n = ns(env, cls);
+    const id = n.idFromName(name);
+    const r = {};
+    const opt = async (retry) => {
+      const stub = n.get(id, { retry });
+      return await stub.ping();
+    };
+    r.maxRetries11 = await attempt(() => opt({ maxRetries: 11 }));
+    r.maxRetriesX = await attempt(() => opt({ maxRetries: "x" }));
+    r.timeoutMs100 = await attempt(() => opt({ timeoutMs: 100 }));
+    r.timeoutMsX = await attempt(() => opt({ timeoutMs: "x" }));
+    r.valid = await attempt(() => opt({ maxRetries: 2, timeoutMs: 1000 }));
+    // A misspelt key: the platform ignores it, dosim refuses it (deliberate).
+    r.unknownKey = await attempt(() => opt({ maxRetries: 2, maxRetry: 3 }));
+    return r;
+  },
+  async abort(env, cls, name) {
+    const r = {};
+    for (const [k, reason] of [["reason", "custom reason"], ["none", null]]) {
+      const n = name + "-" + k;
+      const stub = ns(env, cls).get(ns(env, cls).idFromName(n));
+      r[k] = await attempt(() => stub.abort(n, reason));
+      r[k + "Runs"] = { value: await ns(env, cls).get(ns(env, cls).idFromName(n)).runs(n, "abort") };
+      r[k + "SameStub"] = await attempt(() => stub.ping());
+    }
+    return r;
+  },
+  // The first call holds the gate and aborts; three more wait behind it.
+  async "queued-at-reset"(env, cls, name) {
+    const n = ns(env, cls);
+    const id = n.idFromName(name);
+    const first = n.get(id);
+    const p0 = attempt(() => first.holdThenAbort(name, 300, "reset while others wait"));
+    await sleep(50);
+    const queued = [1, 2, 3].map(() => attempt(() => n.get(id).count(name)));
+    const got = await Promise.all([p0, ...queued]);
+    const r = { first: got[0] };
+    got.slice(1).forEach((g, i) => (r["queued" + i] = g));
+    r.countRuns = { value: await n.get(id).runs(name, "count") };
+    return r;
+  },
+  // A request sleeps (the gate open) while another aborts the object: when
+  // does the sleeping one's caller learn of it?
+  async "abort-while-running"(env, cls, name) {
+    const n = ns(env, cls);
+    const id = n.idFromName(name);
+    const t0 = Date.now();
+    const running = attempt(() => n.get(id).slow(name, 1000)).then((r) => ({ r, ms: Date.now() - t0 }));
+    await sleep(100);
+    const aborter = await attempt(() => n.get(id).abort(name, "abort from another request"));
+    const { r, ms } = await running;
+    return {
+      running: r,
+      runningFailedBeforeItsSleepEnded: { value: ms < 900 },
+      aborter,
+    };
+  },
+  // Two read-modify-writes at once: the input gate keeps them apart at a
+  // storage operation, not across a timer.
+  async "input-gate"(env, cls, name) {
+    const n = ns(env, cls);
+    const r = {};
+    for (const [k, ms] of [["storage", 0], ["timer", 20]]) {
+      const id = n.idFromName(name + "-" + k);
+      const [a, b] = await Promise.all([n.get(id).incr(ms), n.get(id).incr(ms)]);
+      r[k + "Seen"] = { value: [a, b].sort() };
+      r[k + "Final"] = { value: await n.get(id).getN() };
+    }
+    return r;
+  },
+  // An alarm that fails once: its two deliveries, and getAlarm from a
+  // caller while the retry waits.
+  async "alarm-retry-once"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    const at = await stub.armAlarm(name, 100, 1);
+    await sleep(1000);
+    const during = await stub.getAlarm();
+    for (let i = 0; i < 100 && (await stub.alarmLog(name)).deliveries.length < 2; i++) await sleep(100);
+    await sleep(300);
+    const log = await stub.alarmLog(name);
+    return {
+      getAlarmDuringWaitIsScheduled: { value: during === at },
+      deliveries: { value: log.deliveries.map((d) => ({ retryCount: d.retryCount, isRetry: d.isRetry, getAlarmInsideNull: d.getAlarmInside === null })) },
+      afterAll: { value: await stub.getAlarm() },
+    };
+  },
+  // An alarm that always fails: every delivery until the platform gives up.
+  async "alarm-retry-all"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    await stub.armAlarm(name, 100, -1);
+    // Wait until no delivery came for 100 s (the longest wait, before
+    // retryCount 6, is 64 s plus jitter), at most seven minutes: about four
+    // minutes in all.
+    let last = 0;
+    let quiet = 0;
+    for (let i = 0; i < 840 && quiet < 200; i++) {
+      await sleep(500);
+      const n = (await stub.alarmLog(name)).deliveries.length;
+      if (n === last) quiet++;
+      else (last = n), (quiet = 0);
+    }
+    const log = await stub.alarmLog(name);
+    return {
+      deliveries: { value: log.deliveries.length },
+      retryCounts: { value: log.deliveries.map((d) => d.retryCount) },
+      // Wait k (before retryCount k+1) is 2 s·2^k, plus up to 25% jitter
+      // and half a second of slack for the real clock.
+      waitsWithinBackoff: {
+        value: log.deliveries.slice(1).every((d, k) => {
+          const w = d.at - log.deliveries[k].at;
+          const base = 2000 * 2 ** k;
+          return w >= base - 50 && w <= base * 1.25 + 500;
+        }),
+      },
+      afterAllIsNull: { value: (await stub.getAlarm()) === null },
+    };
+  },
+};
+
+export default {
+  async fetch(req, env) {
+    const url = new URL(req.url);
+    const m = url.pathname.match(/^\/case\/([a-z0-9-]+)$/);
+    const cls = url.searchParams.get("class") || "sql";
+    const name = (m ? m[1] : "") + "-" + cls + "-" + crypto.randomUUID();
+    if (m && m[1].startsWith("storage-")) {
+      const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+      return Response.json(await stub.storage(m[1].slice("storage-".length)));
+    }
+    if (url.pathname === "/version") return new Response("ok");
+    const c = m && cases[m[1]];
+    if (!c) return new Response("no such case", { status: 404 });
+    return Response.json(await c(env, cls, name));
+  },
+};
