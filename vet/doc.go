@@ -54,7 +54,8 @@
 // BrokenStub looks at every function, object code or not (a test's root
 // function reuses stubs as easily as a method), one function at a time.
 // UnsafeMark looks at each function passed to object.Retryable in the
-// package and at the functions of the package it calls directly.
+// package, the function literals inside it, and the package's functions
+// it calls, two calls deep.
 //
 // # Flags
 //

@@ -94,7 +94,7 @@ func importedEscape(pass *analysis.Pass, n ast.Node, facts factKind) (escape, bo
 		return escape{}, false
 	}
 	f, ok := pass.TypesInfo.Uses[id].(*types.Func)
-	if !ok || f.Pkg() == nil || f.Pkg() == pass.Pkg || standard(f.Pkg().Path()) || dosimAPI(f.Pkg().Path()) {
+	if !ok || f.Pkg() == nil || f.Pkg() == pass.Pkg || dosimAPI(f.Pkg().Path()) {
 		return escape{}, false
 	}
 	got, ok := facts.read(pass, f.Origin())
@@ -122,11 +122,8 @@ func exportEscapes(pass *analysis.Pass, code *Code, direct, calls map[*Fn][]esca
 		if es := append(direct[fn], calls[fn]...); len(es) > 0 {
 			e := es[0]
 			p := pass.Fset.Position(e.pos)
-			r = &Reached{Module: moduleOf(pass), What: e.what, Advice: e.advice,
+			r = &Reached{Module: moduleOf(pass), What: calledWhat(e.what), Advice: e.advice,
 				Where: fmt.Sprintf("%s:%d in %s", filepath.Base(p.Filename), p.Line, fn.Name)}
-			if len(direct[fn]) == 0 {
-				r.What, r.Where = calledWhat(e.what), fmt.Sprintf("%s:%d in %s", filepath.Base(p.Filename), p.Line, fn.Name)
-			}
 		}
 		for _, to := range fn.refs {
 			if r != nil || depth > 64 {

@@ -104,6 +104,36 @@ func (c *Clock) Stamp(ctx context.Context) (string, error) {
 }
 `
 
+// userHelper and userCalls: object code calling a helper package of the
+// same module, reported at the call through the helper's fact.
+const userHelper = `package helper
+
+import "time"
+
+func Wait() { time.Sleep(time.Millisecond) }
+`
+
+const userCalls = `package calls
+
+import (
+	"context"
+
+	"example.com/user/helper"
+	"github.com/dosim/dosim/object"
+)
+
+type Waiter struct{}
+
+func (w *Waiter) Methods() object.Methods {
+	return object.Methods{"Wait": object.Func(w.Wait)}
+}
+
+func (w *Waiter) Wait(ctx context.Context) error {
+	helper.Wait()
+	return nil
+}
+`
+
 const userClean = `package clean
 
 import (
@@ -127,7 +157,9 @@ func (c *Clock) Stamp(ctx context.Context) (string, error) {
 
 // go vet -vettool=dosimvet works on a user's module that requires dosim
 // (replaced by this clone): a time.Now in a method is reported with its
-// replacement, a clean class gives no report.
+// replacement, a time.Sleep in a helper package of the module at the
+// method's call of it (a fact crossing go vet's per-package runs), and a
+// clean class, or the helper on its own (not object code), gives none.
 func TestGoVetOnAUserModule(t *testing.T) {
 	root := repoRoot(t)
 	dir := t.TempDir()
@@ -140,6 +172,8 @@ func TestGoVetOnAUserModule(t *testing.T) {
 		"go.sum":         string(sum),
 		"bad/bad.go":     userBad,
 		"clean/clean.go": userClean,
+		"helper/h.go":    userHelper,
+		"calls/calls.go": userCalls,
 	}
 	for name, src := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -155,7 +189,11 @@ func TestGoVetOnAUserModule(t *testing.T) {
 	if ok || !strings.Contains(out, "bad.go:19:14: time.Now in object code (reached from Clock.Stamp (a Methods entry)): use st.Now()") {
 		t.Errorf("go vet ./bad passed=%v, want a failure naming time.Now and st.Now():\n%s", ok, out)
 	}
-	out, ok = goVet(t, dir, env, "./clean")
+	out, ok = goVet(t, dir, env, "./calls")
+	if ok || !strings.Contains(out, "calls.go:17:9: helper.Wait, which reaches time.Sleep (h.go:5 in Wait), in object code (reached from Waiter.Wait (a Methods entry)): use st.Sleep") {
+		t.Errorf("go vet ./calls passed=%v, want the helper's time.Sleep reported at the call:\n%s", ok, out)
+	}
+	out, ok = goVet(t, dir, env, "./clean", "./helper")
 	if !ok || strings.TrimSpace(out) != "" {
 		t.Errorf("go vet ./clean passed=%v, want a silent pass:\n%s", ok, out)
 	}

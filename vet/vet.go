@@ -39,8 +39,8 @@ func init() {
 	ObjectCode.Flags.BoolVar(&honourOK, "ok", true, "let a //dosimvet:ok comment silence the report on its line or the next (false: report anyway)")
 }
 
-// standard reports whether path is a standard-library package: its first
-// element has no dot. The analyzers skip those at once.
+// standard reports whether path looks like a standard-library package:
+// its first element has no dot.
 func standard(path string) bool {
 	first, _, _ := strings.Cut(path, "/")
 	return !strings.Contains(first, ".")
@@ -57,8 +57,21 @@ func dosimAPI(path string) bool {
 }
 
 // skipped reports whether an analyzer has nothing to do in pass's
-// package: one of the standard library's.
+// package: one of the standard library's, which belongs to no module and
+// whose path has no dot (a module's package may have none either, but the
+// go command says which module it belongs to).
+//
+// It skips, too, the packages of a versioned dependency (from the module
+// cache, not replaced by a local folder): none of them is the user's code,
+// and calls into other modules are never followed, so their analysis would
+// only cost time (modernc.org/libc alone is large).
 func skipped(pass *analysis.Pass) bool {
+	if m := pass.Module; m != nil && m.Path != "" { // an empty Module is no module (go/analysis's checker)
+		if m.Replace != nil {
+			m = m.Replace
+		}
+		return m.Version != ""
+	}
 	return standard(pass.Pkg.Path())
 }
 
