@@ -131,14 +131,17 @@ func (w *markWalk) isTainted(e ast.Node) bool {
 	return false
 }
 
-// readKey is the key a variable e mentions was read from, "" if none.
+// readKey is the key the first variable e mentions that holds a read
+// value was read from, "" if none.
 func (w *markWalk) readKey(e ast.Node) string {
-	for obj, key := range w.readFrom {
-		if mentions(w.pass.TypesInfo, e, obj) {
-			return key
+	key := ""
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && key == "" {
+			key = w.readFrom[w.pass.TypesInfo.Uses[id]]
 		}
-	}
-	return ""
+		return key == ""
+	})
+	return key
 }
 
 // holdsRead reports whether e mentions a variable read from key.

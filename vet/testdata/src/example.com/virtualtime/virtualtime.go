@@ -31,6 +31,7 @@ func (c *Clock) Methods() object.Methods { // want Methods:"reaches time.Now"
 		"Fetch":  object.Func(c.Fetch),
 		"Quiet":  object.Func(c.Quiet),
 		"Helper": object.Func(c.Helper),
+		"Timed":  object.Func(c.Timed),
 	}
 }
 
@@ -80,6 +81,14 @@ func (c *Clock) Alarm(ctx context.Context, _ object.AlarmInfo) error { // want A
 		<-time.After(time.Millisecond) // want `time.After in object code \(reached from a func literal in Clock.Alarm \(an agent.Retry callback\)\)`
 		return nil
 	}, agent.RetryOptions{})
+}
+
+// Timed passes a wall-clock timeout to the virtual sleep: the sleep skips
+// through virtual time, so the timeout never fires (issue 25's case).
+func (c *Clock) Timed(ctx context.Context) error { // want Timed:"reaches context.WithTimeout"
+	tctx, cancel := context.WithTimeout(ctx, time.Second) // want `context.WithTimeout in object code \(reached from Clock.Timed \(a Methods entry\)\): use runtime.WithTimeout\(ctx, d\), which fires in virtual time`
+	defer cancel()
+	return c.st.Sleep(tctx, time.Minute)
 }
 
 // Outside is not object code: the same calls are fine here.
