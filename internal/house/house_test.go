@@ -502,6 +502,7 @@ var rank = map[string]int{
 	"internal/testrun":    10,
 	"internal/untyped":    10,
 	"internal/invoke":     11,
+	"vet":                 10,
 	"internal/wire":       12,
 
 	"object":                        20,
@@ -519,6 +520,7 @@ var rank = map[string]int{
 	"dosimtest":                     85,
 	"cli":                           90,
 	"cmd/dosim":                     100,
+	"cmd/dosimvet":                  100,
 	"examples/wallet/cmd/walletsim": 100,
 }
 
@@ -625,6 +627,8 @@ var allowedEdges = map[edge]bool{
 	{from: "cli", to: "verify"}:              true,
 
 	{from: "cmd/dosim", to: "cli"}: true,
+
+	{from: "cmd/dosimvet", to: "vet"}: true,
 
 	{from: "examples/wallet/cmd/walletsim", to: "cli"}:             true,
 	{from: "examples/wallet/cmd/walletsim", to: "examples/wallet"}: true,
