@@ -432,10 +432,9 @@ func interruptCode(ctx context.Context) int {
 	return exitInterrupted
 }
 
-// writeSummary prints a sweep's report for a person; merged reports name
-// missing shards. It says "clean" only when every seed of the sweep was
-// checked and none failed.
-func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
+// writeSweepHead prints what a sweep ran: the scenario, the seeds and
+// shards, the rates (a swarm's kinds) and the latency.
+func writeSweepHead(w io.Writer, sum *explore.Summary) {
 	fmt.Fprintf(w, "explore %s (%s)\n", render.Escape(sum.Scenario), render.Escape(sum.File))
 	shards := ""
 	if len(sum.Shards) == 1 && sum.Shards[0].Count > 1 {
@@ -448,6 +447,13 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 		swarm = " (swarm: each seed draws its own profile of these kinds)"
 	}
 	fmt.Fprintf(w, "seeds %d..%d%s, rates %s%s, latency %s\n", sum.First, sum.First+uint64(sum.Seeds-1), shards, explore.RatesText(sum.Rates), swarm, sum.Latency)
+}
+
+// writeSummary prints a sweep's report for a person; merged reports name
+// missing shards. It says "clean" only when every seed of the sweep was
+// checked and none failed.
+func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
+	writeSweepHead(w, sum)
 	sum.WriteChecked(w)
 	missing := 0
 	if merged {

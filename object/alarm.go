@@ -9,7 +9,7 @@ import (
 
 // Alarm delivery (rule O6), as workerd's alarm scheduler does it
 // (src/workerd/server/alarm-scheduler.c++, real workerd 1.20261117.1): an
-// alarm is delivered at most AlarmMaxRetries+1 times (RetryCount 0 to 6)
+// alarm is delivered at most AlarmMaxRetries+1 times (RetryCount 0 to 5)
 // when its handler keeps failing. The wait before a retry is
 // AlarmRetryBase·2^k plus a jitter of up to AlarmRetryJitter of it, where
 // k counts the retries since the last one the infrastructure caused (see
@@ -19,7 +19,7 @@ import (
 // (2 s·2^9, about 17 minutes), as the platform caps its backoff.
 const (
 	AlarmRetryBase   = 2 * time.Second
-	AlarmMaxRetries  = 6
+	AlarmMaxRetries  = 5
 	AlarmRetryJitter = 0.25
 	AlarmBackoffCap  = 9
 )

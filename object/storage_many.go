@@ -58,15 +58,13 @@ func (s *Storage) GetMany(ctx context.Context, keys []string) (map[string]Entry,
 }
 
 // PutMany stores a copy of each value under its key, all of them or, when
-// one key or value is refused (as Put refuses it) or there are more than
-// MaxKeysPerCall entries, none of them (rule L8). Entries are checked in
+// one key or value is refused (as Put refuses it), none of them (rule L8).
+// It takes any number of entries: the platform limits get() to
+// MaxKeysPerCall keys, not put() (real workerd 1.20261117.1). Entries are checked in
 // key order, so the error names the first bad key by key order.
 // AllowUnconfirmed among opts applies to every entry (rule L7).
 func (s *Storage) PutMany(ctx context.Context, entries map[string]any, opts ...WriteOption) error {
 	if err := s.live("PutMany"); err != nil {
-		return err
-	}
-	if err := checkCount("PutMany", len(entries)); err != nil {
 		return err
 	}
 	keys := make([]string, 0, len(entries))
@@ -93,15 +91,18 @@ func (s *Storage) PutMany(ctx context.Context, entries map[string]any, opts ...W
 }
 
 // DeleteMany removes keys and returns how many of them were stored (a key
-// named twice counts once). With a bad key or more than MaxKeysPerCall
-// keys it removes none (rule L8). AllowUnconfirmed among opts applies to
+// named twice counts once). With a bad key it removes none (rule L8). It
+// takes any number of keys, as the platform's delete() does (real workerd
+// 1.20261117.1). AllowUnconfirmed among opts applies to
 // every key (rule L7).
 func (s *Storage) DeleteMany(ctx context.Context, keys []string, opts ...WriteOption) (int, error) {
 	if err := s.live("DeleteMany"); err != nil {
 		return 0, err
 	}
-	if err := checkKeys("DeleteMany", keys); err != nil {
-		return 0, err
+	for _, k := range keys {
+		if err := checkKey("DeleteMany", k); err != nil {
+			return 0, err
+		}
 	}
 	n, allow := 0, allows(opts)
 	for _, k := range keys {

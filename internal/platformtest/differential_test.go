@@ -27,31 +27,10 @@ var deliberate = map[string]string{
 // merged yet, each with that branch. Empty it as the branches land: an
 // entry that agrees fails the test.
 var awaiting = map[string]string{
-	// An error thrown by object code keeps its properties across the
-	// boundary (a *stub.Error's flags, a user's error type as a copy).
-	"error-props/retryable":  "i22-errors",
-	"error-props/overloaded": "i22-errors",
-	"error-props/code":       "i22-errors",
-	// Requests queued at a reset fail with the same reset error, not
-	// retried (0 runs); a running request fails at the reset, at once.
-	"queued-at-reset/queued0":                              "i22-reset",
-	"queued-at-reset/queued1":                              "i22-reset",
-	"queued-at-reset/queued2":                              "i22-reset",
-	"queued-at-reset/countRuns":                            "i22-reset",
-	"abort-while-running/runningFailedBeforeItsSleepEnded": "i22-reset",
-	// Found by this test, on no branch yet: workerd 1.20261117.1 refuses
-	// more than 128 keys in get() only; put() of 129 pairs and delete() of
-	// 129 keys succeed, for both classes. dosim refuses all three.
-	// Measured with DOSIM_WORKERD_SLOW=1: workerd 1.20261117.1 delivers an
-	// always-failing alarm 6 times (retryCount 0-5, waits 2, 4, 8, 16, 32 s,
-	// no jitter seen) and then getAlarm still returns the scheduled time.
-	// dosim today: 7 deliveries (0-6), then no alarm. Issue 22 says 7 with
-	// jitter (i22-alarms builds that): the measurement disagrees; decide.
-	"alarm-retry-all/deliveries":     "i22-alarms, but workerd gives 6, not 7: decide",
-	"alarm-retry-all/retryCounts":    "i22-alarms, but workerd gives 0-5, not 0-6: decide",
-	"alarm-retry-all/afterAllIsNull": "none yet (found by i22-workerd: getAlarm after the last retry is the scheduled time)",
-	"storage-pairs/put129":           "none yet (found by i22-workerd: 128-key limit on get only)",
-	"storage-pairs/delete129":        "none yet (found by i22-workerd: 128-key limit on get only)",
+	// Measured with DOSIM_WORKERD_SLOW=1: after the last of its 6
+	// deliveries an always-failing alarm is still reported by getAlarm
+	// at its scheduled time; dosim reports none.
+	"alarm-retry-all/afterAllIsNull": "none yet (found by this test: getAlarm after the last retry is the scheduled time)",
 }
 
 // TestAgainstWorkerd runs every case on workerd and through dosim, for
