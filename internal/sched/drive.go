@@ -68,6 +68,10 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			if pr, ok := run.(Preparer); ok {
 				k.hint(pr, ev.ref)
 			}
+			k.steps++
+			if k.pct != nil {
+				k.pct.step(t, k.steps, ev.prio, true)
+			}
 			return t, WokenBySignal, 0
 		default:
 			t := p.(*Task)
@@ -79,6 +83,10 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 				why = WokenByTimer
 			}
 			t.why = WokenBySignal
+			k.steps++
+			if k.pct != nil {
+				k.pct.step(t, k.steps, 0, false)
+			}
 			return t, why, 0
 		}
 	}
