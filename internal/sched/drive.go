@@ -59,7 +59,7 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		case evCallback:
 			cb := p.(*callback)
 			cb.fired = true
-			cb.fn()
+			k.runCallback(cb, ev.prio)
 		case evStart:
 			run := p.(Runner)
 			ctx, name := run.Context()

@@ -20,8 +20,13 @@ import (
 // preempted, and a dropped priority orders the task's next wake-ups, not
 // the step it is in. Virtual time still orders everything else: only
 // which of the events due at one instant comes first is the strategy's
-// choice. Timer callbacks (link deliveries, timeouts) are not tasks: each
-// draws its own priority when scheduled, as under the random tie-break.
+// choice. Timer callbacks (link deliveries, timeouts) are not tasks: a
+// callback takes the priority of what scheduled it (the running task, or
+// the callback running), as the message a task sends travels at its
+// sender's priority; one scheduled by neither (the driver) draws its own.
+// Without that, a call's delivery would race its sender's peers at a
+// fresh draw per tick, and the order of arrivals at an object would be
+// the random tie-break's again.
 //
 // The random tie-break keeps its path (push): the kernel looks at pct only
 // where a task's event is pushed and where a step begins.
@@ -34,6 +39,9 @@ type pct struct {
 	// points are the change points' steps, by change point (points[i-1]
 	// is change point i); 0 for none.
 	points [MaxDepth - 1]uint64
+	// cb is the priority of the callback running, when inCallback.
+	cb         uint64
+	inCallback bool
 }
 
 // MaxDepth is the largest PCT depth SetPCT accepts.
@@ -111,8 +119,37 @@ func (k *Kernel) pushTask(t *Task, e event) {
 		k.push(e)
 		return
 	}
-	e.prio = k.pct.prio[t]
+	p, ok := k.pct.prio[t]
+	if !ok {
+		p = k.pctDraw()
+	}
+	e.prio = p
 	k.pushAt(e)
+}
+
+// pushCallback pushes e, a callback's event: under PCT with the priority
+// of what schedules it (see pct), else with a fresh tie-break.
+func (k *Kernel) pushCallback(e event) {
+	switch {
+	case k.pct == nil:
+		k.push(e)
+	case k.pct.inCallback:
+		e.prio = k.pct.cb
+		k.pushAt(e)
+	default:
+		k.pushTask(k.cur.Load(), e)
+	}
+}
+
+// runCallback runs cb, whose event had priority prio.
+func (k *Kernel) runCallback(cb *callback, prio uint64) {
+	if k.pct == nil {
+		cb.fn()
+		return
+	}
+	k.pct.cb, k.pct.inCallback = prio, true
+	cb.fn()
+	k.pct.inCallback = false
 }
 
 // pctDraw is push's draw under PCT: an initial priority, below changed.
