@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/internal/sched"
 )
 
@@ -74,7 +73,7 @@ func (s Schedule) Validate() error {
 			return fmt.Errorf("%w: depth is %d, must be from 1 to %d", ErrSchedule, s.Depth, MaxDepth)
 		}
 	default:
-		return fmt.Errorf("%w: strategy is %s, must be %s or %s", ErrSchedule, quote.Q(string(s.Strategy)), StrategyRandom, StrategyPCT)
+		return fmt.Errorf("%w: strategy is %q, must be %s or %s", ErrSchedule, s.Strategy, StrategyRandom, StrategyPCT)
 	}
 	return nil
 }
