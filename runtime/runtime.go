@@ -158,7 +158,7 @@ type Runtime struct {
 	horizon time.Duration
 
 	// schedule is how ties at an instant are broken (WithSchedule).
-	schedule Schedule
+	schedule *Schedule
 
 	// optErr is the error of an option that cannot be honoured (a stall
 	// limit below the floor): Run and the other driver calls return it.

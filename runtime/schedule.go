@@ -82,13 +82,16 @@ func (s Schedule) Validate() error {
 // (default: StrategyRandom). A Schedule that Validate refuses makes Run
 // fail with its error.
 func WithSchedule(s Schedule) Option {
-	return optionFunc(func(r *Runtime) { r.schedule = s })
+	return optionFunc(func(r *Runtime) { r.schedule = &s })
 }
 
 // applySchedule sets the kernel's strategy, once it is made: PCT's
 // change points are the first draws of the run.
 func (r *Runtime) applySchedule() {
-	s := r.schedule
+	if r.schedule == nil {
+		return
+	}
+	s := *r.schedule
 	if err := s.Validate(); err != nil {
 		r.optErr = fmt.Errorf("runtime.WithSchedule: %w", err)
 		return

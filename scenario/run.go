@@ -38,7 +38,7 @@ type runConfig struct {
 	// the option once and runs it for every seed; a plan is read-only).
 	plan *transport.FaultPlan
 	// schedule is the runtime's scheduling strategy (Schedule).
-	schedule runtime.Schedule
+	schedule *runtime.Schedule
 }
 
 type runOptionFunc func(*runConfig)
@@ -133,7 +133,7 @@ func StallLimit(d time.Duration) RunOption {
 // Schedule runs the scenario with the scheduling strategy s
 // (runtime.WithSchedule; default runtime.StrategyRandom).
 func Schedule(s runtime.Schedule) RunOption {
-	return runOptionFunc(func(c *runConfig) { c.schedule = s })
+	return runOptionFunc(func(c *runConfig) { c.schedule = &s })
 }
 
 // nopLogger is the default logger, made once: a run under the explorer
@@ -299,8 +299,8 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if cfg.stallSet {
 		ropts = append(ropts, runtime.WithStallLimit(cfg.stall))
 	}
-	if cfg.schedule != (runtime.Schedule{}) {
-		ropts = append(ropts, runtime.WithSchedule(cfg.schedule))
+	if cfg.schedule != nil && *cfg.schedule != (runtime.Schedule{}) {
+		ropts = append(ropts, runtime.WithSchedule(*cfg.schedule))
 	}
 	rt := runtime.New(ropts...)
 	defer rt.Close()
