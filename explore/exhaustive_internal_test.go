@@ -137,3 +137,20 @@ func TestExhaustive_UnstruckFaultIsADuplicate(t *testing.T) {
 		{{Call: 1, Method: "Add", Attempt: 1, Fault: transport.Overloaded}},
 		{{Call: 2, Method: "Get", Attempt: 1, Fault: transport.Overloaded}}}), c.Hash)
 }
+
+// TestExhaustive_JournalMovesNothing: a plan that names storage-write-fails
+// journals storage writes from the start (rule L7); until the fault
+// strikes, the run is the one without it, byte for byte, as the tree's
+// completeness needs (exhaustive_tree.go).
+func TestExhaustive_JournalMovesNothing(t *testing.T) {
+	fe, err := NewFunc(Options{Exhaustive: true, Rates: transport.Rates{transport.StorageWriteFails: 0.1}}, twoCalls)
+	require.NoError(t, err)
+	plain := fe.check(1, []transport.Rule{}, checkMode{trace: true}, false).trace
+	never := []transport.Rule{{Call: 99, Attempt: 1, Fault: transport.StorageWriteFails}} // names the fault, matches no attempt
+	journaled := fe.check(1, never, checkMode{trace: true}, false).trace
+	require.NotEmpty(t, plain)
+	assert.Equal(t, plain, journaled)
+	// And a storage-write-fails on Get, which writes nothing, leaves it as it was.
+	onGet := []transport.Rule{{Call: 2, Method: "Get", Attempt: 1, Fault: transport.StorageWriteFails}}
+	assert.Equal(t, plain, fe.check(1, onGet, checkMode{trace: true}, false).trace)
+}

@@ -5,11 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -234,4 +238,80 @@ func TestExhaustive_BadOptions(t *testing.T) {
 		_, err := explore.ParseFaultSet(bad)
 		assert.True(t, errors.Is(err, explore.ErrOptions), bad)
 	}
+}
+
+// tinyScenario is two calls, each through a stub that retries twice.
+const tinyScenario = `name: tiny
+namespaces:
+  INVENTORY: inventory
+stubs:
+  shop:
+    namespace: INVENTORY
+    options: {maxRetries: 2}
+calls:
+  - {stub: shop, method: AddOne, args: [apple]}
+  - {stub: shop, method: Get, args: [apple]}
+`
+
+// TestExhaustive_ScenarioCountMatchesBruteForce checks a scenario's
+// certificate against the test's own count: every subset of at most 3 of
+// the six conceivable decision points (three attempts of each call) is
+// run with lose-response there, and kept when each of its faults shows in
+// its run's records; the kept sets, in the test's own order (by size, then
+// call and attempt), hash as the certificate says.
+func TestExhaustive_ScenarioCountMatchesBruteForce(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tiny.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(tinyScenario), 0o644))
+	sc, err := scenario.Load(file, builtIns)
+	require.NoError(t, err)
+	const b = 3
+	e, err := explore.New(sc, explore.Options{Exhaustive: true, MaxFaults: b, Rates: transport.Rates{transport.LoseResponse: 0.1}})
+	require.NoError(t, err)
+	sum, err := e.Sweep()
+	require.NoError(t, err)
+	require.True(t, sum.Clean(), "%v", sum.Violations)
+
+	methods := []string{"AddOne", "Get"}
+	var universe []transport.Rule
+	for c := 1; c <= 2; c++ {
+		for n := 1; n <= 3; n++ {
+			universe = append(universe, transport.Rule{Call: c, Method: methods[c-1], Attempt: n, Fault: transport.LoseResponse})
+		}
+	}
+	var kept [][]transport.Rule
+	for mask := range 1 << len(universe) {
+		var set []transport.Rule
+		for i, r := range universe {
+			if mask&(1<<i) != 0 {
+				set = append(set, r)
+			}
+		}
+		if len(set) > b {
+			continue
+		}
+		r, err := e.ReplayFaults(1, set)
+		require.NoError(t, err)
+		shows := true
+		for _, f := range set {
+			c := r.Result.Calls[f.Call-1]
+			shows = shows && f.Attempt <= len(c.Attempts) && c.Attempts[f.Attempt-1].Fault == f.Fault
+		}
+		if shows {
+			kept = append(kept, set)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if len(kept[i]) != len(kept[j]) {
+			return len(kept[i]) < len(kept[j])
+		}
+		for k := range kept[i] {
+			if a, b := kept[i][k], kept[j][k]; a.Call != b.Call || a.Attempt != b.Attempt {
+				return a.Call < b.Call || a.Call == b.Call && a.Attempt < b.Attempt
+			}
+		}
+		return false
+	})
+	t.Logf("%d placements of up to %d faults: %s", len(kept), b, sum.Exhaustive.Text("clean"))
+	assert.Equal(t, len(kept), sum.Exhaustive.Runs)
+	assert.Equal(t, explore.PlacementsHash(kept), sum.Exhaustive.Hash)
 }

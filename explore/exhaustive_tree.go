@@ -17,6 +17,11 @@ package explore
 // deterministic, and a fault is decided per attempt without drawing from
 // the seeded source, so nothing before it moves), so that attempt is a
 // decision point of the run of the first i, and the tree adds it there.
+// (One thing depends on a plan's rules before they strike: a plan that
+// names storage-write-fails journals storage writes from the start, rule
+// L7. The journal confirms each write at its release point when no fault
+// strikes there, so the runs still coincide until the fault;
+// TestExhaustive_JournalMovesNothing checks it.)
 //
 // What is deduplicated, and why it is sound:
 //   - a fault set reached from several parents ({a, b} from {a} and from
@@ -292,6 +297,9 @@ func (t *tree) failing(ctx context.Context, seed uint64, now func() time.Time, r
 	if f.Run == RunShrunk { // the report is the shrunk replay's, every check of it
 		got, _ := replay(slices.Clone(f.Shrunk), checkAll)
 		f.settle(got)
+	}
+	if f.Run == RunSeed { // not reproduced: the placement itself, as rules, is what failed
+		f.Run, f.Shrunk = RunShrunk, f.Faults
 	}
 	return f
 }
