@@ -315,3 +315,17 @@ func TestExhaustive_ScenarioCountMatchesBruteForce(t *testing.T) {
 	assert.Equal(t, len(kept), sum.Exhaustive.Runs)
 	assert.Equal(t, explore.PlacementsHash(kept), sum.Exhaustive.Hash)
 }
+
+// TestExhaustive_FailsWithNoFault: a function that fails with no fault at
+// all fails at the tree's root: the first failing placement is empty, and
+// its replay line says --replay-faults none.
+func TestExhaustive_FailsWithNoFault(t *testing.T) {
+	broken := func(ctx context.Context, rt *runtime.Runtime) error { return errors.New("always") }
+	sum, err := explore.RunFunc(explore.Options{Exhaustive: true, MaxFaults: 2}, broken)
+	require.NoError(t, err)
+	f := sum.FirstFailing
+	require.NotNil(t, f)
+	assert.Empty(t, f.Shrunk)
+	assert.Equal(t, 1, sum.Exhaustive.Runs, "the search stops at the end of the root's level")
+	assert.Contains(t, sum.ReplayCommand(f.Seed), "--replay-faults none ")
+}

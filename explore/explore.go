@@ -31,6 +31,10 @@
 // the timeline, porcupine's visualisation and a scenario that replays the
 // shrunk faults.
 //
+// Options.Exhaustive replaces the random seeds with a bounded exhaustive
+// search: every placement of at most Options.MaxFaults faults over a
+// run's delivery decision points, ending with a Certificate.
+//
 // Seed ranges split into shards (Options.Shard) so that many machines can
 // run one sweep; Merge combines their summaries.
 //
@@ -189,7 +193,8 @@ type Options struct {
 	// First, instead of random seeds (exhaustive_tree.go); the summary
 	// ends with a Certificate or the first failing placement, shrunk.
 	// MaxFaults is 1 to MaxExhaustiveFaults (default DefaultMaxFaults);
-	// MaxRuns bounds the runs (default DefaultMaxRuns).
+	// MaxRuns bounds the runs (default DefaultMaxRuns). Progress is not
+	// called.
 	Exhaustive         bool
 	MaxFaults, MaxRuns int
 	// StallLimit is the watchdog's wall-clock stall limit of each run
