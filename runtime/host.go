@@ -520,10 +520,12 @@ func (h *host) copyResult(v any, claim string) (any, error) {
 // refs is the copy policy of arguments and results (rules O5, S11).
 var refs = object.CopyPolicy(seal.Key{})
 
-// The RPC-session rule (real workerd 1.20261117.1: `After calling a method
-// marked with retryable(), a Durable Object RPC session can only call
-// methods marked with retryable().`, src/workerd/api/worker-rpc.c++, the
-// session's first call claims the request's retry token with its mark,
+// The RPC-session rule (rule S12; the message and its check are in the
+// real workerd 1.20261117.1 binary: `After calling a method marked with
+// retryable(), a Durable Object RPC session can only call methods marked
+// with retryable().`, beside `claim == IsRetryableHandler::NO ||
+// isRetryableMethod(...) == IsRetryableHandler::YES`; the session's first
+// call claims the request's retry token with its mark,
 // RequestObserver::claimRetryTokenBeforeUserCode). A session is a call
 // through a stub of the object and every call made through the RPC
 // targets it returned, awaited or pipelined (Promise.Pipeline), and

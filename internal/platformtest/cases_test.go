@@ -298,13 +298,18 @@ func retryAllOne(ctx context.Context, e *env, k string) (map[string]any, error) 
 	if err != nil {
 		return nil, err
 	}
-	// As worker.js: until no delivery came for 100 s, at most 7 minutes.
+	// As worker.js: until no delivery came for 100 s, at most 7 minutes,
+	// asking the object (which keeps it from being evicted, rule L5).
 	last, quiet := 0, 0
 	for i := 0; i < 840 && quiet < 200; i++ {
 		if err := e.rt.Sleep(ctx, 500*time.Millisecond); err != nil {
 			return nil, err
 		}
-		if n := len(e.w.alarms[on].deliveries); n == last {
+		n, err := stub.CallAs[int](ctx, s, "AlarmDeliveries", on)
+		if err != nil {
+			return nil, err
+		}
+		if n == last {
 			quiet++
 		} else {
 			last, quiet = n, 0

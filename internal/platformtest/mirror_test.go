@@ -80,6 +80,10 @@ func (m *mirror) Methods() object.Methods {
 		"Storage":  object.Func(m.storage),
 		"ArmAlarm": object.Func(m.armAlarm),
 		"GetAlarm": object.Func(m.getAlarm),
+		// worker.js's alarmLog(name).deliveries.length
+		"AlarmDeliveries": object.Func(func(ctx context.Context, name string) (int, error) {
+			return len(m.w.alarms[name].deliveries), nil
+		}),
 		"DeleteAlarm": object.Func(func(ctx context.Context) error {
 			return m.st.DeleteAlarm(ctx)
 		}),
