@@ -126,3 +126,34 @@ func TestO6_GetAlarmAfterTheLastDeliveryIsTheScheduledTime(t *testing.T) {
 		assert.Nil(t, getAlarm(t, rt, ns), "delivered: none")
 	})
 }
+
+// O6, C1: a given-up alarm is part of the object's state: the history
+// records it (GaveUp, at its first instant), and a turn replayed from that
+// state reads it with GetAlarm as the live object did.
+func TestO6_AGivenUpAlarmIsInTheStateATurnReplaysFrom(t *testing.T) {
+	rt := newRuntime(t, runtime.WithSeed(1), runtime.WithHistory())
+	g := &givenUp{}
+	ctor := func(st *object.State) object.Object {
+		g.st = st
+		return g
+	}
+	ns := rt.Namespace("G", ctor)
+	run(t, rt, func(ctx context.Context) error { _, err := mustStub(t, ns, "g").Call(ctx, "Arm", true); return err })
+	require.NoError(t, rt.Advance(65*time.Second))
+	state := ns.ObjectStateOf(ns.IDFromName("g"))
+	assert.Equal(t, runtime.AlarmState{GaveUp: true, At: runtime.Epoch.Add(time.Second)}, state.Alarm)
+
+	got := getAlarm(t, rt, ns)
+	require.NotNil(t, got)
+	var turn runtime.Turn
+	for _, tu := range rt.Turns() {
+		if tu.Kind == runtime.TurnRequest && tu.Method == "Get" {
+			turn = tu
+		}
+	}
+	require.Equal(t, "Get", turn.Method)
+	rep := runtime.Replay(ctor, state, turn)
+	require.NoError(t, rep.Err)
+	assert.True(t, rep.Exact, rep.Diverged)
+	assert.Equal(t, got, rep.Value, "the replayed turn sees the given-up alarm's instant too")
+}
