@@ -316,7 +316,10 @@ func (h *host) inline(ti *turnInfo, f *wire.Flight) bool {
 	// The turn is over and, unless an output gate holds writes that name
 	// it, nothing of the runtime's holds f any more: the stub may reuse it
 	// once the reply is in.
-	f.Settled = f.Done.Fired() && !r.journaling
+	// A reply on its way (Replied) holds f until it fires Done: a first
+	// attempt's caller waits for it whatever happens (S9), so the stub
+	// reuses f only once it is in; a retry's caller may give up first.
+	f.Settled = (f.Done.Fired() || f.Replied && f.N == 1) && !r.journaling
 	if !r.journaling { // a pending write names its turn (gate.go)
 		*ti = turnInfo{} // an idle object holds nothing of its last call
 		h.spare.Put(ti)
