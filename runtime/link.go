@@ -25,8 +25,19 @@ func (h *host) objectID() string {
 	return h.id.String()
 }
 
-// send is where an attempt enters the simulated link.
+// send is where an attempt enters the simulated link. A first attempt
+// the link delays may be carried by its caller (courier.go) once the
+// link has taken it.
 func (r *Runtime) send(f *wire.Flight) {
+	if c, ok := r.post(f); ok {
+		c.carry()
+	}
+}
+
+// post hands f to the link: the output gate of the caller's turn (L7),
+// then the fault plan's decision, then the stub's line (L1). It reports
+// the courier that is to carry f, if one is.
+func (r *Runtime) post(f *wire.Flight) (courier, bool) {
 	h := f.Target.Host.(*host)
 	if r.journaling {
 		from, goes, strike := r.callGate()
@@ -34,7 +45,7 @@ func (r *Runtime) send(f *wire.Flight) {
 			from.strike()
 			f.Reset = transport.ResetStorage
 			h.complete(f, wire.FailReset, nil, nil, nil)
-			return
+			return courier{}, false
 		}
 		if strike {
 			defer from.strike()
@@ -42,8 +53,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	}
 	if r.faults == nil {
 		f.Call.InFlight++
-		r.transmit(h, f, 0)
-		return
+		return r.transmit(h, f, 0)
 	}
 	a := transport.Attempt{
 		Namespace: f.Target.Namespace,
@@ -60,7 +70,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	f.Fault, f.Reset = d.Fault, d.Reason
 	f.Rec.Fault = d.Fault
 	f.Call.InFlight++
-	r.transmit(h, f, d.Delay) // in order on the stub's line (L1)
+	return r.transmit(h, f, d.Delay) // in order on the stub's line (L1)
 }
 
 // arrive is the moment the link delivers (or drops) an attempt.
@@ -154,6 +164,9 @@ func (h *host) complete(f *wire.Flight, kind wire.FailKind, v any, resp *http.Re
 		return
 	}
 	h.outcome(f, kind, v, resp, err)
+	if h.carried == f {
+		h.ns.r.k.Rand().Uint64() // the draw of the caller's wake (see courier)
+	}
 	f.Done.Fire(h.ns.r.k)
 }
 
