@@ -14,14 +14,14 @@ import (
 // its name through stub.Call. Its marks are in each method's doc.
 type WalletStub struct{ src typed.Source }
 
-// NewWalletStub returns the WalletStub that calls through s. A call that fails
-// with an error that is not the object's own answer breaks s (rule L2),
-// and every later call through it fails the same way: take a new stub,
+// NewWalletStub returns the WalletStub that calls through s. A call that
+// fails with an error that is not the object's own answer breaks s (rule
+// L2), and every later call through it fails the same way: take a new stub,
 // or use FreshWalletStub.
 func NewWalletStub(s *stub.Stub) WalletStub { return WalletStub{src: typed.One(s)} }
 
-// FreshWalletStub returns the WalletStub of the object named name in ns that
-// takes a fresh stub, ns.GetByName(name, opts...), for every call, so
+// FreshWalletStub returns the WalletStub of the object named name in ns
+// that takes a fresh stub, ns.GetByName(name, opts...), for every call, so
 // that a failure that breaks one call's stub (rule L2) does not fail the
 // calls after it.
 func FreshWalletStub(ns typed.Namespace, name string, opts ...stub.Option) WalletStub {

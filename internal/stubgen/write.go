@@ -174,26 +174,19 @@ func writeClass(w *bytes.Buffer, pkg *Package, c Class, im *imports) error {
 	if !c.Pointer {
 		recv = c.Name
 	}
-	fmt.Fprintf(w, `
-// %[1]s is the typed client of %[2]s: a method for each entry of
-// %[3]s.Methods, with the entry's Go signature, that calls the entry by
-// its name through stub.Call. Its marks are in each method's doc.
-type %[1]s struct{ src typed.Source }
-
-// %[4]s returns the %[1]s that calls through s. A call that fails
-// with an error that is not the object's own answer breaks s (rule L2),
-// and every later call through it fails the same way: take a new stub,
-// or use %[5]s.
-func %[4]s(s *stub.Stub) %[1]s { return %[1]s{src: typed.One(s)} }
-
-// %[5]s returns the %[1]s of the object named name in ns that
-// takes a fresh stub, ns.GetByName(name, opts...), for every call, so
-// that a failure that breaks one call's stub (rule L2) does not fail the
-// calls after it.
-func %[5]s(ns typed.Namespace, name string, opts ...stub.Option) %[1]s {
-	return %[1]s{src: typed.Fresh(ns, name, opts...)}
-}
-`, n.Type, c.Name, recv, n.New, n.Fresh)
+	w.WriteString("\n" + comment(fmt.Sprintf("%s is the typed client of %s: a method for each entry of %s.Methods, "+
+		"with the entry's Go signature, that calls the entry by its name through stub.Call. "+
+		"Its marks are in each method's doc.", n.Type, c.Name, recv)))
+	fmt.Fprintf(w, "type %s struct{ src typed.Source }\n\n", n.Type)
+	w.WriteString(comment(fmt.Sprintf("%s returns the %s that calls through s. A call that fails with an error "+
+		"that is not the object's own answer breaks s (rule L2), and every later call through it fails "+
+		"the same way: take a new stub, or use %s.", n.New, n.Type, n.Fresh)))
+	fmt.Fprintf(w, "func %s(s *stub.Stub) %s { return %s{src: typed.One(s)} }\n\n", n.New, n.Type, n.Type)
+	w.WriteString(comment(fmt.Sprintf("%s returns the %s of the object named name in ns that takes a fresh stub, "+
+		"ns.GetByName(name, opts...), for every call, so that a failure that breaks one call's stub "+
+		"(rule L2) does not fail the calls after it.", n.Fresh, n.Type)))
+	fmt.Fprintf(w, "func %s(ns typed.Namespace, name string, opts ...stub.Option) %s {\n\treturn %s{src: typed.Fresh(ns, name, opts...)}\n}\n",
+		n.Fresh, n.Type, n.Type)
 	taken := map[string]string{}
 	for _, m := range c.Methods {
 		gn, err := goName(m.Name)

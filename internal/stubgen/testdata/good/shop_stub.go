@@ -11,20 +11,20 @@ import (
 )
 
 // ShopStub is the typed client of Shop: a method for each entry of
-// Shop.Methods, with the entry's Go signature, that calls the entry by
-// its name through stub.Call. Its marks are in each method's doc.
+// Shop.Methods, with the entry's Go signature, that calls the entry by its
+// name through stub.Call. Its marks are in each method's doc.
 type ShopStub struct{ src typed.Source }
 
 // NewShopStub returns the ShopStub that calls through s. A call that fails
-// with an error that is not the object's own answer breaks s (rule L2),
-// and every later call through it fails the same way: take a new stub,
-// or use FreshShopStub.
+// with an error that is not the object's own answer breaks s (rule L2), and
+// every later call through it fails the same way: take a new stub, or use
+// FreshShopStub.
 func NewShopStub(s *stub.Stub) ShopStub { return ShopStub{src: typed.One(s)} }
 
 // FreshShopStub returns the ShopStub of the object named name in ns that
-// takes a fresh stub, ns.GetByName(name, opts...), for every call, so
-// that a failure that breaks one call's stub (rule L2) does not fail the
-// calls after it.
+// takes a fresh stub, ns.GetByName(name, opts...), for every call, so that
+// a failure that breaks one call's stub (rule L2) does not fail the calls
+// after it.
 func FreshShopStub(ns typed.Namespace, name string, opts ...stub.Option) ShopStub {
 	return ShopStub{src: typed.Fresh(ns, name, opts...)}
 }
@@ -76,15 +76,15 @@ func (c ShopStub) Wait(ctx context.Context, d time.Duration, arg2 int) error {
 type CartStub struct{ src typed.Source }
 
 // NewCartStub returns the CartStub that calls through s. A call that fails
-// with an error that is not the object's own answer breaks s (rule L2),
-// and every later call through it fails the same way: take a new stub,
-// or use FreshCartStub.
+// with an error that is not the object's own answer breaks s (rule L2), and
+// every later call through it fails the same way: take a new stub, or use
+// FreshCartStub.
 func NewCartStub(s *stub.Stub) CartStub { return CartStub{src: typed.One(s)} }
 
 // FreshCartStub returns the CartStub of the object named name in ns that
-// takes a fresh stub, ns.GetByName(name, opts...), for every call, so
-// that a failure that breaks one call's stub (rule L2) does not fail the
-// calls after it.
+// takes a fresh stub, ns.GetByName(name, opts...), for every call, so that
+// a failure that breaks one call's stub (rule L2) does not fail the calls
+// after it.
 func FreshCartStub(ns typed.Namespace, name string, opts ...stub.Option) CartStub {
 	return CartStub{src: typed.Fresh(ns, name, opts...)}
 }
