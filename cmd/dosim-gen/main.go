@@ -3,8 +3,9 @@
 //
 //	//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Wallet
 //
-// (or, with `go get -tool github.com/dosim/dosim/cmd/dosim-gen` in your
-// module, //go:generate go tool dosim-gen -type Wallet) and run go
+// (in a module of yours, after go mod edit -tool
+// github.com/dosim/dosim/cmd/dosim-gen, the line is //go:generate go tool
+// dosim-gen -type Wallet; see the README's install steps) and run go
 // generate. For each type it reads the class's Methods() by static
 // analysis and writes, beside it, a client with one method per entry and
 // the entry's Go signature:

@@ -81,7 +81,7 @@ func TestReadmeInstallSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(tmp, "bin")
-	env := append(os.Environ(), "GOBIN="+bin, "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=",
+	env := append(os.Environ(), "GOBIN="+bin, "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS="+raceFlags,
 		"PATH="+filepath.Dir(goBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	sh(t, tmp, env, marked(t, text, "clone"))
 	for _, cmd := range []string{"dosim", "dosim-gen"} {
@@ -90,7 +90,7 @@ func TestReadmeInstallSteps(t *testing.T) {
 		}
 	}
 
-	module := append(env, "GOFLAGS=-mod=mod") // the last GOFLAGS wins
+	module := append(env, "GOFLAGS=-mod=mod "+raceFlags) // the last GOFLAGS wins
 	sh(t, tmp, module, marked(t, text, "module"))
 	app := filepath.Join(tmp, "myapp")
 	for _, m := range fileBlocks.FindAllStringSubmatch(text, -1) {
