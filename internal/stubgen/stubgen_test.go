@@ -119,6 +119,14 @@ func TestTypedStubRefusedForms(t *testing.T) {
 	}
 }
 
+// A package that declares a name the stubs' file imports is refused.
+func TestTypedStubImportNameTaken(t *testing.T) {
+	_, err := generate("testdata/imports", "Box")
+	if err == nil || !strings.Contains(err.Error(), "declares typed") || !strings.Contains(err.Error(), "rename it") {
+		t.Fatalf("got %v, want the taken name refused", err)
+	}
+}
+
 // No type asked for, and a directory with no package, are errors.
 func TestTypedStubBadLoad(t *testing.T) {
 	if _, err := stubgen.Load("testdata/good", nil, ""); err == nil || !strings.Contains(err.Error(), "want -type T") {

@@ -94,6 +94,11 @@ func (im *imports) qualifier(p *types.Package) string {
 // Generate writes the typed stubs of pkg's classes, gofmt'ed. args is the
 // command line that wrote it, for the file's first line.
 func Generate(pkg *Package, args string) ([]byte, error) {
+	for _, name := range []string{"context", "stub", "typed"} {
+		if obj := pkg.Types.Scope().Lookup(name); obj != nil {
+			return nil, fmt.Errorf("package %s declares %s (%s), a name the typed stubs' file imports; rename it", pkg.Path, name, obj)
+		}
+	}
 	im := newImports(pkg.Types)
 	var body bytes.Buffer
 	for _, c := range pkg.Classes {
