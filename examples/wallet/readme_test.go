@@ -122,8 +122,8 @@ func TestReadmeInstallSteps(t *testing.T) {
 	if !strings.Contains(out, "ok  \texample.com/myapp") {
 		t.Errorf("go test ./... in the module did not pass the first test:\n%s", out)
 	}
-	if !strings.Contains(out, "mysim") {
-		t.Errorf("./mysim version printed no name:\n%s", out)
+	if !regexp.MustCompile(`(?m)^mysim \S`).MatchString(out) { // not the "+ ./mysim version" of sh -x
+		t.Errorf("./mysim version printed no \"mysim VERSION\" line:\n%s", out)
 	}
 }
 
