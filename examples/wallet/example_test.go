@@ -6,7 +6,6 @@ import (
 
 	"github.com/dosim/dosim/examples/wallet"
 	"github.com/dosim/dosim/runtime"
-	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -23,7 +22,7 @@ func Example() {
 		if err != nil {
 			return err
 		}
-		n, err := stub.CallAs[int](ctx, s, "Deposit", "tx-1", 50)
+		n, err := wallet.NewWalletStub(s).Deposit(ctx, "tx-1", 50) // the typed client (wallet_stub.go)
 		fmt.Println("deposit:", n, err)
 		rec := rt.Calls()[0]
 		fmt.Println("attempts:", len(rec.Attempts), "executions:", rec.Executions(), "outcome:", rec.Outcome)

@@ -2,7 +2,6 @@ package wallet_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -41,15 +40,11 @@ func TestU1_WalletScenario(t *testing.T) {
 func deposits(newWallet runtime.Constructor) func(ctx context.Context, rt *runtime.Runtime) error {
 	return func(ctx context.Context, rt *runtime.Runtime) error {
 		ns := rt.Namespace("WALLET", newWallet)
-		call := func(method string, args ...any) error {
-			s, err := ns.GetByName("alice") // a fresh stub per call: a failure breaks a stub (rule L2)
-			if err != nil {
-				return err
-			}
-			_, _ = s.Call(ctx, method, args...) // errors are expected under faults
-			return nil
-		}
-		return errors.Join(call("Deposit", "tx-1", 50), call("Deposit", "tx-2", 30), call("Withdraw", 20))
+		alice := wallet.FreshWalletStub(ns, "alice") // a fresh stub per call: a failure breaks a stub (rule L2)
+		_, _ = alice.Deposit(ctx, "tx-1", 50)        // errors are expected under faults
+		_, _ = alice.Deposit(ctx, "tx-2", 30)
+		_, _ = alice.Withdraw(ctx, 20)
+		return nil
 	}
 }
 
@@ -141,11 +136,7 @@ func TestU3_ConcurrentDepositsUnderFaults(t *testing.T) {
 			amount int
 		}{{"tx-1", 50}, {"tx-2", 30}} {
 			g.Go(func(ctx context.Context) error {
-				s, err := ns.GetByName("alice")
-				if err != nil {
-					return err
-				}
-				_, _ = s.Call(ctx, "Deposit", d.tx, d.amount) // errors are expected under faults
+				_, _ = wallet.FreshWalletStub(ns, "alice").Deposit(ctx, d.tx, d.amount) // errors are expected under faults
 				return nil
 			})
 		}

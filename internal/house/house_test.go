@@ -499,6 +499,7 @@ var rank = map[string]int{
 	"internal/prefetch":   10,
 	"internal/seal":       10,
 	"internal/spare":      10,
+	"internal/stubgen":    10,
 	"internal/testrun":    10,
 	"internal/untyped":    10,
 	"internal/invoke":     11,
@@ -508,6 +509,7 @@ var rank = map[string]int{
 	"object":                        20,
 	"agent":                         25,
 	"stub":                          30,
+	"stub/typed":                    35,
 	"runtime":                       40,
 	"verify":                        50,
 	"render":                        60,
@@ -520,6 +522,7 @@ var rank = map[string]int{
 	"dosimtest":                     85,
 	"cli":                           90,
 	"cmd/dosim":                     100,
+	"cmd/dosim-gen":                 100,
 	"cmd/dosimvet":                  100,
 	"examples/wallet/cmd/walletsim": 100,
 }
@@ -550,6 +553,8 @@ var allowedEdges = map[edge]bool{
 	{from: "stub", to: "internal/wire"}:  true,
 	{from: "stub", to: "object"}:         true,
 	{from: "stub", to: "transport"}:      true,
+
+	{from: "stub/typed", to: "stub"}: true,
 
 	{from: "runtime", to: "agent"}:             true,
 	{from: "runtime", to: "internal/clone"}:    true,
@@ -584,6 +589,9 @@ var allowedEdges = map[edge]bool{
 	{from: "examples", to: "runtime"}:       true,
 	{from: "examples", to: "stub"}:          true,
 	{from: "examples", to: "transport"}:     true,
+
+	{from: "examples/wallet", to: "stub"}:       true, // its generated typed stub
+	{from: "examples/wallet", to: "stub/typed"}: true,
 
 	{from: "amplify", to: "examples"}:  true,
 	{from: "amplify", to: "runtime"}:   true,
@@ -627,6 +635,8 @@ var allowedEdges = map[edge]bool{
 	{from: "cli", to: "verify"}:              true,
 
 	{from: "cmd/dosim", to: "cli"}: true,
+
+	{from: "cmd/dosim-gen", to: "internal/stubgen"}: true,
 
 	{from: "cmd/dosimvet", to: "vet"}: true,
 

@@ -1,0 +1,138 @@
+package stubgen_test
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dosim/dosim/internal/stubgen"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/good/shop_stub.go")
+
+// generate loads dir's classes and writes their stubs.
+func generate(dir string, types ...string) ([]byte, error) {
+	pkg, err := stubgen.Load(dir, types, "")
+	if err != nil {
+		return nil, err
+	}
+	return stubgen.Generate(pkg, "dosim-gen -type "+strings.Join(types, ","))
+}
+
+// classStub reads one class of src and writes its stub.
+func classStub(src *stubgen.Source, typ string) ([]byte, error) {
+	c, err := src.Class(typ)
+	if err != nil {
+		return nil, err
+	}
+	return stubgen.Generate(&stubgen.Package{Name: "bad", Path: "bad", Types: src.Types(), Classes: []stubgen.Class{c}}, "dosim-gen -type "+typ)
+}
+
+// Every form of Methods the generator understands gives the stub checked
+// in beside it (testdata/good/shop_stub.go, which go vet compiles): a
+// method value, a function, a literal, a constant key, a value receiver,
+// an RPC target's result as a *stub.Stub, parameters renamed where they
+// would clash, imports of the parameters' packages, marks in the doc.
+func TestTypedStubForms(t *testing.T) {
+	got, err := generate("testdata/good", "Shop", "Cart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "good", "shop_stub.go")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("the stub differs from %s (go test ./internal/stubgen -update rewrites it):\n%s", golden, got)
+	}
+	for _, line := range []string{
+		"func (c ShopStub) Get(ctx context.Context, name string) (Item, error) {",
+		`return typed.Call[Item](ctx, c.src, "get", name)`,
+		"func (c ShopStub) Open(ctx context.Context) (*stub.Stub, error) {",
+		"func (c ShopStub) Rename(ctx context.Context, arg1 string, arg2 map[string][]byte, ctx2 []any) (*Item, error) {",
+		"func (c ShopStub) Wait(ctx context.Context, d time.Duration, arg2 int) error {",
+		"// Total calls the object's Total. Marked Retryable",
+		"// Wait calls the object's Wait. Not marked",
+		"func FreshShopStub(ns typed.Namespace, name string, opts ...stub.Option) ShopStub {",
+		"func NewCartStub(s *stub.Stub) CartStub {",
+	} {
+		if !strings.Contains(string(got), line) {
+			t.Errorf("the stub has no line %q", line)
+		}
+	}
+	// The package, stub included, compiles.
+	if _, err := stubgen.Load("testdata/good", []string{"Shop"}, ""); err != nil {
+		t.Fatalf("testdata/good with its stub: %v", err)
+	}
+}
+
+// Each form the generator does not understand is refused with its
+// position and what is wanted (rule: bad input names the field, the value
+// and what is allowed).
+func TestTypedStubRefusedForms(t *testing.T) {
+	src, err := stubgen.Open("testdata/bad", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		typ  string
+		form bool // wraps ErrForm
+		want []string
+	}{
+		{"Promoted", true, []string{"-type Promoted", "promoted from an embedded type", "bad.Inner).Methods", "declare func (x *Promoted) Methods() object.Methods"}},
+		{"NoMethods", true, []string{"-type NoMethods", "it has no Methods method"}},
+		{"Built", true, []string{"testdata/bad/bad.go:28:1: Methods: form not understood: its body", "its body has 3 statements", `want a body of one statement, return object.Methods{"Name": object.Func(fn), ...}`}},
+		{"Called", true, []string{"bad.go:38:", "it returns Inner{}.Methods(), not an object.Methods literal"}},
+		{"Computed", true, []string{"bad.go:46:", `Methods entry "A"`, "its value entry is not object.Func(fn) or object.Retryable(fn)"}},
+		{"KeyVar", true, []string{"bad.go:54:", "Methods entry name", "the key is not a constant string"}},
+		{"NoCtx", false, []string{`Methods entry "A": func(n int) error: does not take a context.Context first; want func(context.Context, args...) (R, error)`}},
+		{"Variadic", false, []string{`Methods entry "A"`, "variadic; want func(context.Context"}},
+		{"NoError", false, []string{`Methods entry "A"`, "does not return error last"}},
+		{"NotFunc", false, []string{`Methods entry "A": 42 is not a function`}},
+		{"Dashed", false, []string{`Methods entry "add-one"`, `the name "add-one" is not a Go identifier`, "rename the entry"}},
+		{"Clash", false, []string{`its typed method would be Get`, "rename one"}},
+		{"Taken", false, []string{"-type Taken", "already declares TakenStub"}},
+		{"Nope", false, []string{"-type Nope: package github.com/dosim/dosim/internal/stubgen/testdata/bad declares no type Nope"}},
+	} {
+		_, err := classStub(src, tc.typ)
+		if err == nil {
+			t.Errorf("-type %s: generated, want an error", tc.typ)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("-type %s: error %q does not say %q", tc.typ, err, w)
+			}
+		}
+		if errors.Is(err, stubgen.ErrForm) != tc.form {
+			t.Errorf("-type %s: errors.Is(err, ErrForm) = %v, want %v", tc.typ, !tc.form, tc.form)
+		}
+	}
+}
+
+// A package that declares a name the stubs' file imports is refused.
+func TestTypedStubImportNameTaken(t *testing.T) {
+	_, err := generate("testdata/imports", "Box")
+	if err == nil || !strings.Contains(err.Error(), "declares typed") || !strings.Contains(err.Error(), "rename it") {
+		t.Fatalf("got %v, want the taken name refused", err)
+	}
+}
+
+// No type asked for, and a directory with no package, are errors.
+func TestTypedStubBadLoad(t *testing.T) {
+	if _, err := stubgen.Load("testdata/good", nil, ""); err == nil || !strings.Contains(err.Error(), "want -type T") {
+		t.Errorf("no type: got %v", err)
+	}
+	if _, err := stubgen.Load(t.TempDir(), []string{"X"}, ""); err == nil {
+		t.Error("an empty directory loaded")
+	}
+}
