@@ -151,6 +151,12 @@ func (fe *FuncExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[st
 // check runs fn with seed: random faults, or the explicit rules when not
 // nil. keep keeps the run's report, for the timeline and artifacts.
 func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
+	return fe.checkWith(seed, rules, nil, mode, keep)
+}
+
+// checkWith is check with the random decisions read from choices first (a
+// fuzz input, see Fuzz) when not nil.
+func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, choices *transport.Choices, mode checkMode, keep bool) *funcSeed {
 	rates, latency := fe.opts.Rates, fe.opts.Latency
 	if fe.opts.Swarm {
 		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
@@ -161,6 +167,9 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 	}
 	if latency.On() {
 		plan = plan.WithLatency(latency)
+	}
+	if choices != nil {
+		plan = plan.WithChoices(choices)
 	}
 	h := horizon(fe.opts.Horizon, nil)
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
