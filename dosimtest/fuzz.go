@@ -26,8 +26,8 @@ import (
 //		dosimtest.Fuzz(f, explore.Options{Seeds: 20}, walletFunc)
 //	}
 //
-// The seed corpus is opts.Seeds seeds from opts.First, each with no
-// decision bytes: plain go test runs them as Func runs those seeds, and
+// The seed corpus is opts.Seeds seeds (0: one) from opts.First, each with
+// no decision bytes: plain go test runs them as Func runs those seeds, and
 // go test -fuzz=FuzzWallet starts from them. A failing input fails the
 // test with Func's report: its faults shrunk by delta debugging, the
 // violations, the go test command that replays it and, when a corpus file
@@ -41,6 +41,9 @@ import (
 // apply (the fuzzer runs its own workers: -parallel).
 func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error) {
 	f.Helper()
+	if opts.Seeds == 0 {
+		opts.Seeds = 1
+	}
 	fe, err := explore.NewFunc(opts, fn)
 	if err != nil {
 		f.Fatalf("dosimtest.Fuzz: %v", err)
@@ -58,7 +61,7 @@ func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *r
 // Input checks one input of Fuzz's (a seed and its decision bytes) as
 // Fuzz checks it, and fails t with the same report: a failing input kept
 // as a regression test without a corpus file. It returns what
-// CheckInput found (nil when the options are bad).
+// CheckInput found (nil when the options are bad). opts.Seeds may be 0.
 func Input(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error, in explore.Input) *explore.Failing {
 	t.Helper()
 	if opts.Seeds == 0 {
