@@ -14,11 +14,13 @@ import (
 )
 
 // Fuzz makes f a coverage-guided search of fn's decisions (rule U3): Go's
-// native fuzzer (go test -fuzz) chooses each run's faults and link
-// latencies from its input, as explore.Input says, and each input is
-// checked as a seed of Func is (the S invariants, linearizability, fn's
-// own error; explore.FuncExplorer.CheckInput). The fuzz arguments are
-// (seed uint64, decisions []byte): decision i reads byte i, so the
+// native fuzzer (go test -fuzz) chooses each run's faults, link latencies
+// and same-instant tie-breaks from its input, as explore.Input says, and
+// each input is checked as a seed of Func is (the S invariants,
+// linearizability, fn's own error; explore.FuncExplorer.CheckInput). The
+// fuzz arguments are (seed uint64, decisions []byte, ties []byte):
+// decision i reads byte i of decisions (faults, latencies), and draw i of
+// the scheduler byte i of ties (tie-breaks, backoff jitter), so the
 // fuzzer's small edits of the bytes make small edits of the schedule, and
 // when the bytes run out the seed draws the rest, as in Func.
 //
@@ -27,7 +29,7 @@ import (
 //	}
 //
 // The seed corpus is opts.Seeds seeds (0: one) from opts.First, each with
-// no decision bytes: plain go test runs them as Func runs those seeds, and
+// no bytes: plain go test runs them as Func runs those seeds, and
 // go test -fuzz=FuzzWallet starts from them. A failing input fails the
 // test with Func's report: its faults shrunk by delta debugging, the
 // violations, the go test command that replays it and, when a corpus file
@@ -51,14 +53,14 @@ func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *r
 	}
 	o := fe.Options()
 	for k := range o.Seeds {
-		f.Add(o.First+uint64(k), []byte(nil))
+		f.Add(o.First+uint64(k), []byte(nil), []byte(nil))
 	}
-	f.Fuzz(func(t *testing.T, seed uint64, decisions []byte) {
-		checkInput(t, fe, explore.Input{Seed: seed, Bytes: decisions})
+	f.Fuzz(func(t *testing.T, seed uint64, decisions, ties []byte) {
+		checkInput(t, fe, explore.Input{Seed: seed, Bytes: decisions, Ties: ties})
 	})
 }
 
-// Input checks one input of Fuzz's (a seed and its decision bytes) as
+// Input checks one input of Fuzz's (a seed and its bytes) as
 // Fuzz checks it, and fails t with the same report: a failing input kept
 // as a regression test without a corpus file. It returns what
 // CheckInput found (nil when the options are bad). opts.Seeds may be 0.

@@ -71,7 +71,7 @@ func TestFuzz_InputReportsAsFuncDoes(t *testing.T) {
 	assert.Contains(t, msg, "- {call: 1, method: Add, attempt: 1, fault: lose-response}")
 	assert.Contains(t, msg, "the shrunk replay (seed 1 with 1 fault only, and the latencies the input chose) violates:\n  seed 1: linearizability COUNTER/c")
 	id, _ := in.CorpusFile()
-	assert.Contains(t, msg, "replay: go test github.com/dosim/dosim/dosimtest -run '^TestFuzz_InputReportsAsFuncDoes$/^"+id+"$' -count=1 (the input, as testdata/fuzz/TestFuzz_InputReportsAsFuncDoes/"+id+" holds it:\n    go test fuzz v1\n    uint64(1)\n    []byte(\"\\xfc\"))")
+	assert.Contains(t, msg, "replay: go test github.com/dosim/dosim/dosimtest -run '^TestFuzz_InputReportsAsFuncDoes$/^"+id+"$' -count=1 (the input, as testdata/fuzz/TestFuzz_InputReportsAsFuncDoes/"+id+" holds it:\n    go test fuzz v1\n    uint64(1)\n    []byte(\"\\xfc\")\n    []byte(\"\"))")
 	assert.Contains(t, msg, "artifacts in ")
 	assert.NotContains(t, msg, "timeline of", "only a corpus file's replay prints the timeline")
 

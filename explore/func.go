@@ -151,12 +151,13 @@ func (fe *FuncExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[st
 // check runs fn with seed: random faults, or the explicit rules when not
 // nil. keep keeps the run's report, for the timeline and artifacts.
 func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
-	return fe.checkWith(seed, rules, nil, mode, keep)
+	return fe.checkWith(seed, rules, inputSource{}, mode, keep)
 }
 
-// checkWith is check with the random decisions read from choices first (a
-// fuzz input, see Fuzz) when not nil.
-func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, choices *transport.Choices, mode checkMode, keep bool) *funcSeed {
+// checkWith is check with the decisions a fuzz input makes (fuzz.go): the
+// random faults and latencies read from src.choices first when not nil,
+// the kernel's draws from src.ties.
+func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, src inputSource, mode checkMode, keep bool) *funcSeed {
 	rates, latency := fe.opts.Rates, fe.opts.Latency
 	if fe.opts.Swarm {
 		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
@@ -168,11 +169,11 @@ func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, choices *
 	if latency.On() {
 		plan = plan.WithLatency(latency)
 	}
-	if choices != nil {
-		plan = plan.WithChoices(choices)
+	if src.choices != nil {
+		plan = plan.WithChoices(src.choices)
 	}
 	h := horizon(fe.opts.Horizon, nil)
-	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
+	rt := runtime.New(runtime.WithSeed(seed), runtime.WithTieBytes(src.ties), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
 		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
 	var fnErr error

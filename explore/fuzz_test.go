@@ -38,6 +38,27 @@ func TestFuzz_SameInputSameTrace(t *testing.T) {
 	assert.NotEqual(t, first, fe.RunInput(other).Trace())
 }
 
+// The tie bytes choose the scheduler's draws: same input, same trace;
+// another tie byte, another schedule (here the backoff of the retry the
+// lost reply makes, drawn by the stub from the scheduler's source).
+func TestFuzz_TieBytesChooseTheSchedule(t *testing.T) {
+	fe, err := explore.NewFunc(fuzzOpts(), walletFunc)
+	require.NoError(t, err)
+	in := explore.Input{Seed: 1, Bytes: []byte{252}, Ties: []byte{9, 200, 3, 77, 0, 0, 255}}
+	first := fe.RunInput(in).Trace()
+	assert.Equal(t, first, fe.RunInput(in).Trace())
+	differ := 0
+	for i := range in.Ties {
+		other := in
+		other.Ties = append([]byte{}, in.Ties...)
+		other.Ties[i] ^= 0x80
+		if fe.RunInput(other).Trace() != first {
+			differ++
+		}
+	}
+	assert.Positive(t, differ, "some tie byte changes the run")
+}
+
 // An input with no bytes is its seed's own run, as explore.Func runs it:
 // the seed fills in every decision.
 func TestFuzz_NoBytesIsTheSeedsOwnRun(t *testing.T) {
@@ -107,9 +128,12 @@ func TestFuzz_ACorrectClassIsClean(t *testing.T) {
 // the first 16 hex digits of its SHA-256, as go test -fuzz names it.
 func TestFuzz_CorpusFile(t *testing.T) {
 	name, data := loseFirstReply.CorpusFile()
-	assert.Equal(t, "go test fuzz v1\nuint64(1)\n[]byte(\"\\xfc\")\n", string(data))
+	assert.Equal(t, "go test fuzz v1\nuint64(1)\n[]byte(\"\\xfc\")\n[]byte(\"\")\n", string(data))
 	assert.Len(t, name, 16)
 	assert.Equal(t, strings.ToLower(name), name)
 	assert.Equal(t, "seed 1, 1 decision byte fc", loseFirstReply.String())
 	assert.Equal(t, "seed 4, no decision bytes", explore.Input{Seed: 4}.String())
+	assert.Equal(t, "seed 4, no decision bytes, 2 tie bytes 00ff", explore.Input{Seed: 4, Ties: []byte{0, 255}}.String())
+	_, data = explore.Input{Seed: 4, Bytes: []byte("a"), Ties: []byte{0}}.CorpusFile()
+	assert.Equal(t, "go test fuzz v1\nuint64(4)\n[]byte(\"a\")\n[]byte(\"\\x00\")\n", string(data))
 }
