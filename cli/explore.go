@@ -37,6 +37,7 @@ type exploreCmd struct {
 	shrinkTime, horizon          time.Duration
 	minChecked                   float64
 	checkDet, recurring          bool
+	exh                          exhaustiveFlags
 
 	file     string
 	given    func(flag string) bool
@@ -83,6 +84,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge: checked before the sweep, written whole at its end; never the scenario file or an artifact")
 	f.StringVar(&fl.arts, "artifacts", "", "write the first failing seed's artifacts to this folder (created, and checked writable, before the sweep)")
 	f.Uint64Var(&fl.replay, "replay", 0, "run only this seed and show its timeline and violations")
+	fl.exh.register(f)
 	cmd.AddCommand(a.newExploreMerge())
 	return cmd
 }
@@ -163,6 +165,9 @@ func (fl *exploreCmd) validate() error {
 		return err
 	}
 	fl.opts.StallLimit = fl.a.stallOption()
+	if err := fl.exhaustiveOptions(); err != nil {
+		return err
+	}
 	if fl.isReplay {
 		if err := sweepOnly(fl.given); err != nil {
 			return err
@@ -238,7 +243,10 @@ func (fl *exploreCmd) run(w env) error {
 	shrinking := newShrinkLine(errw)
 	opts.ShrinkProgress = shrinking.update
 	if fl.isReplay {
-		return replaySeed(out, sc, opts, fl.replay, fl.arts, shrinking)
+		return replaySeed(out, sc, opts, fl.replay, fl.exh.rules, fl.arts, shrinking)
+	}
+	if opts.Exhaustive {
+		return fl.runExhaustive(w)
 	}
 	var bar *progress // set below for a long sweep; update is nil-safe
 	opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
@@ -544,12 +552,12 @@ func shrinkText(f *explore.Failing) string {
 }
 
 // replaySeed runs one seed and shows its timeline and violations.
-func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, arts string, shrinking *shrinkLine) error {
+func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, rules []transport.Rule, arts string, shrinking *shrinkLine) error {
 	e, err := explore.New(sc, opts)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}
-	r, err := e.Replay(seed)
+	r, err := replayRun(e, seed, rules)
 	if err != nil {
 		return internalError("", err)
 	}
@@ -570,7 +578,7 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 		fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
 	}
 	if arts != "" {
-		f, err := e.Failing(seed)
+		f, err := replayFailing(e, seed, rules)
 		shrinking.done()
 		if err != nil {
 			return internalError("", err)

@@ -31,6 +31,10 @@
 // the timeline, porcupine's visualisation and a scenario that replays the
 // shrunk faults.
 //
+// Options.Exhaustive replaces the random seeds with a bounded exhaustive
+// search: every placement of at most Options.MaxFaults faults over a
+// run's delivery decision points, ending with a Certificate.
+//
 // Seed ranges split into shards (Options.Shard) so that many machines can
 // run one sweep; Merge combines their summaries.
 //
@@ -183,6 +187,16 @@ type Options struct {
 	// Progress, if set, is called after each seed with the sweep's
 	// progress, one call at a time.
 	Progress func(Progress)
+	// Exhaustive runs every placement of at most MaxFaults faults (each
+	// kind the rates name, at any rate above 0) over the run's delivery
+	// decision points, as a tree search from the fault-free run of seed
+	// First, instead of random seeds (exhaustive_tree.go); the summary
+	// ends with a Certificate or the first failing placement, shrunk.
+	// MaxFaults is 1 to MaxExhaustiveFaults (default DefaultMaxFaults);
+	// MaxRuns bounds the runs (default DefaultMaxRuns). Progress is not
+	// called.
+	Exhaustive         bool
+	MaxFaults, MaxRuns int
 	// StallLimit is the watchdog's wall-clock stall limit of each run
 	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
 	// negative value turns the watchdog off.
@@ -200,6 +214,9 @@ type Progress struct {
 var ErrOptions = errors.New("explore options")
 
 func (o *Options) defaults(sc *scenario.Scenario) error {
+	if err := o.exhaustiveDefaults(); err != nil {
+		return err
+	}
 	if o.FromSeedZero && o.First != 0 {
 		return fmt.Errorf("%w: first seed is %d with FromSeedZero, must be 0", ErrOptions, o.First)
 	}
@@ -507,6 +524,9 @@ func (e *Explorer) Sweep() (*Summary, error) { return e.SweepContext(context.Bac
 // with the seeds: the summary keeps counts and the first MaxViolations
 // violations only.
 func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
+	if e.opts.Exhaustive {
+		return e.exhaustive(ctx)
+	}
 	total := e.ShardSeeds()
 	sum := e.newSummary()
 	var (

@@ -46,7 +46,7 @@ func NewFunc(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) err
 	if fn == nil {
 		return nil, fmt.Errorf("%w: no function to explore", ErrOptions)
 	}
-	if opts.Seeds < 1 {
+	if opts.Seeds < 1 && !opts.Exhaustive {
 		return nil, fmt.Errorf("%w: Seeds is %d, must be >= 1 (how many seeds to run)", ErrOptions, opts.Seeds)
 	}
 	if len(opts.Classes) > 0 {
@@ -334,6 +334,9 @@ func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.
 // lowest failing seed.
 func (fe *FuncExplorer) Sweep() *Summary {
 	o := fe.opts
+	if o.Exhaustive {
+		return fe.exhaustiveSweep()
+	}
 	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm, Latency: o.Latency,
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,

@@ -62,6 +62,9 @@ func (s *Summary) Validate() error {
 	if err := s.validateFirst(seen); err != nil {
 		return err
 	}
+	if err := s.validateExhaustive(); err != nil {
+		return err
+	}
 	return s.validateFingerprint()
 }
 
@@ -315,6 +318,9 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		}
 		if err := p.Validate(); err != nil {
 			return nil, err
+		}
+		if p.Exhaustive != nil {
+			return nil, fmt.Errorf("%w: %s is an exhaustive search: one tree, not shards of a seed range; merge combines random sweeps only", ErrMerge, p.name())
 		}
 	}
 	a := parts[0]

@@ -85,6 +85,9 @@ type Summary struct {
 	// FirstFailing is the lowest failing seed, shrunk (nil when the sweep
 	// was interrupted).
 	FirstFailing *Failing `json:"firstFailing,omitempty"`
+	// Exhaustive is the certificate of an exhaustive search
+	// (Options.Exhaustive): what it enumerated (nil for random seeds).
+	Exhaustive *Certificate `json:"exhaustive,omitempty"`
 
 	source string // the file it was read from, for messages
 }
@@ -337,6 +340,9 @@ func RatesText(rates map[string]float64) string {
 
 // ReplayCommand is the dosim command that replays seed of the sweep.
 func (s *Summary) ReplayCommand(seed uint64) string {
+	if s.Exhaustive != nil && s.FirstFailing != nil {
+		return s.exhaustiveReplay(s.FirstFailing)
+	}
 	cmd := fmt.Sprintf("dosim explore %s --replay %d --rates %s", s.File, seed, RatesText(s.Rates))
 	if s.KeepRules {
 		cmd += " --keep-rules"

@@ -59,6 +59,11 @@ type alarmState struct {
 	// alarm was first due: GetAlarm returns it then (rule O6).
 	waiting bool
 	first   time.Duration
+	// gaveUp is the instance that saw the alarm given up, after its last
+	// delivery failed: set is false (it never fires again), but GetAlarm
+	// returns first while gaveUp is the object's live State, as the
+	// platform's getAlarm does until the object is reset (rule O6).
+	gaveUp *object.State
 }
 
 var laneNames = [wire.Lanes]string{"alarm", "scheduled tasks", "queue"}
@@ -181,12 +186,12 @@ func (lt *laneTurn) run(ctx context.Context) {
 
 // deliverAlarm runs the object's Alarm handler if the alarm is due (rule
 // O6). A failed delivery (an error, a panic, or setupErr: the object could
-// not be built) is retried after a wait of 2 s·2^k plus up to 25% of
-// jitter (object.AlarmRetryWait), at most AlarmMaxRetries times; the retry
-// replaces any alarm the failing handler set. A delivery during which the
-// object was reset failed because of the infrastructure: it is retried
-// without counting (nextRetry). After a success the alarm stays deleted
-// unless the handler set a new one.
+// not be built) is retried after a wait of 2 s·2^k (object.AlarmRetryWait),
+// at most AlarmMaxRetries times; the retry replaces any alarm the failing
+// handler set. A delivery during which the object was reset failed because
+// of the infrastructure: it is retried without counting (nextRetry). After
+// a success the alarm stays deleted unless the handler set a new one; after
+// the last failed delivery GetAlarm still shows it (alarmState.gaveUp).
 func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	a := &h.alarm
 	r := h.ns.r
@@ -223,7 +228,10 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	}
 	h.alarmFailures++
 	if prev.retry >= object.AlarmMaxRetries {
-		*a = alarmState{}
+		*a = alarmState{first: prev.first}
+		if !infra { // a reset under the handler renewed the instance: the new one sees none
+			a.gaveUp = h.state
+		}
 		h.lane(wire.LaneAlarm).has = false
 		h.event(object.Event{Kind: object.EventAlarmGaveUp, Retry: prev.retry, Err: err.Error()})
 		return
@@ -257,16 +265,9 @@ func (a alarmState) nextRetry(infra bool) alarmState {
 	return n
 }
 
-// alarmWait draws the wait before an alarm retry with backoff exponent k:
-// object.AlarmRetryWait's bounds, the jitter a whole number of
-// milliseconds drawn from the runtime's seeded source, as object code's
-// draws are (so that the history records it and a replay of the turn
-// draws it again, rule C1).
-func (h *host) alarmWait(k int) time.Duration {
-	lo, hi := object.AlarmRetryWait(k)
-	span := int64((hi - lo) / time.Millisecond)
-	return lo + time.Duration(h.ns.r.objectRand().Int64N(span+1))*time.Millisecond
-}
+// alarmWait is the wait before an alarm retry with backoff exponent k:
+// object.AlarmRetryWait, exact. It draws nothing from the seed.
+func (h *host) alarmWait(k int) time.Duration { return object.AlarmRetryWait(k) }
 
 // callAlarm runs the handler; a panic is returned as an error.
 func callAlarm(ctx context.Context, al object.Alarmer, info object.AlarmInfo) (err error) {

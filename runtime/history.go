@@ -90,6 +90,10 @@ type AlarmState struct {
 	// (rule O6): with Retry, what the next retry's wait depends on.
 	Backoff int
 	Infra   bool
+	// GaveUp: the alarm was given up after its last failed delivery (Set
+	// is false), and GetAlarm still returns At, the instant it was first
+	// due, as the platform's getAlarm does (rule O6).
+	GaveUp bool
 }
 
 // FetchExchange is what a fetch handler got and answered, as a request
@@ -315,6 +319,9 @@ func (h *host) objectState() ObjectState {
 // alarmState is h's alarm, in absolute time.
 func (h *host) alarmState() AlarmState {
 	if !h.alarm.set {
+		if g := h.alarm.gaveUp; g != nil && g == h.state {
+			return AlarmState{GaveUp: true, At: h.ns.r.start.Add(h.alarm.first)}
+		}
 		return AlarmState{}
 	}
 	a := h.alarm

@@ -217,6 +217,9 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 // once (a pointer: a compiled method is large), or an RPC target's.
 func (h *host) lookup(f *wire.Flight) (*compiled, error) {
 	if rpc, ok := f.Target.RPC.(object.Target); ok {
+		if st, ok := rpc.(*sessionTarget); ok {
+			rpc = st.Target
+		}
 		c, err := find(fmt.Sprintf("%T", rpc), rpc.Methods(), f.Req.Method)
 		return &c, asRPC(err)
 	}
@@ -381,6 +384,11 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 		h.respond(f, wire.FailRejected, nil, nil, nil)
 		return
 	}
+	claim := sessionClaim(f, m)
+	if claim != "" && !m.retryable { // the RPC-session rule (S12): refused before user code runs
+		h.respond(f, wire.FailSetup, nil, nil, &sessionError{method: f.Req.Method, first: claim})
+		return
+	}
 	ti.started = true
 	if f.Req.HTTP != nil {
 		h.serveHTTP(ctx, f)
@@ -415,7 +423,7 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 		h.respond(f, wire.FailRemote, nil, nil, crossingErr(h.ns.name+"/"+h.target.Object+"."+f.Req.Method, err))
 		return
 	}
-	cp, err := h.copyResult(result)
+	cp, err := h.copyResult(result, claim)
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, fmt.Errorf("result of %s/%s.%s: %w", h.ns.name, h.target.Object, f.Req.Method, err))
 		return
@@ -489,11 +497,15 @@ func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
 }
 
 // copyResult copies a method's result across the boundary (rule O5); an
-// RPC target becomes a stub that never retries (rule S1). A result that
-// cannot be copied (nested deeper than clone.MaxDepth) is an error the
-// caller gets as the object's.
-func (h *host) copyResult(v any) (any, error) {
+// RPC target becomes a stub that never retries (rule S1), and belongs to
+// the call's RPC session: claim, when not "", is the marked method that
+// began it (sessionClaim). A result that cannot be copied (nested deeper
+// than clone.MaxDepth) is an error the caller gets as the object's.
+func (h *host) copyResult(v any, claim string) (any, error) {
 	if t, ok := v.(object.Target); ok {
+		if claim != "" {
+			t = &sessionTarget{Target: t, first: claim}
+		}
 		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
 		s, _ := stub.NewForRuntime(seal.Key{}, h.ns.r.conn(), target, false)
 		return s, nil
@@ -507,3 +519,62 @@ func (h *host) copyResult(v any) (any, error) {
 
 // refs is the copy policy of arguments and results (rules O5, S11).
 var refs = object.CopyPolicy(seal.Key{})
+
+// The RPC-session rule (rule S12; the message and its check are in the
+// real workerd 1.20261117.1 binary: `After calling a method marked with
+// retryable(), a Durable Object RPC session can only call methods marked
+// with retryable().`, beside `claim == IsRetryableHandler::NO ||
+// isRetryableMethod(...) == IsRetryableHandler::YES`; the session's first
+// call claims the request's retry token with its mark,
+// RequestObserver::claimRetryTokenBeforeUserCode). A session is a call
+// through a stub of the object and every call made through the RPC
+// targets it returned, awaited or pipelined (Promise.Pipeline), and
+// through the targets those returned. When the session's first method is
+// marked object.Retryable, a retry may run the session again, so every
+// later call in it must be marked too; an unmarked one is refused before
+// it runs. A session begun by an unmarked method calls what it likes.
+
+// sessionTarget is an RPC target returned in a session begun by a marked
+// method (first): a call through it must be to a marked method.
+type sessionTarget struct {
+	object.Target
+	first string
+}
+
+// sessionClaim returns the marked method that began f's session, or ""
+// when the session's first method is unmarked: f's own method when it is
+// the session's first call (a call through a stub of the object).
+func sessionClaim(f *wire.Flight, m *compiled) string {
+	if st, ok := f.Target.RPC.(*sessionTarget); ok {
+		return st.first
+	}
+	if f.Target.RPC == nil && f.Req.HTTP == nil && m.retryable {
+		return f.Req.Method
+	}
+	return ""
+}
+
+// ErrRetryableSession is wrapped by the error of a call refused by the
+// RPC-session rule: in a session begun by a method marked
+// object.Retryable, a call through a returned RPC target to a method that
+// is not marked. Its message is the platform's.
+var ErrRetryableSession error = sessionRule{}
+
+type sessionRule struct{}
+
+func (sessionRule) Error() string {
+	return "After calling a method marked with retryable(), a Durable Object RPC session can only call methods marked with retryable()."
+}
+
+// sessionError is the refusal of method, unmarked, in a session that
+// began with the marked method first. It wraps ErrRetryableSession
+// and ErrSetup (the host's answer, before the object's code ran).
+type sessionError struct{ method, first string }
+
+func (e *sessionError) Error() string {
+	return ErrRetryableSession.Error() + " (" + e.method + " is not marked object.Retryable; the session began with " + e.first + ", which is)"
+}
+
+func (e *sessionError) Is(target error) bool {
+	return target == ErrRetryableSession || target == ErrSetup
+}

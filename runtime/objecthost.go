@@ -93,10 +93,14 @@ func (v hostView) SetAlarm(at time.Time, ok bool) {
 
 // Alarm returns the pending alarm: while a failed delivery waits for its
 // retry, the instant the alarm was first due, as the platform's getAlarm
-// returns it (rule O6).
+// returns it; after its last failed delivery, that instant too, to the
+// instance that saw it given up (rule O6).
 func (v hostView) Alarm() (time.Time, bool) {
 	h := v.h
 	if !h.alarm.set {
+		if g := h.alarm.gaveUp; g != nil && g == h.state {
+			return h.ns.r.start.Add(h.alarm.first), true
+		}
 		return time.Time{}, false
 	}
 	if h.alarm.waiting {

@@ -94,6 +94,8 @@ func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
 		at := a.At.Sub(r.start) // the history keeps no first instant: a retry's stands for it
 		h.alarm = alarmState{set: true, at: at, retry: a.Retry, backoff: a.Backoff, infra: a.Infra,
 			waiting: a.Retry > 0 || a.Backoff > 0, first: at}
+	} else if a.GaveUp {
+		h.alarm = alarmState{first: a.At.Sub(r.start), gaveUp: h.state}
 	}
 	runErr := r.Run(func(ctx context.Context) error {
 		switch t.Kind {

@@ -61,7 +61,11 @@ func (p *Promise) Await() (any, error) {
 // result must be a stub (a method that returned an RPC target). The
 // pipelined call is never retried, and from now on the call that produces
 // the result is not retried either (rule S12). If that call fails, the
-// pipelined call fails with an error wrapping ErrPipelined.
+// pipelined call fails with an error wrapping ErrPipelined. The pipelined
+// call belongs to the RPC session of the call that produced the result: if
+// that session began with a method marked object.Retryable, the object
+// refuses an unmarked method, before it runs (the RPC-session rule, S12:
+// the error wraps runtime.ErrRetryableSession).
 func (p *Promise) Pipeline(method string, args ...any) *Promise {
 	k := p.k
 	q := &Promise{s: p.s, k: k, ctx: p.ctx, method: method, cs: &callState{}}

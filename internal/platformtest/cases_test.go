@@ -3,6 +3,7 @@ package platformtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -262,47 +263,137 @@ func alarmRetryOnce(ctx context.Context, e *env) (map[string]any, error) {
 	}, nil
 }
 
-// alarmRetryAll: an alarm that always fails, until the platform gives up.
+// alarmRetryAll: an alarm that always fails, until the platform gives up,
+// and what getAlarm, a new setAlarm, deleteAlarm and a reset do after
+// that, on three objects at once ("set", "del", "reset"), as worker.js.
 func alarmRetryAll(ctx context.Context, e *env) (map[string]any, error) {
-	s, err := e.get(e.name)
+	ks := []string{"set", "del", "reset"}
+	rs := make([]map[string]any, len(ks))
+	g := e.rt.Group(ctx)
+	for i, k := range ks {
+		g.Go(func(ctx context.Context) error {
+			var err error
+			rs[i], err = retryAllOne(ctx, e, k)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	r := map[string]any{}
+	for _, m := range rs {
+		maps.Copy(r, m)
+	}
+	return r, nil
+}
+
+// retryAllOne is alarm-retry-all on the object of k.
+func retryAllOne(ctx context.Context, e *env, k string) (map[string]any, error) {
+	on := e.name + "-" + k
+	s, err := e.get(on)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Call(ctx, "ArmAlarm", e.name, 100, -1); err != nil {
+	at, err := stub.CallAs[int64](ctx, s, "ArmAlarm", on, 100, -1)
+	if err != nil {
 		return nil, err
 	}
-	// As worker.js: until no delivery came for 100 s, at most 7 minutes.
+	// As worker.js: until no delivery came for 100 s, at most 7 minutes,
+	// asking the object (which keeps it from being evicted, rule L5).
 	last, quiet := 0, 0
 	for i := 0; i < 840 && quiet < 200; i++ {
 		if err := e.rt.Sleep(ctx, 500*time.Millisecond); err != nil {
 			return nil, err
 		}
-		if n := len(e.w.alarms[e.name].deliveries); n == last {
+		n, err := stub.CallAs[int](ctx, s, "AlarmDeliveries", on)
+		if err != nil {
+			return nil, err
+		}
+		if n == last {
 			quiet++
 		} else {
 			last, quiet = n, 0
 		}
 	}
-	var counts []int
-	within := true // as worker.js: wait k is 2 s·2^k plus up to 25%, and 0.5 s of slack
-	ds := e.w.alarms[e.name].deliveries
-	for k, d := range ds {
+	ds := e.w.alarms[on].deliveries
+	counts, secs, exact := []int{}, []int64{}, true
+	for i, d := range ds {
 		counts = append(counts, d.RetryCount)
-		if k > 0 {
-			w, base := d.at.Sub(ds[k-1].at), 2*time.Second<<(k-1)
-			within = within && w >= base-50*time.Millisecond && w <= base*5/4+500*time.Millisecond
+		if i > 0 { // as worker.js: 2 s·2^(i-1), half a second of slack
+			w, base := d.at.Sub(ds[i-1].at), 2*time.Second<<(i-1)
+			secs = append(secs, w.Round(time.Second).Milliseconds()/1000)
+			exact = exact && w >= base-50*time.Millisecond && w <= base+500*time.Millisecond
 		}
 	}
-	at, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
+	r := map[string]any{
+		k + "Deliveries":         attempt(len(ds), nil),
+		k + "RetryCounts":        attempt(counts, nil),
+		k + "WaitsS":             attempt(secs, nil),
+		k + "WaitsAreTheBackoff": attempt(exact, nil),
+	}
+	after, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{
-		"deliveries":         attempt(len(counts), nil),
-		"retryCounts":        attempt(counts, nil),
-		"waitsWithinBackoff": attempt(within, nil),
-		"afterAllIsNull":     attempt(at == nil, nil),
-	}, nil
+	r[k+"AfterAllIsScheduled"] = attempt(after != nil && *after == at, nil)
+	return r, afterGiveUp(ctx, e, k, on, s, r)
+}
+
+// afterGiveUp is the end of alarm-retry-all on the object on: a reset, a
+// deleteAlarm or a new setAlarm, by k.
+func afterGiveUp(ctx context.Context, e *env, k, on string, s *stub.Stub, r map[string]any) error {
+	switch k {
+	case "reset":
+		_, _ = s.Call(ctx, "Abort", on, "reset after the give-up")
+		fresh, err := e.get(on)
+		if err != nil {
+			return err
+		}
+		r["resetAfterResetIsNull"] = alarmIsNull(ctx, fresh)
+		if err := e.rt.Sleep(ctx, 3*time.Second); err != nil {
+			return err
+		}
+		r["resetDeliveriesAfterReset"] = attempt(len(e.w.alarms[on].deliveries), nil)
+	case "del":
+		r["delDelete"] = e.call(ctx, s, "", "DeleteAlarm")
+		r["delAfterDeleteIsNull"] = alarmIsNull(ctx, s)
+	default:
+		again := on + "-again"
+		at2, err := stub.CallAs[int64](ctx, s, "ArmAlarm", again, 100, 0)
+		if err != nil {
+			return err
+		}
+		now, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
+		if err != nil {
+			return err
+		}
+		r["setGetAlarmIsNew"] = attempt(now != nil && *now == at2, nil)
+		for i := 0; i < 50 && len(e.w.alarms[again].deliveries) < 1; i++ {
+			if err := e.rt.Sleep(ctx, 100*time.Millisecond); err != nil {
+				return err
+			}
+		}
+		if err := e.rt.Sleep(ctx, 300*time.Millisecond); err != nil {
+			return err
+		}
+		type try struct {
+			RetryCount int  `json:"retryCount"`
+			IsRetry    bool `json:"isRetry"`
+		}
+		tries := []try{}
+		for _, d := range e.w.alarms[again].deliveries {
+			tries = append(tries, try{d.RetryCount, d.IsRetry})
+		}
+		r["setAgainDeliveries"] = attempt(tries, nil)
+		r["setAgainAfterIsNull"] = alarmIsNull(ctx, s)
+	}
+	return nil
+}
+
+// alarmIsNull is attempt(async () => (await stub.getAlarm()) === null).
+func alarmIsNull(ctx context.Context, s *stub.Stub) map[string]any {
+	at, err := stub.CallAs[*int64](ctx, s, "GetAlarm")
+	return attempt(at == nil, err)
 }
 
 // runDosim runs c's Go side in a new runtime (seed 1) and returns its

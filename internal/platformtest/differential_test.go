@@ -26,12 +26,7 @@ var deliberate = map[string]string{
 // because the change that removes the difference is on another branch not
 // merged yet, each with that branch. Empty it as the branches land: an
 // entry that agrees fails the test.
-var awaiting = map[string]string{
-	// Measured with DOSIM_WORKERD_SLOW=1: after the last of its 6
-	// deliveries an always-failing alarm is still reported by getAlarm
-	// at its scheduled time; dosim reports none.
-	"alarm-retry-all/afterAllIsNull": "none yet (found by this test: getAlarm after the last retry is the scheduled time)",
-}
+var awaiting = map[string]string{}
 
 // TestAgainstWorkerd runs every case on workerd and through dosim, for
 // the SQLite-backed and the KV-backed class, and fails on each difference

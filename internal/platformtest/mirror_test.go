@@ -47,10 +47,15 @@ func (e *codeError) Error() string { return e.Msg }
 // mirror is the Go class that behaves as worker.js's Base: one method for
 // each of its methods, with the same names (capitalised) and results.
 type mirror struct {
-	st    *object.State
-	w     *world
-	alarm string // the name armAlarm was given
-	fails int
+	st *object.State
+	w  *world
+}
+
+// alarmCfg is what armAlarm keeps for the handler: the alarm's log name
+// and how many deliveries fail (-1: all).
+type alarmCfg struct {
+	Name  string `json:"name"`
+	Fails int    `json:"fails"`
 }
 
 func (m *mirror) Methods() object.Methods {
@@ -75,6 +80,13 @@ func (m *mirror) Methods() object.Methods {
 		"Storage":  object.Func(m.storage),
 		"ArmAlarm": object.Func(m.armAlarm),
 		"GetAlarm": object.Func(m.getAlarm),
+		// worker.js's alarmLog(name).deliveries.length
+		"AlarmDeliveries": object.Func(func(ctx context.Context, name string) (int, error) {
+			return len(m.w.alarms[name].deliveries), nil
+		}),
+		"DeleteAlarm": object.Func(func(ctx context.Context) error {
+			return m.st.DeleteAlarm(ctx)
+		}),
 	}
 }
 
@@ -136,7 +148,10 @@ func (m *mirror) getN(ctx context.Context) (int, error) {
 // armAlarm sets the alarm delayMs from now; the handler fails its first
 // fails deliveries (-1: all). It returns the instant in Unix milliseconds.
 func (m *mirror) armAlarm(ctx context.Context, name string, delayMs, fails int) (int64, error) {
-	m.alarm, m.fails = name, fails
+	// In storage, as worker.js keeps it: an instance after a reset reads it.
+	if err := m.st.Storage().Put(ctx, "alarm-cfg", alarmCfg{Name: name, Fails: fails}); err != nil {
+		return 0, err
+	}
 	at := m.st.Now().Add(time.Duration(delayMs) * time.Millisecond)
 	if err := m.st.SetAlarm(ctx, at); err != nil {
 		return 0, err
@@ -147,13 +162,17 @@ func (m *mirror) armAlarm(ctx context.Context, name string, delayMs, fails int) 
 
 // Alarm logs the delivery and fails while it should.
 func (m *mirror) Alarm(ctx context.Context, info object.AlarmInfo) error {
-	log := m.w.alarms[m.alarm]
+	cfg, _, err := object.GetAs[alarmCfg](ctx, m.st.Storage(), "alarm-cfg")
+	if err != nil {
+		return err
+	}
+	log := m.w.alarms[cfg.Name]
 	_, set, err := m.st.GetAlarm(ctx)
 	if err != nil {
 		return err
 	}
 	log.deliveries = append(log.deliveries, delivery{at: m.st.Now(), RetryCount: info.RetryCount, IsRetry: info.IsRetry, GetAlarmInsideNull: !set})
-	if m.fails < 0 || len(log.deliveries) <= m.fails {
+	if cfg.Fails < 0 || len(log.deliveries) <= cfg.Fails {
 		return errors.New("alarm fails")
 	}
 	return nil
