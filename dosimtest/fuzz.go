@@ -39,7 +39,8 @@ import (
 // linked into the test, dosim's own as well as the user's: Go has no flag
 // to narrow it (see README, "Coverage-guided search").
 //
-// Bad options fail f before anything runs. Options.Workers does not
+// Bad options fail f before anything runs, and so does Exhaustive
+// (explore.FuzzOptions). Options.Workers does not
 // apply (the fuzzer runs its own workers: -parallel).
 func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error) {
 	f.Helper()
@@ -47,6 +48,9 @@ func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *r
 		opts.Seeds = 1
 	}
 	fe, err := explore.NewFunc(opts, fn)
+	if err == nil {
+		err = explore.FuzzOptions(opts)
+	}
 	if err != nil {
 		f.Fatalf("dosimtest.Fuzz: %v", err)
 		return
@@ -70,6 +74,9 @@ func Input(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *
 		opts.Seeds = 1 // one input, not a sweep
 	}
 	fe, err := explore.NewFunc(opts, fn)
+	if err == nil {
+		err = explore.FuzzOptions(opts)
+	}
 	if err != nil {
 		t.Fatalf("dosimtest.Input: %v", err)
 		return nil

@@ -96,6 +96,11 @@ func TestFuzz_InputFailsOnBadOptions(t *testing.T) {
 	assert.Nil(t, dosimtest.Input(ft, explore.Options{Seeds: -1}, counterFunc, explore.Input{}))
 	require.Len(t, ft.errors, 1)
 	assert.Equal(t, "dosimtest.Input: explore options: Seeds is -1, must be >= 1 (how many seeds to run)", ft.errors[0])
+
+	ft = &fakeT{TB: t}
+	assert.Nil(t, dosimtest.Input(ft, explore.Options{Exhaustive: true}, counterFunc, explore.Input{}))
+	require.Len(t, ft.errors, 1)
+	assert.Equal(t, "dosimtest.Input: explore options for fuzzing: Exhaustive places the faults itself; a fuzz input's bytes choose them (leave Exhaustive false)", ft.errors[0])
 }
 
 // A crasher file in testdata/fuzz replays as any failing seed does: go

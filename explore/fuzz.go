@@ -78,6 +78,19 @@ func (in Input) RunText(f *Failing) string {
 	return fmt.Sprintf("the input's own run (%s)", in)
 }
 
+// ErrFuzzOptions is wrapped by FuzzOptions's error.
+var ErrFuzzOptions = fmt.Errorf("%w for fuzzing", ErrOptions)
+
+// FuzzOptions says what in opts a fuzz input cannot honour: the input's
+// bytes decide the faults, so Exhaustive (which places them itself) does
+// not apply.
+func FuzzOptions(opts Options) error {
+	if opts.Exhaustive {
+		return fmt.Errorf("%w: Exhaustive places the faults itself; a fuzz input's bytes choose them (leave Exhaustive false)", ErrFuzzOptions)
+	}
+	return nil
+}
+
 // RunInput runs in once and keeps the run: its violations, timeline and
 // trace (FuncRun.Trace). It does not shrink.
 func (fe *FuncExplorer) RunInput(in Input) *FuncRun {
