@@ -38,6 +38,7 @@ type exploreCmd struct {
 	minChecked                   float64
 	checkDet, recurring          bool
 	exh                          exhaustiveFlags
+	sched                        strategyFlags // --strategy, --depth
 
 	file     string
 	given    func(flag string) bool
@@ -78,6 +79,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.BoolVar(&fl.keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
 	f.StringVar(&fl.latency, "latency", "", "link latency of every attempt and reply, as p50=5ms,p99=200ms, or off (default: the scenario's explore.latency, else "+explore.DefaultLatency.String()+")")
 	f.BoolVar(&fl.swarm, "swarm", false, "draw each seed's own fault profile (which kinds of the rates are on, and their rates) from the seed")
+	fl.sched.register(f)
 	f.IntVar(&fl.maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
 	f.BoolVar(&fl.noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&fl.shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
@@ -218,7 +220,7 @@ func (fl *exploreCmd) options() (explore.Options, error) {
 			return opts, usageErrorf("--shard: %w", err)
 		}
 	}
-	return opts, nil
+	return opts, fl.sched.options(&opts, fl.given)
 }
 
 // checkFiles checks, before the sweep, the files explore writes: the
@@ -455,6 +457,7 @@ func writeSweepHead(w io.Writer, sum *explore.Summary) {
 		swarm = " (swarm: each seed draws its own profile of these kinds)"
 	}
 	fmt.Fprintf(w, "seeds %d..%d%s, rates %s%s, latency %s\n", sum.First, sum.First+uint64(sum.Seeds-1), shards, explore.RatesText(sum.Rates), swarm, sum.Latency)
+	writeStrategy(w, sum)
 }
 
 // writeSummary prints a sweep's report for a person; merged reports name

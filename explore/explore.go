@@ -201,6 +201,13 @@ type Options struct {
 	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
 	// negative value turns the watchdog off.
 	StallLimit time.Duration
+	// Strategy orders the tasks ready at one virtual instant: the zero
+	// value (or runtime.StrategyRandom) a fresh seeded draw per wake-up,
+	// runtime.StrategyPCT probabilistic concurrency testing of Depth (1 to
+	// runtime.MaxDepth, 0: DefaultDepth), its k measured by a run of
+	// CalibrationSeed (see Scheduling, strategy.go).
+	Strategy runtime.Strategy
+	Depth    int
 }
 
 // Progress is how far a sweep has got.
@@ -285,7 +292,7 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if err := o.Latency.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	return nil
+	return o.strategyDefaults()
 }
 
 // Explorer checks seeds of one scenario. Make it with New; it is safe for
@@ -303,6 +310,7 @@ type Explorer struct {
 	// random are the run options of a seed with random faults, but its
 	// seed: made once (with the fault plan), read by every seed.
 	random, randomSweep []scenario.RunOption
+	sched               Scheduling // the runs' strategy (calibrate)
 }
 
 // New prepares an explorer for sc.
@@ -336,6 +344,7 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		}
 		e.inputs[c.Index] = callInput(c.Method, c.Args)
 	}
+	e.calibrate()
 	e.random = e.runOptions(nil)
 	e.randomSweep = append(e.runOptions(nil), scenario.SkipExpectations())
 	return e, nil
@@ -369,7 +378,8 @@ func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
 // runOptionsAt is runOptions with random faults drawn at rates, and link
 // latency l.
 func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l transport.Latency) []scenario.RunOption {
-	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK()))}
+	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK())),
+		scenario.Schedule(e.sched.schedule())}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}

@@ -61,8 +61,10 @@ func NewFunc(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) err
 	if err := opts.defaults(nil); err != nil {
 		return nil, err
 	}
-	return &FuncExplorer{opts: opts, fn: fn, models: newModels(),
-		now: time.Now, marks: map[string]marksOf{}}, nil
+	fe := &FuncExplorer{opts: opts, fn: fn, models: newModels(),
+		now: time.Now, marks: map[string]marksOf{}}
+	fe.calibrate()
+	return fe, nil
 }
 
 // RunFunc explores the seeds opts select of fn (see NewFunc) and returns
@@ -119,6 +121,7 @@ type FuncExplorer struct {
 	fn     func(ctx context.Context, rt *runtime.Runtime) error
 	models *models
 	now    func() time.Time // the wall clock, read only to stop shrinking
+	sched  Scheduling       // the runs' strategy (calibrate)
 
 	mu    sync.Mutex
 	marks map[string]marksOf // namespace -> its methods' marks
@@ -158,6 +161,25 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 // random faults and latencies read from src.choices first when not nil,
 // the kernel's draws from src.ties.
 func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, src inputSource, mode checkMode, keep bool) *funcSeed {
+	h := horizon(fe.opts.Horizon, nil)
+	rt := fe.runtimeWith(seed, rules, src, h)
+	defer rt.Close()
+	var fnErr error
+	runErr := rt.Run(func(ctx context.Context) error {
+		fnErr = fe.fn(ctx, rt)
+		return nil
+	})
+	return fe.checkRun(seed, rt, h, runErr, fnErr, mode, keep)
+}
+
+// runtime makes the runtime of seed's run: random faults, or the explicit
+// rules when not nil; horizon h.
+func (fe *FuncExplorer) runtime(seed uint64, rules []transport.Rule, h time.Duration) *runtime.Runtime {
+	return fe.runtimeWith(seed, rules, inputSource{}, h)
+}
+
+// runtimeWith is runtime with the decisions of a fuzz input (src).
+func (fe *FuncExplorer) runtimeWith(seed uint64, rules []transport.Rule, src inputSource, h time.Duration) *runtime.Runtime {
 	rates, latency := fe.opts.Rates, fe.opts.Latency
 	if fe.opts.Swarm {
 		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
@@ -172,15 +194,12 @@ func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, src input
 	if src.choices != nil {
 		plan = plan.WithChoices(src.choices)
 	}
-	h := horizon(fe.opts.Horizon, nil)
-	rt := runtime.New(runtime.WithSeed(seed), runtime.WithTieBytes(src.ties), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
-		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)))
-	defer rt.Close()
-	var fnErr error
-	runErr := rt.Run(func(ctx context.Context) error {
-		fnErr = fe.fn(ctx, rt)
-		return nil
-	})
+	return runtime.New(runtime.WithSeed(seed), runtime.WithTieBytes(src.ties), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
+		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)), runtime.WithSchedule(fe.sched.schedule()))
+}
+
+// checkRun checks the run of seed that rt made (see check).
+func (fe *FuncExplorer) checkRun(seed uint64, rt *runtime.Runtime, h time.Duration, runErr, fnErr error, mode checkMode, keep bool) *funcSeed {
 	out := &funcSeed{SeedResult: SeedResult{Seed: seed}}
 	bad := func(kind, object, msg string) {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: kind, Object: object, Message: msg})
@@ -340,7 +359,7 @@ func (fe *FuncExplorer) Sweep() *Summary {
 	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm, Latency: o.Latency,
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
-		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
+		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}, Scheduling: fe.sched}
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup

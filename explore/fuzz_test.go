@@ -94,9 +94,10 @@ func TestFuzz_BytesChooseTheFaults(t *testing.T) {
 func TestFuzz_AFailingInputShrinks(t *testing.T) {
 	fe, err := explore.NewFunc(fuzzOpts(), counterFunc)
 	require.NoError(t, err)
-	// Each attempt reads a fault byte, then a latency byte: lose-response
-	// on the first attempt of call 1, then lose-request (253) on most of
-	// the attempts that follow.
+	// The bytes go to each attempt's fault, its latency and its reply's
+	// latency, in the order the run decides them: lose-response (252) on
+	// the first attempt of call 1, then lose-request (253) on some of the
+	// attempts that follow.
 	in := explore.Input{Seed: 1, Bytes: []byte{252, 40, 0, 90, 253, 7, 0, 3, 253, 100, 0, 0, 253, 60}}
 	f := fe.CheckInput(in)
 	require.NotEmpty(t, f.Violations)

@@ -55,6 +55,11 @@ type hop struct {
 	// keeps its answer under a key, the last of one that overwrites.
 	first alt
 	rest  []alt
+	// calls are the calls out every turn of the operation made, as effects
+	// of the object: made whether or not the turn that made them was cut
+	// short, so they are in the end state even when the model applies none
+	// of the turns, or another one (see alt.others).
+	calls []string
 	seen  seen
 	// maybe: the turn was cut short (a reset, a lost write, a
 	// cancellation), so it may have taken effect or not.
@@ -82,6 +87,10 @@ func (op *hop) alt(i int) *alt {
 type alt struct {
 	turn  *runtime.Turn
 	input string
+	// others are the calls out of the operation's other turns (hop.calls
+	// less this turn's own, which its replay makes): the model adds them
+	// when it applies the operation as this turn ran.
+	others []string
 }
 
 // label names the operation for a person.
@@ -244,13 +253,41 @@ func callOp(v *runView, t *runtime.Turn) (hop, bool) {
 	if t.Call < 1 || t.Call > len(v.Calls) {
 		return hop{}, false
 	}
-	return hop{turn: t, first: alt{turn: t}, call: &v.Calls[t.Call-1], from: t.Began, to: t.Ended}, true
+	return hop{turn: t, first: alt{turn: t}, call: &v.Calls[t.Call-1], from: t.Began, to: t.Ended, calls: turnCalls(nil, t)}, true
+}
+
+// turnCalls appends to calls the calls out turn t made, as effects.
+func turnCalls(calls []string, t *runtime.Turn) []string {
+	for _, rd := range t.Reads {
+		if rd.Kind == runtime.ReadCall {
+			calls = append(calls, callEffect(rd.Call))
+		}
+	}
+	return calls
+}
+
+// setOthers sets each alternative's others: the operation's calls out
+// less the alternative's own.
+func (op *hop) setOthers() {
+	if len(op.calls) == 0 || op.nalts() == 1 && len(op.calls) == len(turnCalls(nil, op.first.turn)) {
+		return // one turn made them all (its replay makes them)
+	}
+	for i := range op.nalts() {
+		a := op.alt(i)
+		a.others = slices.Clone(op.calls)
+		for _, c := range turnCalls(nil, a.turn) {
+			if k := slices.Index(a.others, c); k >= 0 {
+				a.others = slices.Delete(a.others, k, k+1)
+			}
+		}
+	}
 }
 
 // addTurn adds another executing turn of a call to its operation.
 func addTurn(v *runView, op *hop, t *runtime.Turn) {
 	op.to = max(op.to, t.Ended)
 	op.rest = append(op.rest, alt{turn: t})
+	op.calls = turnCalls(op.calls, t)
 	if op.turn.Attempt != len(op.call.Attempts) {
 		op.turn = t // the later attempt, unless the first is the one whose reply came
 	}
@@ -269,6 +306,7 @@ func finishCall(v *runView, op *hop) {
 		op.first, op.rest = all[0], all[1:]
 	}
 	op.maybe = op.first.turn.Cut != "" // no execution ran to its end: it may have taken effect or not
+	op.setOthers()
 	op.seen = v.Seen[n-1]
 	if op.seen.known && (rep.Attempt != len(op.call.Attempts) || rep.Cut != "") {
 		op.seen = seen{} // the answer the caller got is not an execution's to its end
@@ -298,7 +336,7 @@ func callInput(method string, args []any) string { return "R " + method + " " + 
 // laneOp is the operation of a background turn: what it did is the events
 // it recorded.
 func laneOp(t *runtime.Turn) hop {
-	op := hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended}
+	op := hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended, calls: turnCalls(nil, t)}
 	op.first = alt{turn: t, input: "L " + t.Kind.String() + " " + strconv.FormatInt(t.At.UnixNano(), 10) + readsKey(t)}
 	return op
 }

@@ -285,6 +285,12 @@ func historyKey(b []byte, init *state, end string, h *objHistory, order []stamp)
 			for i := range op.nalts() {
 				str(op.alt(i).input)
 			}
+			if len(op.calls) > 0 { // the calls out it may add (hop.calls, alt.others)
+				b = binary.AppendUvarint(b, uint64(len(op.calls)))
+				for _, c := range op.calls {
+					str(c)
+				}
+			}
 			continue
 		}
 		flags := byte('R')

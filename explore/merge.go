@@ -328,7 +328,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, Swarm: a.Swarm, Latency: a.Latency, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
 		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
-		Complete: true, Violations: []Violation{}}
+		Complete: true, Violations: []Violation{}, Scheduling: a.Scheduling}
 	owner := map[int]*Summary{}
 	for _, p := range parts {
 		if err := sameSweep(p, a); err != nil {
@@ -425,6 +425,8 @@ func sameSweep(p, a *Summary) error {
 		return differ("swarm", p.Swarm, a.Swarm)
 	case p.Latency != a.Latency:
 		return differ("latency", p.Latency, a.Latency)
+	case p.Scheduling != a.Scheduling:
+		return differ("strategy", p.Scheduling, a.Scheduling)
 	case p.MaxAmbiguous != a.MaxAmbiguous:
 		return differ("maxAmbiguous", p.MaxAmbiguous, a.MaxAmbiguous)
 	case p.NoLinearizability != a.NoLinearizability:

@@ -199,6 +199,14 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
 	return r
 }
 
+// with returns s with the effects extra added (s itself for none).
+func (m *model) with(s *state, extra []string) *state {
+	if len(extra) == 0 {
+		return s
+	}
+	return m.intern(s.st, append(slices.Clone(s.effects), extra...))
+}
+
 // replayedKey is what a replayed turn answered, as its caller would have
 // seen it: a call's result or error, a fetch's response, or for a
 // background turn its events.
@@ -304,8 +312,8 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 	}
 	next := make([]*state, 0, len(p.members)+1)
 	for _, s := range p.members {
-		if op.maybe {
-			next = append(next, s)
+		if op.maybe { // none of its turns took effect, but their calls out were made
+			next = append(next, c.m.with(s, op.calls))
 		}
 		for i := range op.nalts() {
 			r := c.m.step(c.ctor, s, op.alt(i))
@@ -321,7 +329,7 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 			if op.seen.known && r.out != op.seen.key {
 				continue
 			}
-			next = append(next, r.to)
+			next = append(next, c.m.with(r.to, op.alt(i).others))
 		}
 	}
 	if len(next) == 0 {

@@ -43,6 +43,8 @@ type Summary struct {
 	Swarm bool `json:"swarm,omitempty"`
 	// Latency is the link latency of the sweep's runs (zero: none).
 	Latency transport.Latency `json:"latency"`
+	// Scheduling is the strategy of the sweep's runs (Options.Strategy).
+	Scheduling
 	// MaxAmbiguous, NoLinearizability and NoShrink are the options of the
 	// sweep that change its results; Classes names the namespaces run with
 	// another constructor than the scenario's.
@@ -146,7 +148,7 @@ func (e *Explorer) newSummary() *Summary {
 		Rates: rates, KeepRules: e.opts.KeepRules, Swarm: e.opts.Swarm, Latency: e.opts.Latency, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
 		Horizon: horizon(e.opts.Horizon, e.sc), RecurringAlarms: e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms,
 		NoLinearizability: e.opts.NoLinearizability, NoShrink: e.opts.NoShrink,
-		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}}
+		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}, Scheduling: e.sched}
 	for ns, c := range e.opts.Classes {
 		if c != nil {
 			s.Classes = append(s.Classes, ns)
@@ -351,5 +353,5 @@ func (s *Summary) ReplayCommand(seed uint64) string {
 	if s.Swarm {
 		cmd += " --swarm"
 	}
-	return cmd
+	return cmd + s.flags()
 }

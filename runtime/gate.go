@@ -169,7 +169,7 @@ func (r *Runtime) callGate() (h *host, goes, strike bool) {
 	}
 	switch t := cur.Work().(type) {
 	case *turnInfo:
-		if t.f.Done.Fired() { // its caller was answered: no fault strikes it now
+		if t.f.Answered() { // its caller was answered: no fault strikes it now
 			goes, strike = t.h.outputGate(nil)
 		} else {
 			goes, strike = t.h.outputGate(t.f)

@@ -52,6 +52,9 @@ type host struct {
 	// compiled caches the methods called on this instance (at most
 	// maxCompiled), so that a call does not compile its method again.
 	compiled []*compiled
+	// carried is the first attempt whose caller is delivering it (a
+	// courier, courier.go), while it does: nil otherwise.
+	carried *wire.Flight
 	// spare is the last turn run on its caller's task, free for the next:
 	// once such a turn has ended, nothing holds its turnInfo (the method's
 	// context is a sched.Context of its own, see newTurnContext).
@@ -301,12 +304,16 @@ func (h *host) receive(f *wire.Flight) {
 // BenchmarkCallAmbiguous 770 to 3,280, BenchmarkGroupCalls at 100,000
 // calls 18 times as much), and the seeded tie-breaks the extra switches
 // draw change every trace that has concurrent calls, so removing it would
-// change the goldens too.
+// change the goldens too. A first attempt the link delays gets here by
+// its caller too, when the caller carries it (courier.go).
 func (h *host) inline(ti *turnInfo, f *wire.Flight) bool {
 	r := h.ns.r
 	cur := r.k.Current()
 	if cur == nil || f.Fault.Stage() == transport.WhileRunning || !h.gate.Free() {
 		return false
+	}
+	if h.carried == f {
+		r.k.Rand().Uint64() // the draw of the turn's task (see courier)
 	}
 	saved := cur.Work()
 	left := cur.Leave()
@@ -319,7 +326,10 @@ func (h *host) inline(ti *turnInfo, f *wire.Flight) bool {
 	// The turn is over and, unless an output gate holds writes that name
 	// it, nothing of the runtime's holds f any more: the stub may reuse it
 	// once the reply is in.
-	f.Settled = f.Done.Fired() && !r.journaling
+	// A reply on its way (Replied) holds f until it fires Done: a first
+	// attempt's caller waits for it whatever happens (S9), so the stub
+	// reuses f only once it is in; a retry's caller may give up first.
+	f.Settled = (f.Done.Fired() || f.Replied && f.N == 1) && !r.journaling
 	if !r.journaling { // a pending write names its turn (gate.go)
 		*ti = turnInfo{} // an idle object holds nothing of its last call
 		h.spare.Put(ti)

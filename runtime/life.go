@@ -131,7 +131,7 @@ func (h *host) resetWith(reason transport.ResetReason, msg string) {
 	for ti := h.turns; ti != nil; ti = ti.next {
 		f := ti.f
 		switch {
-		case ti.dropped || f.Done.Fired():
+		case ti.dropped || f.Answered(): // a reply on its way still arrives
 			continue
 		case ti.started:
 			f.Reset = reason

@@ -20,15 +20,19 @@ import (
 // attempt that is due, from the head of the queue, and all but the first
 // take their places at the object's gate as they arrive (Line.Reserve),
 // since the kernel starts the turns of one instant in a seeded order.
-func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
+//
+// A first attempt alone on its line may be carried by its caller instead
+// of a timer (courier.go): transmit then returns the courier, for send to
+// run once the link has taken f.
+func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) (courier, bool) {
 	l := f.Line
 	if l == nil || (delay <= 0 && len(l.Queue) == 0) {
 		if delay > 0 { // a retry, on a connection of its own
 			r.k.After(delay, func() { h.arrive(f) })
-			return
+			return courier{}, false
 		}
 		h.arrive(f)
-		return
+		return courier{}, false
 	}
 	now := r.k.Now()
 	at := sched.AddTime(now, delay) // End (never) for a delay past the end of virtual time
@@ -36,7 +40,11 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 		at = max(at, l.Queue[n-1].At)
 	}
 	l.Queue = append(l.Queue, wire.Queued{F: f, At: at})
+	if c, ok := r.courierFor(h, f, at); ok {
+		return c, true
+	}
 	r.k.After(at-now, func() { r.drain(h, l) })
+	return courier{}, false
 }
 
 // drain delivers, in order, the attempts at the head of l's queue that are
@@ -44,14 +52,23 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) {
 func (r *Runtime) drain(h *host, l *wire.Line) {
 	now := r.k.Now()
 	for n := 0; len(l.Queue) > 0 && l.Queue[0].At <= now; n++ {
-		f := l.Queue[0].F
-		l.Queue[0] = wire.Queued{}
-		l.Queue = l.Queue[1:]
-		l.Reserve = n > 0 || (len(l.Queue) > 0 && l.Queue[0].At <= now)
-		h.arrive(f)
-		l.Reserve = false
+		r.deliverHead(h, l, n > 0)
 	}
+}
+
+// deliverHead delivers the attempt at the head of l's queue, which is
+// due; its turn takes its place at the object's gate at once (Reserve)
+// when one due before it on the line was delivered this instant (after),
+// or one due this instant follows it.
+func (r *Runtime) deliverHead(h *host, l *wire.Line, after bool) {
+	now := r.k.Now()
+	f := l.Queue[0].F
+	l.Queue[0] = wire.Queued{}
+	l.Queue = l.Queue[1:]
 	if len(l.Queue) == 0 {
 		l.Queue = nil
 	}
+	l.Reserve = after || (len(l.Queue) > 0 && l.Queue[0].At <= now)
+	h.arrive(f)
+	l.Reserve = false
 }

@@ -25,8 +25,19 @@ func (h *host) objectID() string {
 	return h.id.String()
 }
 
-// send is where an attempt enters the simulated link.
+// send is where an attempt enters the simulated link. A first attempt
+// the link delays may be carried by its caller (courier.go) once the
+// link has taken it.
 func (r *Runtime) send(f *wire.Flight) {
+	if c, ok := r.post(f); ok {
+		c.carry()
+	}
+}
+
+// post hands f to the link: the output gate of the caller's turn (L7),
+// then the fault plan's decision, then the stub's line (L1). It reports
+// the courier that is to carry f, if one is.
+func (r *Runtime) post(f *wire.Flight) (courier, bool) {
 	h := f.Target.Host.(*host)
 	if r.journaling {
 		from, goes, strike := r.callGate()
@@ -34,7 +45,7 @@ func (r *Runtime) send(f *wire.Flight) {
 			from.strike()
 			f.Reset = transport.ResetStorage
 			h.complete(f, wire.FailReset, nil, nil, nil)
-			return
+			return courier{}, false
 		}
 		if strike {
 			defer from.strike()
@@ -42,8 +53,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	}
 	if r.faults == nil {
 		f.Call.InFlight++
-		r.transmit(h, f, 0)
-		return
+		return r.transmit(h, f, 0)
 	}
 	a := transport.Attempt{
 		Namespace: f.Target.Namespace,
@@ -60,7 +70,7 @@ func (r *Runtime) send(f *wire.Flight) {
 	f.Fault, f.Reset = d.Fault, d.Reason
 	f.Rec.Fault = d.Fault
 	f.Call.InFlight++
-	r.transmit(h, f, d.Delay) // in order on the stub's line (L1)
+	return r.transmit(h, f, d.Delay) // in order on the stub's line (L1)
 }
 
 // arrive is the moment the link delivers (or drops) an attempt.
@@ -101,7 +111,7 @@ func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Res
 	if h.ns.r.journaling { // the output gate (rule L7, gate.go)
 		goes, strike := h.outputGate(f)
 		if goes {
-			h.complete(f, kind, v, resp, err)
+			h.reply(f, kind, v, resp, err)
 		}
 		if strike {
 			h.strike()
@@ -109,7 +119,28 @@ func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Res
 		replied(f)
 		return
 	}
-	h.complete(f, kind, v, resp, err)
+	h.reply(f, kind, v, resp, err)
+}
+
+// reply sends the object's answer back to the caller: at once, or, when
+// the fault plan has a latency distribution, after the reply's own
+// latency (transport.FaultPlan.ReplyDelay), so that replies may overtake
+// one another. A reply on its way is the caller's: a reset of the object
+// (L3), a write that fails after the output gate let the reply go (L7)
+// does not take it back. A reply that arrives after a retry's caller gave
+// up (its deadline, S9) is dropped, as the caller waits no more; the
+// attempt's record ends when the caller learned its fate (or the method
+// ended, D3, whichever is later).
+func (h *host) reply(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+	r := h.ns.r
+	d := r.faults.ReplyDelay(transport.Attempt{Seed: r.seed, Call: int(f.Call.Seq), N: f.N})
+	if d <= 0 || f.Answered() {
+		h.complete(f, kind, v, resp, err)
+		return
+	}
+	h.outcome(f, kind, v, resp, err)
+	f.Replied = true
+	r.k.After(d, func() { f.Done.Fire(r.k) })
 }
 
 // fail tells the caller of a fault that struck after delivery, resetting
@@ -119,21 +150,30 @@ func (h *host) fail(f *wire.Flight) {
 		h.complete(f, wire.FailLink, nil, nil, nil)
 		return
 	}
-	if f.Done.Fired() {
+	if f.Answered() {
 		return // reset already, as the method started
 	}
 	h.complete(f, wire.FailReset, nil, nil, nil)
 	h.resetFor(f.Reset)
 }
 
-// complete tells the caller an attempt's fate.
+// complete tells the caller an attempt's fate now, unless it is decided
+// already (a reply on its way, Flight.Answered).
 func (h *host) complete(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
-	if f.Done.Fired() {
+	if f.Answered() {
 		return
 	}
+	h.outcome(f, kind, v, resp, err)
+	if h.carried == f {
+		h.ns.r.k.Rand().Uint64() // the draw of the caller's wake (see courier)
+	}
+	f.Done.Fire(h.ns.r.k)
+}
+
+// outcome sets an attempt's outcome.
+func (h *host) outcome(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if kind == wire.FailSetup && err != nil && !errors.Is(err, ErrSetup) {
 		err = fmt.Errorf("%w: %w", ErrSetup, err)
 	}
 	f.Kind, f.Value, f.Resp, f.Err = kind, v, resp, err
-	f.Done.Fire(h.ns.r.k)
 }

@@ -158,6 +158,9 @@ type Runtime struct {
 	// horizon bounds virtual time (WithHorizon, Quiesce); 0: none.
 	horizon time.Duration
 
+	// schedule is how ties at an instant are broken (WithSchedule).
+	schedule *Schedule
+
 	// optErr is the error of an option that cannot be honoured (a stall
 	// limit below the floor): Run and the other driver calls return it.
 	optErr error
@@ -253,6 +256,7 @@ func New(opts ...Option) *Runtime {
 	}
 	r.k = sched.New(r.kernelRand())
 	r.k.SetEpoch(r.start)
+	r.applySchedule()
 	if err := r.k.SetStallLimit(r.stallLimit); err != nil {
 		r.optErr = fmt.Errorf("runtime.WithStallLimit: %w", err)
 	}

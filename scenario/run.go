@@ -37,6 +37,8 @@ type runConfig struct {
 	// plan is faults' plan, made when ReplaceFaults was (a sweep makes
 	// the option once and runs it for every seed; a plan is read-only).
 	plan *transport.FaultPlan
+	// schedule is the runtime's scheduling strategy (Schedule).
+	schedule *runtime.Schedule
 }
 
 type runOptionFunc func(*runConfig)
@@ -128,6 +130,12 @@ func StallLimit(d time.Duration) RunOption {
 	return runOptionFunc(func(c *runConfig) { c.stall, c.stallSet = d, true })
 }
 
+// Schedule runs the scenario with the scheduling strategy s
+// (runtime.WithSchedule; default runtime.StrategyRandom).
+func Schedule(s runtime.Schedule) RunOption {
+	return runOptionFunc(func(c *runConfig) { c.schedule = &s })
+}
+
 // nopLogger is the default logger, made once: a run under the explorer
 // cannot afford a logger of its own.
 var nopLogger = zap.NewNop()
@@ -213,6 +221,9 @@ func (r *Result) Passed() bool { return len(r.Failures) == 0 }
 // full request identities (rule D1: the same seed gives the same bytes).
 func (r *Result) Trace() string { return r.rt.Trace() }
 
+// Steps returns how many steps the run took (runtime.Runtime.Steps).
+func (r *Result) Steps() uint64 { return r.rt.Steps() }
+
 // Callers returns the objects ("NAMESPACE/object") whose methods made calls
 // of their own during the run (runtime.Runtime.Callers).
 func (r *Result) Callers() []string { return r.rt.Callers() }
@@ -287,6 +298,9 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	}
 	if cfg.stallSet {
 		ropts = append(ropts, runtime.WithStallLimit(cfg.stall))
+	}
+	if cfg.schedule != nil && *cfg.schedule != (runtime.Schedule{}) {
+		ropts = append(ropts, runtime.WithSchedule(*cfg.schedule))
 	}
 	rt := runtime.New(ropts...)
 	defer rt.Close()

@@ -15,18 +15,19 @@ import (
 // Once the bytes run out, every later decision is the seed's own draw
 // (Draw and the latency hash), as a plan without choices makes it.
 //
-// The decisions, in the order an attempt makes them:
+// The decisions of an attempt, each read when the run makes it:
 //
 //   - its fault, when the plan draws one (a random rate is set and no rule
 //     gives the attempt a fault): byte b is the uniform number (255-b)/256
 //     against the rates, so byte 0 delivers and the highest bytes pick the
 //     faults, in fault order (byte 255 picks the first fault the rates
-//     name; with rates of 4% each, eleven byte values pick each fault);
+//     name; with rates of 4% each, ten or eleven byte values pick each);
 //   - its latency on the way to the object, when the plan has a latency
 //     distribution: byte b is the quantile b/256 (0 adds none, 128 the
 //     median, 254 and 255 the 1% tail);
-//   - the latency of its reply, likewise, when the runtime asks for it
-//     (FaultPlan.ReplyDelay).
+//   - the latency of its reply, likewise, when the reply leaves the
+//     object (FaultPlan.ReplyDelay): later, after other attempts'
+//     decisions, in the run's order.
 //
 // A run consumes its choices: make a fresh Choices (NewChoices, or Replay
 // of one that ran) for each run. Choices is safe for concurrent use, but

@@ -72,7 +72,10 @@ func (p *FaultPlan) Latency() Latency {
 }
 
 // ReplyDelay is the random latency of attempt a's reply on its way back
-// to the caller: zero unless the plan has a latency distribution.
+// to the caller: zero unless the plan has a latency distribution. It
+// depends on a's Seed, Call and N only. The runtime delays the object's
+// answers by it (a result, the object's error, a duplicate refused); a
+// link fault tells the caller without it.
 func (p *FaultPlan) ReplyDelay(a Attempt) time.Duration {
 	if p == nil {
 		return 0

@@ -59,7 +59,7 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		case evCallback:
 			cb := p.(*callback)
 			cb.fired = true
-			cb.fn()
+			k.runCallback(cb, ev.prio)
 		case evStart:
 			run := p.(Runner)
 			ctx, name := run.Context()
@@ -67,6 +67,10 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			t.id, t.name, t.num, t.runner = ev.arg, name, ev.num, run
 			if pr, ok := run.(Preparer); ok {
 				k.hint(pr, ev.ref)
+			}
+			k.steps++
+			if k.pct != nil {
+				k.pct.step(t, k.steps, ev.prio, true)
 			}
 			return t, WokenBySignal, 0
 		default:
@@ -79,6 +83,10 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 				why = WokenByTimer
 			}
 			t.why = WokenBySignal
+			k.steps++
+			if k.pct != nil {
+				k.pct.step(t, k.steps, 0, false)
+			}
 			return t, why, 0
 		}
 	}

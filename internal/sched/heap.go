@@ -93,6 +93,9 @@ func (k *Kernel) release(i uint32) any {
 // and even then the heap's shape orders them, the same in every run.
 func (k *Kernel) push(e event) {
 	e.prio = k.rng.Uint64() >> 1
+	if k.pct != nil {
+		e.prio >>= 1 // an initial priority (see pct)
+	}
 	k.pushAt(e)
 }
 

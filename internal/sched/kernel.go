@@ -5,7 +5,8 @@
 // while the Kernel says so. Exactly one task runs at a time. A task gives the
 // processor up only at a simulation blocking point (Block and what is built on
 // it), and the kernel then picks the next event: the earliest in virtual time,
-// ties broken by a draw from the seeded source. Virtual time jumps straight to
+// ties broken by a draw from the seeded source (or by the tasks' PCT
+// priorities, SetPCT, pct.go). Virtual time jumps straight to
 // the next event, so a ten-second sleep costs nothing.
 //
 // Control passes directly from the task that blocks to the task that runs
@@ -37,7 +38,8 @@
 // (End, After, Alarm, Background), heap.go (the event heap and the slots
 // its events point at), cancel.go (cancel groups), drive.go (Drive, pick,
 // Abort, Close), watchdog.go (the stall limit), errors.go (the error
-// values and types), pool.go (the Task pool), list.go (intrusive lists).
+// values and types), pool.go (the Task pool), list.go (intrusive lists),
+// pct.go (the PCT strategy).
 package sched
 
 import (
@@ -158,6 +160,10 @@ type Kernel struct {
 	hasLimit bool
 	// aborting: Abort pushed its marker, not yet reached.
 	aborting bool
+	// steps counts the picks that ran a task (Steps); pct is the PCT
+	// strategy's state (SetPCT), nil for the seeded tie-break.
+	steps uint64
+	pct   *pct
 }
 
 // SetEpoch sets the wall-clock instant virtual time starts at (the

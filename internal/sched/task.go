@@ -98,6 +98,9 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 	t.blocked = true
 	t.reason = "starting"
 	t.fn = fn
+	if k.pct != nil {
+		k.pct.prio[t] = k.pctDraw()
+	}
 	k.ready(t, WokenBySignal)
 	return t
 }
@@ -231,7 +234,7 @@ func (t *Task) block(ctx context.Context, reason string, timeout time.Duration) 
 		t.gen++
 		t.hasEvent = true
 		k.keepAlive++
-		k.push(event{at: at, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
+		k.pushTask(t, event{at: at, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
 	}
 	k.cur.Store(nil)
 	k.handoff(t)
@@ -260,5 +263,5 @@ func (k *Kernel) ready(t *Task, why Wake) {
 	t.hasEvent = true
 	t.why = why
 	k.keepAlive++
-	k.push(event{at: k.now, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
+	k.pushTask(t, event{at: k.now, kind: evTask, ref: k.hold(t), arg: t.gen, keepAlive: true})
 }

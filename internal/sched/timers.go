@@ -97,7 +97,7 @@ func (k *Kernel) after(d time.Duration, keepAlive bool, fn func()) Timer {
 	if keepAlive {
 		k.keepAlive++
 	}
-	k.push(event{at: at, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
+	k.pushCallback(event{at: at, kind: evCallback, ref: k.hold(cb), keepAlive: keepAlive})
 	return Timer{k: k, cb: cb}
 }
 

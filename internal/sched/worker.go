@@ -103,6 +103,9 @@ func (k *Kernel) finish(t *Task) {
 	t.done.Store(true)
 	k.alive--
 	k.removeLive(t)
+	if k.pct != nil {
+		k.pct.forget(t)
+	}
 	k.cur.Store(nil)
 }
 

@@ -103,6 +103,11 @@ type Flight struct {
 	// that has not arrived never arrives; one already at the object has its
 	// context cancelled through Cancel.
 	Lost bool
+	// Replied is set when the object's reply has left it and travels back
+	// to the caller with the reply's latency: the outcome is set, Done
+	// fires on arrival, and nothing at the object (a reset, a write that
+	// fails after the output gate released the reply) changes it any more.
+	Replied bool
 	// Settled is set by the runtime when it holds the flight no more: the
 	// turn ran on its caller's task and ended, and the reply is in (see
 	// stub's frame, which is then reused).
@@ -112,6 +117,10 @@ type Flight struct {
 	// marks the flight Lost.
 	Cancel func()
 }
+
+// Answered reports whether the attempt's outcome is decided: its reply
+// is in, or on its way back (Replied).
+func (f *Flight) Answered() bool { return f.Replied || f.Done.Fired() }
 
 // Abandon marks the flight lost (the caller stopped waiting) and cancels
 // the context of its turn if one is under way (rule S9).
