@@ -29,7 +29,8 @@ FUZZ_TARGETS ?= \
 	object:FuzzStorageAgainstAMap \
 	object:FuzzSQLExec:sqlite \
 	scenario:FuzzLoadWithAUserClassAndRender \
-	stub:FuzzStubFetch
+	stub:FuzzStubFetch \
+	dosimtest:FuzzCounter
 
 run:
 	$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml

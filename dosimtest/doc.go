@@ -1,10 +1,13 @@
 // Package dosimtest holds dosim's go test entry points, beside the
 // libraries they drive as net/http/httptest sits beside net/http and
 // zaptest beside zap: Func explores a Go function's fault space over many
-// seeds, Scenario explores a scenario's, and Verify checks that a method
-// marked object.Retryable is idempotent. Each fails the test it is given
-// with what it found, the seed and the command that replays it, and writes
-// its artifacts to a folder that outlives the test.
+// seeds, Fuzz hands the same search to Go's coverage-guided fuzzer (go
+// test -fuzz), whose input bytes choose the faults and latencies, Input
+// checks one such input, Scenario explores a scenario's fault space, and
+// Verify checks that a method marked object.Retryable is idempotent. Each
+// fails the test it is given with what it found, the seed (or input) and
+// the command that replays it, and writes its artifacts to a folder that
+// outlives the test.
 //
 //	func TestWalletUnderFaults(t *testing.T) {
 //		sum := dosimtest.Func(t, explore.Options{Seeds: 2000}, func(ctx context.Context, rt *runtime.Runtime) error { ... })

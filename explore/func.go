@@ -154,8 +154,15 @@ func (fe *FuncExplorer) methodMarks(ns string, ctor runtime.Constructor) (map[st
 // check runs fn with seed: random faults, or the explicit rules when not
 // nil. keep keeps the run's report, for the timeline and artifacts.
 func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMode, keep bool) *funcSeed {
+	return fe.checkWith(seed, rules, inputSource{}, mode, keep)
+}
+
+// checkWith is check with the decisions a fuzz input makes (fuzz.go): the
+// random faults and latencies read from src.choices first when not nil,
+// the kernel's draws from src.ties.
+func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, src inputSource, mode checkMode, keep bool) *funcSeed {
 	h := horizon(fe.opts.Horizon, nil)
-	rt := fe.runtime(seed, rules, h)
+	rt := fe.runtimeWith(seed, rules, src, h)
 	defer rt.Close()
 	var fnErr error
 	runErr := rt.Run(func(ctx context.Context) error {
@@ -168,6 +175,11 @@ func (fe *FuncExplorer) check(seed uint64, rules []transport.Rule, mode checkMod
 // runtime makes the runtime of seed's run: random faults, or the explicit
 // rules when not nil; horizon h.
 func (fe *FuncExplorer) runtime(seed uint64, rules []transport.Rule, h time.Duration) *runtime.Runtime {
+	return fe.runtimeWith(seed, rules, inputSource{}, h)
+}
+
+// runtimeWith is runtime with the decisions of a fuzz input (src).
+func (fe *FuncExplorer) runtimeWith(seed uint64, rules []transport.Rule, src inputSource, h time.Duration) *runtime.Runtime {
 	rates, latency := fe.opts.Rates, fe.opts.Latency
 	if fe.opts.Swarm {
 		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
@@ -179,7 +191,10 @@ func (fe *FuncExplorer) runtime(seed uint64, rules []transport.Rule, h time.Dura
 	if latency.On() {
 		plan = plan.WithLatency(latency)
 	}
-	return runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
+	if src.choices != nil {
+		plan = plan.WithChoices(src.choices)
+	}
+	return runtime.New(runtime.WithSeed(seed), runtime.WithTieBytes(src.ties), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
 		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)), runtime.WithSchedule(fe.sched.schedule()))
 }
 

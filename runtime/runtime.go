@@ -117,6 +117,7 @@ type Runtime struct {
 	seed   uint64
 	rng    *rand.Rand
 	pcg    *rand.PCG // rng's source, drawn from directly where it is hot (NewRequestID)
+	ties   []byte    // the top bytes of the kernel's draws (WithTieBytes, ties.go)
 	k      *sched.Kernel
 	log    *zap.Logger
 	faults *transport.FaultPlan
@@ -253,7 +254,7 @@ func New(opts ...Option) *Runtime {
 	case r.hist != nil:
 		r.orng = rand.New(histSource{r})
 	}
-	r.k = sched.New(r.rng)
+	r.k = sched.New(r.kernelRand())
 	r.k.SetEpoch(r.start)
 	r.applySchedule()
 	if err := r.k.SetStallLimit(r.stallLimit); err != nil {

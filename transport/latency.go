@@ -80,7 +80,7 @@ func (p *FaultPlan) ReplyDelay(a Attempt) time.Duration {
 	if p == nil {
 		return 0
 	}
-	return p.latency.draw(a, legReply)
+	return p.choices.latency(p.latency, a, legReply)
 }
 
 // leg says which way a latency draw travels: each leg of each attempt has
@@ -100,8 +100,16 @@ func (l Latency) draw(a Attempt, which leg) time.Duration {
 		return 0
 	}
 	x := splitmix(splitmix(a.Seed^uint64(which)) ^ uint64(a.Call)<<8 ^ uint64(a.N))
-	const scale = 1 << 20
-	u := int64(x>>44) % scale // uniform in [0, scale)
+	return l.quantile(int64(x>>44) % latencyScale)
+}
+
+// latencyScale is the resolution of a latency draw: its quantile is a
+// whole number in [0, latencyScale).
+const latencyScale = 1 << 20
+
+// quantile is the latency at quantile u/latencyScale of l.
+func (l Latency) quantile(u int64) time.Duration {
+	const scale = latencyScale
 	p50, p99 := int64(l.P50/time.Microsecond), int64(l.P99/time.Microsecond)
 	var us int64
 	switch {

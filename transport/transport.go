@@ -81,6 +81,9 @@ type FaultPlan struct {
 	// latency is the random link latency of every attempt and reply
 	// (WithLatency); its zero value adds none.
 	latency Latency
+	// choices, when not nil, makes the random decisions from a fuzzer's
+	// bytes before the seed's draws (WithChoices).
+	choices *Choices
 	// byCall lists, for each call that rules name (Rule.Call), the
 	// positions of those rules; anyCall the positions of the rules that
 	// name none. Both are in rule order, so the first matching rule still
@@ -161,7 +164,7 @@ func Random(rates Rates) *FaultPlan { return Plan().WithRandom(rates) }
 func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 	out := &FaultPlan{rates: Rates{}}
 	if p != nil {
-		out.latency = p.latency
+		out.latency, out.choices = p.latency, p.choices
 		out.rules = append(out.rules, p.rules...)
 		for f, r := range p.rates {
 			out.rates[f] = r
@@ -293,7 +296,7 @@ func (p *FaultPlan) DecideAttempt(a Attempt) Decision {
 		d = Decision{Fault: r.Fault, Delay: r.Delay, Reason: r.Reason}
 	}
 	if d.Fault == None && len(p.rates) > 0 {
-		u := Draw(a.Seed, a.Call, a.N)
+		u := p.choices.uniform(a) // Draw(a.Seed, a.Call, a.N) without choices
 		acc := 0.0
 		for _, dr := range p.draws {
 			acc += dr.rate
@@ -303,7 +306,7 @@ func (p *FaultPlan) DecideAttempt(a Attempt) Decision {
 			}
 		}
 	}
-	d.Delay += p.latency.draw(a, legRequest)
+	d.Delay += p.choices.latency(p.latency, a, legRequest)
 	switch {
 	case d.Fault != Reset:
 		d.Reason = NoReset
