@@ -59,12 +59,6 @@ func Lookup(name string) (Bug, bool) {
 	return Bug{}, false
 }
 
-// remote reports whether err is an error the object's own code returned.
-func remote(err error) bool {
-	var se *stub.Error
-	return errors.As(err, &se) && se.Remote
-}
-
 // resetErr reports whether err says the object was reset or failed after
 // delivery: a failure the stub does not retry, which an application loop
 // often does.
