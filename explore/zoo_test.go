@@ -82,7 +82,7 @@ func timeToFind(tb testing.TB, b zoo.Bug, s strategy, limit int) found {
 // TestZoo_FixedFormsExploreClean: every zoo bug's fixed form explores
 // clean under every strategy (issue 23).
 func TestZoo_FixedFormsExploreClean(t *testing.T) {
-	seeds := 1000
+	seeds := 700
 	if testing.Short() {
 		seeds = 200
 	}
