@@ -83,9 +83,12 @@ fuzz:
 # bench runs every benchmark, then the ones issue 14's targets read, three
 # times (the 10^7-call one once), and prints each target with its median
 # figure and verdict, the peer ratios first (the peer is the hand-written
-# testing/synctest simulation, BenchmarkPeerSynctest).
+# testing/synctest simulation, BenchmarkPeerSynctest). BenchmarkTimeToFind
+# runs again, once per strategy and zoo bug, for its table: seeds and CPU
+# time to the first failure (the README's "Finding bugs").
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test ./explore -run '^$$' -bench 'TimeToFind' -benchtime 1x
 	{ $(GO) test ./runtime -run '^$$' -bench 'CallNoFault$$|CallAmbiguous$$|PeerSynctest|RecordRetained|GroupCalls' -benchmem -count 3 && \
 	  $(GO) test ./runtime -run '^$$' -bench 'CallsKeepLast' -benchtime 10000000x && \
 	  $(GO) test ./explore -run '^$$' -bench 'ExploreSeed|SweepRetainedHeap' -benchmem -count 3; } | $(GO) run ./internal/benchratio

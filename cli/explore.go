@@ -73,7 +73,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.Float64Var(&fl.minChecked, "min-checked", explore.DefaultMinChecked, "the least share (0 to 1) of object histories a sweep must check to be clean; below it, exit 1 (0: no minimum)")
 	f.IntVar(&fl.seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
 	f.Uint64Var(&fl.first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")
-	f.IntVar(&fl.workers, "workers", 1, "seeds checked in parallel (1 to 256)")
+	f.IntVar(&fl.workers, "workers", explore.DefaultWorkers(), "seeds checked in parallel (1 to 256; default: the number of CPUs)")
 	f.StringVar(&fl.shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
 	f.StringVar(&fl.rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
 	f.BoolVar(&fl.keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
@@ -135,7 +135,8 @@ fault.
 
 Seeds run from --first (0 is seed 0) for --seeds seeds (at least 1); the range
 is never listed, so memory stays flat however many seeds run. --workers is 1 to
-256. --json and --artifacts are checked before the sweep starts. From ` + fmt.Sprint(exploreProgressMin) + ` seeds,
+256, by default the number of CPUs (at most 256); the result does not depend on
+it. --json and --artifacts are checked before the sweep starts. From ` + fmt.Sprint(exploreProgressMin) + ` seeds,
 progress goes to stderr: a bar on a terminal, else a line every ` + progressEvery.String() + ` (seeds done,
 seeds per second, violations so far).
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/dosim/dosim/examples/zoo"
 	"github.com/dosim/dosim/explore"
 )
 
@@ -39,4 +40,29 @@ func BenchmarkFuncSeed(b *testing.B) {
 		b.Fatal("violations")
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
+}
+
+// BenchmarkTimeToFind runs each strategy on each zoo bug (examples/zoo)
+// and reports the seeds run up to the first failing one and the CPU time
+// they took, on one worker, at most 10,000 seeds: a strategy that finds
+// nothing reports found=0 and the seeds and time it spent. The README's
+// table (section "Finding bugs") is TestZoo_Table's output.
+func BenchmarkTimeToFind(b *testing.B) {
+	for _, bug := range zoo.Bugs() {
+		for _, s := range strategies {
+			b.Run(bug.Name+"/"+s.name, func(b *testing.B) {
+				var f found
+				for b.Loop() {
+					f = timeToFind(b, bug, s, 10000)
+				}
+				b.ReportMetric(float64(f.seeds), "seeds")
+				b.ReportMetric(float64(f.cpu.Microseconds())/1000, "cpu-ms")
+				ok := 0.0
+				if f.ok {
+					ok = 1
+				}
+				b.ReportMetric(ok, "found")
+			})
+		}
+	}
 }

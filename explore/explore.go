@@ -57,6 +57,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,8 +116,12 @@ func ParseShard(v string) (Shard, error) {
 	return s, nil
 }
 
+// DefaultWorkers is how many seeds a sweep checks in parallel when the
+// options do not say: runtime.NumCPU(), at most 256.
+func DefaultWorkers() int { return min(goruntime.NumCPU(), 256) }
+
 // Options tunes a sweep. The zero value explores seeds 1..1000 at the
-// scenario's explore rates (or DefaultRates) on one worker.
+// scenario's explore rates (or DefaultRates) on DefaultWorkers workers.
 type Options struct {
 	// First is the first seed (default 1; see FromSeedZero); Seeds how
 	// many (default 1000). The last seed, First+Seeds-1, must fit a uint64.
@@ -143,7 +148,9 @@ type Options struct {
 	// KeepRules keeps the scenario's own fault rules under the random
 	// faults; by default only random faults are drawn.
 	KeepRules bool
-	// Workers runs seeds in parallel (default 1).
+	// Workers runs seeds in parallel: 0 takes DefaultWorkers, the number
+	// of CPUs. The summary does not depend on it: the first failing seed
+	// is the lowest whatever the workers.
 	Workers int
 	// Shard restricts the sweep to one shard (default: all seeds).
 	Shard Shard
@@ -240,7 +247,7 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 		return fmt.Errorf("%w: first seed %d plus %d seeds overflows: the last seed must be at most %d", ErrOptions, o.First, o.Seeds, uint64(math.MaxUint64))
 	}
 	if o.Workers == 0 {
-		o.Workers = 1
+		o.Workers = DefaultWorkers()
 	}
 	if o.Workers < 0 || o.Workers > 256 {
 		return fmt.Errorf("%w: workers is %d, must be from 1 to 256", ErrOptions, o.Workers)

@@ -1,0 +1,71 @@
+package zoo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+)
+
+// Driver runs one scenario of a bug as the root task of rt: what
+// explore.RunFunc explores. It returns an error when it sees the bug's
+// symptom (its own check, beside the explorer's).
+type Driver = func(ctx context.Context, rt *runtime.Runtime) error
+
+// Bug is one planted bug of the zoo, with its fixed form.
+type Bug struct {
+	// Name is how tests and the time-to-find table name the bug.
+	Name string
+	// Kind says in one line what kind of bug it is.
+	Kind string
+	// Needs says what a run must draw to show the bug: the faults, the
+	// timing or neither.
+	Needs string
+	// Elsewhere names where the same bug also lives in the repository (a
+	// scenario, an example class), or is empty.
+	Elsewhere string
+	// Buggy shows the bug; Fixed is the same run on the fixed form.
+	Buggy, Fixed Driver
+	// Rates are the fault rates the bug needs, when the explorer's
+	// defaults do not name its fault (nil: the defaults).
+	Rates transport.Rates
+	// Background says the runs do background work (alarms, schedules,
+	// queues) whose histories the linearizability check counts as not
+	// checked: a sweep of the fixed form sets no minimum share of checked
+	// histories.
+	Background bool
+}
+
+// Bugs returns the zoo, in the order of the package's table. The slice is
+// new on every call.
+func Bugs() []Bug {
+	return []Bug{
+		lostUpdate, checkThenAct, markedWithoutKey, factNotAnswer,
+		amplifiedEffect, overtakenRetry, alarmForever, poisonedQueue,
+		scheduleOnRestart, unconfirmedReply, resetMidTransfer, twoFaults,
+	}
+}
+
+// Lookup returns the bug called name.
+func Lookup(name string) (Bug, bool) {
+	for _, b := range Bugs() {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Bug{}, false
+}
+
+// resetErr reports whether err says the object was reset or failed after
+// delivery: a failure the stub does not retry, which an application loop
+// often does.
+func resetErr(err error) bool {
+	var se *stub.Error
+	return errors.As(err, &se) && !se.Retryable && !se.Remote && !se.Overloaded
+}
+
+// timeMs is i milliseconds.
+func timeMs(i int) time.Duration { return time.Duration(i) * time.Millisecond }
