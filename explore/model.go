@@ -124,6 +124,9 @@ func (ms *models) get(namespace, object string) *model {
 // intern returns the state for st and effects (sorted).
 func (m *model) intern(st runtime.ObjectState, effects []string) *state {
 	effects = sortedEffects(effects)
+	if st.Storage == nil { // never written and emptied are one state: both are {}
+		st.Storage = map[string]any{}
+	}
 	var buf [256]byte
 	b := buf[:0]
 	if c, ok := appendCanonical(b, st.Storage); ok {
@@ -149,9 +152,6 @@ func (m *model) intern(st runtime.ObjectState, effects []string) *state {
 	key := string(b)
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, key)
-	if st.Storage == nil {
-		st.Storage = map[string]any{}
-	}
 	s := &state{key: key, hash: h.Sum64(), st: st, effects: effects}
 	m.states[key] = s
 	return s

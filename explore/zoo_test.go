@@ -95,10 +95,6 @@ func TestZoo_FixedFormsExploreClean(t *testing.T) {
 				require.NoError(t, err)
 				var real []explore.Violation
 				for _, v := range sum.Violations {
-					if knownFalse(b, v) {
-						t.Logf("known false positive of the linearizability check (lost writes on a retry): %s", v)
-						continue
-					}
 					real = append(real, v)
 				}
 				assert.Empty(t, real, "the fixed form of %s must explore clean", b.Name)
@@ -163,14 +159,4 @@ func cpuText(d time.Duration) string {
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	}
 	return fmt.Sprintf("%.1f s", d.Seconds())
-}
-
-// knownFalse reports a violation the explorer reports on a fixed form by
-// mistake: explore.Func's linearizability check counts a Vote whose write
-// was lost (storage-write-fails, rule L7) on a retry, after a lost
-// request, as applied, so no order explains the empty end state. (Seed
-// 693 of the default strategy shows it; whether the scenario explorer
-// shares it is not yet known.) Remove this when the check is fixed.
-func knownFalse(b zoo.Bug, v explore.Violation) bool {
-	return b.Name == "unconfirmed-reply" && v.Kind == explore.KindLinearizability && strings.Contains(v.Message, "end state {}")
 }
