@@ -17,7 +17,7 @@ var formats = []string{"text", "json", "mermaid", "html"}
 // checkFormat says what is wrong with a --format value.
 func checkFormat(f string) error {
 	if !slices.Contains(formats, f) {
-		return usageErrorf("--format: %s is not a format; allowed are %s", quote.Q(f), strings.Join(formats, ", "))
+		return usageErrorf("--format: %s is not a format%s; allowed are %s", quote.Q(f), didYouMean(f, formats), strings.Join(formats, ", "))
 	}
 	return nil
 }

@@ -121,3 +121,33 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 		})
 	}
 }
+
+// The README's first test is runtime's TestReadmeFirstTest as it is, so
+// that what a reader copies compiles and passes, and keeps to the
+// README's own "do | do not" (no t.Fatalf inside rt.Run).
+func TestReadmeFirstTestIsTheTestedOne(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	tested, err := os.ReadFile(filepath.Join(repoRoot, "runtime", "readme_test.go"))
+	require.NoError(t, err)
+	shown := firstFunc(string(readme), "func TestAddOneIsNotRunTwice(")
+	kept := firstFunc(string(tested), "func TestReadmeFirstTest(")
+	require.NotEmpty(t, shown, "README.md shows TestAddOneIsNotRunTwice")
+	assert.Equal(t, strings.Replace(kept, "TestReadmeFirstTest", "TestAddOneIsNotRunTwice", 1), shown)
+	inRun := shown[strings.Index(shown, "rt.Run("):strings.Index(shown, "\n\t})")]
+	assert.NotContains(t, inRun, "t.Fatal", "the README's first test fails the test inside rt.Run")
+}
+
+// firstFunc is the Go function in text that starts with head, through
+// the closing brace at the start of a line.
+func firstFunc(text, head string) string {
+	i := strings.Index(text, head)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(text[i:], "\n}\n")
+	if j < 0 {
+		return ""
+	}
+	return text[i : i+j+2]
+}

@@ -56,6 +56,7 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		}
 		return nil
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(a.newRun(), a.newExplore(), a.newVerify(), a.newAmplify(), a.newVersion())

@@ -65,7 +65,7 @@ func (o *runCmd) bind(files []string, given func(string) bool) {
 func (o *runCmd) validate() error {
 	if o.format != "jsonl" {
 		if checkFormat(o.format) != nil {
-			return usageErrorf("--format: %s is not a format; allowed are %s, jsonl", quote.Q(o.format), strings.Join(formats, ", "))
+			return usageErrorf("--format: %s is not a format%s; allowed are %s, jsonl", quote.Q(o.format), didYouMean(o.format, append(slices.Clone(formats), "jsonl")), strings.Join(formats, ", "))
 		}
 	}
 	if err := checkColor(o.color); err != nil {
