@@ -11,7 +11,8 @@
 // New gives a runtime that logs through the test, checks that no goroutine
 // outlives it, takes its seed from -dosim.seed or DOSIM_SEED (else 1), and,
 // when the test fails, prints the seed with the command that replays it and
-// writes an artifact folder: the JSON call history and the HTML timeline.
+// writes an artifact folder: the JSON call history (in the shape of dosim
+// run --format json, docs/records.md) and the HTML timeline.
 //
 // The heavier go test entry points are in package dosimtest:
 // dosimtest.Func and dosimtest.Scenario sweep a function's or a scenario's
@@ -41,8 +42,8 @@
 package runtimetest
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -52,6 +53,7 @@ import (
 	"testing"
 
 	"github.com/dosim/dosim/internal/testrun"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
@@ -154,28 +156,24 @@ func ReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayComm
 // when the test ends.
 func ArtifactsRoot() string { return testrun.ArtifactsRoot() }
 
-// history is the JSON artifact: the seed, every call and every effect.
-type history struct {
-	Seed    uint64               `json:"seed"`
-	Calls   []runtime.CallRecord `json:"calls"`
-	Effects []runtime.Effect     `json:"effects"`
-	Trace   string               `json:"trace"`
-}
-
 // WriteArtifacts writes rt's history (calls.json) and timeline
 // (timeline.html, trace.txt) to a folder for t under ArtifactsRoot and
-// returns its path. The folder outlives the test.
+// returns its path. The folder outlives the test. calls.json is what
+// dosim run --format json writes, one shape for records everywhere
+// (docs/records.md): an array of one report, named after the test, with
+// the seed, every call and every effect, times in virtual milliseconds
+// (jq '.[0].calls').
 func WriteArtifacts(t testing.TB, rt *runtime.Runtime) (string, error) {
 	dir, err := testrun.ArtifactsDir(t.Name(), rt.Seed())
 	if err != nil {
 		return "", err
 	}
-	h := history{Seed: rt.Seed(), Calls: rt.Calls(), Effects: rt.Effects(), Trace: rt.Trace()}
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	rep := render.Report{Name: t.Name(), Seed: rt.Seed(), Calls: rt.Calls(), Effects: rt.Effects()}
+	if err := render.JSON(&b, rep); err != nil {
 		return "", fmt.Errorf("encoding the history: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "calls.json"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "calls.json"), b.Bytes(), 0o644); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "trace.txt"), []byte(rt.Trace()), 0o644); err != nil {
