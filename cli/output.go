@@ -12,7 +12,7 @@ import (
 )
 
 // The output formats of run and demo.
-var formats = []string{"text", "json", "mermaid", "html"}
+var formats = []string{"text", "json", "mermaid", "html", "chrome-trace"}
 
 // checkFormat says what is wrong with a --format value.
 func checkFormat(f string) error {
@@ -61,6 +61,8 @@ func writeReports(w io.Writer, format string, color bool, reports []render.Repor
 		return render.JSON(w, reports...)
 	case "html":
 		return render.HTML(w, reports...)
+	case "chrome-trace":
+		return render.ChromeTrace(w, reports...)
 	case "mermaid":
 		for i, r := range reports {
 			if i > 0 {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,4 +48,27 @@ func TestWithBuiltInClassesDocNamesEveryClass(t *testing.T) {
 		listed := strings.Contains(doc, " "+name+",") || strings.Contains(doc, " "+name+";")
 		assert.True(t, listed, "the doc of WithBuiltInClasses names %s: %s", name, doc)
 	}
+}
+
+// dosim run --format chrome-trace writes Trace Event JSON: an object of
+// traceEvents, a process per file.
+func TestRunFormatChromeTrace(t *testing.T) {
+	inRoot(t)
+	code, out, errOut := runCLI(t, "run", "--format", "chrome-trace", "testdata/scenarios/ambiguous-delivery.yaml", "testdata/scenarios/overloaded.yaml")
+	require.Equal(t, exitOK, code, errOut)
+	var tr struct {
+		TraceEvents []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &tr))
+	var procs []any
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "M" && e.Name == "process_name" {
+			procs = append(procs, e.Args["name"])
+		}
+	}
+	assert.Equal(t, []any{"dosim: ambiguous-delivery (seed 7)", "dosim: overloaded (seed 9)"}, procs)
 }
