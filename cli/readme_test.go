@@ -86,8 +86,8 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 			if b.cmd == "make run" {
 				// make run echoes the go run line, then runs the demo scenario.
 				require.NotEmpty(t, want)
-				require.True(t, strings.HasPrefix(want[0], "go run ./cmd/dosim "), "README line %d", b.line)
-				args = strings.Fields(strings.TrimPrefix(want[0], "go run ./cmd/dosim "))
+				require.True(t, strings.HasPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "), "README line %d", b.line)
+				args = strings.Fields(strings.TrimPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "))
 				want = want[1:]
 			}
 			var out string
