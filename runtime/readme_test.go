@@ -14,10 +14,9 @@ import (
 
 // TestReadmeFirstTest is the README's first test, kept here so that it
 // keeps compiling and passing (rule S6: an unmarked method is not run twice;
-// rule L2: a stub a link failure broke is replaced). cli's
-// TestReadmeFirstTestIsTheTestedOne checks that the README shows this
-// function as it is here. It fails through Run's error, never with
-// t.Fatalf inside Run (the README's "do | do not" table).
+// rule L2: a stub a link failure broke is replaced). It fails through
+// Run's error, never with t.Fatalf inside Run (the README's "do | do not"
+// table; cli's TestReadmeFirstTestFailsOutsideRun checks the README).
 func TestReadmeFirstTest(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
 	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))
