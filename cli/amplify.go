@@ -117,11 +117,8 @@ func (o *amplifyCmd) faultFlags() error {
 	}
 	f, err := transport.ParseFault(o.fault)
 	if err != nil || f == transport.None {
-		names := make([]string, 0, 6)
-		for _, f := range transport.Faults() {
-			names = append(names, f.String())
-		}
-		return usageErrorf("amplify: --fault: unknown fault %s; allowed are %s", quote.Q(o.fault), strings.Join(names, ", "))
+		names := faultNames()
+		return usageErrorf("amplify: --fault: unknown fault %s%s; allowed are %s", quote.Q(o.fault), didYouMean(o.fault, names), strings.Join(names, ", "))
 	}
 	if !(o.rate > 0 && o.rate <= 1) {
 		return usageErrorf("amplify: --rate: %v is out of range: want a probability above 0, at most 1", o.rate)
@@ -201,7 +198,7 @@ func (a *app) amplifyClass(opts *amplify.Options, class string, methodGiven bool
 	}
 	m, ok := c.methods[opts.Method]
 	if !ok {
-		return "", false, usageErrorf("amplify: --method: class %s has no method %s; it has %s", class, quote.Q(opts.Method), strings.Join(c.methodNames(), ", "))
+		return "", false, usageErrorf("amplify: --method: class %s has no method %s%s; it has %s", class, quote.Q(opts.Method), didYouMean(opts.Method, c.methodNames()), strings.Join(c.methodNames(), ", "))
 	}
 	sample, ok := c.samples[opts.Method]
 	from := "amplify: the class's sample (object.Sampler)"

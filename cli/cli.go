@@ -231,14 +231,14 @@ func (a *app) exitCode(err error) int {
 	if errors.As(err, &ce) {
 		if ce.msg != "" {
 			if ce.named {
-				fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(ce.msg))
+				fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(prefixOnce(ce.msg)))
 			} else {
 				fmt.Fprintln(a.stderr, escapeLines(ce.msg))
 			}
 		}
 		return ce.code
 	}
-	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(err.Error()))
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, escapeLines(prefixOnce(err.Error())))
 	return exitUsage
 }
 
@@ -305,12 +305,25 @@ func simulationError(err error) error {
 	var p *runtime.PanicError
 	if errors.As(err, &stall) || errors.As(err, &p) && p.Goexit {
 		return &codeError{code: exitExpect, named: true, err: err,
-			msg: "the code under test stopped the simulation (not a bug in dosim): " + err.Error()}
+			msg: "the code under test stopped the simulation (not a bug in dosim): " + unprefixed(err)}
 	}
 	return internalError("", err)
 }
 
 // internalError is a failure of the simulation itself: exit code 3.
 func internalError(prefix string, err error) error {
-	return &codeError{code: exitInternal, msg: prefix + err.Error(), named: true, err: err}
+	return &codeError{code: exitInternal, msg: prefix + unprefixed(err), named: true, err: err}
+}
+
+// unprefixed is err's message without the runtime's leading "dosim: ":
+// the message is printed after the program's name, so that every prefix
+// appears once.
+func unprefixed(err error) string { return prefixOnce(err.Error()) }
+
+// prefixOnce drops the runtime's "dosim: " from the start of msg and from
+// after each ": " inside it (an error wrapped in another, as scenario's
+// and amplify's ErrRun wrap the runtime's): Main prints the program's name
+// before the message, and a reader sees each prefix once.
+func prefixOnce(msg string) string {
+	return strings.ReplaceAll(strings.TrimPrefix(msg, "dosim: "), ": dosim: ", ": ")
 }

@@ -218,7 +218,7 @@ func TestRunBadInputExits2(t *testing.T) {
 	code, out, errOut := runCLI(t, "run", "testdata/scenarios/overloaded.yaml", bad)
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, out, "nothing runs")
-	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`+"\n", errOut)
+	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`+"\n", errOut)
 
 	code, out, errOut = runCLI(t, "run", filepath.Join(dir, "missing.yaml"))
 	assert.Equal(t, exitUsage, code)
@@ -311,9 +311,9 @@ func TestReadmeShowsMakeRunTimeline(t *testing.T) {
 	require.NoError(t, err)
 	want, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "scenarios", "ambiguous-delivery.golden"))
 	require.NoError(t, err)
-	const intro = "$ make run\ngo run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n"
+	const intro = "$ make run\ngo run -tags dosim_nosql ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n"
 	assert.Contains(t, string(readme), intro+string(want)+"```\n", "paste the timeline of make run into the README")
 	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	require.NoError(t, err)
-	assert.Contains(t, string(makefile), "\t$(GO) run ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n")
+	assert.Contains(t, string(makefile), "\t$(GO) run -tags dosim_nosql ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n")
 }

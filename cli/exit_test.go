@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,6 +141,7 @@ func TestH1_RunAndAmplifyBlameTheCodeUnderTest(t *testing.T) {
 			assert.Equal(t, exitExpect, code, "%v: %s", args, errb.String())
 			assert.Contains(t, errb.String(), "dosim: the code under test stopped the simulation (not a bug in dosim): ", args)
 			assert.Contains(t, errb.String(), want, args)
+			assert.Equal(t, 1, strings.Count(errb.String(), "dosim: "), "every prefix once: %s", errb.String())
 		}
 	}
 }

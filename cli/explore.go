@@ -376,7 +376,7 @@ func parseRates(v string) (transport.Rates, error) {
 		}
 		f, err := transport.ParseFault(name)
 		if err != nil || f == transport.None {
-			return nil, usageErrorf("--rates: unknown fault %s; allowed are %s", quote.Q(name), faultList())
+			return nil, usageErrorf("--rates: unknown fault %s%s; allowed are %s", quote.Q(name), didYouMean(name, faultNames()), faultList())
 		}
 		if _, dup := out[f]; dup {
 			return nil, usageErrorf("--rates: %s given twice: give each fault's rate once", f)
@@ -393,12 +393,15 @@ func parseRates(v string) (transport.Rates, error) {
 	return out, nil
 }
 
-func faultList() string {
+func faultList() string { return strings.Join(faultNames(), ", ") }
+
+// faultNames is the names of the faults, none left out.
+func faultNames() []string {
 	var names []string
 	for _, f := range transport.Faults() {
 		names = append(names, f.String())
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // signalled is the cause of a context ended by a signal.

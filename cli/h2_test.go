@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -168,6 +169,10 @@ func TestH2_GitignoreAgreesWithTree(t *testing.T) {
 	for _, built := range []string{"dosim", "cmd/dosim/dosim"} {
 		err := exec.Command("git", "-C", repoRoot, "check-ignore", "-q", "--no-index", built).Run()
 		assert.NoError(t, err, "%s (a go build output) should be ignored", built)
+	}
+	for _, written := range writtenByTheDocs(t) {
+		err := exec.Command("git", "-C", repoRoot, "check-ignore", "-q", "--no-index", written).Run()
+		assert.NoError(t, err, "%s (written by a command in the README or docs/) should be ignored", written)
 	}
 	for _, kept := range []string{"testdata/demo.golden", "testdata/scenarios/overloaded.golden"} {
 		err := exec.Command("git", "-C", repoRoot, "check-ignore", "-q", "--no-index", kept).Run()
@@ -369,4 +374,25 @@ func TestH2_ExploreAndMergeEscapeScenarioText(t *testing.T) {
 	assert.Contains(t, out, want)
 	assert.Contains(t, merged, want)
 	assert.Contains(t, errBad, `evil\u001b[2J.yaml`)
+}
+
+// redirect is a command's output sent to a file: "... > timeline.html".
+var redirect = regexp.MustCompile(`(?m)^(?:go run \./cmd/dosim|dosim) [^\n>]*[^0-9&]> ?([\w./-]+)`)
+
+// writtenByTheDocs is every file a dosim command in README.md or docs/
+// writes into the folder it runs in.
+func writtenByTheDocs(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	require.NoError(t, err)
+	var out []string
+	for _, f := range append(files, filepath.Join(repoRoot, "README.md")) {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range redirect.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, m[1])
+		}
+	}
+	require.NotEmpty(t, out, "the README writes timeline.html")
+	return out
 }

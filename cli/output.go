@@ -12,12 +12,12 @@ import (
 )
 
 // The output formats of run and demo.
-var formats = []string{"text", "json", "mermaid", "html"}
+var formats = []string{"text", "json", "mermaid", "html", "chrome-trace"}
 
 // checkFormat says what is wrong with a --format value.
 func checkFormat(f string) error {
 	if !slices.Contains(formats, f) {
-		return usageErrorf("--format: %s is not a format; allowed are %s", quote.Q(f), strings.Join(formats, ", "))
+		return usageErrorf("--format: %s is not a format%s; allowed are %s", quote.Q(f), didYouMean(f, formats), strings.Join(formats, ", "))
 	}
 	return nil
 }
@@ -61,6 +61,8 @@ func writeReports(w io.Writer, format string, color bool, reports []render.Repor
 		return render.JSON(w, reports...)
 	case "html":
 		return render.HTML(w, reports...)
+	case "chrome-trace":
+		return render.ChromeTrace(w, reports...)
 	case "mermaid":
 		for i, r := range reports {
 			if i > 0 {

@@ -86,8 +86,8 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 			if b.cmd == "make run" {
 				// make run echoes the go run line, then runs the demo scenario.
 				require.NotEmpty(t, want)
-				require.True(t, strings.HasPrefix(want[0], "go run ./cmd/dosim "), "README line %d", b.line)
-				args = strings.Fields(strings.TrimPrefix(want[0], "go run ./cmd/dosim "))
+				require.True(t, strings.HasPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "), "README line %d", b.line)
+				args = strings.Fields(strings.TrimPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "))
 				want = want[1:]
 			}
 			var out string
@@ -120,4 +120,36 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 			assert.Equal(t, strings.Join(tail, "\n"), strings.Join(got[len(got)-len(tail):], "\n"), "README line %d: end of %s", b.line, b.cmd)
 		})
 	}
+}
+
+// The README's first test keeps to the README's own "do | do not": it
+// fails the test after rt.Run, never with t.Fatal inside the function
+// Run runs (that would end the simulation's task, not the test).
+func TestReadmeFirstTestFailsOutsideRun(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	start := strings.Index(string(readme), "```go\n")
+	require.Positive(t, start, "the README shows a first test")
+	first := firstFunc(string(readme[start:]), "func Test")
+	require.NotEmpty(t, first)
+	run := strings.Index(first, "rt.Run(")
+	require.Positive(t, run, "the first test calls rt.Run: %s", first)
+	end := strings.Index(first[run:], "\n\t})")
+	require.Positive(t, end, "rt.Run's function ends: %s", first)
+	assert.NotContains(t, first[run:run+end], "t.Fatal", "the README's first test fails the test inside rt.Run")
+	assert.NotContains(t, first[run:run+end], "t.FailNow", "the README's first test fails the test inside rt.Run")
+}
+
+// firstFunc is the Go function in text that starts with head, through
+// the closing brace at the start of a line.
+func firstFunc(text, head string) string {
+	i := strings.Index(text, head)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(text[i:], "\n}\n")
+	if j < 0 {
+		return ""
+	}
+	return text[i : i+j+2]
 }

@@ -56,6 +56,7 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 		}
 		return nil
 	}
+	root.SetFlagErrorFunc(flagError)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(a.newRun(), a.newExplore(), a.newVerify(), a.newAmplify(), a.newVersion())
@@ -96,12 +97,12 @@ func (a *app) newDemo() *cobra.Command {
 		Long: `Run the built-in inventory demo: three shops stocked with SetQuantity (marked
 Retryable) and bumped by concurrent AddOne calls (not marked), with the first
 reply to the "apple" shop lost. The timeline shows each call and attempt;
---format json, mermaid or html show it another way.` + noOneExitCodesHelp,
+--format json, mermaid, html or chrome-trace show it another way.` + noOneExitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: runE(o),
 	}
 	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "the simulation's seed")
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, mermaid or html")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, mermaid, html or chrome-trace (Trace Event JSON for Perfetto and chrome://tracing)")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }

@@ -50,7 +50,7 @@ what happened and exits 1.` + runExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runE(o),
 	}
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid or html")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid, html or chrome-trace (Trace Event JSON for Perfetto and chrome://tracing)")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "run with this seed instead of each scenario's own")
 	return cmd
@@ -65,7 +65,7 @@ func (o *runCmd) bind(files []string, given func(string) bool) {
 func (o *runCmd) validate() error {
 	if o.format != "jsonl" {
 		if checkFormat(o.format) != nil {
-			return usageErrorf("--format: %s is not a format; allowed are %s, jsonl", quote.Q(o.format), strings.Join(formats, ", "))
+			return usageErrorf("--format: %s is not a format%s; allowed are %s, jsonl", quote.Q(o.format), didYouMean(o.format, append(slices.Clone(formats), "jsonl")), strings.Join(formats, ", "))
 		}
 	}
 	if err := checkColor(o.color); err != nil {

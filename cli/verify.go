@@ -197,7 +197,7 @@ func plural(n int, word string) string {
 func (a *app) lookupClass(name string) (c verifyClass, err error) {
 	ctor, ok := a.classes[name]
 	if !ok {
-		return c, usageErrorf("unknown class %s; %s", quote.Q(name), a.registered())
+		return c, usageErrorf("unknown class %s%s; %s", quote.Q(name), didYouMean(name, a.classNames()), a.registered())
 	}
 	if ctor == nil {
 		return c, usageErrorf("class %s: its constructor is nil", name)
@@ -289,7 +289,7 @@ func (a *app) checkArgFlags(given map[string][]any, classes []verifyClass) error
 			continue
 		}
 		if _, ok := a.classes[cname]; !ok {
-			return usageErrorf("--args %s: unknown class %s; %s", quote.Cut(k), quote.Q(cname), a.registered())
+			return usageErrorf("--args %s: unknown class %s%s; %s", quote.Cut(k), quote.Q(cname), didYouMean(cname, a.classNames()), a.registered())
 		}
 		ms, selected := methods[cname]
 		if !selected {

@@ -46,8 +46,8 @@ func Example_ambiguousDelivery() {
 	// apples: 4 <nil>
 	//
 	// CALL  OBJECT          METHOD       ATTEMPT  START  END    LINK           OBJECT DID             RESULT
-	// 1     INVENTORY/shop  SetQuantity           0ms    347ms                                        recovered
-	//                                    1        0ms    0ms    lose-response  executed
+	// 1     INVENTORY/shop  SetQuantity           0s     347ms                                        recovered
+	//                                    1        0s     0s     lose-response  executed
 	//                                    2        347ms  347ms  delivered      executed
 	// 2     INVENTORY/shop  AddOne                347ms  547ms                                        duplicate-rejected: INVENTORY/shop AddOne, attempt 1: reply lost (lose-response): the caller cannot tell whether the method ran (it did) [retryable]
 	//                                    1        347ms  347ms  lose-response  executed

@@ -38,7 +38,7 @@ func ExampleText() {
 	// lost-reply (seed 7)
 	//
 	// #  START  END    OBJECT          CALL             TRY  LINK           OBJECT DID             OUTCOME
-	// 1  0ms    0ms    INVENTORY/shop  AddOne("apple")  1    lose-response  executed
+	// 1  0s     0s     INVENTORY/shop  AddOne("apple")  1    lose-response  executed
 	//    347ms  347ms                                   2    delivered      rejected as duplicate  duplicate-rejected
 	//    error: INVENTORY/shop AddOne, attempt 1: reply lost (lose-response): the caller cannot tell whether the method ran (it did) [retryable]
 }

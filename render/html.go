@@ -26,7 +26,7 @@ func HTML(w io.Writer, reports ...Report) error {
 		title = "dosim: " + reports[0].title()
 	}
 	fmt.Fprintf(bw, htmlHead, esc(title), htmlStyle)
-	fmt.Fprintf(bw, "<header><h1>dosim</h1><p>Deterministic simulation of Durable-Object-style calls. Times are virtual: milliseconds since the runtime started.</p></header>\n")
+	fmt.Fprintf(bw, "<header><h1>dosim</h1><p>Deterministic simulation of Durable-Object-style calls. Times are virtual, since the runtime started.</p></header>\n")
 	for i, r := range reports {
 		writeReportHTML(bw, r, i)
 	}

@@ -106,8 +106,9 @@ func (r *Report) title() string {
 	return fmt.Sprintf("%s (seed %d)", name, r.Seed)
 }
 
-// Ms formats a virtual time as the timelines and runtime.WriteTable do:
-// whole milliseconds as "379ms", finer times with Go's duration syntax.
+// Ms formats a virtual time as the timelines, diagrams and
+// runtime.WriteTable do, in Go's duration syntax at every scale: "0s",
+// "379ms", "2.347s", "1h0m1.862s".
 func Ms(d time.Duration) string { return layout.Ms(d) }
 
 // effectKey identifies the attempt that recorded an effect.

@@ -49,16 +49,16 @@ x.yaml
 line one
 line "two"
 
-#  START  END     OBJECT    CALL                TRY  LINK                  OBJECT DID             OUTCOME
-1  0ms    0ms     INV/shop  AddOne("<script>")  1    lose-response         executed (1 email)
-   300ms  300ms                                 2    delivered             rejected as duplicate  duplicate-rejected
+#  START  END    OBJECT    CALL                TRY  LINK                  OBJECT DID             OUTCOME
+1  0s     0s     INV/shop  AddOne("<script>")  1    lose-response         executed (1 email)
+   300ms  300ms                                2    delivered             rejected as duplicate  duplicate-rejected
    error: reply lost [retryable]
-2  300ms  300ms   INV/b&b   Get                 1    not-delivered         not reached
-   500ms  2500ms                                2    delivered, cancelled  executed               timeout
+2  300ms  300ms  INV/b&b   Get                 1    not-delivered         not reached
+   500ms  2.5s                                 2    delivered, cancelled  executed               timeout
    error: not delivered
 
 effects
-  0ms  INV/shop  email  {"to":"a"}  call 1, attempt 1
+  0s  INV/shop  email  {"to":"a"}  call 1, attempt 1
 
 storage at the end
   INV/shop  a = "x"
@@ -109,11 +109,11 @@ func TestMermaid(t *testing.T) {
 	out := b.String()
 	assert.True(t, strings.HasPrefix(out, "sequenceDiagram\n    title lost ‹reply› (seed 7)\n"))
 	assert.Contains(t, out, "participant O2 as INV/b&b")
-	assert.Contains(t, out, "C->>O1: call 1 AddOne('‹script›'), try 1 at 0ms")
+	assert.Contains(t, out, "C->>O1: call 1 AddOne('‹script›'), try 1 at 0s\n    Note right of O1: effect email {'to':'a'}\n    Note right of O1: executed\n")
 	assert.Contains(t, out, "O1--xC: reply lost (lose-response)")
 	assert.Contains(t, out, "C-xO2: call 2 Get, try 1 at 300ms (not-delivered)")
-	assert.Contains(t, out, "Note left of C: try 2 cancelled at 1300ms\n    Note over C: call 2 timeout\n")
-	assert.Contains(t, out, "Note right of O2: executed at 2500ms, the caller gone")
+	assert.Contains(t, out, "Note left of C: try 2 cancelled at 1.3s\n    Note over C: call 2 timeout\n")
+	assert.Contains(t, out, "Note right of O2: executed at 2.5s, the caller gone")
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
 		assert.NotContains(t, line, ";", "a semicolon ends a Mermaid statement")
 	}
@@ -202,4 +202,55 @@ func TestStorageShowsSQLTables(t *testing.T) {
 	assert.Equal(t, []string{"sql table seats (seat, holder): 1 row(s)", `  [1,"alice"]`},
 		storageLines(object.SQLSnapshotPrefix+"seats", table))
 	assert.Equal(t, []string{"apple = 3"}, storageLines("apple", 3))
+}
+
+// Mermaid draws calls that overlap in virtual time side by side (a par
+// block, a branch per call, the alarms of that time in a branch of their
+// own), each attempt's effects beside it, and the events outside calls
+// (alarms, resets) at their time, times as Go durations.
+func TestMermaidShowsConcurrencyEffectsAndAlarms(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	r := Report{Name: "two at once", Seed: 3,
+		Calls: []runtime.CallRecord{
+			{RequestID: "a", Namespace: "B", Object: "x", Method: "Hold", Start: 0, End: ms(20), Outcome: transport.OutcomeOK,
+				Attempts: []runtime.AttemptRecord{{N: 1, RequestID: "a", Start: 0, End: ms(20), Delivered: true, Executed: true}}},
+			{RequestID: "b", Namespace: "B", Object: "y", Method: "Hold", Start: ms(5), End: ms(10), Outcome: transport.OutcomeOK,
+				Attempts: []runtime.AttemptRecord{{N: 1, RequestID: "b", Start: ms(5), End: ms(10), Delivered: true, Executed: true}}},
+			{RequestID: "c", Namespace: "B", Object: "x", Method: "Pay", Start: ms(3601862), End: ms(3601862), Outcome: transport.OutcomeOK,
+				Attempts: []runtime.AttemptRecord{{N: 1, RequestID: "c", Start: ms(3601862), End: ms(3601862), Delivered: true, Executed: true}}},
+		},
+		Effects: []runtime.Effect{{At: ms(7), Namespace: "B", Object: "y", Kind: "charge", Payload: "k", RequestID: "b", Attempt: 1},
+			{At: ms(900), Namespace: "B", Object: "z", Kind: "email", Payload: "from the alarm"}},
+		Events: []object.Event{{At: ms(8), Namespace: "B", Object: "z", Kind: object.EventAlarm},
+			{At: ms(3600000), Namespace: "B", Object: "x", Kind: object.EventReset, Reason: "code-update"}},
+	}
+	var b bytes.Buffer
+	require.NoError(t, Mermaid(&b, r))
+	assert.Equal(t, `sequenceDiagram
+    title two at once (seed 3)
+    participant C as caller
+    participant O1 as B/x
+    participant O2 as B/y
+    participant O3 as B/z
+    par call 1 Hold
+        C->>O1: call 1 Hold, try 1 at 0s
+        Note right of O1: executed
+        O1-->>C: reply at 20ms
+        Note over C: call 1 ok
+    and call 2 Hold
+        C->>O2: call 2 Hold, try 1 at 5ms
+        Note right of O2: effect charge 'k'
+        Note right of O2: executed
+        O2-->>C: reply at 10ms
+        Note over C: call 2 ok
+    and alarms, tasks and resets
+        Note right of O3: alarm at 8ms: retry=0
+    end
+    Note right of O3: effect email 'from the alarm'
+    Note right of O1: reset at 1h0m0s: reason=code-update message=''
+    C->>O1: call 3 Pay, try 1 at 1h0m1.862s
+    Note right of O1: executed
+    O1-->>C: reply at 1h0m1.862s
+    Note over C: call 3 ok
+`, b.String())
 }

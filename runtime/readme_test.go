@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/dosim/dosim/examples"
@@ -13,7 +14,9 @@ import (
 
 // TestReadmeFirstTest is the README's first test, kept here so that it
 // keeps compiling and passing (rule S6: an unmarked method is not run twice;
-// rule L2: a stub a link failure broke is replaced).
+// rule L2: a stub a link failure broke is replaced). It fails through
+// Run's error, never with t.Fatalf inside Run (the README's "do | do not"
+// table; cli's TestReadmeFirstTestFailsOutsideRun checks the README).
 func TestReadmeFirstTest(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
 	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))
@@ -28,15 +31,15 @@ func TestReadmeFirstTest(t *testing.T) {
 		_, err = s.Call(ctx, "AddOne", "apple") // reply lost: an ambiguous, retryable error
 		var e *stub.Error
 		if !errors.As(err, &e) || !e.Retryable {
-			t.Fatalf("want a retryable error, got %v", err)
+			return fmt.Errorf("want a retryable error, got %w", err) // fail through Run's error ("do | do not")
 		}
 		// The failure broke s (rule L2): read through a new stub.
 		if s, err = ns.GetByName("shop"); err != nil {
 			return err
 		}
 		n, err := stub.CallAs[int](ctx, s, "Get", "apple")
-		if n != 1 { // it ran once: the retry was refused as a duplicate
-			t.Fatalf("apples = %d, want 1", n)
+		if err == nil && n != 1 { // it ran once: the retry was refused as a duplicate
+			return fmt.Errorf("apples = %d, want 1", n)
 		}
 		return err
 	})

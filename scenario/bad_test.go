@@ -38,7 +38,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"two documents", head + "calls: [{stub: shop, method: Get, args: [a]}]\n---\nseed: 2\n",
 			[]string{"bad.yaml:6: file: a second YAML document: a scenario file holds one document"}, nil},
 		{"unknown top-level field", "seeed: 3\n" + head + "calls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{"bad.yaml:1: seeed: unknown field; allowed are name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore"}, nil},
+			[]string{"bad.yaml:1: seeed: unknown field (did you mean \"seed\"?); allowed are name, description, seed, eviction, namespaces, stubs, faults, calls, expect, explore"}, nil},
 		{"missing fields", "seed: 3\n",
 			[]string{
 				"bad.yaml:1: namespaces: missing: this field is required",
@@ -51,7 +51,17 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{`bad.yaml:1: seed: is an integer (-1): want an integer from 0 to 18446744073709551615`}, nil},
 		{"unknown class", "namespaces:\n  INVENTORY: invntory\nstubs:\n  shop: {}\ncalls: [{stub: shop, method: Get}]\n",
 			[]string{
-				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
+				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
+			}, nil},
+		{"bad args beside a bad expect", head + "calls:\n  - stub: shop\n    method: AddOne\n    args: [1, 2, 3]\n    expect: {outcome: okk}\n",
+			[]string{
+				"bad.yaml:7: calls[0].args: AddOne(string) takes 1 argument(s), got 3",
+				`bad.yaml:9: calls[0].expect.outcome: unknown outcome "okk" (did you mean "ok"?); allowed are ok, recovered, duplicate-rejected, attempts-exhausted, timeout, not-retryable, not-replayable, cancelled, broken-stub`,
+			}, nil},
+		{"did you mean", head + "faults:\n  rules: [{fault: lose-reponse}]\ncalls:\n  - {stub: shop, method: AddOen, args: [a]}\n",
+			[]string{
+				`bad.yaml:6: faults.rules[0].fault: unknown fault "lose-reponse" (did you mean "lose-response"?); allowed are none, not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
+				`bad.yaml:8: calls[0].method: unknown method "AddOen" (did you mean "AddOne"?) of class inventory (namespace INVENTORY); it has AddOne, Get, SetQuantity`,
 			}, nil},
 		{"duplicate field", head + "calls:\n  - stub: shop\n    method: Get\n    method: AddOne\n    args: [a]\n",
 			[]string{"bad.yaml:8: calls[0].method: given twice (first at line 7); give each field once"}, nil},
@@ -79,7 +89,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"argument of the wrong type", head + "calls:\n  - {stub: shop, method: SetQuantity, args: [apple, three]}\n",
 			[]string{`bad.yaml:6: calls[0].args[1]: SetQuantity(string, int): argument 2: "three" (a string) is of the wrong type: want an integer`}, nil},
 		{"unknown stub", head + "calls:\n  - {stub: shp, method: Get, args: [a]}\n",
-			[]string{`bad.yaml:6: calls[0].stub: unknown stub "shp"; defined are shop`}, nil},
+			[]string{`bad.yaml:6: calls[0].stub: unknown stub "shp" (did you mean "shop"?); defined are shop`}, nil},
 		{"unknown call field", head + "calls:\n  - {stub: shop, method: Get, args: [a], retries: 2}\n",
 			[]string{"bad.yaml:6: calls[0].retries: unknown field; allowed are stub, method, args, fetch, at, outer, expect"}, nil},
 		{"call without a method", head + "calls:\n  - {stub: shop}\n",

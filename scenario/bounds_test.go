@@ -33,9 +33,9 @@ func TestC7_BadBoundsMessages(t *testing.T) {
 		{"min above max", call("{rejected: {min: 3, max: 1}}"),
 			[]string{"bad.yaml:6: calls[0].expect.rejected: min 3 is above max 1: want min at most max, e.g. {min: 1, max: 3}"}},
 		{"unknown key", call("{attempts: {mx: 1}}"),
-			[]string{"bad.yaml:6: calls[0].expect.attempts.mx: unknown field; allowed are min, max"}},
+			[]string{"bad.yaml:6: calls[0].expect.attempts.mx: unknown field (did you mean \"max\"?); allowed are min, max"}},
 		{"unknown key beside a good one", call("{attempts: {max: 2, mn: 1}}"),
-			[]string{"bad.yaml:6: calls[0].expect.attempts.mn: unknown field; allowed are min, max"}},
+			[]string{"bad.yaml:6: calls[0].expect.attempts.mn: unknown field (did you mean \"min\"?); allowed are min, max"}},
 		{"empty mapping", call("{attempts: {}}"),
 			[]string{"bad.yaml:6: calls[0].expect.attempts: is empty: want {min: N}, {max: N} or both, with N from 0 to 11, e.g. {max: 1}"}},
 		{"a float", call("{attempts: 1.5, effects: {max: 0.5}}"),
@@ -69,7 +69,7 @@ func TestC7_BadBoundsMessages(t *testing.T) {
 			}},
 		{"explore block", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexplore:\n  expect:\n    effects:\n      charge: {mx: 1}\n      email: {min: 2, max: 1}\n",
 			[]string{
-				"bad.yaml:9: explore.expect.effects.charge.mx: unknown field; allowed are min, max",
+				"bad.yaml:9: explore.expect.effects.charge.mx: unknown field (did you mean \"max\"?); allowed are min, max",
 				"bad.yaml:10: explore.expect.effects.email: min 2 is above max 1: want min at most max, e.g. {min: 1, max: 2}",
 			}},
 	}

@@ -154,7 +154,7 @@ func decodeFields(n *yaml.Node, path string, allowed ...string) *fields {
 		case k.Value == "<<":
 			f.probs = append(f.probs, problem{k, join(path, "<<"), "merge keys are not supported; write the fields out"})
 		case !slices.Contains(allowed, k.Value):
-			f.probs = append(f.probs, problem{k, join(path, k.Value), "unknown field; allowed are " + strings.Join(allowed, ", ")})
+			f.probs = append(f.probs, problem{k, join(path, k.Value), "unknown field" + didYouMean(k.Value, allowed) + "; allowed are " + strings.Join(allowed, ", ")})
 		case keys[k.Value] != nil:
 			f.probs = append(f.probs, problem{k, join(path, k.Value), "given twice (first at line " + itoa(keys[k.Value].Line) + "); give each field once"})
 		default:

@@ -61,7 +61,7 @@ func (p *parser) resolveCallExpect(r *rawCallExpect, path string, c *Call) []Exp
 		if slices.Contains(Outcomes, v) {
 			add(r.outcome.n, ExpectOutcome, v)
 		} else {
-			p.errorf(r.outcome.n, path+"."+ExpectOutcome, nil, "unknown outcome %s; allowed are %s", quote.Q(v), strings.Join(Outcomes, ", "))
+			p.errorf(r.outcome.n, path+"."+ExpectOutcome, nil, "unknown outcome %s%s; allowed are %s", quote.Q(v), didYouMean(v, Outcomes), strings.Join(Outcomes, ", "))
 		}
 	}
 	for _, k := range []struct {
@@ -174,7 +174,7 @@ func (p *parser) resolveEnd(r *rawEnd, at string, out *[]Expectation) {
 			st := p.stubs[k.Value]
 			if st == nil {
 				if !p.brokenStubs[k.Value] {
-					p.errorf(k, path, nil, "unknown stub %s; defined are %s", quote.Q(k.Value), p.stubNames())
+					p.errorf(k, path, nil, "unknown stub %s%s; defined are %s", quote.Q(k.Value), p.stubSuggestion(k.Value), p.stubNames())
 				}
 				continue
 			}
@@ -234,7 +234,7 @@ func (p *parser) endStub(f *fields, x val[string], item *yaml.Node, path string)
 	}
 	st := p.stubs[name]
 	if st == nil && !p.brokenStubs[name] {
-		p.errorf(x.n, path+".stub", nil, "unknown stub %s; defined are %s", quote.Q(name), p.stubNames())
+		p.errorf(x.n, path+".stub", nil, "unknown stub %s%s; defined are %s", quote.Q(name), p.stubSuggestion(name), p.stubNames())
 	}
 	return st, st != nil
 }

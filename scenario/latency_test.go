@@ -42,7 +42,7 @@ func TestLatency_ScenarioFields(t *testing.T) {
 func TestLatency_BadScenarioFields(t *testing.T) {
 	const hd = "namespaces: {INVENTORY: inventory}\nstubs: {shop: {namespace: INVENTORY, object: s}}\ncalls: [{stub: shop, method: Get, args: [a]}]\n"
 	requireInvalid(t, hd+"faults: {latency: {p50: 5ms, p90: 9ms}}\n", []string{
-		"bad.yaml:4: faults.latency.p90: unknown field; allowed are p50, p99",
+		"bad.yaml:4: faults.latency.p90: unknown field (did you mean \"p50\" or \"p99\"?); allowed are p50, p99",
 		"bad.yaml:4: faults.latency.p99: missing: this field is required",
 	})
 	requireInvalid(t, hd+"explore: {latency: {p50: 50ms, p99: 5ms}}\n", []string{

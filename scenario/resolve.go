@@ -77,7 +77,7 @@ func (p *parser) resolveNamespaces(f *rawFile) {
 		}
 		reg := p.cfg.lookup(cname)
 		if reg == nil {
-			p.errorf(e.vals[i], path, nil, "unknown class %s; %s", quote.Q(cname), p.cfg.registered())
+			p.errorf(e.vals[i], path, nil, "unknown class %s%s; %s", quote.Q(cname), didYouMean(cname, p.cfg.classNames()), p.cfg.registered())
 			continue
 		}
 		info := p.class(cname)
@@ -95,6 +95,11 @@ func (p *parser) resolveNamespaces(f *rawFile) {
 // namespaceNames lists the namespaces declared, for a message.
 func (p *parser) namespaceNames() string {
 	return nameList(p.s.Namespaces, func(ns *Namespace) string { return ns.Name })
+}
+
+// stubSuggestion is didYouMean for an unknown stub name.
+func (p *parser) stubSuggestion(name string) string {
+	return didYouMean(name, names(p.s.Stubs, func(s *Stub) string { return s.Name }))
 }
 
 // stubNames lists the stubs declared, for a message.
@@ -123,7 +128,8 @@ func (p *parser) lookupNamespace(x val[string], path string) (*Namespace, bool) 
 	ns := p.namespaces[name]
 	if ns == nil {
 		if !p.brokenNS[name] {
-			p.errorf(x.n, path, nil, "unknown namespace %s; defined are %s", quote.Q(name), p.namespaceNames())
+			p.errorf(x.n, path, nil, "unknown namespace %s%s; defined are %s", quote.Q(name),
+				didYouMean(name, names(p.s.Namespaces, func(ns *Namespace) string { return ns.Name })), p.namespaceNames())
 		}
 		return nil, false
 	}
@@ -301,7 +307,7 @@ func (p *parser) resolveRule(r *rawRule, path string) (transport.Rule, bool) {
 	if v, good := p.name(r.fault, path+".fault"); good {
 		fault, err := transport.ParseFault(v)
 		if err != nil {
-			p.errorf(r.fault.n, path+".fault", err, "unknown fault %s; allowed are %s", quote.Q(v), faultNames(true))
+			p.errorf(r.fault.n, path+".fault", err, "unknown fault %s%s; allowed are %s", quote.Q(v), didYouMean(v, faultList(true)), faultNames(true))
 			good = false
 		}
 		rule.Fault = fault
@@ -357,7 +363,7 @@ func (p *parser) ruleMatch(r *rawRule, path string, rule *transport.Rule) bool {
 			if ns != nil {
 				where = fmt.Sprintf("namespace %s (class %s) has", ns.Name, ns.Class.Name)
 			}
-			p.errorf(r.method.n, path+".method", nil, "unknown method %s; %s %s", quote.Q(v), where, strings.Join(names, ", "))
+			p.errorf(r.method.n, path+".method", nil, "unknown method %s%s; %s %s", quote.Q(v), didYouMean(v, names), where, strings.Join(names, ", "))
 			ok = false
 		default:
 			rule.Method = v
@@ -386,7 +392,10 @@ func (p *parser) ruleReason(x val[string], path string, rule *transport.Rule) bo
 }
 
 // faultNames lists the fault names; with none, "none" too.
-func faultNames(none bool) string {
+func faultNames(none bool) string { return strings.Join(faultList(none), ", ") }
+
+// faultList is the faults' names, with "none" first if none.
+func faultList(none bool) []string {
 	var names []string
 	if none {
 		names = append(names, transport.None.String())
@@ -394,7 +403,25 @@ func faultNames(none bool) string {
 	for _, f := range transport.Faults() {
 		names = append(names, f.String())
 	}
-	return strings.Join(names, ", ")
+	return names
+}
+
+// didYouMean is " (did you mean "X"?)" for the candidate close to an
+// unknown name (quote.Suggest), else "".
+func didYouMean(name string, candidates []string) string {
+	if s := quote.Suggest(name, candidates); s != "" {
+		return " (" + s + ")"
+	}
+	return ""
+}
+
+// names is the name of each of xs.
+func names[T any](xs []T, name func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = name(x)
+	}
+	return out
 }
 
 // rates resolves a FAULT: rate mapping at path.
@@ -408,7 +435,7 @@ func (p *parser) rates(r *rawRates, at string) transport.Rates {
 		path := join(at, k.Value)
 		fault, err := transport.ParseFault(k.Value)
 		if err != nil || fault == transport.None {
-			p.errorf(k, path, err, "unknown fault %s; allowed are %s", quote.Q(k.Value), faultNames(false))
+			p.errorf(k, path, err, "unknown fault %s%s; allowed are %s", quote.Q(k.Value), didYouMean(k.Value, faultList(false)), faultNames(false))
 			continue
 		}
 		x := r.rates[i]

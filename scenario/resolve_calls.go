@@ -69,7 +69,7 @@ func (p *parser) resolveStep(r *rawStep, path string) *Step {
 var fetchMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // resolveCall resolves a call; nil when it has a problem (its expectations
-// are then not read).
+// are then checked for errors only).
 func (p *parser) resolveCall(r *rawCall) *Call {
 	if !p.shape(r.shape) {
 		return nil
@@ -108,6 +108,7 @@ func (p *parser) resolveCall(r *rawCall) *Call {
 		ok = ok && good
 	}
 	if !ok {
+		p.checkExpectOf(r, c)
 		return nil
 	}
 	c.label = callLabel(c)
@@ -117,6 +118,24 @@ func (p *parser) resolveCall(r *rawCall) *Call {
 	c.Index = len(p.s.calls)
 	p.s.calls = append(p.s.calls, c)
 	return c
+}
+
+// checkExpectOf reads the expectations of a call that has a problem, for
+// their errors only, so that one run shows the problems of the whole call
+// (its expect, too); the call itself is not run. Where the call's own
+// fields were bad, it reads them as a call made once, and as a fetch if it
+// has one.
+func (p *parser) checkExpectOf(r *rawCall, c *Call) {
+	if r.expect == nil {
+		return
+	}
+	if c.Outer < 1 {
+		c.Outer = 1
+	}
+	if r.fetchNode != nil && !r.method.given() && c.Fetch == nil {
+		c.Fetch = &Fetch{}
+	}
+	p.resolveCallExpect(r.expect, r.path+".expect", c)
 }
 
 // callStub resolves the stub a call goes through.
@@ -129,7 +148,7 @@ func (p *parser) callStub(r *rawCall, c *Call) bool {
 		c.Stub = p.stubs[name]
 		if c.Stub == nil {
 			if !p.brokenStubs[name] {
-				p.errorf(r.stub.n, r.path+".stub", nil, "unknown stub %s; defined are %s", quote.Q(name), p.stubNames())
+				p.errorf(r.stub.n, r.path+".stub", nil, "unknown stub %s%s; defined are %s", quote.Q(name), p.stubSuggestion(name), p.stubNames())
 			}
 			good = false
 		}
@@ -177,8 +196,9 @@ func (p *parser) checkMethod(x val[string], path string, c *Call, name string) b
 	ns := c.Stub.Namespace
 	m, found := ns.methods[name]
 	if !found {
-		p.errorf(x.n, path+".method", nil, "unknown method %s of class %s (namespace %s); it has %s",
-			quote.Q(name), ns.Class.Name, ns.Name, strings.Join(slices.Sorted(maps.Keys(ns.methods)), ", "))
+		methods := slices.Sorted(maps.Keys(ns.methods))
+		p.errorf(x.n, path+".method", nil, "unknown method %s%s of class %s (namespace %s); it has %s",
+			quote.Q(name), didYouMean(name, methods), ns.Class.Name, ns.Name, strings.Join(methods, ", "))
 		return false
 	}
 	if i, err := checkArgs(name, m, c.Args); err != nil {

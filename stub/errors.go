@@ -48,6 +48,12 @@ type Error struct {
 	// reset the object's code made, its own words: the reason given to
 	// State.Abort, the error of BlockConcurrencyWhile's failed function.
 	DurableObjectReset bool
+	// Broken: the call was refused because its stub was broken by an
+	// earlier call's failure (rule L2), and was never sent. Msg names the
+	// call that broke the stub and its error, which Unwrap returns; the
+	// other flags are that error's. Take a new stub from the namespace
+	// (Get, GetByName) for the next call.
+	Broken bool
 
 	// Fault is the link fault behind the failure (transport.None if none).
 	Fault transport.Fault
@@ -96,15 +102,17 @@ func (e *Error) Error() string {
 	b = append(b, e.Object...)
 	b = append(b, ' ')
 	b = append(b, e.Method...)
-	b = append(b, ", attempt "...)
-	b = strconv.AppendInt(b, int64(e.Attempt), 10)
+	if !e.Broken { // a call refused by a broken stub made no attempt
+		b = append(b, ", attempt "...)
+		b = strconv.AppendInt(b, int64(e.Attempt), 10)
+	}
 	b = append(b, ": "...)
 	b = append(b, e.Msg...)
 	sep := " ["
 	for _, f := range [...]struct {
 		on   bool
 		name string
-	}{{e.Retryable, "retryable"}, {e.Overloaded, "overloaded"}, {e.Remote, "remote"}} {
+	}{{e.Retryable, "retryable"}, {e.Overloaded, "overloaded"}, {e.Remote, "remote"}, {e.Broken, "broken"}} {
 		if f.on {
 			b = append(b, sep...)
 			b = append(b, f.name...)
@@ -121,6 +129,22 @@ func (e *Error) Error() string {
 // ErrDuplicate, a setup error (unknown method, bad arguments), or nil for a
 // link fault.
 func (e *Error) Unwrap() error { return e.cause }
+
+// brokenError is the error of a call of method refused because its stub
+// was broken by cause, the error of an earlier call (rule L2): flagged
+// Broken, with cause's flags, naming the call that broke the stub and
+// saying to take a new one. Unwrap returns cause.
+func brokenError(method string, cause error) *Error {
+	e := &Error{Broken: true, Method: method, cause: cause, kind: wire.FailBroken}
+	by := "an earlier call failed: " + cause.Error()
+	if c, ok := cause.(*Error); ok {
+		e.Retryable, e.Overloaded, e.Remote, e.DurableObjectReset = c.Retryable, c.Overloaded, c.Remote, c.DurableObjectReset
+		e.Fault, e.Namespace, e.Object = c.Fault, c.Namespace, c.Object
+		by = "the call of " + c.Method + " failed at attempt " + strconv.Itoa(c.Attempt) + ": " + c.Msg
+	}
+	e.Msg = "broken stub, not sent: " + by + "; take a new stub from the namespace (Get, GetByName) for the next call (rule L2)"
+	return e
+}
 
 // newError turns a failed flight into the caller's error.
 func newError(f *wire.Flight) *Error {

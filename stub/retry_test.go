@@ -252,7 +252,7 @@ func TestOnlyMintedStubsRetryS1(t *testing.T) {
 
 		// L2: the failure broke the returned stub too; a fresh one works.
 		_, again := sess.Call(ctx, "Add")
-		assert.Equal(t, err, again, "a broken stub fails with the error that broke it")
+		assertBrokenBy(t, err, again, "Add")
 		v, err = s.Call(ctx, "Session", "ada")
 		require.NoError(t, err)
 		n, err := stub.CallAs[int](ctx, v.(*stub.Stub), "Add") // runs inside the probe, on its storage

@@ -46,8 +46,9 @@ import (
 //   - Broken stub (L2): once a call through the stub has failed, after the
 //     stub's own retries, with an error that did not come from the object's
 //     code, the stub is broken. The calls queued behind it (sent, not yet
-//     arrived) and every later call fail at once with the same error,
-//     without reaching the object; their records have outcome broken-stub.
+//     arrived) and every later call fail at once, without reaching the
+//     object, with an *Error flagged Broken that wraps the error that broke
+//     the stub and names its call; their records have outcome broken-stub.
 //     The object's own answers do not break the stub: an error flagged
 //     Remote (its code returned or panicked it, or it has no such method)
 //     or a setup error from its host (bad arguments, a constructor that
@@ -253,7 +254,7 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	}
 	rec := fr.rec
 	if s.broken != nil { // L2: a broken stub sends nothing
-		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.broken)
+		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.refused(method))
 	}
 	deadline := sched.AddTime(rec.Start, s.cfg.timeout) // saturated: a call near the end of virtual time
 	var first *Error
@@ -278,8 +279,8 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 		}
 		if f.Kind == wire.FailBroken { // L2: the stub broke while this one waited on its line
 			a.Extend(k.Now())
-			rec.SetAttemptErr(a, snapshot(f.Err))
-			return fr.finish(transport.OutcomeBrokenStub, nil, nil, f.Err)
+			rec.SetAttemptErr(a, s.refused(method)) // the record's own copy
+			return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.refused(method))
 		}
 		e := fr.judge(ctx, a, f, done)
 		if n == 1 {
@@ -529,6 +530,16 @@ func (s *Stub) breakLine(err error) {
 		f.Kind, f.Err = wire.FailBroken, err
 		f.Done.Fire(k)
 	}
+}
+
+// refused is the error of a call of method on the broken stub (rule L2):
+// flagged Broken, wrapping a copy of the error that broke it.
+func (s *Stub) refused(method string) error {
+	e := brokenError(method, snapshot(s.broken))
+	if e.Namespace == "" {
+		e.Namespace, e.Object = s.target.Namespace, s.target.Object
+	}
+	return e
 }
 
 // snapshot copies a *Error for a record, so that a caller changing the

@@ -5,22 +5,17 @@
 package layout
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
 )
 
-// Ms formats a virtual time as the tables and timelines do: whole
-// milliseconds as "379ms", finer times with Go's duration syntax
-// ("1.5ms").
-func Ms(d time.Duration) string {
-	if d%time.Millisecond == 0 {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	return d.String()
-}
+// Ms formats a virtual time as the tables, timelines and diagrams do, in
+// Go's duration syntax, which reads at every scale: "0s", "379ms",
+// "1.5ms", "2.347s", "1h0m1.862s" (not "3601862ms"). It is the one
+// formatter of times for a reader; JSON gives milliseconds as numbers.
+func Ms(d time.Duration) string { return d.String() }
 
 // Cell is one table cell: its text and how to paint it (an ANSI colour, or
 // "" for none).

@@ -25,7 +25,7 @@ func Example() {
 	}, nil)
 	// Output:
 	// #  START  END    OUTCOME
-	// 1  0ms    347ms  recovered
+	// 1  0s     347ms  recovered
 	//    error: none
 	// 2  1.5ms
 }
@@ -54,9 +54,11 @@ func TestWriteAlignsInRunesAndPaintsCells(t *testing.T) {
 	}
 }
 
-// Ms writes whole milliseconds as "Nms" and finer times as Go does.
+// Ms writes times in Go's duration syntax at every scale: a reader sees
+// "1h0m1.862s", not "3601862ms".
 func TestMs(t *testing.T) {
-	for d, want := range map[time.Duration]string{0: "0ms", 379 * time.Millisecond: "379ms", time.Minute: "60000ms", 1500 * time.Microsecond: "1.5ms", time.Nanosecond: "1ns"} {
+	for d, want := range map[time.Duration]string{0: "0s", 379 * time.Millisecond: "379ms", time.Minute: "1m0s", 1500 * time.Microsecond: "1.5ms",
+		time.Nanosecond: "1ns", 2347 * time.Millisecond: "2.347s", 3601862 * time.Millisecond: "1h0m1.862s"} {
 		if got := layout.Ms(d); got != want {
 			t.Errorf("Ms(%v) = %q, want %q", d, got, want)
 		}

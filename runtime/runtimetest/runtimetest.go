@@ -11,7 +11,8 @@
 // New gives a runtime that logs through the test, checks that no goroutine
 // outlives it, takes its seed from -dosim.seed or DOSIM_SEED (else 1), and,
 // when the test fails, prints the seed with the command that replays it and
-// writes an artifact folder: the JSON call history and the HTML timeline.
+// writes an artifact folder: the JSON call history (in the shape of dosim
+// run --format json, docs/records.md) and the HTML timeline.
 //
 // The heavier go test entry points are in package dosimtest:
 // dosimtest.Func and dosimtest.Scenario sweep a function's or a scenario's
@@ -29,6 +30,8 @@
 // The flags, each with the environment variable it falls back on:
 //
 //   - -dosim.seed=N (or DOSIM_SEED=N): the seed of every runtime New makes.
+//   - -dosim.debug (or DOSIM_DEBUG=1): log every delivery at DEBUG; off by
+//     default, when New logs at INFO and above.
 //   - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure artifacts
 //     go, a relative DIR being relative to the package's folder (where go
 //     test runs the test). By default they go to dosim-artifacts/PACKAGE
@@ -39,16 +42,22 @@
 package runtimetest
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dosim/dosim/internal/testrun"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -75,19 +84,42 @@ func New(t testing.TB, opts ...runtime.Option) *runtime.Runtime {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	seed := Seed(t)
-	rt := runtime.New(append([]runtime.Option{runtime.WithSeed(seed), runtime.WithLogger(zaptest.NewLogger(t))}, opts...)...)
+	rt := runtime.New(append([]runtime.Option{runtime.WithSeed(seed), runtime.WithLogger(zaptest.NewLogger(t, zaptest.Level(LogLevel())))}, opts...)...)
 	t.Cleanup(func() {
-		if t.Failed() {
-			Report(t, rt)
-		}
 		if err := rt.Close(); err != nil {
 			t.Errorf("runtimetest: closing the runtime: %v", err)
 		}
 		if err := goleak.Find(ignore); err != nil {
 			t.Errorf("runtimetest: goroutines outlived the runtime: %v", err)
 		}
+		// After the leak check, so that a leak, too, prints the seed and
+		// the replay line.
+		if t.Failed() {
+			Report(t, rt)
+		}
 	})
 	return rt
+}
+
+// DebugFlag is the flag, without its dash, that turns on the runtime's
+// DEBUG log (a line per delivery) in runtimes made by New; the environment
+// variable DOSIM_DEBUG=1 does the same. Without either, New logs at INFO
+// and above, so that go test -v shows the test's own lines.
+const DebugFlag = "dosim.debug"
+
+var debugFlag = flag.Bool(DebugFlag, false, "log every delivery at DEBUG in runtimes made by runtimetest.New (default: $DOSIM_DEBUG, else off)")
+
+// LogLevel returns the level New logs at: zap.DebugLevel when -dosim.debug
+// is given or DOSIM_DEBUG is set to a true value (1, true), else
+// zap.InfoLevel. Pass runtime.WithLogger to New for another logger.
+func LogLevel() zapcore.Level {
+	if *debugFlag {
+		return zap.DebugLevel
+	}
+	if on, err := strconv.ParseBool(os.Getenv("DOSIM_DEBUG")); err == nil && on {
+		return zap.DebugLevel
+	}
+	return zap.InfoLevel
 }
 
 // Run runs fn in rt and fails t if it returns an error, a deadlock or a
@@ -95,7 +127,7 @@ func New(t testing.TB, opts ...runtime.Option) *runtime.Runtime {
 func Run(t testing.TB, rt *runtime.Runtime, fn func(ctx context.Context) error) {
 	t.Helper()
 	if err := rt.Run(fn); err != nil {
-		t.Fatalf("dosim: seed %d: %v", rt.Seed(), err)
+		t.Fatalf("dosim: seed %d: %s", rt.Seed(), strings.TrimPrefix(err.Error(), "dosim: "))
 	}
 }
 
@@ -124,28 +156,24 @@ func ReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayComm
 // when the test ends.
 func ArtifactsRoot() string { return testrun.ArtifactsRoot() }
 
-// history is the JSON artifact: the seed, every call and every effect.
-type history struct {
-	Seed    uint64               `json:"seed"`
-	Calls   []runtime.CallRecord `json:"calls"`
-	Effects []runtime.Effect     `json:"effects"`
-	Trace   string               `json:"trace"`
-}
-
 // WriteArtifacts writes rt's history (calls.json) and timeline
 // (timeline.html, trace.txt) to a folder for t under ArtifactsRoot and
-// returns its path. The folder outlives the test.
+// returns its path. The folder outlives the test. calls.json is what
+// dosim run --format json writes, one shape for records everywhere
+// (docs/records.md): an array of one report, named after the test, with
+// the seed, every call and every effect, times in virtual milliseconds
+// (jq '.[0].calls').
 func WriteArtifacts(t testing.TB, rt *runtime.Runtime) (string, error) {
 	dir, err := testrun.ArtifactsDir(t.Name(), rt.Seed())
 	if err != nil {
 		return "", err
 	}
-	h := history{Seed: rt.Seed(), Calls: rt.Calls(), Effects: rt.Effects(), Trace: rt.Trace()}
-	b, err := json.MarshalIndent(h, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	rep := render.Report{Name: t.Name(), Seed: rt.Seed(), Calls: rt.Calls(), Effects: rt.Effects()}
+	if err := render.JSON(&b, rep); err != nil {
 		return "", fmt.Errorf("encoding the history: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "calls.json"), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "calls.json"), b.Bytes(), 0o644); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "trace.txt"), []byte(rt.Trace()), 0o644); err != nil {

@@ -2,6 +2,7 @@ package runtimetest_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/dosim/dosim/dosimtest"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/runtime/runtimetest"
 	"github.com/stretchr/testify/assert"
@@ -89,8 +91,16 @@ func TestReportWritesArtifacts(t *testing.T) {
 		assert.Contains(t, string(b), "Send", f)
 	}
 	js, _ := os.ReadFile(filepath.Join(dir, "calls.json"))
-	assert.Contains(t, string(js), `"seed": 9`)
-	assert.Contains(t, string(js), `"Kind": "email"`)
+	var reports []render.JSONReport // the shape of dosim run --format json (docs/records.md)
+	require.NoError(t, json.Unmarshal(js, &reports))
+	require.Len(t, reports, 1)
+	assert.Equal(t, uint64(9), reports[0].Seed)
+	assert.Equal(t, "TestReportWritesArtifacts", reports[0].Scenario)
+	require.Len(t, reports[0].Calls, 1)
+	assert.Equal(t, "Send", reports[0].Calls[0].Method)
+	assert.Contains(t, string(js), `"kind": "email"`)
+	assert.Contains(t, string(js), `"startMs": `)
+	assert.NotContains(t, string(js), `"RequestID"`, "no Go field names")
 }
 
 // shop is the README's example class.
