@@ -44,8 +44,9 @@ func TestL2_TypedStubOneBreaksFreshGoesOn(t *testing.T) {
 	if !errors.As(withdrawErr, &e) || !e.Retryable {
 		t.Fatalf("Withdraw: want the lost reply's retryable error, got %v", withdrawErr)
 	}
-	if oneErr == nil || s(oneErr) != s(withdrawErr) {
-		t.Errorf("Balance through the broken stub: got %v, want Withdraw's error %v (rule L2)", oneErr, withdrawErr)
+	var be *stub.Error
+	if !errors.As(oneErr, &be) || !be.Broken || !strings.Contains(s(oneErr), "the call of Withdraw failed") || !strings.Contains(s(oneErr), e.Msg) {
+		t.Errorf("Balance through the broken stub: got %v, want a Broken error wrapping Withdraw's %v (rule L2)", oneErr, withdrawErr)
 	}
 	if freshErr != nil || fresh != 30 {
 		t.Errorf("Balance through a fresh stub: %d, %v; want 30, nil (Withdraw ran once)", fresh, freshErr)
