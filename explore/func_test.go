@@ -246,7 +246,8 @@ func (r *relay) Forward(ctx context.Context, tx string, amount int) (int, error)
 func TestC2_FuncChecksObjectsThatCallOthers(t *testing.T) {
 	var callers []string
 	ft := &fakeT{TB: t}
-	sum := dosimtest.Func(ft, explore.Options{Seeds: 300}, func(ctx context.Context, rt *runtime.Runtime) error {
+	// One worker: the function writes callers, which workers would share.
+	sum := dosimtest.Func(ft, explore.Options{Seeds: 300, Workers: 1}, func(ctx context.Context, rt *runtime.Runtime) error {
 		bank := rt.Namespace("ADDER", func(st *object.State) object.Object { return &adder{st: st} })
 		relays := rt.Namespace("RELAY", func(st *object.State) object.Object { return &relay{st: st, bank: bank} })
 		s, err := relays.GetByName("r")
