@@ -204,7 +204,11 @@ func parseFields(m map[string]any, prefix, allowed string) ([]Option, error) {
 			}
 			opts = append(opts, TimeoutMs(n))
 		default:
-			return nil, fmt.Errorf("stub option %s: unknown; allowed are %s", quote.Q(prefix+k), allowed)
+			hint := ""
+			if h := quote.Suggest(k, strings.Split(allowed, ", ")); h != "" {
+				hint = " (" + h + ")"
+			}
+			return nil, fmt.Errorf("stub option %s: unknown; allowed are %s%s", quote.Q(prefix+k), allowed, hint)
 		}
 	}
 	return opts, nil

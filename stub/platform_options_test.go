@@ -81,3 +81,13 @@ func TestS2_ParseOptionsTakesThePlatformsRetryShape(t *testing.T) {
 	_, err = stub.ParseOptions(map[string]any{"retry": map[string]any{}, "extra": 1})
 	assert.EqualError(t, err, `stub option "extra": unknown; allowed are maxRetries, timeoutMs, retry`)
 }
+
+// TestS2_AMisspelledOptionSaysWhatItMeant: an unknown option key close to
+// an allowed one names it (issue 24's "did you mean"), in the flat form and
+// under retry.
+func TestS2_AMisspelledOptionSaysWhatItMeant(t *testing.T) {
+	_, err := stub.ParseOptions(map[string]any{"retry": map[string]any{"maxRetrys": 3}})
+	assert.EqualError(t, err, `stub option "retry.maxRetrys": unknown; allowed are maxRetries, timeoutMs (did you mean "maxRetries"?)`)
+	_, err = stub.ParseOptions(map[string]any{"timeoutMS": 900})
+	assert.EqualError(t, err, `stub option "timeoutMS": unknown; allowed are maxRetries, timeoutMs, retry (did you mean "timeoutMs"?)`)
+}
