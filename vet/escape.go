@@ -51,10 +51,39 @@ func (*schedFact) AFact() {}
 func (f *timeFact) String() string  { return "reaches " + f.What + " at " + f.Where }
 func (f *schedFact) String() string { return "reaches " + f.What + " at " + f.Where }
 
+// reachedOf and withReached let factsOf read and make a fact type that
+// holds a Reached.
+func (f *timeFact) reachedOf() Reached                 { return f.Reached }
+func (f *schedFact) reachedOf() Reached                { return f.Reached }
+func (*timeFact) withReached(r Reached) analysis.Fact  { return &timeFact{r} }
+func (*schedFact) withReached(r Reached) analysis.Fact { return &schedFact{r} }
+
 // factKind is how runEscapes makes, reads and writes one analyzer's facts.
 type factKind struct {
 	read  func(pass *analysis.Pass, f *types.Func) (Reached, bool)
 	write func(pass *analysis.Pass, f *types.Func, r Reached)
+}
+
+// reachedFact is a fact type that holds a Reached (timeFact, schedFact).
+type reachedFact[T any] interface {
+	*T
+	analysis.Fact
+	reachedOf() Reached
+	withReached(Reached) analysis.Fact
+}
+
+// factsOf is the factKind of the fact type T.
+func factsOf[T any, P reachedFact[T]]() factKind {
+	return factKind{
+		read: func(pass *analysis.Pass, f *types.Func) (Reached, bool) {
+			fact := P(new(T))
+			ok := pass.ImportObjectFact(f, fact)
+			return fact.reachedOf(), ok
+		},
+		write: func(pass *analysis.Pass, f *types.Func, r Reached) {
+			pass.ExportObjectFact(f, P(new(T)).withReached(r))
+		},
+	}
 }
 
 // runEscapes is the Run of an escape analyzer.

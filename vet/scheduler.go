@@ -24,14 +24,7 @@ once it stalls past its limit, and a short block is never caught.`,
 	Requires:  []*analysis.Analyzer{ObjectCode},
 	FactTypes: []analysis.Fact{new(schedFact)},
 	Run: func(pass *analysis.Pass) (any, error) {
-		return runEscapes(pass, findSchedEscape, factKind{
-			read: func(pass *analysis.Pass, f *types.Func) (Reached, bool) {
-				var fact schedFact
-				ok := pass.ImportObjectFact(f, &fact)
-				return fact.Reached, ok
-			},
-			write: func(pass *analysis.Pass, f *types.Func, r Reached) { pass.ExportObjectFact(f, &schedFact{r}) },
-		})
+		return runEscapes(pass, findSchedEscape, factsOf[schedFact]())
 	},
 }
 

@@ -25,14 +25,7 @@ runtime.WithTimeout, a seeded *rand.Rand, st.Storage(), a stub.`,
 	Requires:  []*analysis.Analyzer{ObjectCode},
 	FactTypes: []analysis.Fact{new(timeFact)},
 	Run: func(pass *analysis.Pass) (any, error) {
-		return runEscapes(pass, findTimeEscape, factKind{
-			read: func(pass *analysis.Pass, f *types.Func) (Reached, bool) {
-				var fact timeFact
-				ok := pass.ImportObjectFact(f, &fact)
-				return fact.Reached, ok
-			},
-			write: func(pass *analysis.Pass, f *types.Func, r Reached) { pass.ExportObjectFact(f, &timeFact{r}) },
-		})
+		return runEscapes(pass, findTimeEscape, factsOf[timeFact]())
 	},
 }
 
