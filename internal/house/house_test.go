@@ -595,6 +595,7 @@ var allowedEdges = map[edge]bool{
 	{from: "examples/zoo", to: "transport"}: true,
 	{from: "examples", to: "runtime"}:       true,
 	{from: "examples", to: "stub"}:          true,
+	{from: "examples", to: "stub/typed"}:    true, // its generated typed stubs
 	{from: "examples", to: "transport"}:     true,
 
 	{from: "examples/wallet", to: "stub"}:       true, // its generated typed stub

@@ -51,6 +51,9 @@ type Class struct {
 	Name    string   // the Go type, e.g. Wallet
 	Pointer bool     // Methods is declared on *Name
 	Methods []Method // sorted by Name
+	// Stub is the client type's name, when it is not Name+"Stub" (see
+	// Class.Names): dosim-gen -name.
+	Stub string
 }
 
 // Method is one entry of a class's Methods.
@@ -292,6 +295,9 @@ func readEntry(pkg *packages.Package, el ast.Expr) (Method, error) {
 	}
 	m.Sig = sig
 	m.Target = sig.Results().Len() == 2 && isTarget(pkg, sig.Results().At(0).Type())
+	if err := checkTypes(pkg, sig, m.Target); err != nil {
+		return Method{}, fmt.Errorf("%s: Methods entry %q: %s: %w", at, m.Name, types.TypeString(sig, nil), err)
+	}
 	m.Doc = docOf(pkg, call.Args[0])
 	return m, nil
 }
