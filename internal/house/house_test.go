@@ -627,6 +627,7 @@ var allowedEdges = map[edge]bool{
 	{from: "dosimtest", to: "internal/testrun"}: true,
 	{from: "dosimtest", to: "runtime"}:          true,
 	{from: "dosimtest", to: "scenario"}:         true,
+	{from: "dosimtest", to: "transport"}:        true, // -dosim.faults: the fault set a replay runs
 	{from: "dosimtest", to: "verify"}:           true,
 
 	{from: "cli", to: "amplify"}:             true,
