@@ -21,7 +21,14 @@
 // args...) error: a method value, a function, or a function literal.
 // Anything else (entries added to a map after it is built, an entry
 // computed elsewhere, an embedded type's Methods) is refused with its
-// position and what is understood.
+// position and what is understood. So is an entry with a parameter or
+// result the generated file cannot name (a type another package leaves
+// unexported) or that cannot cross a call (a func, a channel or an unsafe
+// pointer outside a stub or an RPC target): the error names the entry,
+// the parameter and its type (checkTypes).
+//
+// A class T's client is TStub, with NewTStub and FreshTStub; Class.Stub
+// (dosim-gen -name) names it otherwise, for a package of one class.
 package stubgen
 
 import (
