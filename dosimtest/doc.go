@@ -31,6 +31,7 @@
 //     its timeline; Verify runs with seed N (default 1); runtimetest.New
 //     seeds its runtime with it. Scenario ignores it: its replay is a
 //     dosim explore command.
+//
 //   - -dosim.artifacts=DIR (or DOSIM_ARTIFACTS=DIR): where failure
 //     artifacts go, a relative DIR being relative to the package's folder
 //     (where go test runs the test). By default they go to
@@ -39,6 +40,14 @@
 //     removed when the test ends, so the printed path can be opened
 //     afterwards; a later run of the same test and seed overwrites them.
 //
-// The flags are defined once, by the internal package both helpers share,
-// so every test binary that links either has them.
+//   - -dosim.faults=SET (or DOSIM_FAULTS=SET), with -dosim.seed: Func runs
+//     that seed once with exactly the faults SET names,
+//     CALL:ATTEMPT:METHOD=FAULT,... or none, and prints its timeline. It is
+//     how the failure of an exhaustive search (Options.Exhaustive), a
+//     placement of faults rather than a seed's draws, replays: its report
+//     prints the command with both flags.
+//
+// -dosim.seed and -dosim.artifacts are defined once, by the internal
+// package both helpers share, so every test binary that links either has
+// them; -dosim.faults, which only Func reads, is this package's.
 package dosimtest

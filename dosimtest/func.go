@@ -1,10 +1,8 @@
 package dosimtest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,6 +19,12 @@ import (
 // makes Func run that seed alone, print its text timeline and write its
 // artifacts. A sweep that found nothing but checked too little fails t
 // too (rule C3). Func returns the summary (nil when the options are bad).
+//
+// With Options.Exhaustive, a failure is the first failing placement of
+// faults, shrunk, and replays by its faults, not by its seed's draws: the
+// command ends -dosim.seed=N -dosim.faults=CALL:ATTEMPT:METHOD=FAULT,...,
+// which makes Func run that seed with exactly those faults (FaultsFlag),
+// once, and print its timeline.
 func Func(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error) *explore.Summary {
 	t.Helper()
 	fe, err := explore.NewFunc(opts, fn)
@@ -33,7 +37,17 @@ func Func(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *r
 		t.Fatalf("dosimtest.Func: %v", err)
 		return nil
 	}
-	if replay {
+	rules, byFaults, err := replayFaults()
+	switch {
+	case err != nil:
+		t.Fatalf("dosimtest.Func: %v", err)
+		return nil
+	case byFaults && !replay:
+		t.Fatalf("dosimtest.Func: -%s (or DOSIM_FAULTS) needs -dosim.seed=N (or DOSIM_SEED): the seed whose run the faults replace", FaultsFlag)
+		return nil
+	case byFaults:
+		return faultsReplay(t, fe, seed, rules)
+	case replay:
 		opts.First, opts.Seeds, opts.FromSeedZero = seed, 1, seed == 0
 		if fe, err = explore.NewFunc(opts, fn); err != nil {
 			t.Fatalf("dosimtest.Func: %v", err)
@@ -49,6 +63,8 @@ func Func(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *r
 		sum.WriteChecked(&b)
 		b.WriteString("(Options.MinChecked sets the minimum; a negative value sets none)")
 		t.Errorf("%s", b.String())
+	case sum.Exhaustive != nil && sum.FirstFailing != nil:
+		t.Errorf("%s", exhaustiveFailure(t, fe, sum, replay))
 	default:
 		t.Errorf("%s", funcFailure(t, fe, sum, replay))
 	}
@@ -65,24 +81,7 @@ func funcFailure(t testing.TB, fe *explore.FuncExplorer, sum *explore.Summary, r
 	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first, seed %d:\n", t.Name(), sum.Total, sum.Failed, sum.Ran, f.Seed)
 	fmt.Fprintf(&b, "faults drawn %d, shrunk (%s, %d replays) to %d:\n%s", len(f.Faults), f.Shrink, f.Replays, len(f.Shrunk), explore.FaultsYAML(f.Shrunk))
 	// Everything below describes one run, and says which (rule C5).
-	run := fe.Rerun(f)
-	fmt.Fprintf(&b, "%s violates:\n", f.RunText())
-	for _, v := range f.Violations {
-		fmt.Fprintf(&b, "  %s\n", v)
-	}
-	cmd := ReplayCommand(t, f.Seed)
-	fmt.Fprintf(&b, "replay: %s\n", cmd)
-	if replay {
-		var tl bytes.Buffer
-		if err := run.WriteTimeline(&tl); err == nil {
-			fmt.Fprintf(&b, "timeline of %s:\n%s", f.RunText(), tl.String())
-		}
-	}
-	if dir, err := testrun.ArtifactsDir(t.Name(), f.Seed); err == nil {
-		if err := run.WriteArtifacts(filepath.Join(dir, "explore"), cmd); err == nil {
-			fmt.Fprintf(&b, "artifacts in %s", filepath.Join(dir, "explore"))
-		}
-	}
+	writeRun(&b, t, f, fe.Rerun(f), ReplayCommand(t, f.Seed), replay)
 	return b.String()
 }
 

@@ -49,7 +49,7 @@ func Scenario(t testing.TB, sc *scenario.Scenario, opts explore.Options) *explor
 		for _, v := range f.Violations {
 			fmt.Fprintf(&b, "  %s\n", v)
 		}
-		fmt.Fprintf(&b, "replay: %s\n", e.ReplayCommand(f.Seed))
+		fmt.Fprintf(&b, "replay: %s\n", sum.ReplayCommand(f.Seed)) // an exhaustive search's carries its faults
 		dir, err := testrun.ArtifactsDir(t.Name(), f.Seed)
 		if err == nil {
 			files, werr := e.WriteArtifacts(filepath.Join(dir, "explore"), f)

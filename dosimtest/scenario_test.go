@@ -55,3 +55,19 @@ func ExampleScenario() {
 	// Output:
 	// seeds: 200 clean: true
 }
+
+// U4 for a scenario's exhaustive search: the replay command carries the
+// shrunk faults (--replay-faults), since the failure is a placement of
+// faults, not what the seed draws.
+func TestU4_ScenarioExhaustiveFailureReplaysByItsFaults(t *testing.T) {
+	t.Setenv("DOSIM_ARTIFACTS", t.TempDir())
+	sc, err := scenario.Load("../testdata/scenarios/booth-leaky.yaml", builtIns)
+	require.NoError(t, err)
+	ft := &fakeT{TB: t}
+	sum := dosimtest.Scenario(ft, sc, explore.Options{Exhaustive: true, MaxFaults: 1})
+	require.NotNil(t, sum)
+	require.Len(t, ft.errors, 1)
+	f := sum.FirstFailing
+	require.NotNil(t, f)
+	assert.Contains(t, ft.errors[0], "replay: dosim explore ../testdata/scenarios/booth-leaky.yaml --replay 1 --replay-faults "+explore.FaultSetText(f.Shrunk)+" --latency ")
+}

@@ -7,6 +7,13 @@ import (
 	"github.com/dosim/dosim/runtime"
 )
 
+// The typed stubs of the example classes (examples_stub.go: BoothStub,
+// NewBoothStub, FreshBoothStub, and so for each class) are written by
+// dosim-gen from their Methods; go generate rewrites them, and a test fails
+// when they are stale. A package of many classes keeps the class in each
+// name; a package of one class takes -name Stub (see examples/wallet).
+//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Booth,Bucket,Chores,Counter,Inventory,Ledger,Mailer,Outbox,Seats,Session,Tally -output examples_stub.go
+
 // Class is a built-in example class: what a scenario's namespace can be
 // bound to by name.
 type Class struct {

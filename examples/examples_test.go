@@ -69,14 +69,14 @@ func run(t *testing.T, plan *transport.FaultPlan, ctor runtime.Constructor, fn f
 
 func TestCounter(t *testing.T) {
 	run(t, nil, examples.NewCounter, func(ctx context.Context, s *stub.Stub, _ *runtime.Runtime) {
+		c := examples.NewCounterStub(s) // the typed client (examples_stub.go)
 		for want := 1; want <= 3; want++ {
-			n, err := stub.CallAs[int](ctx, s, "Increment")
+			n, err := c.Increment(ctx)
 			require.NoError(t, err)
 			assert.Equal(t, want, n)
 		}
-		_, err := s.Call(ctx, "Reset")
-		require.NoError(t, err)
-		n, err := stub.CallAs[int](ctx, s, "Get")
+		require.NoError(t, c.Reset(ctx))
+		n, err := c.Get(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 0, n)
 	})
@@ -101,21 +101,19 @@ func TestMailerSendsTwiceOnALostReply(t *testing.T) {
 func TestLedgerTransfersOnceOnALostReply(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "Transfer", Attempt: 1, Fault: transport.LoseResponse})
 	rt := run(t, plan, examples.NewLedger, func(ctx context.Context, s *stub.Stub, _ *runtime.Runtime) {
-		_, err := s.Call(ctx, "Deposit", "alice", 100)
+		book := examples.NewLedgerStub(s)
+		_, err := book.Deposit(ctx, "alice", 100)
 		require.NoError(t, err)
-		_, err = s.Call(ctx, "Transfer", "t1", "alice", "bob", 30)
-		require.NoError(t, err)
+		require.NoError(t, book.Transfer(ctx, "t1", "alice", "bob", 30))
 		for acct, want := range map[string]int{"alice": 70, "bob": 30} {
-			n, err := stub.CallAs[int](ctx, s, "Balance", acct)
+			n, err := book.Balance(ctx, acct)
 			require.NoError(t, err)
 			assert.Equal(t, want, n, acct)
 		}
 		// A new key moves money again; bad transfers change nothing.
-		_, err = s.Call(ctx, "Transfer", "t2", "alice", "bob", 80)
-		assert.ErrorContains(t, err, "alice has 70, cannot send 80")
-		_, err = s.Call(ctx, "Transfer", "", "alice", "bob", 1)
-		assert.ErrorContains(t, err, "idempotency key is required")
-		_, err = s.Call(ctx, "Deposit", "alice", 0)
+		assert.ErrorContains(t, book.Transfer(ctx, "t2", "alice", "bob", 80), "alice has 70, cannot send 80")
+		assert.ErrorContains(t, book.Transfer(ctx, "", "alice", "bob", 1), "idempotency key is required")
+		_, err = book.Deposit(ctx, "alice", 0)
 		assert.ErrorContains(t, err, "amount must be > 0")
 	})
 	assert.Equal(t, 2, rt.Calls()[1].Executions(), "Transfer ran twice, moved the money once")
@@ -196,18 +194,15 @@ func ExampleLedger() {
 	defer rt.Close()
 	ns := rt.Namespace("BANK", examples.NewLedger)
 	_ = rt.Run(func(ctx context.Context) error {
-		s, err := ns.GetByName("main")
-		if err != nil {
+		book := examples.FreshLedgerStub(ns, "main") // typed, a fresh stub per call (rule L2)
+		if _, err := book.Deposit(ctx, "alice", 100); err != nil {
 			return err
 		}
-		if _, err := s.Call(ctx, "Deposit", "alice", 100); err != nil {
+		if err := book.Transfer(ctx, "order-42", "alice", "bob", 30); err != nil {
 			return err
 		}
-		if _, err := s.Call(ctx, "Transfer", "order-42", "alice", "bob", 30); err != nil {
-			return err
-		}
-		alice, _ := stub.CallAs[int](ctx, s, "Balance", "alice")
-		bob, _ := stub.CallAs[int](ctx, s, "Balance", "bob")
+		alice, _ := book.Balance(ctx, "alice")
+		bob, _ := book.Balance(ctx, "bob")
 		fmt.Println("alice", alice, "bob", bob)
 		return nil
 	})

@@ -20,20 +20,21 @@ func TestS6_SeatsCancelAnswersTheSameOnARetry(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "Cancel", Attempt: 1, Fault: transport.LoseResponse})
 	for _, ctor := range []runtime.Constructor{examples.NewSeats, examples.NewSeatsLeaky} {
 		rt := run(t, plan, ctor, func(ctx context.Context, s *stub.Stub, _ *runtime.Runtime) {
+			seats := examples.NewSeatsStub(s) // SeatsLeaky has Seats's methods
 			cancel := func(id string) bool {
-				ok, err := stub.CallAs[bool](ctx, s, "Cancel", id)
+				ok, err := seats.Cancel(ctx, id)
 				require.NoError(t, err)
 				return ok
 			}
-			_, err := s.Call(ctx, "Book", "b-1", 3, "alice")
+			_, err := seats.Book(ctx, "b-1", 3, "alice")
 			require.NoError(t, err)
 			assert.True(t, cancel("b-1"), "the retry of the cancel that deleted it")
 			assert.True(t, cancel("b-1"), "cancelled before: the tombstone answers")
 			assert.False(t, cancel("b-9"), "never booked")
-			_, err = s.Call(ctx, "Book", "b-1", 4, "bob")
+			_, err = seats.Book(ctx, "b-1", 4, "bob")
 			require.NoError(t, err)
 			assert.True(t, cancel("b-1"), "booked again, cancelled again")
-			holder, err := stub.CallAs[string](ctx, s, "Holder", 4)
+			holder, err := seats.Holder(ctx, 4)
 			require.NoError(t, err)
 			assert.Empty(t, holder, "seat 4 is free again")
 		})

@@ -18,6 +18,25 @@
 // namespace for every call (rule L2: a failure breaks a stub). The
 // string API (stub.Call) stays for scenarios and untyped use.
 //
+// Names. By default a class T gets TStub, NewTStub and FreshTStub: the
+// names for a package of many classes, as dosim's examples package is
+// (examples.NewBoothStub(s).Hold(ctx, key, seat, holder)). In a package
+// that holds one class, -name Stub gives Stub, NewStub and FreshStub, so
+// that callers read the package's name once:
+//
+//	//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Wallet -name Stub
+//
+//	n, err := wallet.NewStub(s).Deposit(ctx, "tx-1", 50)
+//
+// -name takes one -type; any exported identifier will do.
+//
+// Types. Every parameter after ctx and the result must be a type the
+// generated file can name in the class's package (not a type another
+// package leaves unexported) and one that can cross a call: dosim copies
+// arguments and results as plain data, so a func, a channel or an unsafe
+// pointer in them, outside a stub or an RPC target, is refused, naming
+// the entry, the parameter and its type.
+//
 // Methods must be one return of one object.Methods literal whose entries
 // are constant names and object.Func(fn) or object.Retryable(fn); other
 // forms are refused with their position (package internal/stubgen says
@@ -25,7 +44,7 @@
 //
 // Usage:
 //
-//	dosim-gen -type T[,U...] [-output FILE] [DIR]
+//	dosim-gen -type T[,U...] [-name N] [-output FILE] [DIR]
 //
 // DIR is the package's directory (default "."); FILE defaults to
 // t_stub.go, after the first type, in DIR.
@@ -35,6 +54,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,8 +72,9 @@ func run(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	typeList := fs.String("type", "", "comma-separated class `names` (required)")
 	output := fs.String("output", "", "the `file` to write (default: the first type, lower-cased, + _stub.go, in DIR)")
+	name := fs.String("name", "", "the client type's `name`, with one -type: -name Stub writes Stub, NewStub and FreshStub (default: T+Stub, NewTStub, FreshTStub)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dosim-gen -type T[,U...] [-output FILE] [DIR]")
+		fmt.Fprintln(stderr, "usage: dosim-gen -type T[,U...] [-name N] [-output FILE] [DIR]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,19 +89,41 @@ func run(args []string, stderr io.Writer) int {
 		dir = fs.Arg(0)
 	}
 	types := strings.Split(*typeList, ",")
+	if err := checkName(*name, types); err != nil {
+		fmt.Fprintln(stderr, "dosim-gen:", err)
+		return 2
+	}
+	cmdline := "dosim-gen -type " + *typeList
+	if *name != "" {
+		cmdline += " -name " + *name
+	}
 	out := *output
 	if out == "" {
 		out = filepath.Join(dir, strings.ToLower(types[0])+"_stub.go")
 	}
-	if err := generate(dir, types, out, "dosim-gen -type "+*typeList); err != nil {
+	if err := generate(dir, types, *name, out, cmdline); err != nil {
 		fmt.Fprintln(stderr, "dosim-gen:", err)
 		return 1
 	}
 	return 0
 }
 
-// generate writes the stubs of types in the package in dir to out.
-func generate(dir string, types []string, out, cmdline string) error {
+// checkName checks -name: an exported Go identifier, given with one type.
+func checkName(name string, types []string) error {
+	switch {
+	case name == "":
+		return nil
+	case !token.IsIdentifier(name) || !token.IsExported(name):
+		return fmt.Errorf("-name %q: want an exported Go identifier, such as Stub", name)
+	case len(types) != 1:
+		return fmt.Errorf("-name %s names one class's stub, but -type lists %d (%s): drop -name, or run dosim-gen once per type", name, len(types), strings.Join(types, ","))
+	}
+	return nil
+}
+
+// generate writes the stubs of types in the package in dir to out; name,
+// if not "", is the one type's client type.
+func generate(dir string, types []string, name, out, cmdline string) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return fmt.Errorf("-output %s: %w", out, err)
@@ -88,6 +131,9 @@ func generate(dir string, types []string, out, cmdline string) error {
 	pkg, err := stubgen.Load(dir, types, abs)
 	if err != nil {
 		return err
+	}
+	if name != "" {
+		pkg.Classes[0].Stub = name
 	}
 	src, err := stubgen.Generate(pkg, cmdline)
 	if err != nil {

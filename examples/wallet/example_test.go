@@ -22,7 +22,7 @@ func Example() {
 		if err != nil {
 			return err
 		}
-		n, err := wallet.NewWalletStub(s).Deposit(ctx, "tx-1", 50) // the typed client (wallet_stub.go)
+		n, err := wallet.NewStub(s).Deposit(ctx, "tx-1", 50) // the typed client (wallet_stub.go)
 		fmt.Println("deposit:", n, err)
 		rec := rt.Calls()[0]
 		fmt.Println("attempts:", len(rec.Attempts), "executions:", rec.Executions(), "outcome:", rec.Outcome)

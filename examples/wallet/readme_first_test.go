@@ -18,7 +18,7 @@ func TestS6_WithdrawIsNotRunTwice(t *testing.T) {
 	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))
 	defer rt.Close()
 	ns := rt.Namespace("WALLET", wallet.New)
-	alice := wallet.FreshWalletStub(ns, "alice") // a new stub per call: a failure breaks a stub (rule L2)
+	alice := wallet.FreshStub(ns, "alice") // a new stub per call: a failure breaks a stub (rule L2)
 
 	var withdrawn error
 	var balance int

@@ -55,6 +55,24 @@ func TestReadmeFirstTestIsKept(t *testing.T) {
 	}
 }
 
+// The go:generate line the README shows is wallet.go's, as a module of
+// one's own spells it (go tool dosim-gen), flags and all: what the README
+// tells users to write is what writes the checked-in stub.
+func TestReadmeGenerateLineIsTheWallets(t *testing.T) {
+	class, err := os.ReadFile("wallet.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^//go:generate go run github.com/dosim/dosim/cmd/dosim-gen (.*)$`).FindSubmatch(class)
+	if line == nil {
+		t.Fatal("wallet.go has no go:generate line that runs dosim-gen")
+	}
+	want := "//go:generate go tool dosim-gen " + string(line[1]) + "\n"
+	if !strings.Contains(readme(t), "```go\n"+want+"```") {
+		t.Errorf("README.md shows no block with the line %q", want)
+	}
+}
+
 // fileBlocks are the README's <!-- install: file PATH --> blocks, by path.
 var fileBlocks = regexp.MustCompile(`<!-- install: file (\S+) -->`)
 

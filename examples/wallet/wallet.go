@@ -19,10 +19,11 @@ import (
 	"github.com/dosim/dosim/object"
 )
 
-// WalletStub, the typed client of Wallet (wallet_stub.go), is written by
+// Stub, the typed client of Wallet (wallet_stub.go: Stub, NewStub and
+// FreshStub, named for a package of one class), is written by
 // dosim-gen from Methods; go generate rewrites it, and a test fails when it
 // is stale.
-//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Wallet
+//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Wallet -name Stub
 
 // Wallet holds one account's balance in its object's storage.
 type Wallet struct {

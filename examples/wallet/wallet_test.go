@@ -40,8 +40,8 @@ func TestU1_WalletScenario(t *testing.T) {
 func deposits(newWallet runtime.Constructor) func(ctx context.Context, rt *runtime.Runtime) error {
 	return func(ctx context.Context, rt *runtime.Runtime) error {
 		ns := rt.Namespace("WALLET", newWallet)
-		alice := wallet.FreshWalletStub(ns, "alice") // a fresh stub per call: a failure breaks a stub (rule L2)
-		_, _ = alice.Deposit(ctx, "tx-1", 50)        // errors are expected under faults
+		alice := wallet.FreshStub(ns, "alice") // a fresh stub per call: a failure breaks a stub (rule L2)
+		_, _ = alice.Deposit(ctx, "tx-1", 50)  // errors are expected under faults
 		_, _ = alice.Deposit(ctx, "tx-2", 30)
 		_, _ = alice.Withdraw(ctx, 20)
 		return nil
@@ -136,7 +136,7 @@ func TestU3_ConcurrentDepositsUnderFaults(t *testing.T) {
 			amount int
 		}{{"tx-1", 50}, {"tx-2", 30}} {
 			g.Go(func(ctx context.Context) error {
-				_, _ = wallet.FreshWalletStub(ns, "alice").Deposit(ctx, d.tx, d.amount) // errors are expected under faults
+				_, _ = wallet.FreshStub(ns, "alice").Deposit(ctx, d.tx, d.amount) // errors are expected under faults
 				return nil
 			})
 		}

@@ -595,6 +595,7 @@ var allowedEdges = map[edge]bool{
 	{from: "examples/zoo", to: "transport"}: true,
 	{from: "examples", to: "runtime"}:       true,
 	{from: "examples", to: "stub"}:          true,
+	{from: "examples", to: "stub/typed"}:    true, // its generated typed stubs
 	{from: "examples", to: "transport"}:     true,
 
 	{from: "examples/wallet", to: "stub"}:       true, // its generated typed stub
@@ -626,6 +627,7 @@ var allowedEdges = map[edge]bool{
 	{from: "dosimtest", to: "internal/testrun"}: true,
 	{from: "dosimtest", to: "runtime"}:          true,
 	{from: "dosimtest", to: "scenario"}:         true,
+	{from: "dosimtest", to: "transport"}:        true, // -dosim.faults: the fault set a replay runs
 	{from: "dosimtest", to: "verify"}:           true,
 
 	{from: "cli", to: "amplify"}:             true,

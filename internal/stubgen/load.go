@@ -21,7 +21,14 @@
 // args...) error: a method value, a function, or a function literal.
 // Anything else (entries added to a map after it is built, an entry
 // computed elsewhere, an embedded type's Methods) is refused with its
-// position and what is understood.
+// position and what is understood. So is an entry with a parameter or
+// result the generated file cannot name (a type another package leaves
+// unexported) or that cannot cross a call (a func, a channel or an unsafe
+// pointer outside a stub or an RPC target): the error names the entry,
+// the parameter and its type (checkTypes).
+//
+// A class T's client is TStub, with NewTStub and FreshTStub; Class.Stub
+// (dosim-gen -name) names it otherwise, for a package of one class.
 package stubgen
 
 import (
@@ -51,6 +58,9 @@ type Class struct {
 	Name    string   // the Go type, e.g. Wallet
 	Pointer bool     // Methods is declared on *Name
 	Methods []Method // sorted by Name
+	// Stub is the client type's name, when it is not Name+"Stub" (see
+	// Class.Names): dosim-gen -name.
+	Stub string
 }
 
 // Method is one entry of a class's Methods.
@@ -292,6 +302,9 @@ func readEntry(pkg *packages.Package, el ast.Expr) (Method, error) {
 	}
 	m.Sig = sig
 	m.Target = sig.Results().Len() == 2 && isTarget(pkg, sig.Results().At(0).Type())
+	if err := checkTypes(pkg, sig, m.Target); err != nil {
+		return Method{}, fmt.Errorf("%s: Methods entry %q: %s: %w", at, m.Name, types.TypeString(sig, nil), err)
+	}
 	m.Doc = docOf(pkg, call.Args[0])
 	return m, nil
 }

@@ -3,6 +3,10 @@ package stubgen_test
 import (
 	"errors"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,10 +94,10 @@ func TestTypedStubRefusedForms(t *testing.T) {
 	}{
 		{"Promoted", true, []string{"-type Promoted", "promoted from an embedded type", "bad.Inner).Methods", "declare func (x *Promoted) Methods() object.Methods"}},
 		{"NoMethods", true, []string{"-type NoMethods", "it has no Methods method"}},
-		{"Built", true, []string{"testdata/bad/bad.go:28:1: Methods: form not understood: its body", "its body has 3 statements", `want a body of one statement, return object.Methods{"Name": object.Func(fn), ...}`}},
-		{"Called", true, []string{"bad.go:38:", "it returns Inner{}.Methods(), not an object.Methods literal"}},
-		{"Computed", true, []string{"bad.go:46:", `Methods entry "A"`, "its value entry is not object.Func(fn) or object.Retryable(fn)"}},
-		{"KeyVar", true, []string{"bad.go:54:", "Methods entry name", "the key is not a constant string"}},
+		{"Built", true, []string{"testdata/bad/bad.go:29:1: Methods: form not understood: its body", "its body has 3 statements", `want a body of one statement, return object.Methods{"Name": object.Func(fn), ...}`}},
+		{"Called", true, []string{"bad.go:39:", "it returns Inner{}.Methods(), not an object.Methods literal"}},
+		{"Computed", true, []string{"bad.go:47:", `Methods entry "A"`, "its value entry is not object.Func(fn) or object.Retryable(fn)"}},
+		{"KeyVar", true, []string{"bad.go:55:", "Methods entry name", "the key is not a constant string"}},
 		{"NoCtx", false, []string{`Methods entry "A": func(n int) error: does not take a context.Context first; want func(context.Context, args...) (R, error)`}},
 		{"Variadic", false, []string{`Methods entry "A"`, "variadic; want func(context.Context"}},
 		{"NoError", false, []string{`Methods entry "A"`, "does not return error last"}},
@@ -101,6 +105,10 @@ func TestTypedStubRefusedForms(t *testing.T) {
 		{"Dashed", false, []string{`Methods entry "add-one"`, `the name "add-one" is not a Go identifier`, "rename the entry"}},
 		{"Clash", false, []string{`its typed method would be Get`, "rename one"}},
 		{"Taken", false, []string{"-type Taken", "already declares TakenStub"}},
+		{"Callback", false, []string{`Methods entry "On"`, "parameter 3 (fn) of type func(int): a func cannot cross a call", "pass data, or a stub"}},
+		{"Piped", false, []string{`Methods entry "Open"`, "result of type github.com/dosim/dosim/internal/stubgen/testdata/bad.pipe: field C: a channel cannot cross a call"}},
+		{"Foreign", false, []string{`Methods entry "Put"`, "parameter 2 (s) of type []github.com/dosim/dosim/internal/stubgen/testdata/bad/other.secret",
+			"secret is unexported in package github.com/dosim/dosim/internal/stubgen/testdata/bad/other, so the stub's file cannot name it"}},
 		{"Nope", false, []string{"-type Nope: package github.com/dosim/dosim/internal/stubgen/testdata/bad declares no type Nope"}},
 	} {
 		_, err := classStub(src, tc.typ)
@@ -135,4 +143,63 @@ func TestTypedStubBadLoad(t *testing.T) {
 	if _, err := stubgen.Load(t.TempDir(), []string{"X"}, ""); err == nil {
 		t.Error("an empty directory loaded")
 	}
+}
+
+// Every generated method says its entry's mark in its doc: "Marked
+// Retryable" for an entry wrapped in object.Retryable, "Not marked" for
+// object.Func, and an RPC target's result says it never retries.
+func TestTypedStubMarksInEveryMethodDoc(t *testing.T) {
+	pkg, err := stubgen.Load("testdata/good", []string{"Shop", "Cart"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := stubgen.Generate(pkg, "dosim-gen -type Shop,Cart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := methodDocs(t, src)
+	n := 0
+	for _, c := range pkg.Classes {
+		for _, m := range c.Methods {
+			gn := strings.ToUpper(m.Name[:1]) + m.Name[1:]
+			doc, ok := docs[c.Names().Type+"."+gn]
+			if !ok {
+				t.Errorf("%s: no generated method %s", c.Name, gn)
+				continue
+			}
+			n++
+			want, not := "Marked Retryable: a retry that reaches the object runs it again", "Not marked"
+			if !m.Retryable {
+				want, not = "Not marked: a retry that reaches the object is refused as a duplicate", "Marked Retryable"
+			}
+			if !strings.Contains(doc, want) || strings.Contains(doc, not) {
+				t.Errorf("%s.%s (Retryable %v): doc %q does not say %q alone", c.Name, gn, m.Retryable, doc, want)
+			}
+			if m.Target != strings.Contains(doc, "It returns an RPC target") {
+				t.Errorf("%s.%s (target %v): doc %q", c.Name, gn, m.Target, doc)
+			}
+		}
+	}
+	if n != len(docs) || n < 6 {
+		t.Errorf("checked %d methods of %d generated", n, len(docs))
+	}
+}
+
+// methodDocs maps TYPE.METHOD to the doc of each method src declares.
+func methodDocs(t *testing.T, src []byte) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "stub.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil {
+			continue
+		}
+		recv := types.ExprString(fd.Recv.List[0].Type)
+		out[recv+"."+fd.Name.Name] = strings.Join(strings.Fields(fd.Doc.Text()), " ") // one line
+	}
+	return out
 }

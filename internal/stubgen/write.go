@@ -26,9 +26,23 @@ type Names struct {
 	Fresh string // its constructor taking a fresh stub per call: FreshWalletStub
 }
 
-// NamesOf returns the names the generated code declares for class.
-func NamesOf(class string) Names {
-	return Names{Type: class + "Stub", New: "New" + class + "Stub", Fresh: "Fresh" + class + "Stub"}
+// NamesOf returns the names the generated code declares for class: its
+// client type class+"Stub" and the constructors "New"+ and "Fresh"+ that
+// name, the names for a package of many classes (examples.NewBoothStub).
+func NamesOf(class string) Names { return NamesFor(class + "Stub") }
+
+// NamesFor returns the names the generated code declares for the client
+// type typ: typ, "New"+typ and "Fresh"+typ. dosim-gen -name Stub gives a
+// package of one class wallet.Stub, wallet.NewStub and wallet.FreshStub.
+func NamesFor(typ string) Names { return Names{Type: typ, New: "New" + typ, Fresh: "Fresh" + typ} }
+
+// Names returns the names the generated code declares for c: NamesFor
+// c.Stub when it is set, else NamesOf c.Name.
+func (c Class) Names() Names {
+	if c.Stub != "" {
+		return NamesFor(c.Stub)
+	}
+	return NamesOf(c.Name)
 }
 
 // sortMethods orders methods by name, for output that does not depend on
@@ -168,7 +182,7 @@ func lastElem(path string) string { return path[strings.LastIndex(path, "/")+1:]
 
 // writeClass writes one class's client type, constructors and methods.
 func writeClass(w *bytes.Buffer, pkg *Package, c Class, im *imports) error {
-	n := NamesOf(c.Name)
+	n := c.Names()
 	for _, id := range []string{n.Type, n.New, n.Fresh} {
 		if obj := pkg.Types.Scope().Lookup(id); obj != nil {
 			return fmt.Errorf("-type %s: package %s already declares %s (%s); the typed stub needs that name",

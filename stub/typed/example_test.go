@@ -19,7 +19,7 @@ func ExampleCall() {
 		alice := typed.Fresh(ns, "alice")
 		n, err := typed.Call[int](ctx, alice, "Deposit", "tx-1", 50)
 		fmt.Println("deposit:", n, err)
-		n, err = wallet.FreshWalletStub(ns, "alice").Balance(ctx) // the same, generated
+		n, err = wallet.FreshStub(ns, "alice").Balance(ctx) // the same, generated
 		fmt.Println("balance:", n, err)
 		return nil
 	})

@@ -28,13 +28,13 @@ func TestL2_TypedStubOneBreaksFreshGoesOn(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		one := wallet.NewWalletStub(s)
+		one := wallet.NewStub(s)
 		if _, err := one.Deposit(ctx, "tx-1", 50); err != nil {
 			return err
 		}
 		_, withdrawErr = one.Withdraw(ctx, 20)
 		_, oneErr = one.Balance(ctx)
-		fresh, freshErr = wallet.FreshWalletStub(ns, "alice").Balance(ctx)
+		fresh, freshErr = wallet.FreshStub(ns, "alice").Balance(ctx)
 		return nil
 	})
 	if err != nil {
@@ -88,7 +88,7 @@ func TestTypedSourceWithoutStub(t *testing.T) {
 	rt := runtime.New(runtime.WithSeed(1))
 	defer rt.Close()
 	ns := rt.Namespace("WALLET", wallet.New)
-	_, err := wallet.FreshWalletStub(ns, "alice", stub.MaxRetries(-1)).Balance(ctx)
+	_, err := wallet.FreshStub(ns, "alice", stub.MaxRetries(-1)).Balance(ctx)
 	if err == nil || !strings.Contains(s(err), `typed: a fresh stub of "alice"`) || !strings.Contains(s(err), "maxRetries") {
 		t.Errorf("a bad option: got %v, want the option's error", err)
 	}

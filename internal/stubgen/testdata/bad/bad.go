@@ -4,6 +4,7 @@ package bad
 import (
 	"context"
 
+	"github.com/dosim/dosim/internal/stubgen/testdata/bad/other"
 	"github.com/dosim/dosim/object"
 )
 
@@ -105,3 +106,27 @@ func (Taken) Methods() object.Methods { return object.Methods{"A": object.Func(o
 
 // TakenStub takes the name.
 type TakenStub struct{}
+
+// Callback takes a func.
+type Callback struct{}
+
+// Methods lists it.
+func (Callback) Methods() object.Methods {
+	return object.Methods{"On": object.Func(func(ctx context.Context, name string, fn func(int)) error { return nil })}
+}
+
+// Piped returns a struct with a channel in it.
+type Piped struct{}
+
+type pipe struct{ C chan int }
+
+// Methods lists it.
+func (Piped) Methods() object.Methods {
+	return object.Methods{"Open": object.Func(func(ctx context.Context) (pipe, error) { return pipe{}, nil })}
+}
+
+// Foreign takes a type another package does not export.
+type Foreign struct{}
+
+// Methods lists it.
+func (Foreign) Methods() object.Methods { return object.Methods{"Put": object.Func(other.Put)} }
