@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/dosim/dosim/runtime"
@@ -16,19 +17,29 @@ import (
 // traceEvents hold, for each report a process (pid from 1), and in it:
 //
 //   - a track (a thread, "M" metadata names it) per object; attempts that
-//     overlap on one object go on a second track of it ("NS/obj #2"), so
-//     that the slices of a track nest as the format requires;
+//     overlap on one object, or start at the same time, go on a second
+//     track of it ("NS/obj #2"), so that the slices of a track nest as the
+//     format requires and each starts at a time of its own;
 //   - a complete slice ("X", category attempt) per attempt, from its start
 //     to its end, named after the call and the try ("AddOne try 2"), its
 //     link fault, what the object did and the call's outcome in args;
 //   - inside it a slice (category turn) per attempt the object ran;
-//   - a flow arrow (category retry, "s" then "f") from each attempt to the
+//   - a flow arrow (named retry, "s" then "f") from each attempt to the
 //     retry after it;
-//   - instant events ("i", thread scope) for the faults the link drew, the
+//   - instant events ("I", thread scope) for the faults the link drew, the
 //     effects the objects recorded and the events of alarms, retries,
 //     tasks and resets.
 //
 // Timestamps are virtual microseconds since the runtime started.
+//
+// Two choices make the trace open in Chromium's own DevTools Performance
+// panel (the viewer that took over from chrome://tracing) as well as in
+// Perfetto and the older catapult viewer. The flow events carry the
+// category of the slices they join (attempt), because DevTools binds a
+// flow event to the slice of the same category, thread and timestamp.
+// Instants are written "I": the format's document calls that letter
+// deprecated in favour of "i", but Perfetto and catapult read both, and
+// DevTools reads only "I".
 func ChromeTrace(w io.Writer, reports ...Report) error {
 	t := chromeTrace{Events: []ChromeEvent{}, DisplayTimeUnit: "ms"}
 	for i, r := range reports {
@@ -44,6 +55,7 @@ func ChromeTrace(w io.Writer, reports ...Report) error {
 type chromeTrace struct {
 	Events          []ChromeEvent `json:"traceEvents"`
 	DisplayTimeUnit string        `json:"displayTimeUnit"`
+	flows           int           // the flows written so far: the last flow id
 }
 
 // ChromeEvent is one event of the Trace Event Format, with the fields
@@ -51,23 +63,29 @@ type chromeTrace struct {
 type ChromeEvent struct {
 	Name  string         `json:"name"`
 	Cat   string         `json:"cat,omitempty"`
-	Ph    string         `json:"ph"`            // X complete, i instant, s/f flow, M metadata
+	Ph    string         `json:"ph"`            // X complete, I instant, s/f flow, M metadata
 	Ts    float64        `json:"ts"`            // microseconds
 	Dur   *float64       `json:"dur,omitempty"` // X only
 	Pid   int            `json:"pid"`
 	Tid   int            `json:"tid"`
-	ID    string         `json:"id,omitempty"` // flow events
+	ID    string         `json:"id,omitempty"` // flow events: hexadecimal, unique in the trace
 	BP    string         `json:"bp,omitempty"` // "e": the flow ends in the slice enclosing ts
 	Scope string         `json:"s,omitempty"`  // instant events: "t" (thread)
 	Args  map[string]any `json:"args,omitempty"`
 }
 
+// chromeAttempt is the category of the attempt slices and of the flow
+// events that join an attempt to its retry (DevTools binds a flow event
+// only to a slice of its own category).
+const chromeAttempt = "attempt"
+
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// chromeLane is a track of an object: the end of its last slice.
+// chromeLane is a track of an object: the start of its last slice and the
+// end of its slices.
 type chromeLane struct {
-	tid int
-	end time.Duration
+	tid        int
+	start, end time.Duration
 }
 
 // add writes report r as process pid.
@@ -77,8 +95,13 @@ func (t *chromeTrace) add(pid int, r Report) {
 	tids := 0
 	lane := func(obj string, start, end time.Duration) int {
 		for _, l := range lanes[obj] {
-			if l.end <= start {
-				l.end = max(l.end, end)
+			// A lane takes a slice that starts after its last one
+			// started and once its slices have ended: two attempts
+			// starting at one time go on two tracks, so that each
+			// flow event binds to one slice (DevTools binds it to the
+			// slice of its thread, category and timestamp).
+			if l.end <= start && l.start < start {
+				l.start, l.end = start, max(l.end, end)
 				return l.tid
 			}
 		}
@@ -89,7 +112,7 @@ func (t *chromeTrace) add(pid int, r Report) {
 		}
 		t.meta(pid, tids, "thread_name", name)
 		t.Events = append(t.Events, ChromeEvent{Name: "thread_sort_index", Ph: "M", Pid: pid, Tid: tids, Args: map[string]any{"sort_index": tids}})
-		lanes[obj] = append(lanes[obj], &chromeLane{tid: tids, end: end})
+		lanes[obj] = append(lanes[obj], &chromeLane{tid: tids, start: start, end: end})
 		return tids
 	}
 	// Slices in start order, so that a lane's slices follow each other.
@@ -117,10 +140,14 @@ func (t *chromeTrace) add(pid int, r Report) {
 		}
 		c := r.Calls[s.call]
 		prev, next := c.Attempts[s.attempt-1], c.Attempts[s.attempt]
-		id := fmt.Sprintf("%d.%d.%d", pid, s.call+1, next.N)
+		// Perfetto reads a flow's string id as a hexadecimal number (and
+		// drops the flow when it is not one); flows are matched across
+		// the whole trace, so the id is unique in it, not just in pid.
+		t.flows++
+		id := strconv.FormatInt(int64(t.flows), 16)
 		t.Events = append(t.Events,
-			ChromeEvent{Name: "retry", Cat: "retry", Ph: "s", Ts: micros(prev.Start), Pid: pid, Tid: tidOf[slot{s.call, s.attempt - 1}], ID: id},
-			ChromeEvent{Name: "retry", Cat: "retry", Ph: "f", BP: "e", Ts: micros(next.Start), Pid: pid, Tid: tidOf[s], ID: id})
+			ChromeEvent{Name: "retry", Cat: chromeAttempt, Ph: "s", Ts: micros(prev.Start), Pid: pid, Tid: tidOf[slot{s.call, s.attempt - 1}], ID: id},
+			ChromeEvent{Name: "retry", Cat: chromeAttempt, Ph: "f", BP: "e", Ts: micros(next.Start), Pid: pid, Tid: tidOf[s], ID: id})
 	}
 	first := func(obj string) int {
 		if ls := lanes[obj]; len(ls) > 0 {
@@ -147,7 +174,7 @@ func (t *chromeTrace) attempt(pid, tid int, r Report, i int, a runtime.AttemptRe
 		args["error"] = a.Err
 	}
 	name := fmt.Sprintf("%s try %d", c.Method, a.N)
-	t.Events = append(t.Events, ChromeEvent{Name: name, Cat: "attempt", Ph: "X", Ts: micros(a.Start), Dur: &dur, Pid: pid, Tid: tid, Args: args})
+	t.Events = append(t.Events, ChromeEvent{Name: name, Cat: chromeAttempt, Ph: "X", Ts: micros(a.Start), Dur: &dur, Pid: pid, Tid: tid, Args: args})
 	if a.Executed || a.Rejected {
 		turn := dur
 		t.Events = append(t.Events, ChromeEvent{Name: "turn: " + a.DidText(), Cat: "turn", Ph: "X", Ts: micros(a.Start), Dur: &turn, Pid: pid, Tid: tid})
@@ -163,7 +190,7 @@ func (t *chromeTrace) attempt(pid, tid int, r Report, i int, a runtime.AttemptRe
 }
 
 func (t *chromeTrace) instant(pid, tid int, at time.Duration, name, cat string, args map[string]any) {
-	t.Events = append(t.Events, ChromeEvent{Name: name, Cat: cat, Ph: "i", Scope: "t", Ts: micros(at), Pid: pid, Tid: tid, Args: args})
+	t.Events = append(t.Events, ChromeEvent{Name: name, Cat: cat, Ph: "I", Scope: "t", Ts: micros(at), Pid: pid, Tid: tid, Args: args})
 }
 
 func (t *chromeTrace) meta(pid, tid int, kind, name string) {

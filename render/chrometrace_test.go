@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -49,6 +50,13 @@ type traceFile struct {
 // and category, not earlier, and each end lies within an X event of its
 // thread (a flow binds to the slice that encloses it); metadata names a
 // process or a thread. It returns the events by phase.
+//
+// It also checks what the viewers read more narrowly than the document:
+// instants are "I", the one letter DevTools reads (Perfetto and catapult
+// read "i" too); a flow's id is a hexadecimal string, as Perfetto reads a
+// string id (it drops a flow whose id is not one); each end of a flow is
+// at the start of one X event of its thread and category, the slice
+// DevTools binds it to (it takes the first when there are several).
 func checkTraceRules(t *testing.T, b []byte) map[string][]render.ChromeEvent {
 	t.Helper()
 	var tf traceFile
@@ -58,7 +66,7 @@ func checkTraceRules(t *testing.T, b []byte) map[string][]render.ChromeEvent {
 	type thread struct{ pid, tid int }
 	slices := map[thread][]render.ChromeEvent{}
 	for _, e := range tf.TraceEvents {
-		require.Contains(t, []string{"X", "i", "s", "f", "M"}, e.Ph, "%+v", e)
+		require.Contains(t, []string{"X", "I", "s", "f", "M"}, e.Ph, "%+v", e)
 		assert.NotEmpty(t, e.Name, "%+v", e)
 		assert.Positive(t, e.Pid, "%+v", e)
 		assert.GreaterOrEqual(t, e.Ts, 0.0, "%+v", e)
@@ -68,7 +76,7 @@ func checkTraceRules(t *testing.T, b []byte) map[string][]render.ChromeEvent {
 			require.NotNil(t, e.Dur, "a complete event has a duration: %+v", e)
 			assert.GreaterOrEqual(t, *e.Dur, 0.0, "%+v", e)
 			slices[thread{e.Pid, e.Tid}] = append(slices[thread{e.Pid, e.Tid}], e)
-		case "i":
+		case "I":
 			assert.Contains(t, []string{"g", "p", "t"}, e.Scope, "%+v", e)
 		case "M":
 			assert.Contains(t, []string{"process_name", "thread_name", "thread_sort_index"}, e.Name)
@@ -96,6 +104,20 @@ func checkTraceRules(t *testing.T, b []byte) map[string][]render.ChromeEvent {
 			}
 		}
 		return false
+	}
+	boundInDevTools := func(e render.ChromeEvent) int {
+		n := 0
+		for _, x := range slices[thread{e.Pid, e.Tid}] {
+			if x.Ts == e.Ts && x.Cat == e.Cat {
+				n++
+			}
+		}
+		return n
+	}
+	for _, e := range append(byPh["s"], byPh["f"]...) {
+		_, err := strconv.ParseUint(e.ID, 16, 64)
+		assert.NoError(t, err, "flow id %q is not a hexadecimal number: Perfetto drops the flow", e.ID)
+		assert.Equal(t, 1, boundInDevTools(e), "flow %s (%s): X events of its category %q that start on its thread at %v (DevTools binds it to the first, or to none)", e.ID, e.Ph, e.Cat, e.Ts)
 	}
 	starts := map[string]render.ChromeEvent{}
 	for _, s := range byPh["s"] {
@@ -143,7 +165,7 @@ func TestChromeTraceKeepsTheFormatsRules(t *testing.T) {
 		}
 	}
 	cats := map[string]int{}
-	for _, e := range append(byPh["X"], byPh["i"]...) {
+	for _, e := range append(byPh["X"], byPh["I"]...) {
 		cats[e.Cat]++
 	}
 	assert.Equal(t, attempts, cats["attempt"])
