@@ -39,8 +39,19 @@ FUZZ_TARGETS ?= \
 run:
 	$(GO) run -tags dosim_nosql ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml
 
+# RACE is how make test turns the race detector on. SQLite's transpiled C
+# (modernc.org/sqlite/lib) is compiled without its instrumentation
+# (-race=false for that one package; libc, the driver and everything of
+# dosim's stay instrumented): the C code works on memory from libc's own
+# allocator, outside the Go heap the detector watches, so instrumenting it
+# finds nothing and makes every SQL statement many times slower (the
+# SQL-backed sweeps of explore's tests most of all). make test RACE=-race
+# instruments it too. examples/wallet's race_on_test.go passes the same
+# flags to the module it builds, so that it reuses this build.
+RACE ?= -race -gcflags=modernc.org/sqlite/lib=-race=false
+
 test: vet lint
-	$(GO) test -race -count=1 ./...
+	$(GO) test $(RACE) -count=1 ./...
 
 vet:
 	$(GO) vet ./...
