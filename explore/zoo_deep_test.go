@@ -43,12 +43,15 @@ func strategyNamed(name string) strategy {
 }
 
 // missSeeds is how many seeds of random fault draws alone a deep bug's
-// test runs to show they miss it: 10,000 (the bound), but 1,000
+// test runs to show they miss it: 10,000 (the bound), but 300
 // under the race detector, which makes each seed some ten times dearer
 // and checks the code, not the count (go test without -race checks the
-// 10,000), and under -short.
+// 10,000), and 1,000 under -short.
 func missSeeds() int {
-	if raceOn || testing.Short() {
+	switch {
+	case raceOn:
+		return 300
+	case testing.Short():
 		return 1000
 	}
 	return 10000
@@ -151,8 +154,8 @@ func exhaustiveFinds(t *testing.T, b zoo.Bug, d deepBug) {
 // further than TestZoo_FixedFormsExploreClean's sweep of every strategy
 // (which runs fewer seeds of a deep bug: its runs are longer).
 func TestZoo_DeepBugsSweptUnderTheirStrategy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("1,000 seeds per deep bug; run without -short")
+	if testing.Short() || raceOn {
+		t.Skip("1,000 seeds per deep bug, a count, not code the race detector checks: run without -short and -race")
 	}
 	for _, b := range zoo.Bugs() {
 		d, ok := deepBugs[b.Name]
