@@ -26,6 +26,7 @@ FUZZ_TARGETS ?= \
 	internal/clone:FuzzClone \
 	explore:FuzzMergeShards \
 	explore:FuzzCanonicalString \
+	explore:FuzzFallbackLadder \
 	object:FuzzStorageAgainstAMap \
 	object:FuzzSQLExec:sqlite \
 	scenario:FuzzLoadWithAUserClassAndRender \

@@ -1,116 +1,27 @@
 package explore_test
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/dosim/dosim/examples/zoo"
 	"github.com/dosim/dosim/explore"
-	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
-	"github.com/dosim/dosim/stub"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// turnstile admits two callers a tick (Enter). Its planted bug: it
-// serves first come, first served, and a caller that is rejected keeps
-// no claim on the next tick: fair only while the order in which callers
-// arrive at one instant is a new coin toss every tick. A caller that is
-// consistently last (the one on the slow network, the one the scheduler
-// happens to favour least) is starved. The fixed form owes the caller it
-// rejected a slot at the next tick.
-type turnstile struct {
-	st    *object.State
-	fixed bool
-}
+// turnstileCrowd is the zoo's starved-caller bug (examples/zoo): three
+// callers that each try a turnstile once a tick, all at the same
+// instants, which fails when one of them never got in. The turnstile
+// serves first come, first served (fixed: it owes the caller it rejected
+// a slot at the next tick), so the random tie-break makes that one chance
+// in 3^15 a seed; PCT makes it likely, as the caller of lowest priority
+// comes last at every tick until a change point.
+func turnstileCrowd(fixed bool) zoo.Driver { return zooDriver(zoo.FoundByPCT, "starved-caller", fixed) }
 
-// gateState is a turnstile's storage: the tick it is at, whom it admitted
-// then, whom it rejected at the tick before (owed a slot, in the fixed
-// form).
-type gateState struct {
-	Tick     int
-	Admitted int
-	Owed     string
-	Rejected string
-}
-
-func (g *turnstile) Methods() object.Methods {
-	return object.Methods{"Enter": object.Func(g.Enter)}
-}
-
-// Enter asks to pass at tick for who and says whether it may.
-func (g *turnstile) Enter(ctx context.Context, tick int, who string) (bool, error) {
-	s := g.st.Storage()
-	var st gateState
-	if _, err := s.Get(ctx, "gate", &st); err != nil {
-		return false, err
-	}
-	if tick != st.Tick {
-		st = gateState{Tick: tick, Owed: st.Rejected}
-	}
-	free := 2 - st.Admitted
-	if g.fixed && st.Owed != "" && st.Owed != who {
-		free-- // the slot owed to the caller rejected last tick
-	}
-	ok := free > 0
-	switch {
-	case ok:
-		st.Admitted++
-		if who == st.Owed {
-			st.Owed = ""
-		}
-	default:
-		st.Rejected = who
-	}
-	return ok, s.Put(ctx, "gate", st)
-}
-
-// turnstileTicks is how many ticks each caller tries at: a caller
-// rejected at every one of them is starved.
-const turnstileTicks = 16
-
-// turnstileCrowd runs three callers that each try the turnstile once a
-// tick, all at the same instants, and fails when one of them never got
-// in: the random tie-break makes that one chance in 3^15 a seed; PCT
-// makes it likely, as the caller of lowest priority comes last at every
-// tick until a change point.
-func turnstileCrowd(fixed bool) func(context.Context, *runtime.Runtime) error {
-	return func(ctx context.Context, rt *runtime.Runtime) error {
-		ns := rt.Namespace("GATE", func(st *object.State) object.Object { return &turnstile{st: st, fixed: fixed} })
-		g := rt.Group(ctx)
-		admitted := map[string]int{}
-		names := []string{"ana", "bo", "cy"}
-		for _, who := range names {
-			g.Go(func(ctx context.Context) error {
-				for tick := 1; tick <= turnstileTicks; tick++ {
-					if err := rt.Sleep(ctx, 10*time.Millisecond); err != nil {
-						return err
-					}
-					s, err := ns.GetByName("door", stub.MaxRetries(0)) // a stub a call failed on is broken
-					if err != nil {
-						return err
-					}
-					if ok, err := stub.CallAs[bool](ctx, s, "Enter", tick, who); err == nil && ok {
-						admitted[who]++
-					}
-				}
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return err
-		}
-		for _, who := range names {
-			if admitted[who] == 0 {
-				return fmt.Errorf("%s was turned away at all %d ticks: starved", who, turnstileTicks)
-			}
-		}
-		return nil
-	}
-}
+// turnstileTicks is how many ticks each caller tries at.
+const turnstileTicks = zoo.TurnstileTicks
 
 // pctOpts are a PCT sweep of the turnstile: no faults (the bug needs
 // none, and a fault that turns a favoured caller away hides it), no

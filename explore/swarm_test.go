@@ -1,82 +1,23 @@
 package explore_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"testing"
 
+	"github.com/dosim/dosim/examples/zoo"
 	"github.com/dosim/dosim/explore"
-	"github.com/dosim/dosim/object"
-	"github.com/dosim/dosim/runtime"
-	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// till is a correct class: Charge is marked Retryable and remembers each
-// charge's key, so the stub's own retries charge once.
-type till struct{ st *object.State }
-
-func newTill(st *object.State) object.Object { return &till{st: st} }
-
-func (t *till) Methods() object.Methods {
-	return object.Methods{"Charge": object.Retryable(t.Charge), "Total": object.Retryable(t.Total)}
-}
-
-func (t *till) Charge(ctx context.Context, key string, amount int) (int, error) {
-	s := t.st.Storage()
-	var total int
-	if _, err := s.Get(ctx, "total", &total); err != nil {
-		return 0, err
-	}
-	if ok, err := s.Get(ctx, "charge:"+key, new(bool)); err != nil || ok {
-		return total, err
-	}
-	total += amount
-	if err := s.PutMany(ctx, map[string]any{"charge:" + key: true, "total": total}); err != nil {
-		return 0, err
-	}
-	return total, nil
-}
-
-func (t *till) Total(ctx context.Context) (int, error) {
-	var total int
-	_, err := t.st.Storage().Get(ctx, "total", &total)
-	return total, err
-}
-
-// chargeWithFallback is the planted bug, on the caller's side: when the
-// stub gives up on a charge with a retryable error (every one of its seven
-// attempts failed so), the caller charges again under a new key, though a
-// failed attempt may have charged already. Only a run in which all seven attempts of the call fail
-// shows it: at the default rates (a retryable fault on 16% of attempts)
-// that is about 0.16^7, three seeds in a million.
-func chargeWithFallback(ctx context.Context, rt *runtime.Runtime) error {
-	ns := rt.Namespace("TILL", newTill)
-	s, err := ns.GetByName("shop", stub.MaxRetries(6), stub.TimeoutMs(60000))
-	if err != nil {
-		return err
-	}
-	var se *stub.Error
-	if _, err := stub.CallAs[int](ctx, s, "Charge", "order-1", 10); errors.As(err, &se) && se.Retryable {
-		again, err := ns.GetByName("shop")
-		if err != nil {
-			return err
-		}
-		_, _ = stub.CallAs[int](ctx, again, "Charge", "order-1-again", 10)
-	}
-	check, err := ns.GetByName("shop", stub.MaxRetries(10))
-	if err != nil {
-		return err
-	}
-	total, err := stub.CallAs[int](ctx, check, "Total")
-	if err == nil && total > 10 {
-		return fmt.Errorf("order-1 was charged %d, more than its 10", total)
-	}
-	return nil
-}
+// chargeWithFallback is the zoo's fallback-charge bug (examples/zoo), on
+// the caller's side: when the stub gives up on a charge with a retryable
+// error (every one of its seven attempts failed so), the caller charges
+// again under a new key, though a failed attempt may have charged
+// already. Only a run in which all seven attempts of the call fail shows
+// it: at the default rates (a retryable fault on 16% of attempts) that is
+// about 0.16^7, three seeds in a million.
+var chargeWithFallback = zooDriver(zoo.FoundBySwarm, "fallback-charge", false)
 
 // TestSwarm_FindsWhatFixedRatesMiss: the fallback bug needs every attempt
 // of one call to fail; 10,000 seeds at the default rates never draw that,

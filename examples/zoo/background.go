@@ -30,7 +30,7 @@ var alarmForever = Bug{
 	Needs:     "nothing: every run shows it, at the horizon (rule C8)",
 	Elsewhere: "examples.Chores WatchForever and Watch; testdata/liveness/alarm-rearms-forever.yaml, alarm-stops.yaml",
 	Buggy:     chores("WatchForever"), Fixed: chores("Watch", 3),
-	Background: true,
+	Background: true, FoundBy: FoundByRandom,
 }
 
 var poisonedQueue = Bug{
@@ -38,7 +38,7 @@ var poisonedQueue = Bug{
 	Needs:     "nothing: every run shows it, at the horizon (rule C8)",
 	Elsewhere: "examples.Chores Poison; testdata/liveness/queue-never-drains.yaml, queue-drains.yaml",
 	Buggy:     chores("Poison", true), Fixed: chores("Poison", false),
-	Background: true,
+	Background: true, FoundBy: FoundByRandom,
 }
 
 // Sweeper sweeps every hour once it is opened. Buggy, Open remembers in
@@ -120,5 +120,5 @@ var scheduleOnRestart = Bug{
 	Name: "schedule-on-restart", Kind: "a schedule that duplicates itself on restart",
 	Needs: "one fault: a reset of the object (fail-after-delivery) between two Opens (an eviction, rule L5, would do too)",
 	Buggy: openFourTimes(false), Fixed: openFourTimes(true),
-	Background: true,
+	Background: true, FoundBy: FoundByRandom,
 }

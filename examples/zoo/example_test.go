@@ -6,7 +6,8 @@ import (
 	"github.com/dosim/dosim/examples/zoo"
 )
 
-// The zoo's bugs, by name and kind, in the order of the package's table.
+// The zoo's bugs, by name and kind, in the order of the package's table:
+// the twelve shallow ones, then the five deep ones.
 func ExampleBugs() {
 	for _, b := range zoo.Bugs() {
 		fmt.Printf("%s: %s\n", b.Name, b.Kind)
@@ -24,4 +25,9 @@ func ExampleBugs() {
 	// unconfirmed-reply: an output-gate AllowUnconfirmed reply
 	// reset-mid-transfer: a reset mid-transfer without a key
 	// two-faults: a bug that needs two faults at once
+	// overtaken-update: an earlier update that overtakes a later one (three callers, no retries)
+	// fallback-charge: a fallback that charges again under a new key when a call gives up
+	// starved-caller: a first-come, first-served turnstile that starves a caller
+	// batch-resent: a batch resent whole when each of its three sends failed
+	// fallback-ladder: an outbox at the end of a fallback ladder that charges again under its own key
 }

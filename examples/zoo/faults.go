@@ -68,7 +68,7 @@ func replicatedRead(fixed bool) Driver {
 var twoFaults = Bug{
 	Name: "two-faults", Kind: "a bug that needs two faults at once",
 	Needs: "two faults: the backup's write and the primary's read both fail for good",
-	Buggy: replicatedRead(false), Fixed: replicatedRead(true),
+	Buggy: replicatedRead(false), Fixed: replicatedRead(true), FoundBy: FoundByRandom,
 }
 
 // NewRegister builds a register.

@@ -37,7 +37,7 @@ var unconfirmedReply = Bug{
 	Needs:     "one fault: storage-write-fails, which the default rates do not draw (the bug's rates name it)",
 	Elsewhere: "examples.Tally VoteFast and Vote; testdata/cli/output-gate-unconfirmed.yaml, testdata/scenarios/output-gate.yaml",
 	Buggy:     voteThrice("VoteFast"), Fixed: voteThrice("Vote"),
-	Rates: withDefaults(transport.StorageWriteFails, 0.1),
+	Rates: withDefaults(transport.StorageWriteFails, 0.1), FoundBy: FoundByRandom,
 }
 
 // withDefaults is the explorer's default rates (each fault but Reset and

@@ -78,7 +78,7 @@ func depositOnce(keyed bool) Driver {
 var markedWithoutKey = Bug{
 	Name: "marked-without-key", Kind: "a marked (Retryable) method without a key",
 	Needs: "one fault: a lost response (or a loss while running) and the stub's retry",
-	Buggy: depositOnce(false), Fixed: depositOnce(true),
+	Buggy: depositOnce(false), Fixed: depositOnce(true), FoundBy: FoundByRandom,
 }
 
 // depositThroughResets deposits 100 under one key from an application
@@ -109,7 +109,7 @@ var resetMidTransfer = Bug{
 	Name: "reset-mid-transfer", Kind: "a reset mid-transfer without a key",
 	Needs:     "one fault: fail-after-delivery, after the write, then the caller's own loop",
 	Elsewhere: "testdata/cli/reset-retry-without-key.yaml (examples.Ledger.Deposit); its fixed form testdata/scenarios/reset-during-transfer.yaml",
-	Buggy:     depositThroughResets(false), Fixed: depositThroughResets(true),
+	Buggy:     depositThroughResets(false), Fixed: depositThroughResets(true), FoundBy: FoundByRandom,
 }
 
 // Desk hands out numbered tickets, one per key. Take is marked Retryable
@@ -184,7 +184,7 @@ func takeTwo(fixed bool) Driver {
 var factNotAnswer = Bug{
 	Name: "fact-not-answer", Kind: "a key that stores the fact, not the answer",
 	Needs: "one fault: a lost response, and another call before the retry",
-	Buggy: takeTwo(false), Fixed: takeTwo(true),
+	Buggy: takeTwo(false), Fixed: takeTwo(true), FoundBy: FoundByRandom,
 }
 
 // Notifier emails a customer once per key: it remembers the key before it
@@ -241,5 +241,5 @@ var amplifiedEffect = Bug{
 	Name: "retry-amplified-effect", Kind: "a retry-amplified external effect",
 	Needs:     "one fault: a lost response, and the stub's retry of a marked method",
 	Elsewhere: "examples.Mailer; testdata/scenarios/mailer-vs-ledger.yaml",
-	Buggy:     sendOnce(false), Fixed: sendOnce(true),
+	Buggy:     sendOnce(false), Fixed: sendOnce(true), FoundBy: FoundByRandom,
 }

@@ -75,6 +75,6 @@ func paidThenShipped(fixed bool) Driver {
 var overtakenRetry = Bug{
 	Name: "overtaken-retry", Kind: "a retry overtaken by a later call of the same caller",
 	Needs:     "one fault: the first update's request lost, so its retry comes after the second",
-	Elsewhere: "explore/latency_test.go parcel (the same class, updates from three callers, found by latency alone)",
-	Buggy:     paidThenShipped(false), Fixed: paidThenShipped(true),
+	Elsewhere: "overtaken-update (the same class, updates from three callers, found by latency alone)",
+	Buggy:     paidThenShipped(false), Fixed: paidThenShipped(true), FoundBy: FoundByRandom,
 }

@@ -117,7 +117,7 @@ func readInt(ctx context.Context, ns *runtime.Namespace, name, method string, ar
 var lostUpdate = Bug{
 	Name: "lost-update", Kind: "a lost update across an await",
 	Needs: "timing: a second like arrives while the first awaits its call out",
-	Buggy: likeTwice(false), Fixed: likeTwice(true),
+	Buggy: likeTwice(false), Fixed: likeTwice(true), FoundBy: FoundByRandom,
 }
 
 // Hall sells one seat. Buggy, Book checks the seat is free, charges the
@@ -225,5 +225,5 @@ func bookTwice(fixed bool) Driver {
 var checkThenAct = Bug{
 	Name: "check-then-act", Kind: "a check-then-act across an outgoing call",
 	Needs: "timing: the second booking checks while the first awaits its charge",
-	Buggy: bookTwice(false), Fixed: bookTwice(true),
+	Buggy: bookTwice(false), Fixed: bookTwice(true), FoundBy: FoundByRandom,
 }

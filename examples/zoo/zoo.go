@@ -37,15 +37,43 @@ type Bug struct {
 	// checked: a sweep of the fixed form sets no minimum share of checked
 	// histories.
 	Background bool
+	// FoundBy names the simplest search strategy that finds the bug within
+	// 10,000 seeds: FoundByRandom (random fault draws alone: the random
+	// tie-break, fixed rates, no latency), FoundByLatency, FoundBySwarm,
+	// FoundByPCT, FoundByExhaustive or FoundByFuzz. Every bug but the
+	// FoundByRandom ones is deep: random fault draws alone miss it within
+	// 10,000 seeds.
+	FoundBy string
 }
 
-// Bugs returns the zoo, in the order of the package's table. The slice is
+// The strategies a Bug's FoundBy names.
+const (
+	// FoundByRandom is random fault draws at fixed rates, with the random
+	// tie-break and no link latency.
+	FoundByRandom = "random"
+	// FoundByLatency is FoundByRandom with the explorer's link latency.
+	FoundByLatency = "latency"
+	// FoundBySwarm is a swarm sweep: each seed draws its own fault profile.
+	FoundBySwarm = "swarm"
+	// FoundByPCT is the PCT scheduling strategy (explore.Options.Strategy).
+	FoundByPCT = "pct"
+	// FoundByExhaustive is bounded exhaustive search (Options.Exhaustive,
+	// MaxFaults 3).
+	FoundByExhaustive = "exhaustive"
+	// FoundByFuzz is a coverage-guided fuzzer choosing the decisions from
+	// its input bytes (dosimtest.Fuzz).
+	FoundByFuzz = "fuzz"
+)
+
+// Bugs returns the zoo, in the order of the package's table: the twelve
+// shallow bugs, then the deep ones. The slice is
 // new on every call.
 func Bugs() []Bug {
 	return []Bug{
 		lostUpdate, checkThenAct, markedWithoutKey, factNotAnswer,
 		amplifiedEffect, overtakenRetry, alarmForever, poisonedQueue,
 		scheduleOnRestart, unconfirmedReply, resetMidTransfer, twoFaults,
+		overtakenUpdate, fallbackCharge, starvedCaller, batchResent, fallbackLadder,
 	}
 }
 

@@ -1,0 +1,7 @@
+//go:build !race
+
+package explore_test
+
+// raceOn says this test binary runs under the race detector (see
+// zoo_race_on_test.go).
+const raceOn = false
