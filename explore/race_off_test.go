@@ -3,5 +3,5 @@
 package explore_test
 
 // raceOn says this test binary runs under the race detector (see
-// zoo_race_on_test.go).
+// race_on_test.go).
 const raceOn = false
