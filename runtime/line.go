@@ -39,7 +39,7 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) (courie
 	if n := len(l.Queue); n > 0 {
 		at = max(at, l.Queue[n-1].At)
 	}
-	l.Queue = append(l.Queue, wire.Queued{F: f, At: at})
+	l.Push(wire.Queued{F: f, At: at})
 	if c, ok := r.courierFor(h, f, at); ok {
 		return c, true
 	}
@@ -62,12 +62,7 @@ func (r *Runtime) drain(h *host, l *wire.Line) {
 // or one due this instant follows it.
 func (r *Runtime) deliverHead(h *host, l *wire.Line, after bool) {
 	now := r.k.Now()
-	f := l.Queue[0].F
-	l.Queue[0] = wire.Queued{}
-	l.Queue = l.Queue[1:]
-	if len(l.Queue) == 0 {
-		l.Queue = nil
-	}
+	f := l.Pop()
 	l.Reserve = after || (len(l.Queue) > 0 && l.Queue[0].At <= now)
 	h.arrive(f)
 	l.Reserve = false

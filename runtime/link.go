@@ -140,7 +140,7 @@ func (h *host) reply(f *wire.Flight, kind wire.FailKind, v any, resp *http.Respo
 	}
 	h.outcome(f, kind, v, resp, err)
 	f.Replied = true
-	r.k.After(d, func() { f.Done.Fire(r.k) })
+	r.k.FireAfter(d, &f.Done)
 }
 
 // fail tells the caller of a fault that struck after delivery, resetting

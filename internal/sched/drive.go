@@ -60,6 +60,8 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			cb := p.(*callback)
 			cb.fired = true
 			k.runCallback(cb, ev.prio)
+		case evFire:
+			k.runFire(p.(*Signal), ev.prio)
 		case evStart:
 			run := p.(Runner)
 			ctx, name := run.Context()

@@ -28,6 +28,7 @@ type evKind uint8
 const (
 	evTask     evKind = iota // resume refs[ref].p.(*Task)
 	evCallback               // run refs[ref].p.(*callback)
+	evFire                   // fire refs[ref].p.(*Signal) (FireAfter)
 	evStart                  // start task num of refs[ref].p.(Runner); arg is its id
 	evTarget                 // the Advance marker
 	evAbort                  // the Abort marker

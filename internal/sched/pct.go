@@ -152,6 +152,17 @@ func (k *Kernel) runCallback(cb *callback, prio uint64) {
 	k.pct.inCallback = false
 }
 
+// runFire fires s, as runCallback runs a callback that fires it.
+func (k *Kernel) runFire(s *Signal, prio uint64) {
+	if k.pct == nil {
+		s.Fire(k)
+		return
+	}
+	k.pct.cb, k.pct.inCallback = prio, true
+	s.Fire(k)
+	k.pct.inCallback = false
+}
+
 // pctDraw is push's draw under PCT: an initial priority, below changed.
 func (k *Kernel) pctDraw() uint64 { return k.rng.Uint64() >> 2 }
 

@@ -101,6 +101,17 @@ func (k *Kernel) after(d time.Duration, keepAlive bool, fn func()) Timer {
 	return Timer{k: k, cb: cb}
 }
 
+// FireAfter fires s when virtual time reaches now+d: After(d, func() {
+// s.Fire(k) }), the same event with the same seeded draw, but it allocates
+// nothing and cannot be stopped. It is a speed trick for a reply's latency
+// (one per reply of a sweep's runs, runtime's host.reply), justified by
+// BenchmarkFireAfter.
+func (k *Kernel) FireAfter(d time.Duration, s *Signal) {
+	at := AddTime(k.now, max(d, 0))
+	k.keepAlive++
+	k.pushCallback(event{at: at, kind: evFire, ref: k.hold(s), keepAlive: true})
+}
+
 // Background runs fn on the scheduling goroutine when virtual time reaches
 // now+d, as Alarm does, but draws no seeded tie-break: it
 // runs after every other event of its instant (Background callbacks of

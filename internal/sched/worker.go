@@ -30,7 +30,12 @@ func (k *Kernel) resume(t *Task, why Wake) {
 		if w == nil {
 			w = &worker{k: k, wake: make(chan Wake, 1)}
 			k.wg.Add(1)
-			go w.loop()
+			k.started++
+			if k.started <= 2 && !shallowStacks.Load() { // deepStack: the first two
+				go w.deepLoop()
+			} else {
+				go w.loop()
+			}
 		}
 		w.task = t
 		t.wake, t.w = w.wake, w

@@ -67,6 +67,29 @@ type Line struct {
 	// instant as the one before it: its turn takes its place at the
 	// object's gate at once, so that the two keep their order.
 	Reserve bool
+	// one backs Queue while it holds one attempt, as it mostly does (a
+	// first attempt alone on its line): queueing it allocates nothing.
+	one [1]Queued
+}
+
+// Push queues q at the end of the line.
+func (l *Line) Push(q Queued) {
+	if cap(l.Queue) == 0 {
+		l.Queue = l.one[:0]
+	}
+	l.Queue = append(l.Queue, q)
+}
+
+// Pop removes the attempt at the head of the line, which is not empty, and
+// returns it. The line keeps nothing of it.
+func (l *Line) Pop() *Flight {
+	f := l.Queue[0].F
+	l.Queue[0] = Queued{}
+	l.Queue = l.Queue[1:]
+	if len(l.Queue) == 0 {
+		l.Queue = l.one[:0]
+	}
+	return f
 }
 
 // Queued is an attempt waiting on a Line, and when it arrives.
