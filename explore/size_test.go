@@ -41,7 +41,7 @@ func TestFullSizeSweepsRunInMakeTest(t *testing.T) {
 	require.NoError(t, err)
 	m := regexp.MustCompile(`(?m)^FULL_SIZE_TESTS \?= (.+)$`).FindSubmatch(mk)
 	require.NotNil(t, m, "the Makefile sets FULL_SIZE_TESTS ?= <pattern>")
-	pattern := strings.ReplaceAll(strings.Trim(string(m[1]), "'"), "$$$$", "$$") // make's $$ is the shell's $
+	pattern := strings.ReplaceAll(strings.Trim(string(m[1]), "'"), "$$", "$") // make's $$ is the shell's $
 	full, err := regexp.Compile(pattern)
 	require.NoError(t, err, "FULL_SIZE_TESTS")
 	require.Contains(t, string(mk), "-run '$(FULL_SIZE_TESTS)' ./explore", "make test's second step runs them")
