@@ -152,9 +152,9 @@ func fixedSeeds(b zoo.Bug) int {
 		// fallback charge's seven attempts), and, without -race, its tests
 		// sweep its fixed form further under its own strategy
 		// (TestZoo_DeepBugsSweptUnderTheirStrategy).
-		return 300
+		return countSeeds(300)
 	}
-	return 700
+	return countSeeds(700)
 }
 
 // fixedSweepSkips says why TestZoo_FixedFormsExploreClean leaves out
