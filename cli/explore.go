@@ -516,13 +516,7 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	}
 	if f := sum.FirstFailing; f != nil {
 		fmt.Fprintf(w, "\nfirst failing seed %d: %s\n", f.Seed, shrinkText(f))
-		if f.Profile != nil {
-			fmt.Fprintf(w, "its swarm profile: %s", explore.RatesText(f.Profile))
-			if f.ProfileLatency != nil {
-				fmt.Fprintf(w, ", latency %s", f.ProfileLatency)
-			}
-			fmt.Fprintln(w)
-		}
+		writeSeedStrategy(w, sum, f)
 		if f.Shrink != explore.ShrinkNotReproduced {
 			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
 				fmt.Fprintf(w, "  %s\n", render.Escape(line))

@@ -26,7 +26,7 @@ func TestPCT_ExploreFlagSaysItAndReplays(t *testing.T) {
 
 	code, out, _ = runCLI(t, "explore", setQuantity, "--seeds", "5")
 	assert.NotEqual(t, exitUsage, code)
-	assert.NotContains(t, out, "strategy", "the default strategy is not printed: reports stay as they were")
+	assert.Contains(t, out, "\nstrategy mix (each seed draws its own: random=", "the default, mix, is printed with its shares")
 }
 
 // H2: a bad --strategy or --depth names the flag and what is allowed.
@@ -35,10 +35,14 @@ func TestPCT_ExploreBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--strategy", "chess"}, `--strategy "chess": want random or pct`},
+		{[]string{"--strategy", "chess"}, `--strategy "chess": want mix, random or pct`},
+		{[]string{"--strategy", "randon"}, `--strategy "randon": want mix, random or pct (did you mean "random"?)`},
+		{[]string{"--strategy", "mix", "--swarm"}, "--strategy mix with --swarm: a mix draws a swarm profile for its own share of the seeds"},
+		{[]string{"--strategy", "mix", "--depth", "0"}, "--depth 0: want 1 to 10 (default 3)"},
 		{[]string{"--strategy", "pct", "--depth", "0"}, "--depth 0: want 1 to 10 (default 3)"},
 		{[]string{"--strategy", "pct", "--depth", "11"}, "--depth 11: want 1 to 10 (default 3)"},
-		{[]string{"--depth", "2"}, "--depth 2: only --strategy pct takes a depth (the strategy is random)"},
+		{[]string{"--strategy", "random", "--depth", "2"}, "--depth 2: only --strategy pct or mix takes a depth (the strategy is random)"},
+		{[]string{"--swarm", "--depth", "2"}, "depth is 2 with the random strategy: only --strategy pct or mix takes a depth"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"explore", ambiguous, "--seeds", "2"}, bad.args...)...)
 		assert.Equal(t, exitUsage, code, bad.args)
