@@ -133,6 +133,13 @@ matrix, a Kubernetes indexed job) can share one sweep; each writes --json and
 Rates come from --rates, else the scenario's explore.random, else 0.04 for every
 fault.
 
+Each seed runs one strategy (--strategy, else the scenario's explore.strategy,
+else mix). mix draws it from a hash of the seed: random (the rates, the latency,
+a seeded tie-break) for 40% of the seeds, swarm (the seed's own fault profile)
+for 40%, pct (--depth, no latency) for 20%; a failing seed's report says which,
+and its replay line carries that strategy's flags. random and pct run every seed
+so; pct runs without latency unless --latency is given.
+
 Seeds run from --first (0 is seed 0) for --seeds seeds (at least 1); the range
 is never listed, so memory stays flat however many seeds run. --workers is 1 to
 256, by default the number of CPUs (at most 256); the result does not depend on

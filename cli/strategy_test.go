@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,4 +50,53 @@ func TestPCT_ExploreBadFlags(t *testing.T) {
 		assert.Equal(t, exitUsage, code, bad.args)
 		assert.Contains(t, errOut, bad.want, bad.args)
 	}
+}
+
+// withExplore is a copy of the setquantity scenario, in a temporary
+// folder, whose explore block also holds lines.
+func withExplore(t *testing.T, lines string) string {
+	t.Helper()
+	data, err := os.ReadFile(setQuantity)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(path, append(data, []byte(lines)...), 0o644))
+	return path
+}
+
+// The scenario's explore block says how to search it; the flags override
+// it. PCT alone runs without latency unless --latency says otherwise.
+func TestMix_ExploreTakesTheFilesStrategyFlagsOverride(t *testing.T) {
+	pct := withExplore(t, "  strategy: pct\n  depth: 2\n")
+	_, out, errOut := runCLI(t, "explore", pct, "--seeds", "5")
+	assert.Regexp(t, `\nstrategy pct \(depth 2, change points among \d+ steps\)\n`, out, errOut)
+	assert.Contains(t, out, ", latency off\n", "pct's latency is off by default")
+	_, out, _ = runCLI(t, "explore", pct, "--seeds", "5", "--latency", "p50=1ms,p99=9ms")
+	assert.Contains(t, out, ", latency p50=1ms,p99=9ms\n", "an explicit --latency applies")
+	_, out, _ = runCLI(t, "explore", pct, "--seeds", "5", "--strategy", "random")
+	assert.Contains(t, out, "\nstrategy random\n", "--strategy overrides the file's, and its depth")
+	_, out, _ = runCLI(t, "explore", pct, "--seeds", "5", "--depth", "4")
+	assert.Regexp(t, `\nstrategy pct \(depth 4, `, out, "--depth overrides the file's depth")
+
+	swarm := withExplore(t, "  swarm: true\n")
+	_, out, _ = runCLI(t, "explore", swarm, "--seeds", "5")
+	assert.Contains(t, out, "(swarm: each seed draws its own profile of these kinds)")
+	_, out, _ = runCLI(t, "explore", swarm, "--seeds", "5", "--strategy", "mix")
+	assert.NotContains(t, out, "(swarm: each seed", "an explicit strategy replaces the file's swarm")
+
+	exh := withExplore(t, "  exhaustive: true\n  max-faults: 1\n")
+	code, out, errOut := runCLI(t, "explore", exh)
+	assert.Equal(t, exitExpect, code, errOut)
+	assert.Contains(t, out, "exhaustive: up to 1 fault(s) of lose-response at every decision point")
+	_, out, _ = runCLI(t, "explore", exh, "--seeds", "5")
+	assert.Contains(t, out, "5 seeds run", "--seeds sweeps seeds instead")
+	_, out, _ = runCLI(t, "explore", exh, "--exhaustive=false")
+	assert.Contains(t, out, "1000 seeds run")
+	code, _, errOut = runCLI(t, "explore", exh, "--keep-rules")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "--keep-rules does not go with it (the scenario's explore.exhaustive is true: give --exhaustive=false to sweep seeds)")
+
+	bad := withExplore(t, "  strategy: pcy\n")
+	code, _, errOut = runCLI(t, "explore", bad)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `explore.strategy: unknown strategy "pcy" (did you mean "pct"?); allowed are mix, random or pct (default mix)`)
 }
