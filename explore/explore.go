@@ -181,11 +181,17 @@ type Options struct {
 	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
 	// negative value turns the watchdog off.
 	StallLimit time.Duration
-	// Strategy orders the tasks ready at one virtual instant: the zero
-	// value (or runtime.StrategyRandom) a fresh seeded draw per wake-up,
-	// runtime.StrategyPCT probabilistic concurrency testing of Depth (1 to
-	// runtime.MaxDepth, 0: DefaultDepth), its k measured by a run of
-	// CalibrationSeed (see Scheduling, strategy.go).
+	// Strategy is how the sweep searches: runtime.StrategyRandom the
+	// fixed rates and a fresh seeded draw per wake-up for the tasks ready
+	// at one virtual instant; runtime.StrategyPCT probabilistic
+	// concurrency testing of Depth (1 to runtime.MaxDepth, 0:
+	// DefaultDepth), its k measured by a run of CalibrationSeed (see
+	// Scheduling, strategy.go), with no latency unless Latency or the
+	// scenario's explore.latency gives one; runtime.StrategyMix each seed
+	// one of random, swarm and PCT (no latency), drawn from the seed
+	// (MixPick, mix.go). The zero value takes the scenario's
+	// explore.strategy (with its depth and swarm), else mix, but with
+	// Swarm or Exhaustive, which run the random strategy.
 	Strategy runtime.Strategy
 	Depth    int
 }

@@ -2,6 +2,7 @@ package explore_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -164,4 +165,33 @@ func TestMix_ScenarioStrategyFieldsAndOverrides(t *testing.T) {
 	o = opts(func(o *explore.Options) { o.Seeds = 10 }, func(x *scenario.Explore) { x.Exhaustive, x.MaxFaults = true, 1 })
 	assert.False(t, o.Exhaustive, "a seed count asks for a sweep of seeds")
 	assert.Equal(t, 10, o.Seeds)
+}
+
+// A mix sweep's summary records the strategy and its shares, in its JSON
+// and fingerprint; its shards merge, and merge refuses a shard of
+// another strategy. A failing seed's JSON says what it ran.
+func TestMix_SummaryRecordsTheMix(t *testing.T) {
+	sc := load(t, "setquantity-overwrites-addone")
+	shard := func(i int, o explore.Options) *explore.Summary {
+		o.Seeds, o.Shard, o.NoShrink = 20, explore.Shard{Index: i, Count: 2}, true
+		sum, err := explore.Run(sc, o)
+		require.NoError(t, err)
+		return sum
+	}
+	a, b := shard(0, explore.Options{}), shard(1, explore.Options{})
+	assert.Equal(t, a.Scheduling, b.Scheduling, "every shard measures the same k")
+	var js strings.Builder
+	require.NoError(t, a.WriteJSON(&js))
+	assert.Contains(t, js.String(), `"strategy": "mix"`)
+	assert.Contains(t, js.String(), `"mix": "random=40%,swarm=40%,pct=20%"`)
+	assert.Contains(t, js.String(), `"seedStrategy": "swarm"`, "seed 1 drew swarm")
+	back, err := explore.ReadSummary(strings.NewReader(js.String()))
+	require.NoError(t, err, "the fingerprint covers the new fields")
+	assert.Equal(t, a.Scheduling, back.Scheduling)
+	merged, err := explore.Merge(a, b)
+	require.NoError(t, err)
+	assert.Equal(t, runtime.StrategyMix, merged.Strategy)
+	_, err = explore.Merge(a, shard(1, explore.Options{Strategy: runtime.StrategyRandom}))
+	require.ErrorIs(t, err, explore.ErrMerge)
+	assert.Contains(t, err.Error(), "strategy")
 }
