@@ -133,6 +133,13 @@ matrix, a Kubernetes indexed job) can share one sweep; each writes --json and
 Rates come from --rates, else the scenario's explore.random, else 0.04 for every
 fault.
 
+Each seed runs one strategy (--strategy, else the scenario's explore.strategy,
+else mix). mix draws it from a hash of the seed: random (the rates, the latency,
+a seeded tie-break) for 40% of the seeds, swarm (the seed's own fault profile)
+for 40%, pct (--depth, no latency) for 20%; a failing seed's report says which,
+and its replay line carries that strategy's flags. random and pct run every seed
+so; pct runs without latency unless --latency is given.
+
 Seeds run from --first (0 is seed 0) for --seeds seeds (at least 1); the range
 is never listed, so memory stays flat however many seeds run. --workers is 1 to
 256, by default the number of CPUs (at most 256); the result does not depend on
@@ -335,36 +342,6 @@ func (a *app) reportSweep(out io.Writer, js outputFile, sum *explore.Summary) er
 	return nil
 }
 
-// shrinkLine reports shrinking on stderr: on a terminal one line kept up
-// to date after each replay (cleared by done), elsewhere a line each time
-// the failing fault set gets smaller.
-type shrinkLine struct {
-	w    io.Writer
-	term bool
-	last int
-	on   bool
-}
-
-func newShrinkLine(w io.Writer) *shrinkLine { return &shrinkLine{w: w, term: isTerminal(w), last: -1} }
-
-func (s *shrinkLine) update(replays, faults int) {
-	switch {
-	case s.term:
-		fmt.Fprintf(s.w, "\r  shrinking: %d replays, smallest failing fault set %d   ", replays, faults)
-	case faults != s.last:
-		fmt.Fprintf(s.w, "shrinking: %d replays, smallest failing fault set %d\n", replays, faults)
-	}
-	s.on, s.last = true, faults
-}
-
-// done clears the terminal line.
-func (s *shrinkLine) done() {
-	if s.term && s.on {
-		fmt.Fprintf(s.w, "\r%s\r", strings.Repeat(" ", 72))
-	}
-	s.on = false
-}
-
 // parseRates reads FAULT=RATE,FAULT=RATE; a fault given twice is refused
 // (the last one silently won).
 func parseRates(v string) (transport.Rates, error) {
@@ -516,13 +493,7 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 	}
 	if f := sum.FirstFailing; f != nil {
 		fmt.Fprintf(w, "\nfirst failing seed %d: %s\n", f.Seed, shrinkText(f))
-		if f.Profile != nil {
-			fmt.Fprintf(w, "its swarm profile: %s", explore.RatesText(f.Profile))
-			if f.ProfileLatency != nil {
-				fmt.Fprintf(w, ", latency %s", f.ProfileLatency)
-			}
-			fmt.Fprintln(w)
-		}
+		writeSeedStrategy(w, sum, f)
 		if f.Shrink != explore.ShrinkNotReproduced {
 			for _, line := range strings.Split(strings.TrimRight(explore.FaultsYAML(f.Shrunk), "\n"), "\n") {
 				fmt.Fprintf(w, "  %s\n", render.Escape(line))

@@ -43,7 +43,15 @@ func (fl *exploreCmd) exhaustiveOptions() error {
 		}
 		x.rules = rules
 	}
-	if !x.on {
+	file := fl.sc.Explore
+	on := x.on
+	if !given("exhaustive") && file.Exhaustive && !fl.isReplay && !given("seeds") && !given("swarm") && !given("strategy") {
+		on = true // the scenario's explore.exhaustive, which these flags override
+	}
+	if on && !given("max-faults") && file.MaxFaults != 0 {
+		x.maxFaults = file.MaxFaults
+	}
+	if !on {
 		for _, name := range []string{"max-faults", "max-runs"} {
 			if given(name) {
 				return usageErrorf("--%s bounds an exhaustive search: give --exhaustive too", name)
@@ -53,7 +61,7 @@ func (fl *exploreCmd) exhaustiveOptions() error {
 	}
 	for _, name := range []string{"replay", "seeds", "swarm", "keep-rules", "shard", "check-determinism"} {
 		if given(name) {
-			return usageErrorf("--exhaustive runs every placement of up to --max-faults faults from the one seed --first: --%s does not go with it", name)
+			return usageErrorf("--exhaustive runs every placement of up to --max-faults faults from the one seed --first: --%s does not go with it%s", name, fromFile(x.on, "explore.exhaustive"))
 		}
 	}
 	switch {
@@ -175,4 +183,13 @@ func replayFailing(e *explore.Explorer, seed uint64, rules []transport.Rule) (*e
 		return e.ReplayFaultsFailing(seed, rules)
 	}
 	return e.Failing(seed)
+}
+
+// fromFile says, when the exhaustive search comes from the scenario's
+// field (flag is false: --exhaustive was not given), how to turn it off.
+func fromFile(flag bool, field string) string {
+	if flag {
+		return ""
+	}
+	return fmt.Sprintf(" (the scenario's %s is true: give --exhaustive=false to sweep seeds)", field)
 }

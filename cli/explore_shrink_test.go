@@ -36,14 +36,18 @@ func TestC3_ExploreOutboxChecksEveryHistory(t *testing.T) {
 func TestH2_ExploreFindsSetQuantityOverwritingAddOne(t *testing.T) {
 	code, out, errOut := runCLI(t, "explore", setQuantity)
 	require.Equal(t, exitExpect, code, errOut)
-	assert.Contains(t, out, "seed 16: linearizability INVENTORY/shop: no order of its 3 calls")
-	assert.Contains(t, out, "first failing seed 16: 1 fault(s) drawn, shrunk to 1:\n  faults:\n    rules:\n"+
+	assert.Contains(t, out, "seed 1: linearizability INVENTORY/shop: no order of its 3 calls")
+	assert.Contains(t, out, "first failing seed 1: 4 fault(s) drawn, shrunk to 1:\nit ran swarm, its profile: lose-response=0.46910040417212157, latency p50=8ms,p99=400ms\n  faults:\n    rules:\n"+
 		"      - {call: 1, method: SetQuantity, attempt: 1, fault: lose-response}\n")
-	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 16 --rates lose-response=0.1 --latency p50=2ms,p99=100ms\n")
-	assert.Contains(t, errOut, "shrinking: 1 replays, smallest failing fault set 1\n")
+	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 1 --rates lose-response=0.1 --latency p50=2ms,p99=100ms --swarm --strategy random\n")
+	assert.Contains(t, errOut, "shrinking: 4 replays, smallest failing fault set 1\n")
 
-	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "16", "--rates", "lose-response=0.1")
+	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "1", "--rates", "lose-response=0.1", "--swarm", "--strategy", "random")
 	assert.Equal(t, exitExpect, code)
+	assert.Contains(t, out, "seed 1 violates:")
+
+	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "16", "--rates", "lose-response=0.1", "--strategy", "random")
+	assert.Equal(t, exitExpect, code, "the random strategy finds it at seed 16, as before mix")
 	assert.Contains(t, out, "seed 16 violates:")
 }
 

@@ -91,3 +91,33 @@ func (p *progress) done() {
 	}
 	fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 72))
 }
+
+// shrinkLine reports shrinking on stderr: on a terminal one line kept up
+// to date after each replay (cleared by done), elsewhere a line each time
+// the failing fault set gets smaller.
+type shrinkLine struct {
+	w    io.Writer
+	term bool
+	last int
+	on   bool
+}
+
+func newShrinkLine(w io.Writer) *shrinkLine { return &shrinkLine{w: w, term: isTerminal(w), last: -1} }
+
+func (s *shrinkLine) update(replays, faults int) {
+	switch {
+	case s.term:
+		fmt.Fprintf(s.w, "\r  shrinking: %d replays, smallest failing fault set %d   ", replays, faults)
+	case faults != s.last:
+		fmt.Fprintf(s.w, "shrinking: %d replays, smallest failing fault set %d\n", replays, faults)
+	}
+	s.on, s.last = true, faults
+}
+
+// done clears the terminal line.
+func (s *shrinkLine) done() {
+	if s.term && s.on {
+		fmt.Fprintf(s.w, "\r%s\r", strings.Repeat(" ", 72))
+	}
+	s.on = false
+}

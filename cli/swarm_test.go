@@ -17,13 +17,13 @@ func TestSwarm_ExploreSaysItAndReplays(t *testing.T) {
 	require.Equal(t, exitExpect, code, errOut)
 	assert.Contains(t, out, "(swarm: each seed draws its own profile of these kinds)")
 	assert.Regexp(t, `its swarm profile: [a-z-]+=0\.\d+`, out)
-	m := regexp.MustCompile(`replay: (dosim explore .* --replay (\d+) .*--swarm)\n`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`replay: (dosim explore .* --replay (\d+) .*--swarm --strategy random)\n`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 
 	code, again, _ := runCLI(t, "explore", file, "--replay", m[2], "--swarm")
 	assert.Equal(t, exitExpect, code)
 	assert.Contains(t, again, "seed "+m[2]+" violates:")
-	code, plain, _ := runCLI(t, "explore", file, "--replay", m[2])
+	code, plain, _ := runCLI(t, "explore", file, "--replay", m[2], "--strategy", "random")
 	assert.NotEqual(t, again, plain, "without --swarm the seed runs at the fixed rates: another run")
 	_ = code
 }

@@ -21,7 +21,7 @@ import (
 // the fuzzer's bytes choose. Byte 252 of an attempt's fault picks
 // lose-response (u = 3/256, in [0.01, 0.02)).
 func fuzzOpts() explore.Options {
-	return explore.Options{Seeds: 5,
+	return explore.Options{Seeds: 5, Strategy: runtime.StrategyRandom, // the bytes choose; the seeds' own draws at fixed rates
 		Rates:   transport.Rates{transport.LoseRequest: 0.01, transport.LoseResponse: 0.01},
 		Latency: transport.Latency{P50: time.Millisecond, P99: 20 * time.Millisecond}}
 }

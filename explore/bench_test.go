@@ -17,7 +17,7 @@ func BenchmarkExploreSeed(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
-			sum, err := explore.Run(sc, explore.Options{Seeds: b.N, Workers: workers})
+			sum, err := explore.Run(sc, explore.Options{Seeds: b.N, Workers: workers, Strategy: "random"})
 			if err != nil {
 				b.Fatal(err)
 			}

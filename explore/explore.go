@@ -181,11 +181,17 @@ type Options struct {
 	// (runtime.WithStallLimit): 0 takes runtime.DefaultStallLimit, a
 	// negative value turns the watchdog off.
 	StallLimit time.Duration
-	// Strategy orders the tasks ready at one virtual instant: the zero
-	// value (or runtime.StrategyRandom) a fresh seeded draw per wake-up,
-	// runtime.StrategyPCT probabilistic concurrency testing of Depth (1 to
-	// runtime.MaxDepth, 0: DefaultDepth), its k measured by a run of
-	// CalibrationSeed (see Scheduling, strategy.go).
+	// Strategy is how the sweep searches: runtime.StrategyRandom the
+	// fixed rates and a fresh seeded draw per wake-up for the tasks ready
+	// at one virtual instant; runtime.StrategyPCT probabilistic
+	// concurrency testing of Depth (1 to runtime.MaxDepth, 0:
+	// DefaultDepth), its k measured by a run of CalibrationSeed (see
+	// Scheduling, strategy.go), with no latency unless Latency or the
+	// scenario's explore.latency gives one; runtime.StrategyMix each seed
+	// one of random, swarm and PCT (no latency), drawn from the seed
+	// (MixPick, mix.go). The zero value takes the scenario's
+	// explore.strategy (with its depth and swarm), else mix, but with
+	// Swarm or Exhaustive, which run the random strategy.
 	Strategy runtime.Strategy
 	Depth    int
 }
@@ -201,6 +207,7 @@ type Progress struct {
 var ErrOptions = errors.New("explore options")
 
 func (o *Options) defaults(sc *scenario.Scenario) error {
+	o.exhaustiveFromScenario(sc)
 	if err := o.exhaustiveDefaults(); err != nil {
 		return err
 	}
@@ -260,12 +267,15 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if err := transport.Random(o.Rates).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
+	o.fromScenario(sc)
 	switch {
 	case o.NoLatency:
 		o.Latency = transport.Latency{}
 	case o.Latency.On():
 	case sc != nil && sc.Explore.Latency != nil:
 		o.Latency = *sc.Explore.Latency
+	case o.Strategy == runtime.StrategyPCT: // PCT orders same-instant tasks, which latency spreads apart
+		o.Latency = transport.Latency{}
 	default:
 		o.Latency = DefaultLatency
 	}
@@ -289,8 +299,10 @@ type Explorer struct {
 	now    func() time.Time // the wall clock, read only to stop shrinking
 	// random are the run options of a seed with random faults, but its
 	// seed: made once (with the fault plan), read by every seed.
-	random, randomSweep []scenario.RunOption
-	sched               Scheduling // the runs' strategy (calibrate)
+	// fixed, fixedSweep are the same for the seeds that run the random
+	// tie-break (index 0) and PCT (index 1) with no swarm profile.
+	fixed, fixedSweep [2][]scenario.RunOption
+	sched             Scheduling // the runs' strategy (calibrate)
 }
 
 // New prepares an explorer for sc.
@@ -325,8 +337,11 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		e.inputs[c.Index] = callInput(c.Method, c.Args)
 	}
 	e.calibrate()
-	e.random = e.runOptions(nil)
-	e.randomSweep = append(e.runOptions(nil), scenario.SkipExpectations())
+	for i, st := range []SeedStrategy{SeedRandom, SeedPCT} {
+		r := e.opts.plainRun(e.sched, st)
+		e.fixed[i] = e.runOptionsAt(nil, r.rates, r.latency, r.schedule)
+		e.fixedSweep[i] = append(e.runOptionsAt(nil, r.rates, r.latency, r.schedule), scenario.SkipExpectations())
+	}
 	return e, nil
 }
 
@@ -349,17 +364,12 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 	return out, nil
 }
 
-// runOptions are the scenario run options, but the seed, for random
-// faults, or for an explicit fault set when rules is not nil.
-func (e *Explorer) runOptions(rules []transport.Rule) []scenario.RunOption {
-	return e.runOptionsAt(rules, e.opts.Rates, e.opts.Latency)
-}
-
-// runOptionsAt is runOptions with random faults drawn at rates, and link
-// latency l.
-func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l transport.Latency) []scenario.RunOption {
+// runOptionsAt are the scenario run options, but the seed: random faults
+// drawn at rates, or an explicit fault set when rules is not nil; link
+// latency l and schedule sched.
+func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l transport.Latency, sched runtime.Schedule) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK())),
-		scenario.Schedule(e.sched.schedule())}
+		scenario.Schedule(sched)}
 	for ns, c := range e.opts.Classes {
 		opts = append(opts, scenario.Class(ns, c))
 	}
@@ -404,20 +414,19 @@ type SeedResult struct {
 
 func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*SeedResult, error) {
 	var opts []scenario.RunOption
+	run := e.opts.seedRun(e.sched, seed)
 	switch {
-	case rules != nil && e.opts.Swarm: // a swarm seed's shrunk faults keep its latency
-		opts = e.runOptionsAt(rules, nil, transport.SwarmLatency(seed, e.opts.Latency))
-	case rules != nil:
-		opts = e.runOptions(rules)
-	case e.opts.Swarm:
-		opts = e.runOptionsAt(nil, transport.Swarm(seed, e.opts.Rates), transport.SwarmLatency(seed, e.opts.Latency))
+	case rules != nil: // a seed's shrunk faults keep its latency and schedule
+		opts = e.runOptionsAt(rules, nil, run.latency, run.schedule)
+	case run.swarm:
+		opts = e.runOptionsAt(nil, run.rates, run.latency, run.schedule)
 		if mode.sweep {
 			opts = append(opts, scenario.SkipExpectations())
 		}
 	case mode.sweep:
-		opts = e.randomSweep
+		opts = e.fixedSweep[pctIndex(run)]
 	default:
-		opts = e.random
+		opts = e.fixed[pctIndex(run)]
 	}
 	res, err := e.sc.Run(append(opts[:len(opts):len(opts)], scenario.Seed(seed))...)
 	if err != nil {

@@ -172,19 +172,18 @@ func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, src input
 	return fe.checkRun(seed, rt, h, runErr, fnErr, mode, keep)
 }
 
-// runtime makes the runtime of seed's run: random faults, or the explicit
-// rules when not nil; horizon h.
-func (fe *FuncExplorer) runtime(seed uint64, rules []transport.Rule, h time.Duration) *runtime.Runtime {
-	return fe.runtimeWith(seed, rules, inputSource{}, h)
+// runtimeWith makes the runtime of seed's run (its strategy's rates,
+// latency and schedule): random faults, or the explicit rules when not
+// nil; the decisions of a fuzz input (src); horizon h.
+func (fe *FuncExplorer) runtimeWith(seed uint64, rules []transport.Rule, src inputSource, h time.Duration) *runtime.Runtime {
+	return fe.runtimeOf(seed, fe.opts.seedRun(fe.sched, seed), rules, src, h)
 }
 
-// runtimeWith is runtime with the decisions of a fuzz input (src).
-func (fe *FuncExplorer) runtimeWith(seed uint64, rules []transport.Rule, src inputSource, h time.Duration) *runtime.Runtime {
-	rates, latency := fe.opts.Rates, fe.opts.Latency
-	if fe.opts.Swarm {
-		rates, latency = transport.Swarm(seed, rates), transport.SwarmLatency(seed, latency)
-	}
-	plan := transport.Random(rates)
+// runtimeOf is runtimeWith for the seed's run r: its rates, latency and
+// schedule.
+func (fe *FuncExplorer) runtimeOf(seed uint64, r seedRun, rules []transport.Rule, src inputSource, h time.Duration) *runtime.Runtime {
+	latency := r.latency
+	plan := transport.Random(r.rates)
 	if rules != nil {
 		plan = transport.Plan(rules...)
 	}
@@ -195,7 +194,7 @@ func (fe *FuncExplorer) runtimeWith(seed uint64, rules []transport.Rule, src inp
 		plan = plan.WithChoices(src.choices)
 	}
 	return runtime.New(runtime.WithSeed(seed), runtime.WithTieBytes(src.ties), runtime.WithFaults(plan), runtime.WithHistory(), runtime.WithHorizon(h),
-		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)), runtime.WithSchedule(fe.sched.schedule()))
+		runtime.WithStallLimit(cmp.Or(fe.opts.StallLimit, runtime.DefaultStallLimit)), runtime.WithSchedule(r.schedule))
 }
 
 // checkRun checks the run of seed that rt made (see check).
@@ -403,9 +402,7 @@ func (fe *FuncExplorer) Sweep() *Summary {
 func (fe *FuncExplorer) failing(seed uint64) *Failing {
 	r := fe.check(seed, nil, checkAll, false)
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
-	if fe.opts.Swarm {
-		f.Profile, f.ProfileLatency = rateNames(transport.Swarm(seed, fe.opts.Rates)), ptr(transport.SwarmLatency(seed, fe.opts.Latency))
-	}
+	fe.opts.seedRun(fe.sched, seed).describe(f, fe.sched)
 	if len(r.Violations) == 0 {
 		return f
 	}

@@ -120,9 +120,7 @@ func (fe *FuncExplorer) CheckInput(in Input) *Failing {
 		}
 	}
 	f := &Failing{Seed: in.Seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
-	if o.Swarm {
-		f.Profile, f.ProfileLatency = rateNames(transport.Swarm(in.Seed, o.Rates)), ptr(transport.SwarmLatency(in.Seed, o.Latency))
-	}
+	o.seedRun(fe.sched, in.Seed).describe(f, fe.sched)
 	if len(r.Violations) == 0 {
 		return f
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,7 @@ import (
 // Byte 252 of an attempt's fault picks lose-response: u = 3/256 lies in
 // [0.01, 0.02), lose-request's rate then lose-response's.
 func fuzzOpts() explore.Options {
-	return explore.Options{Seeds: 1,
+	return explore.Options{Seeds: 1, Strategy: runtime.StrategyRandom,
 		Rates:   transport.Rates{transport.LoseRequest: 0.01, transport.LoseResponse: 0.01},
 		Latency: transport.Latency{P50: time.Millisecond, P99: 20 * time.Millisecond}}
 }

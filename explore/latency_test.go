@@ -197,7 +197,7 @@ func (a *slowAdder) Add(ctx context.Context, n int) (int, error) {
 // violation. (Reply latency made this common: the relay waits longer for
 // the answer; issue 23.)
 func TestC2_ACutTurnsCallsOutAreMade(t *testing.T) {
-	opts := explore.Options{Seeds: 50, NoLatency: true, Rates: transport.Rates{transport.Overloaded: 1e-9}}
+	opts := explore.Options{Seeds: 50, Strategy: runtime.StrategyRandom, NoLatency: true, Rates: transport.Rates{transport.Overloaded: 1e-9}}
 	sum, err := explore.RunFunc(opts, func(ctx context.Context, rt *runtime.Runtime) error {
 		bank := rt.Namespace("ADDER", func(st *object.State) object.Object { return &slowAdder{adder{st: st}} })
 		relays := rt.Namespace("RELAY", func(st *object.State) object.Object { return &relay{st: st, bank: bank} })

@@ -38,7 +38,7 @@ func pctOpts(seeds int) explore.Options {
 // change point), with k measured by the calibration run. The fixed form
 // explores clean under both.
 func TestPCT_FindsAStarvedCaller(t *testing.T) {
-	random, err := explore.RunFunc(explore.Options{Seeds: 10000, NoLatency: true, NoLinearizability: true, Rates: noFaults, Workers: 2}, turnstileCrowd(false))
+	random, err := explore.RunFunc(explore.Options{Seeds: 10000, Strategy: runtime.StrategyRandom, NoLatency: true, NoLinearizability: true, Rates: noFaults, Workers: 2}, turnstileCrowd(false))
 	require.NoError(t, err)
 	assert.True(t, random.Clean(), "the random tie-break misses it: %v", random.Violations)
 	assert.Equal(t, explore.Scheduling{}, random.Scheduling)
@@ -52,7 +52,7 @@ func TestPCT_FindsAStarvedCaller(t *testing.T) {
 	assert.Greater(t, pct.PCTSteps, uint64(3*turnstileTicks), "k: each caller runs a step a tick")
 	t.Logf("pct: first failing seed %d, %d of 20 seeds fail, k %d", pct.FirstFailing.Seed, pct.Failed, pct.PCTSteps)
 
-	for _, o := range []explore.Options{pctOpts(1000), {Seeds: 1000, NoLatency: true, NoLinearizability: true, Rates: noFaults}} {
+	for _, o := range []explore.Options{pctOpts(1000), {Seeds: 1000, Strategy: runtime.StrategyRandom, NoLatency: true, NoLinearizability: true, Rates: noFaults}} {
 		fixed, err := explore.RunFunc(o, turnstileCrowd(true))
 		require.NoError(t, err)
 		assert.True(t, fixed.Clean(), "%s: the fixed form: %v", fixed.Scheduling, fixed.Violations)
@@ -98,7 +98,7 @@ func TestPCT_ReplaysAFailureBySeed(t *testing.T) {
 	assert.Equal(t, f.Violations[0].Message, replay.FirstFailing.Violations[0].Message)
 	assert.Equal(t, sum.PCTSteps, replay.PCTSteps, "k is measured the same for any seed range")
 
-	random := explore.Options{First: f.Seed, Seeds: 1, NoLatency: true, NoLinearizability: true, Rates: noFaults}
+	random := explore.Options{First: f.Seed, Seeds: 1, Strategy: runtime.StrategyRandom, NoLatency: true, NoLinearizability: true, Rates: noFaults}
 	plain, err := explore.RunFunc(random, turnstileCrowd(false))
 	require.NoError(t, err)
 	assert.True(t, plain.Clean(), "the same seed under the random tie-break is another run")
@@ -126,10 +126,13 @@ func TestPCT_BadOptions(t *testing.T) {
 		o    explore.Options
 		want string
 	}{
-		{explore.Options{Seeds: 1, Strategy: "chess"}, `strategy is "chess", must be one of [random pct]`},
+		{explore.Options{Seeds: 1, Strategy: "chess"}, `strategy is "chess", must be one of [mix random pct]`},
 		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: 11}, "depth is 11, must be from 1 to 10"},
 		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: -1}, "depth is -1, must be from 1 to 10"},
-		{explore.Options{Seeds: 1, Depth: 3}, "depth is 3 with the random strategy: only --strategy pct takes a depth"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyRandom, Depth: 3}, "depth is 3 with the random strategy: only --strategy pct or mix takes a depth"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyMix, Depth: 11}, "depth is 11, must be from 1 to 10"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyMix, Swarm: true}, "Swarm with the mix strategy"},
+		{explore.Options{Strategy: runtime.StrategyMix, Exhaustive: true}, "strategy mix with Exhaustive"},
 	} {
 		_, err := explore.RunFunc(bad.o, turnstileCrowd(true))
 		require.ErrorIs(t, err, explore.ErrOptions)
@@ -160,15 +163,15 @@ func TestPCT_SummaryRecordsTheStrategy(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a.Scheduling, merged.Scheduling)
 
-	_, err = explore.Merge(a, shard(1, explore.Options{}))
+	_, err = explore.Merge(a, shard(1, explore.Options{NoLatency: true})) // mix, PCT's latency
 	require.ErrorIs(t, err, explore.ErrMerge)
 	assert.Contains(t, err.Error(), "strategy")
 	_, err = explore.Merge(a, shard(1, explore.Options{Strategy: runtime.StrategyPCT, Depth: 4}))
 	require.ErrorIs(t, err, explore.ErrMerge)
 
-	random := shard(0, explore.Options{})
-	assert.NotContains(t, random.ReplayCommand(7), "--strategy")
+	random := shard(0, explore.Options{Strategy: runtime.StrategyRandom})
+	assert.Contains(t, random.ReplayCommand(7), " --strategy random", "the default is mix: a random sweep's replay says random")
 	js.Reset()
 	require.NoError(t, random.WriteJSON(&js))
-	assert.NotContains(t, js.String(), `"strategy"`, "the default leaves summaries as they were")
+	assert.NotContains(t, js.String(), `"strategy"`, "a random sweep leaves summaries as they were")
 }

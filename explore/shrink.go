@@ -98,9 +98,7 @@ func (e *Explorer) failing(ctx context.Context, seed uint64) (*Failing, error) {
 		return nil, err
 	}
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
-	if e.opts.Swarm {
-		f.Profile, f.ProfileLatency = rateNames(transport.Swarm(seed, e.opts.Rates)), ptr(transport.SwarmLatency(seed, e.opts.Latency))
-	}
+	e.opts.seedRun(e.sched, seed).describe(f, e.sched)
 	if len(r.Violations) == 0 {
 		return f, nil
 	}

@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/runtime"
@@ -24,88 +23,133 @@ const CalibrationSeed = 0
 // (Options.Strategy), as its Summary records it: the empty Strategy is the
 // random tie-break.
 type Scheduling struct {
-	// Strategy is "pct" for PCT, empty for the random tie-break.
+	// Strategy is "pct" for PCT, "mix" for a mix (each seed draws its
+	// strategy, MixPick), empty for the random tie-break.
 	Strategy runtime.Strategy `json:"strategy,omitempty"`
 	// Depth is PCT's d; PCTSteps its k, measured by the run of
 	// CalibrationSeed.
 	Depth    int    `json:"depth,omitempty"`
 	PCTSteps uint64 `json:"pctSteps,omitempty"`
+	// Mix names a mix sweep's shares of seeds per strategy.
+	Mix string `json:"mix,omitempty"`
 }
 
-// String names the strategy for a person: "random", or "pct (depth 3,
-// change points among 412 steps)".
+// String names the strategy for a person: "random", "pct (depth 3,
+// change points among 412 steps)" or "mix (random=50%,... ; pct depth
+// 3, ...)".
 func (s Scheduling) String() string {
-	if s.Strategy != runtime.StrategyPCT {
-		return string(runtime.StrategyRandom)
+	switch s.Strategy {
+	case runtime.StrategyPCT:
+		return fmt.Sprintf("pct (depth %d, change points among %d steps)", s.Depth, s.PCTSteps)
+	case runtime.StrategyMix:
+		return fmt.Sprintf("mix (each seed draws its own: %s; pct seeds depth %d, change points among %d steps, no latency)", s.Mix, s.Depth, s.PCTSteps)
 	}
-	return fmt.Sprintf("pct (depth %d, change points among %d steps)", s.Depth, s.PCTSteps)
+	return string(runtime.StrategyRandom)
 }
 
 // flags are the dosim explore flags that select the strategy, for a
-// replay command ("" for the random tie-break).
+// replay command.
 func (s Scheduling) flags() string {
-	if s.Strategy != runtime.StrategyPCT {
-		return ""
+	switch s.Strategy {
+	case runtime.StrategyPCT:
+		return fmt.Sprintf(" --strategy pct --depth %d", s.Depth)
+	case runtime.StrategyMix:
+		return fmt.Sprintf(" --strategy mix --depth %d", s.Depth)
 	}
-	return fmt.Sprintf(" --strategy pct --depth %d", s.Depth)
+	return " --strategy random"
 }
 
-// schedule is the runtime's schedule for the sweep's runs.
-func (s Scheduling) schedule() runtime.Schedule {
-	if s.Strategy != runtime.StrategyPCT {
-		return runtime.Schedule{}
-	}
+// pctSchedule is the runtime's schedule of the sweep's PCT runs.
+func (s Scheduling) pctSchedule() runtime.Schedule {
 	return runtime.Schedule{Strategy: runtime.StrategyPCT, Depth: s.Depth, Steps: max(s.PCTSteps, 1)}
 }
 
-// strategyDefaults checks Strategy and Depth and fills in Depth.
+// strategyDefaults checks Strategy and Depth and fills in Depth: the zero
+// Strategy is mix, but for a swarm sweep or an exhaustive search (which
+// draw no strategy per seed), which keep the random tie-break.
 func (o *Options) strategyDefaults() error {
+	if o.Strategy == "" {
+		o.Strategy = runtime.StrategyMix
+		if o.Swarm || o.Exhaustive {
+			o.Strategy = runtime.StrategyRandom
+		}
+	}
 	switch o.Strategy {
-	case "", runtime.StrategyRandom:
+	case runtime.StrategyRandom:
 		o.Strategy = ""
 		if o.Depth != 0 {
-			return fmt.Errorf("%w: depth is %d with the random strategy: only --strategy pct takes a depth", ErrOptions, o.Depth)
+			return fmt.Errorf("%w: depth is %d with the random strategy: only --strategy pct or mix takes a depth", ErrOptions, o.Depth)
+		}
+		return nil
+	case runtime.StrategyMix:
+		switch {
+		case o.Swarm:
+			return fmt.Errorf("%w: Swarm with the mix strategy: a mix draws a swarm profile for its own share of the seeds; for swarm on every seed, set strategy random", ErrOptions)
+		case o.Exhaustive:
+			return fmt.Errorf("%w: strategy mix with Exhaustive: an exhaustive search runs one seed's tree, there are no seeds to mix; set strategy random", ErrOptions)
 		}
 	case runtime.StrategyPCT:
-		if o.Depth == 0 {
-			o.Depth = DefaultDepth
-		}
-		if o.Depth < 1 || o.Depth > runtime.MaxDepth {
-			return fmt.Errorf("%w: depth is %d, must be from 1 to %d", ErrOptions, o.Depth, runtime.MaxDepth)
-		}
 	default:
-		return fmt.Errorf("%w: strategy is %s, must be one of %v", ErrOptions, quote.Q(string(o.Strategy)), slices.Collect(strategies()))
+		return fmt.Errorf("%w: strategy is %s, must be one of %v", ErrOptions, quote.Q(string(o.Strategy)), Strategies())
+	}
+	if o.Depth == 0 {
+		o.Depth = DefaultDepth
+	}
+	if o.Depth < 1 || o.Depth > runtime.MaxDepth {
+		return fmt.Errorf("%w: depth is %d, must be from 1 to %d", ErrOptions, o.Depth, runtime.MaxDepth)
 	}
 	return nil
 }
 
-func strategies() func(yield func(runtime.Strategy) bool) {
-	return slices.Values(runtime.Strategies())
+// Strategies are the strategies Options.Strategy may name: mix (the
+// default), random and pct.
+func Strategies() []runtime.Strategy {
+	return []runtime.Strategy{runtime.StrategyMix, runtime.StrategyRandom, runtime.StrategyPCT}
 }
 
-// calibrate measures PCT's k for the explorer's sweep: the steps of the
-// run of CalibrationSeed under the random tie-break (e.sched is still the
-// zero value). Nothing but its step count is kept.
+// calibrated is the sweep's scheduling once PCT's k is measured (steps,
+// the step count of the calibration run).
+func (o *Options) calibrated(steps uint64) Scheduling {
+	s := Scheduling{Strategy: o.Strategy, Depth: o.Depth, PCTSteps: max(steps, 1)}
+	if s.Strategy == runtime.StrategyMix {
+		s.Mix = mixShares
+	}
+	return s
+}
+
+// calibrationRun is the run that measures k: the sweep's rates, the
+// latency of its PCT seeds (none under mix), the random tie-break.
+func (o *Options) calibrationRun() seedRun {
+	r := o.plainRun(Scheduling{Strategy: o.Strategy}, SeedPCT)
+	r.schedule = runtime.Schedule{}
+	return r
+}
+
+// calibrate measures PCT's k for the explorer's sweep, once, when PCT
+// seeds can occur (strategy pct or mix): the steps of the run of
+// CalibrationSeed under the random tie-break, at the latency of the
+// sweep's PCT seeds. Nothing but its step count is kept.
 func (e *Explorer) calibrate() {
-	if e.opts.Strategy != runtime.StrategyPCT {
+	if e.opts.Strategy == "" {
 		return
 	}
 	steps := uint64(runtime.DefaultSteps) // a run that cannot end has no count
-	if res, _ := e.sc.Run(append(e.runOptions(nil), scenario.SkipExpectations(), scenario.Seed(CalibrationSeed))...); res != nil {
+	c := e.opts.calibrationRun()
+	if res, _ := e.sc.Run(append(e.runOptionsAt(nil, c.rates, c.latency, c.schedule), scenario.SkipExpectations(), scenario.Seed(CalibrationSeed))...); res != nil {
 		steps = res.Steps()
 	}
-	e.sched = Scheduling{Strategy: runtime.StrategyPCT, Depth: e.opts.Depth, PCTSteps: max(steps, 1)}
+	e.sched = e.opts.calibrated(steps)
 }
 
 // calibrate is Explorer.calibrate for a function: the steps of its run
 // with CalibrationSeed, its random faults and the random tie-break.
 func (fe *FuncExplorer) calibrate() {
-	if fe.opts.Strategy != runtime.StrategyPCT {
+	if fe.opts.Strategy == "" {
 		return
 	}
-	rt := fe.runtime(CalibrationSeed, nil, horizon(fe.opts.Horizon, nil))
+	rt := fe.runtimeOf(CalibrationSeed, fe.opts.calibrationRun(), nil, inputSource{}, horizon(fe.opts.Horizon, nil))
 	_ = rt.Run(func(ctx context.Context) error { return fe.fn(ctx, rt) })
 	steps := rt.Steps()
 	_ = rt.Close()
-	fe.sched = Scheduling{Strategy: runtime.StrategyPCT, Depth: fe.opts.Depth, PCTSteps: max(steps, 1)}
+	fe.sched = fe.opts.calibrated(steps)
 }

@@ -115,6 +115,10 @@ type Failing struct {
 	Profile map[string]float64 `json:"profile,omitempty"`
 	// ProfileLatency is the seed's own link latency in a swarm sweep.
 	ProfileLatency *transport.Latency `json:"profileLatency,omitempty"`
+	// Strategy is what the seed ran in a mix sweep (MixPick): random
+	// (fixed rates, the sweep's latency), swarm (Profile, ProfileLatency)
+	// or pct (the sweep's depth and k, no latency); empty otherwise.
+	Strategy SeedStrategy `json:"seedStrategy,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -349,9 +353,5 @@ func (s *Summary) ReplayCommand(seed uint64) string {
 	if s.KeepRules {
 		cmd += " --keep-rules"
 	}
-	cmd += " --latency " + s.Latency.String()
-	if s.Swarm {
-		cmd += " --swarm"
-	}
-	return cmd + s.flags()
+	return cmd + s.seedFlags(seed)
 }

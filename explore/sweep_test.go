@@ -203,12 +203,12 @@ func BenchmarkSweepRetainedHeap(b *testing.B) {
 func TestH2_ASweepSeedAllocatesLittle(t *testing.T) {
 	sc := load(t, "ambiguous-delivery")
 	const seeds = 2000
-	if _, err := explore.Run(sc, explore.Options{Seeds: 100}); err != nil { // warm the memos
+	if _, err := explore.Run(sc, explore.Options{Seeds: 100, Strategy: rt.StrategyRandom}); err != nil { // warm the memos
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, err := explore.Run(sc, explore.Options{Seeds: seeds}); err != nil {
+	if _, err := explore.Run(sc, explore.Options{Seeds: seeds, Strategy: rt.StrategyRandom}); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

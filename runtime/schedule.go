@@ -27,6 +27,11 @@ const (
 	// tasks is found with probability at least 1/(n·Steps^(Depth-1)) per
 	// seed, when Steps is at least the run's steps.
 	StrategyPCT Strategy = "pct"
+	// StrategyMix is a sweep's strategy, not a run's (a Schedule refuses
+	// it): each seed of an explorer's sweep draws from the seed which of
+	// the others it runs, random (fixed rates or a swarm profile) or PCT
+	// (explore.Options.Strategy, explore/mix.go).
+	StrategyMix Strategy = "mix"
 )
 
 // Strategies are the strategies a Schedule may name.

@@ -18,7 +18,7 @@ var (
 	retryKeys     = []string{"maxRetries", "timeoutMs"}
 	faultsKeys    = []string{"rules", "random", "latency"}
 	ruleKeys      = []string{"namespace", "object", "method", "call", "attempt", "fault", "delay", "reason"}
-	exploreKeys   = []string{"random", "latency", "expect", "horizon", "recurring-alarms"}
+	exploreKeys   = []string{"random", "latency", "expect", "horizon", "recurring-alarms", "strategy", "depth", "swarm", "exhaustive", "max-faults"}
 	callKeys      = []string{"stub", "method", "args", "fetch", "at", "outer", "expect"}
 	fetchKeys     = []string{"method", "path", "body", "streaming"}
 	endKeys       = []string{"storage", "effects", "resets", "sql"}
@@ -188,6 +188,11 @@ type rawExplore struct {
 	random    *rawRates
 	latency   *rawLatency
 	expect    *rawEnd
+	strategy  val[string]
+	depth     val[int64]
+	swarm     val[bool]
+	exh       val[bool]
+	maxFaults val[int64]
 }
 
 func decodeExplore(n *yaml.Node) *rawExplore {
@@ -196,6 +201,8 @@ func decodeExplore(n *yaml.Node) *rawExplore {
 	e.horizon, e.recurring = decodeDuration(get("horizon")), decodeBool(get("recurring-alarms"))
 	e.random = decodeRates(get("random"), "explore.random")
 	e.latency = decodeLatency(get("latency"), "explore.latency")
+	e.strategy, e.depth, e.swarm = decodeStr(get("strategy")), decodeInt(get("depth")), decodeBool(get("swarm"))
+	e.exh, e.maxFaults = decodeBool(get("exhaustive")), decodeInt(get("max-faults"))
 	if en := get("expect"); en != nil {
 		e.expect = decodeEnd(en, "explore.expect")
 	}

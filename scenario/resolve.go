@@ -482,6 +482,7 @@ func (p *parser) resolveExplore(e *rawExplore) {
 			p.s.Explore.Latency = &l
 		}
 	}
+	p.resolveStrategy(e)
 	if e.expect != nil {
 		p.resolveEnd(e.expect, "explore.expect", &p.s.Explore.Expect)
 	}

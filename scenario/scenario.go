@@ -55,6 +55,7 @@ import (
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 )
@@ -111,6 +112,17 @@ type Explore struct {
 	// RecurringAlarms says an alarm that re-arms for ever is intended (a
 	// heartbeat), not a liveness violation.
 	RecurringAlarms bool
+	// Strategy is how explore searches the scenario (explore.strategy:
+	// runtime.StrategyMix, StrategyRandom or StrategyPCT; empty: the
+	// explorer's default), Depth PCT's d (0: the default), Swarm a swarm
+	// profile per seed (with the random strategy).
+	Strategy runtime.Strategy
+	Depth    int
+	Swarm    bool
+	// Exhaustive makes explore a bounded exhaustive search of up to
+	// MaxFaults faults (0: the explorer's default).
+	Exhaustive bool
+	MaxFaults  int
 }
 
 // Namespace is a namespace bound to a registered class.
