@@ -58,7 +58,7 @@ RACE ?= -race -gcflags=modernc.org/sqlite/lib=-race=false
 # make test's second step runs them whole without it.
 # explore's TestFullSizeSweepsRunInMakeTest checks the pattern names
 # every such test.
-FULL_SIZE_TESTS ?= ^Test(Zoo_(DeepBugs|FuzzFindsTheFallbackLadder|DeepBugsSweptUnderTheirStrategy|FixedFormsExploreClean)|CorrectClassesPass10000Seeds)$$
+FULL_SIZE_TESTS ?= ^Test(Zoo_(DeepBugs|FuzzFindsTheFallbackLadder|DeepBugsSweptUnderTheirStrategy|FixedFormsExploreClean)|CorrectClassesPass10000Seeds|Latency_FindsAnOvertakenUpdate|PCT_FindsAStarvedCaller|Swarm_FindsWhatFixedRatesMiss|H2_SweepMemoryIsFlat)$$
 
 test: vet lint
 	$(GO) test $(RACE) -count=1 ./...

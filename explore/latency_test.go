@@ -32,13 +32,13 @@ func parcelUpdates(monotonic bool) zoo.Driver {
 // the explorer's default latency a sweep finds it. The fixed form
 // explores clean with latency and with swarm profiles (issue 23).
 func TestLatency_FindsAnOvertakenUpdate(t *testing.T) {
-	opts := explore.Options{Seeds: 10000, NoLatency: true, NoLinearizability: true}
+	opts := explore.Options{Seeds: countSeeds(10000), Strategy: runtime.StrategyRandom, NoLatency: true, NoLinearizability: true}
 	off, err := explore.RunFunc(opts, parcelUpdates(false))
 	require.NoError(t, err)
 	assert.True(t, off.Clean(), "without latency nothing reorders the updates: %v", off.Violations)
 	assert.Equal(t, transport.Latency{}, off.Latency)
 
-	on, err := explore.RunFunc(explore.Options{Seeds: 2000, NoLinearizability: true}, parcelUpdates(false))
+	on, err := explore.RunFunc(explore.Options{Seeds: 2000, Strategy: runtime.StrategyRandom, NoLinearizability: true}, parcelUpdates(false))
 	require.NoError(t, err)
 	require.NotNil(t, on.FirstFailing, "latency must reorder the updates within 2,000 seeds")
 	assert.Contains(t, on.FirstFailing.Violations[0].Message, "an earlier update overtook a later one")

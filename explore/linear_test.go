@@ -40,9 +40,9 @@ func TestH2_ShippedScenariosExploreCleanWithoutFaults(t *testing.T) {
 			}
 			sc, err := scenario.Load(f, builtIns)
 			require.NoError(t, err)
-			sum, err := explore.Run(sc, explore.Options{Seeds: 300, Rates: noFaults})
+			sum, err := explore.Run(sc, explore.Options{Seeds: 100, Rates: noFaults})
 			require.NoError(t, err)
-			assert.Equal(t, 300, sum.Ran)
+			assert.Equal(t, 100, sum.Ran)
 			assert.True(t, sum.Clean(), "violations without any fault: %v", sum.Violations)
 		})
 	}
@@ -158,7 +158,7 @@ func TestC2_EveryShippedScenarioChecksEveryHistory(t *testing.T) {
 			}
 			sc, err := scenario.Load(f, builtIns)
 			require.NoError(t, err)
-			sum, err := explore.Run(sc, explore.Options{Seeds: 200, NoShrink: true})
+			sum, err := explore.Run(sc, explore.Options{Seeds: 100, NoShrink: true})
 			require.NoError(t, err)
 			assert.Empty(t, sum.Unchecked, "every history checked, or the reason named here")
 			assert.Positive(t, sum.Histories)

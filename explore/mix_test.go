@@ -14,24 +14,25 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// deepBug is a bug that only one strategy finds within 10,000 seeds, with
-// the options its own test sweeps it with.
-type deepBug struct {
-	name, finder string
-	opts         explore.Options
-	fn           func(context.Context, *runtime.Runtime) error
+// mixDeep are the deep zoo bugs that one of mix's own strategies finds
+// and the others miss within 10,000 seeds: a starved caller (PCT), a
+// fallback charge after every attempt failed (swarm), an update overtaken
+// by a later one (latency, which random and swarm seeds have), with the
+// options their sweeps here take.
+func mixDeep() []zoo.Bug {
+	var deep []zoo.Bug
+	for _, b := range zoo.Bugs() {
+		switch b.FoundBy {
+		case zoo.FoundByPCT, zoo.FoundBySwarm, zoo.FoundByLatency:
+			deep = append(deep, b)
+		}
+	}
+	return deep
 }
 
-// deepBugs are the three bugs that no single strategy finds all of: a
-// starved caller (PCT, pct_test.go), a fallback charge after every
-// attempt failed (swarm, swarm_test.go), an update overtaken by a later
-// one (latency, latency_test.go).
-func deepBugs() []deepBug {
-	return []deepBug{
-		{"starved-caller", "pct", explore.Options{NoLinearizability: true, Rates: noFaults}, turnstileCrowd(false)},
-		{"fallback-charge", "swarm", explore.Options{NoLinearizability: true}, chargeWithFallback},
-		{"overtaken-update", "latency", explore.Options{NoLinearizability: true}, parcelUpdates(false)},
-	}
+// mixOptions are the options of a sweep of deep bug b here.
+func mixOptions(b zoo.Bug) explore.Options {
+	return explore.Options{NoLinearizability: true, Rates: b.Rates}
 }
 
 // seedsToFind is the first failing seed of fn under o, seeds 1..limit,
@@ -61,15 +62,17 @@ func TestMix_FindsEveryDeepBug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("up to 10,000 seeds per bug; run without -short")
 	}
-	for _, b := range deepBugs() {
-		t.Run(b.name, func(t *testing.T) {
-			seed := seedsToFind(t, b.opts, b.fn, 10000)
-			require.NotZero(t, seed, "mix must find %s within 10,000 seeds", b.name)
-			t.Logf("%s (found by %s): mix finds it at seed %d, which ran %s", b.name, b.finder, seed, explore.MixPick(seed))
-			switch b.finder {
-			case "pct":
+	deep := mixDeep()
+	require.Len(t, deep, 3)
+	for _, b := range deep {
+		t.Run(b.Name, func(t *testing.T) {
+			seed := seedsToFind(t, mixOptions(b), b.Buggy, 10000)
+			require.NotZero(t, seed, "mix must find %s within 10,000 seeds", b.Name)
+			t.Logf("%s (found by %s): mix finds it at seed %d, which ran %s", b.Name, b.FoundBy, seed, explore.MixPick(seed))
+			switch b.FoundBy {
+			case zoo.FoundByPCT:
 				assert.Equal(t, explore.SeedPCT, explore.MixPick(seed))
-			case "swarm":
+			case zoo.FoundBySwarm:
 				assert.Equal(t, explore.SeedSwarm, explore.MixPick(seed))
 			default: // latency: random or swarm seeds, which have it
 				assert.NotEqual(t, explore.SeedPCT, explore.MixPick(seed))
@@ -96,8 +99,8 @@ func TestMix_Shares(t *testing.T) {
 		fn   func(context.Context, *runtime.Runtime) error
 	}
 	var bugs []bug
-	for _, b := range deepBugs() {
-		bugs = append(bugs, bug{b.name + " (" + b.finder + ")", 2000, b.opts, b.fn})
+	for _, b := range mixDeep() {
+		bugs = append(bugs, bug{b.Name + " (" + b.FoundBy + ")", 2000, mixOptions(b), b.Buggy})
 	}
 	for _, b := range zoo.Bugs() {
 		o := explore.Options{Rates: b.Rates}

@@ -38,7 +38,7 @@ func pctOpts(seeds int) explore.Options {
 // change point), with k measured by the calibration run. The fixed form
 // explores clean under both.
 func TestPCT_FindsAStarvedCaller(t *testing.T) {
-	random, err := explore.RunFunc(explore.Options{Seeds: 10000, Strategy: runtime.StrategyRandom, NoLatency: true, NoLinearizability: true, Rates: noFaults, Workers: 2}, turnstileCrowd(false))
+	random, err := explore.RunFunc(explore.Options{Seeds: countSeeds(10000), Strategy: runtime.StrategyRandom, NoLatency: true, NoLinearizability: true, Rates: noFaults, Workers: 2}, turnstileCrowd(false))
 	require.NoError(t, err)
 	assert.True(t, random.Clean(), "the random tie-break misses it: %v", random.Violations)
 	assert.Equal(t, explore.Scheduling{}, random.Scheduling)

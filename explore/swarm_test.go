@@ -5,6 +5,7 @@ import (
 
 	"github.com/dosim/dosim/examples/zoo"
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,9 +28,9 @@ func TestSwarm_FindsWhatFixedRatesMiss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 seeds at the default rates; run without -short")
 	}
-	fixed, err := explore.RunFunc(explore.Options{Seeds: 10000, Strategy: runtime.StrategyRandom, Workers: 2, NoLinearizability: true}, chargeWithFallback)
+	fixed, err := explore.RunFunc(explore.Options{Seeds: countSeeds(10000), Strategy: runtime.StrategyRandom, Workers: 2, NoLinearizability: true}, chargeWithFallback)
 	require.NoError(t, err)
-	assert.Equal(t, 10000, fixed.Ran)
+	assert.Equal(t, countSeeds(10000), fixed.Ran)
 	assert.True(t, fixed.Clean(), "the planted bug is meant to be out of reach of fixed rates: %v", fixed.Violations)
 
 	swarm, err := explore.RunFunc(explore.Options{Seeds: 1000, Swarm: true, NoLinearizability: true}, chargeWithFallback)
