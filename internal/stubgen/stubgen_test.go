@@ -203,3 +203,42 @@ func methodDocs(t *testing.T, src []byte) map[string]string {
 	}
 	return out
 }
+
+// An old generated file that no longer compiles (a stub of a method since
+// renamed) neither stops the load nor changes the stub: every file that
+// starts with Header is read as its package clause only, as it is parsed
+// (not through an overlay, which would make go/packages type-check every
+// dependency from source).
+func TestTypedStubIgnoresABrokenGeneratedFile(t *testing.T) {
+	stale := filepath.Join("testdata", "good", "zz_stale_stub.go")
+	src := stubgen.Header + " -type Shop; DO NOT EDIT.\n\npackage good\n\nfunc (c ShopStub) Gone() { return undefinedThing }\n"
+	if err := os.WriteFile(stale, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(stale) })
+	got, err := generate("testdata/good", "Shop", "Cart")
+	if err != nil {
+		t.Fatalf("a broken generated file stopped the load: %v", err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "good", "shop_stub.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("a broken generated file changed the stub:\n%s", got)
+	}
+}
+
+// A file of the user's own that does not compile still stops the load,
+// naming the error: only generated files are read emptied.
+func TestTypedStubRefusesAPackageThatDoesNotCompile(t *testing.T) {
+	broken := filepath.Join("testdata", "good", "zz_broken.go")
+	if err := os.WriteFile(broken, []byte("package good\n\nvar _ = undefinedThing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(broken) })
+	_, err := generate("testdata/good", "Shop")
+	if err == nil || !strings.Contains(err.Error(), "does not compile") || !strings.Contains(err.Error(), "undefinedThing") {
+		t.Fatalf("err = %v, want the package's compile error", err)
+	}
+}
