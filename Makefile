@@ -47,38 +47,48 @@ run:
 # allocator, outside the Go heap the detector watches, so instrumenting it
 # finds nothing and makes every SQL statement many times slower (the
 # SQL-backed sweeps of explore's tests most of all). make test RACE=-race
-# instruments it too. examples/wallet's race_on_test.go passes the same
-# flags to the module it builds, so that it reuses this build.
+# instruments it too. internal/buildflags repeats it (a test checks they
+# agree): the tests that run the go command (go/packages' go list, go vet,
+# go build) pass it on, so that they reuse this build.
 RACE ?= -race -gcflags=modernc.org/sqlite/lib=-race=false
 
 # FULL_SIZE_TESTS are explore's tests whose claim is a count of seeds
 # (10,000 seeds clean, a bug missed within 10,000, a heap flat over
 # 50,000): under the race detector they sweep a tenth of it (countSeeds),
 # since the detector checks the code a sweep runs, not how many seeds;
-# make test's second step runs them whole without it.
-# explore's TestFullSizeSweepsRunInMakeTest checks the pattern names
-# every such test.
+# make test's second step runs them whole without it, and without SQLite
+# (dosim_nosql: none of them runs SQL, and it spares compiling SQLite a
+# second time). explore's TestFullSizeSweepsRunInMakeTest checks the
+# pattern names every such test.
 FULL_SIZE_TESTS ?= ^Test(Zoo_(DeepBugs|FuzzFindsTheFallbackLadder|DeepBugsSweptUnderTheirStrategy|FixedFormsExploreClean)|CorrectClassesPass10000Seeds|Latency_FindsAnOvertakenUpdate|PCT_FindsAStarvedCaller|Swarm_FindsWhatFixedRatesMiss|H2_SweepMemoryIsFlat)$$
 
+# One build serves vet, lint and the tests: vet and lint compile what they
+# read with the tests' flags ($(RACE); GOFLAGS for staticcheck, whose go
+# list reads them), so a first make test compiles each package, SQLite
+# most of all, once. The tests' own vet pass is off (-vet=off): make vet
+# ran it and more.
 test: vet lint
-	$(GO) test $(RACE) -count=1 ./...
-	$(GO) test -count=1 -run '$(FULL_SIZE_TESTS)' ./explore
+	$(GO) test $(RACE) -vet=off -count=1 ./...
+	$(GO) test -tags dosim_nosql -count=1 -run '$(FULL_SIZE_TESTS)' ./explore
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet $(RACE) ./...
 
 # staticcheck is pinned in go.mod's tool directive: no separate install.
-# dosimvet (cmd/dosimvet, package vet) is built into a temporary folder
-# and run through go vet over the repository's non-test code: dosim's own
-# tests plant wall-clock reads, goroutines and broken stubs on purpose, to
-# check the run-time checks (-objectcode.tests=false leaves them out). The
-# examples' planted bugs carry //dosimvet:ok; vet's
-# TestPlantedBugsInTheExamples checks they are reported without it.
+# It and dosimvet (cmd/dosimvet, package vet) are built, without the
+# race flags, into a temporary folder. dosimvet runs through go vet over
+# the repository's non-test code: dosim's own tests plant wall-clock
+# reads, goroutines and broken stubs on purpose, to check the run-time
+# checks (-objectcode.tests=false leaves them out). The examples' planted
+# bugs carry //dosimvet:ok; vet's TestPlantedBugsInTheExamples checks they
+# are reported without it.
 lint:
-	$(GO) tool staticcheck ./...
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+		$(GO) build -o "$$dir/staticcheck" honnef.co/go/tools/cmd/staticcheck && \
+		echo "staticcheck ./..." && GOFLAGS="$(RACE)" "$$dir/staticcheck" ./... && \
 		$(GO) build -o "$$dir/dosimvet" ./cmd/dosimvet && \
-		$(GO) vet -vettool="$$dir/dosimvet" -objectcode.tests=false ./...
+		echo "go vet -vettool=dosimvet -objectcode.tests=false ./..." && \
+		$(GO) vet $(RACE) -vettool="$$dir/dosimvet" -objectcode.tests=false ./...
 
 # The fuzz build leaves SQLite out (build tag dosim_nosql, object/sql_driver.go):
 # coverage-guided fuzzing instruments every linked package, and SQLite's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/dosim/dosim/internal/buildflags"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	repoRoot = root
+	if err := buildflags.Setenv(); err != nil { // buildDosim's go build
+		panic(err)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -2,6 +2,7 @@ package wallet_test
 
 import (
 	"bytes"
+	"github.com/dosim/dosim/internal/buildflags"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,7 @@ func TestReadmeInstallSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(tmp, "bin")
-	env := append(os.Environ(), "GOBIN="+bin, "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS="+raceFlags,
+	env := append(os.Environ(), "GOBIN="+bin, "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS="+buildflags.Race,
 		"PATH="+filepath.Dir(goBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	sh(t, tmp, env, marked(t, text, "clone"))
 	for _, cmd := range []string{"dosim", "dosim-gen"} {
@@ -108,7 +109,7 @@ func TestReadmeInstallSteps(t *testing.T) {
 		}
 	}
 
-	module := append(env, "GOFLAGS=-mod=mod "+raceFlags) // the last GOFLAGS wins
+	module := append(env, "GOFLAGS=-mod=mod "+buildflags.Race) // the last GOFLAGS wins
 	sh(t, tmp, module, marked(t, text, "module"))
 	app := filepath.Join(tmp, "myapp")
 	for _, m := range fileBlocks.FindAllStringSubmatch(text, -1) {

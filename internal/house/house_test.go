@@ -490,6 +490,7 @@ var rank = map[string]int{
 	"transport": 0,
 
 	"internal/atomicfile": 10,
+	"internal/buildflags": 10,
 	"internal/benchratio": 10,
 	"internal/clone":      10,
 	"internal/house":      10,

@@ -1,0 +1,21 @@
+// Package buildflags tells a test that runs the go command with which
+// flags its own binary was built, so that the child build reuses what
+// the test's build compiled (SQLite, most of all, costs some 40 s of CPU
+// each time it is compiled with other flags) instead of compiling it
+// again.
+package buildflags
+
+import "os"
+
+// Setenv sets GOFLAGS, for the go commands the test binary runs from now
+// on (go list under golang.org/x/tools/go/packages, go vet, go build), to
+// the flags the binary was built with (Race), unless GOFLAGS is set
+// already. Call it from TestMain. A child that builds a tool it then runs
+// (go build of a vettool) should clear GOFLAGS for that build: a tool
+// built with the race detector runs many times slower.
+func Setenv() error {
+	if Race == "" || os.Getenv("GOFLAGS") != "" {
+		return nil
+	}
+	return os.Setenv("GOFLAGS", Race)
+}
