@@ -1,6 +1,7 @@
 # dosim: two commands get a newcomer going.
 #   make run    runs the seed's example scenario and shows its timeline
-#   make test   vets, lints and runs every test under the race detector
+#   make test   vets and runs every test under the race detector
+#   make lint   runs staticcheck and dosimvet (CI runs it beside make test)
 #   make fuzz   runs every fuzz target in FUZZ_TARGETS, FUZZTIME each (30s by default)
 #   make workerd installs the pinned workerd for the differential test (internal/platformtest)
 GO ?= go
@@ -64,10 +65,12 @@ FULL_SIZE_TESTS ?= ^Test(Zoo_(DeepBugs|FuzzFindsTheFallbackLadder|DeepBugsSweptU
 
 # One build serves vet, lint and the tests: vet and lint compile what they
 # read with the tests' flags ($(RACE); GOFLAGS for staticcheck, whose go
-# list reads them), so a first make test compiles each package, SQLite
-# most of all, once. The tests' own vet pass is off (-vet=off): make vet
-# ran it and more.
-test: vet lint
+# list reads them), so each package, SQLite most of all, is compiled once.
+# The tests' own vet pass is off (-vet=off): make vet ran it and more.
+# make test does not lint: staticcheck's first run analyses every
+# dependency from source (about a minute on two cores), and a first make
+# test should cost what testing costs. .ci/run runs make lint beside it.
+test: vet
 	$(GO) test $(RACE) -vet=off -count=1 ./...
 	$(GO) test -tags dosim_nosql -count=1 -run '$(FULL_SIZE_TESTS)' ./explore
 
