@@ -102,7 +102,7 @@ reply to the "apple" shop lost. The timeline shows each call and attempt;
 		RunE: runE(o),
 	}
 	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "the simulation's seed")
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, mermaid, html or chrome-trace (Trace Event JSON for Perfetto and chrome://tracing)")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, mermaid, html or chrome-trace (Trace Event JSON for Perfetto and the Performance panel of Chrome's DevTools)")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }

@@ -50,7 +50,7 @@ what happened and exits 1.` + runExitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: runE(o),
 	}
-	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid, html or chrome-trace (Trace Event JSON for Perfetto and chrome://tracing)")
+	cmd.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, jsonl (one JSON call record a line, written as each call ends), mermaid, html or chrome-trace (Trace Event JSON for Perfetto and the Performance panel of Chrome's DevTools)")
 	cmd.Flags().StringVar(&o.color, "color", "auto", "colour the text timeline: auto (on a terminal, unless NO_COLOR is set), always or never")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "run with this seed instead of each scenario's own")
 	return cmd
