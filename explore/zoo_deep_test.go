@@ -57,6 +57,18 @@ func missSeeds() int {
 	return 10000
 }
 
+// randomAloneMisses checks that random fault draws alone (randomAlone)
+// miss bug b in missSeeds seeds.
+func randomAloneMisses(t *testing.T, b zoo.Bug) {
+	t.Helper()
+	o := zooOptions(b, randomAlone, 1, missSeeds())
+	o.Workers, o.NoShrink = 2, true
+	sum, err := explore.RunFunc(o, b.Buggy)
+	require.NoError(t, err)
+	assert.Equal(t, o.Seeds, sum.Ran)
+	assert.Empty(t, sum.Violations, "random fault draws alone must miss %s", b.Name)
+}
+
 // TestZoo_DeepBugs: each deep zoo bug but the fuzz one (its FoundBy is
 // not random) is missed by random fault draws alone (the random
 // tie-break, the bug's fixed rates, no latency) within 10,000 seeds, and
@@ -72,14 +84,7 @@ func TestZoo_DeepBugs(t *testing.T) {
 		d, ok := deepBugs[b.Name]
 		require.True(t, ok, "deep bug %s has no row in deepBugs", b.Name)
 		t.Run(b.Name, func(t *testing.T) {
-			t.Run("random-alone-misses", func(t *testing.T) {
-				o := zooOptions(b, randomAlone, 1, missSeeds())
-				o.Workers, o.NoShrink = 2, true
-				sum, err := explore.RunFunc(o, b.Buggy)
-				require.NoError(t, err)
-				assert.Equal(t, o.Seeds, sum.Ran)
-				assert.Empty(t, sum.Violations, "random fault draws alone must miss %s", b.Name)
-			})
+			t.Run("random-alone-misses", func(t *testing.T) { randomAloneMisses(t, b) })
 			t.Run(d.strategy.name+"-finds", func(t *testing.T) {
 				if d.strategy.exhaustive() {
 					exhaustiveFinds(t, b, d)

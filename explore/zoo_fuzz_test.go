@@ -67,14 +67,7 @@ func TestZoo_FuzzFindsTheFallbackLadder(t *testing.T) {
 	assert.Equal(t, zoo.FoundByFuzz, b.FoundBy)
 	o := ladderFuzzOptions(b)
 
-	t.Run("random-alone-misses", func(t *testing.T) {
-		sweep := zooOptions(b, randomAlone, 1, missSeeds())
-		sweep.Workers, sweep.NoShrink = 2, true
-		sum, err := explore.RunFunc(sweep, b.Buggy)
-		require.NoError(t, err)
-		assert.Equal(t, sweep.Seeds, sum.Ran)
-		assert.Empty(t, sum.Violations)
-	})
+	t.Run("random-alone-misses", func(t *testing.T) { randomAloneMisses(t, b) })
 
 	fe, err := explore.NewFunc(o, b.Buggy)
 	require.NoError(t, err)

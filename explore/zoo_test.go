@@ -16,7 +16,7 @@ import (
 )
 
 // strategy is one way to search: a name and what it changes in a sweep's
-// options. A new strategy (a fuzz driver, a mix) joins the zoo's tests
+// options. A new strategy joins the zoo's tests
 // and BenchmarkTimeToFind by a line here.
 type strategy struct {
 	name  string

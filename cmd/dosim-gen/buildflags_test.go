@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/dosim/dosim/internal/buildflags"
@@ -10,9 +9,4 @@ import (
 // TestMain gives the go commands the tests run (go list, under
 // golang.org/x/tools/go/packages; go vet) the flags this binary was
 // built with, so that they reuse its build (internal/buildflags).
-func TestMain(m *testing.M) {
-	if err := buildflags.Setenv(); err != nil {
-		panic(err)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { buildflags.Main(m) }

@@ -5,7 +5,10 @@
 // again.
 package buildflags
 
-import "os"
+import (
+	"os"
+	"testing"
+)
 
 // Setenv sets GOFLAGS, for the go commands the test binary runs from now
 // on (go list under golang.org/x/tools/go/packages, go vet, go build), to
@@ -18,4 +21,13 @@ func Setenv() error {
 		return nil
 	}
 	return os.Setenv("GOFLAGS", Race)
+}
+
+// Main is a TestMain for a package whose tests run the go command: it
+// calls Setenv, then runs the tests and exits with their status.
+func Main(m *testing.M) {
+	if err := Setenv(); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
 }

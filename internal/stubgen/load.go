@@ -332,13 +332,8 @@ func readEntry(pkg *packages.Package, el ast.Expr) (Method, error) {
 // objectFunc returns "Func" or "Retryable" when fun is object's function
 // of that name, "" otherwise.
 func objectFunc(pkg *packages.Package, fun ast.Expr) string {
-	var id *ast.Ident
-	switch f := ast.Unparen(fun).(type) {
-	case *ast.SelectorExpr:
-		id = f.Sel
-	case *ast.Ident:
-		id = f
-	default:
+	id := calledIdent(fun)
+	if id == nil {
 		return ""
 	}
 	fn, ok := pkg.TypesInfo.Uses[id].(*types.Func)
@@ -421,13 +416,8 @@ func findObject(p *types.Package) *types.Package {
 // docOf returns the doc comment of the method or function fn names, when
 // it is declared in pkg.
 func docOf(pkg *packages.Package, fn ast.Expr) string {
-	var id *ast.Ident
-	switch f := ast.Unparen(fn).(type) {
-	case *ast.SelectorExpr:
-		id = f.Sel
-	case *ast.Ident:
-		id = f
-	default:
+	id := calledIdent(fn)
+	if id == nil {
 		return ""
 	}
 	obj, ok := pkg.TypesInfo.Uses[id].(*types.Func)
@@ -467,3 +457,15 @@ func exprText(e ast.Expr) string {
 
 // Types returns the loaded package's types.
 func (s *Source) Types() *types.Package { return s.pkg.Types }
+
+// calledIdent is the name e refers to, x or the Sel of pkg.x or v.x
+// (parentheses dropped), or nil for any other expression.
+func calledIdent(e ast.Expr) *ast.Ident {
+	switch f := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return f.Sel
+	case *ast.Ident:
+		return f
+	}
+	return nil
+}
