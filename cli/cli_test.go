@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/dosim/dosim/internal/buildflags"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dosim/dosim/internal/buildflags"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -30,7 +30,12 @@ func TestMain(m *testing.M) {
 	if err := buildflags.Setenv(); err != nil { // buildDosim's go build
 		panic(err)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if dosimBin.dir != "" {
+			_ = os.RemoveAll(dosimBin.dir) // buildDosim's binary
+		}
+		os.Exit(code)
+	}))
 }
 
 // golden compares got with testdata/name, or rewrites it with -update.

@@ -287,12 +287,29 @@ func TestH2_ProgressLinesOffATerminal(t *testing.T) {
 // buildDosim builds cmd/dosim into a temporary folder and returns its path.
 func buildDosim(ctx context.Context, t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "dosim")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/dosim")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	dosimBin.once.Do(func() {
+		dir, err := os.MkdirTemp("", "dosim-cli-test")
+		if err != nil {
+			dosimBin.err = err
+			return
+		}
+		dosimBin.dir, dosimBin.path = dir, filepath.Join(dir, "dosim")
+		dosimBin.out, dosimBin.err = exec.CommandContext(ctx, "go", "build", "-o", dosimBin.path, "../cmd/dosim").CombinedOutput()
+	})
+	if dosimBin.err != nil {
+		t.Fatalf("go build: %v\n%s", dosimBin.err, dosimBin.out)
 	}
-	return bin
+	return dosimBin.path
+}
+
+// dosimBin is the dosim binary buildDosim builds once for the tests that
+// run it (each build links SQLite and, under make test, the race
+// runtime); TestMain removes its folder.
+var dosimBin struct {
+	once      sync.Once
+	dir, path string
+	out       []byte
+	err       error
 }
 
 // H2, through a real process: SIGINT and SIGTERM end a sweep with the

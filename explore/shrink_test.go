@@ -41,6 +41,11 @@ func manyFaultsOptions() explore.Options {
 // one fault at a time: hundreds of whole replays, quadratic in the
 // scenario). Replays are counted, not timed.
 func TestH2_ShrinkManyCallsInBoundedReplays(t *testing.T) {
+	if raceOn {
+		// Its claim is a size; the shrink tests below replay and shrink
+		// under the detector.
+		t.Skip("2,000 calls and hundreds of faults, a size: make test's second step runs it without -race (0.6 s there, 3 s under it)")
+	}
 	e, err := explore.New(manyCalls(t, 2000), manyFaultsOptions())
 	require.NoError(t, err)
 	f, err := e.Failing(1)

@@ -44,7 +44,7 @@ func TestFullSizeSweepsRunInMakeTest(t *testing.T) {
 	pattern := strings.ReplaceAll(strings.Trim(string(m[1]), "'"), "$$", "$") // make's $$ is the shell's $
 	full, err := regexp.Compile(pattern)
 	require.NoError(t, err, "FULL_SIZE_TESTS")
-	require.Contains(t, string(mk), "-run '$(FULL_SIZE_TESTS)' ./explore", "make test's second step runs them")
+	require.Contains(t, string(mk), "-run '$(FULL_SIZE_TESTS)|$(TOOL_TESTS)' ./explore", "make test's second step runs them")
 
 	files, err := filepath.Glob("*_test.go")
 	require.NoError(t, err)

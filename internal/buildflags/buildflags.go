@@ -7,20 +7,27 @@ package buildflags
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
+// Flags is the flags this binary was built with that a child build must
+// repeat to reuse its build: Race and Tags, or "" for neither.
+func Flags() string {
+	return strings.TrimSpace(Race + " " + Tags)
+}
+
 // Setenv sets GOFLAGS, for the go commands the test binary runs from now
 // on (go list under golang.org/x/tools/go/packages, go vet, go build), to
-// the flags the binary was built with (Race), unless GOFLAGS is set
-// already. Call it from TestMain. A child that builds a tool it then runs
-// (go build of a vettool) should clear GOFLAGS for that build: a tool
-// built with the race detector runs many times slower.
+// Flags, unless GOFLAGS is set already. Call it from TestMain. A child
+// that builds a tool it then runs (go build of a vettool) should clear
+// GOFLAGS for that build: a tool built with the race detector runs many
+// times slower.
 func Setenv() error {
-	if Race == "" || os.Getenv("GOFLAGS") != "" {
+	if Flags() == "" || os.Getenv("GOFLAGS") != "" {
 		return nil
 	}
-	return os.Setenv("GOFLAGS", Race)
+	return os.Setenv("GOFLAGS", Flags())
 }
 
 // Main is a TestMain for a package whose tests run the go command: it
