@@ -89,8 +89,8 @@ func TestReadmeInstallSteps(t *testing.T) {
 	}
 	text := readme(t)
 	// The build cache keys a package by its directory: the scripts must
-	// reach this clone by its own path, or they compile all of dosim a
-	// second time (about 40 s of a cold make test). So root has no
+	// reach this clone by its own path, or they compile dosim's packages
+	// a second time (3.5 s of this test's cold run). So root has no
 	// symlinks, the shell's cd resolves the tmp/dosim link (cd -P), and
 	// the module's replace is pointed at root once the README's ../dosim
 	// is checked.
