@@ -157,6 +157,23 @@ func (s *Storage) StartJournal(_ seal.Key, current func() any, sync func(ctx con
 	return storageJournal{s}
 }
 
+// JournalUndo journals a write the runtime keeps beside storage (the
+// object's alarm, rule L7) as one of the running turn's unconfirmed
+// writes: undo puts it back if they are lost. It reports whether it
+// journaled the write: not without a journal, nor outside a turn, where
+// a write is durable at once. For package runtime.
+func (s *Storage) JournalUndo(_ seal.Key, undo func()) bool {
+	if s.j == nil {
+		return false
+	}
+	by := s.j.current()
+	if by == nil {
+		return false
+	}
+	s.j.pending = append(s.j.pending, pendingWrite{by: by, undo: undo})
+	return true
+}
+
 // Journal returns the storage's journal, nil when it keeps none
 // (StartJournal). For package runtime.
 func (s *Storage) Journal(seal.Key) Journal {

@@ -54,7 +54,8 @@ func (j *journal) lostSQL() {
 // pendingWrite is one unconfirmed write: the key, what it held before,
 // who wrote it and whether it allowed an unconfirmed reply. A write to
 // the SQL database (sql set) has no key: the SQL database's turn
-// savepoint holds what it changed.
+// savepoint holds what it changed. A write of what the runtime keeps
+// beside storage (the alarm) has undo, which puts it back.
 type pendingWrite struct {
 	key   string
 	old   any
@@ -62,6 +63,7 @@ type pendingWrite struct {
 	by    any
 	allow bool
 	sql   bool
+	undo  func()
 }
 
 var _ Journal = storageJournal{}
@@ -154,6 +156,8 @@ func (j *journal) lose(s *Storage) []any {
 		w := p[i]
 		switch {
 		case w.sql: // rolled back above
+		case w.undo != nil:
+			w.undo()
 		case w.had:
 			s.set(w.key, w.old)
 		default:

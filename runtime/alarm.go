@@ -159,6 +159,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 	defer h.gate.Release()
 	h.beginLane(lt)
 	defer h.endLane(lt)
+	defer h.confirmWrites() // rule L7: the turn's completion is a release point
 	if err := h.build(); err != nil {
 		if l == wire.LaneAlarm {
 			h.deliverAlarm(ctx, err)

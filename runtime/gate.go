@@ -116,6 +116,19 @@ func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
 	return !held, true
 }
 
+// confirmWrites is the release point of a background turn's completion
+// (an alarm delivery, a run of scheduled or queued tasks: rule L7). The
+// platform's alarm completes only once its writes are durable, so the
+// writes pending there are confirmed, and no later failure can take them
+// back; one that struck before, while the turn ran, reset the object under
+// it and failed the delivery, which is retried (rule O6). No fault strikes
+// a background turn's own release points.
+func (h *host) confirmWrites() {
+	if j := h.storage.Journal(seal.Key{}); j != nil {
+		j.Confirm()
+	}
+}
+
 // strike makes the pending writes vanish, each writer's attempt recording
 // them as lost, and resets the object for transport.ResetStorage: a request still
 // running fails with the reset error, and so do those queued at the gate.

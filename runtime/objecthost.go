@@ -7,6 +7,7 @@ import (
 
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 )
@@ -85,9 +86,15 @@ func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 	return readObjectErr(h.ns.name+"/"+h.target.Object+"."+name, err)
 }
 
-// SetAlarm sets or deletes the object's alarm.
+// SetAlarm sets or deletes the object's alarm. It is one of the turn's
+// writes (rule L7): if they are lost, the alarm is put back as it was.
 func (v hostView) SetAlarm(at time.Time, ok bool) {
 	h := v.h
+	prev := h.alarm
+	h.storage.JournalUndo(seal.Key{}, func() {
+		h.alarm = prev
+		h.setLane(wire.LaneAlarm, prev.at, prev.set)
+	})
 	h.setAlarm(at.Sub(h.ns.r.start), ok)
 }
 
