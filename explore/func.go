@@ -211,12 +211,27 @@ func (fe *FuncExplorer) checkRun(seed uint64, rt *runtime.Runtime, h time.Durati
 	if fnErr != nil {
 		bad(KindFunc, "", fnErr.Error())
 	}
+	// Rule C8: what the background work leaves. It runs before anything
+	// is read of the run: its turns, the calls they make and the effects
+	// they record are the run's as much as the function's (rule C2).
+	var lateViolations []Violation
+	if h > 0 && runErr == nil {
+		end := rt.Backlogs()
+		var ran time.Duration
+		var qerr error
+		if rt.BackgroundPending() {
+			settled := certain(fe.opts.RecurringAlarms)
+			ran, qerr = rt.QuiesceUntil(h, func(now []runtime.Backlog) bool { return settled(end, now) })
+		}
+		lateViolations = liveness(seed, h, ran, end, rt.Backlogs(), qerr, fe.opts.RecurringAlarms)
+	}
 	calls := rt.Calls()
 	out.Faults = firedRules(calls)
 	namespaces := classNamespaces(rt)
 	broken := map[string]bool{}
 	out.Violations = append(out.Violations, fe.invariants(seed, calls, namespaces, broken)...)
-	out.paths = countPaths(calls, rt.Events(), func(c *runtime.CallRecord) bool {
+	events := rt.Events()
+	out.paths = countPaths(calls, events, func(c *runtime.CallRecord) bool {
 		ns := namespaces[c.Namespace]
 		if ns == nil || broken[c.Namespace] {
 			return false
@@ -230,19 +245,9 @@ func (fe *FuncExplorer) checkRun(seed uint64, rt *runtime.Runtime, h time.Durati
 		out.trace = runText(rt.Trace(), calls, storage)
 	}
 	if keep {
-		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: effects, Events: rt.Events(), Storage: storage}
+		out.report = &render.Report{Name: "explore.Func", Seed: seed, Calls: calls, Effects: effects, Events: events, Storage: storage}
 	}
-	if h > 0 && runErr == nil { // rule C8: what the background work leaves
-		end := rt.Backlogs()
-		var ran time.Duration
-		var qerr error
-		if rt.BackgroundPending() {
-			settled := certain(fe.opts.RecurringAlarms)
-			ran, qerr = rt.QuiesceUntil(h, func(now []runtime.Backlog) bool { return settled(end, now) })
-			effects = rt.Effects()
-		}
-		out.Violations = append(out.Violations, liveness(seed, h, ran, end, rt.Backlogs(), qerr, fe.opts.RecurringAlarms)...)
-	}
+	out.Violations = append(out.Violations, lateViolations...)
 	if fe.opts.NoLinearizability || mode.skipLinear || runErr != nil {
 		return out
 	}
@@ -334,18 +339,26 @@ func funcView(calls []runtime.CallRecord, h *runtime.History, effects []runtime.
 	for name, ns := range namespaces {
 		view.Ctors[name] = ns.Constructor()
 	}
-	for i, c := range calls {
-		switch {
-		case c.Outcome == transport.OutcomeOK || c.Outcome == transport.OutcomeRecovered:
-			view.Seen[i] = seen{known: true}
-			if c.Method != "fetch" {
-				view.Seen[i].key = resultKey(c.Result, nil)
-			}
-		case c.ObjectErr != "":
-			view.Seen[i] = seen{known: true, key: "err " + c.ObjectErr}
-		}
+	for i := range calls {
+		view.Seen[i] = recordSeen(&calls[i])
 	}
 	return view
+}
+
+// recordSeen is what a call's caller saw, as its record says: its result,
+// or the object's error; a fetch's response is filled in from its turn
+// (finishCall).
+func recordSeen(c *runtime.CallRecord) seen {
+	switch {
+	case c.Outcome == transport.OutcomeOK || c.Outcome == transport.OutcomeRecovered:
+		if c.Method == "fetch" {
+			return seen{known: true}
+		}
+		return seen{known: true, key: resultKey(c.Result, nil)}
+	case c.ObjectErr != "":
+		return seen{known: true, key: "err " + c.ObjectErr}
+	}
+	return seen{}
 }
 
 // Sweep runs every seed of the options on their workers, then shrinks the

@@ -103,9 +103,10 @@ func SkipExpectations() RunOption { return runOptionFunc(func(c *runConfig) { c.
 // whose work goes on past it fails with a *runtime.HorizonError), then
 // lets the objects' background work go on for d after the steps end
 // (runtime.Quiesce) and keeps what it left in Result.Liveness (rule C8).
-// The result's calls, storage and expectations are those of the end of
-// the steps; its History (with the run option History) goes on to the
-// horizon.
+// The result's storage, resets and expectations are those of the end of
+// the steps; its calls, effects and events, and its History (with the run
+// option History), go on to the horizon: the late work is part of the run
+// its checks and timeline read (rule C2, Result.StepsMade).
 func Horizon(d time.Duration) RunOption { return runOptionFunc(func(c *runConfig) { c.horizon = d }) }
 
 // Settled, with Horizon, lets the background work after the steps stop
@@ -177,6 +178,12 @@ type Result struct {
 	Effects []runtime.Effect
 	// Events are what alarms, schedules, queues and agent.Retry did.
 	Events []object.Event
+	// With the run option Horizon, Calls, Effects and Events go on to the
+	// horizon: after what the steps made come the late work's, the calls,
+	// effects and events of the alarms, schedules and queues that ran
+	// after the steps ended (rule C2). StepsMade says how many of each the
+	// steps made; the expectations are checked on those.
+	StepsMade StepCounts
 	// Storage is the storage of every object a stub names, at the end, in
 	// the order of the stubs (an object named twice is listed once).
 	Storage []render.Object
@@ -200,6 +207,15 @@ type Result struct {
 
 	rt *runtime.Runtime
 }
+
+// StepCounts says how many of a Result's calls, effects and events the
+// scenario's steps made: the rest are the late work's (the run option
+// Horizon).
+type StepCounts struct{ Calls, Effects, Events int }
+
+// stepEffects are the effects the steps made, which the expectations
+// count.
+func (r *Result) stepEffects() []runtime.Effect { return r.Effects[:r.StepsMade.Effects] }
 
 // CallResult is what one scenario call did: the call records it made (one
 // per attempt of its application loop, as indexes into Result.Calls), and
@@ -290,19 +306,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.File, err)
 	}
-	ropts := make([]runtime.Option, 0, 8)
-	ropts = append(ropts, runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
-		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink), runtime.WithHorizon(cfg.horizon))
-	if cfg.history {
-		ropts = append(ropts, runtime.WithHistory())
-	}
-	if cfg.stallSet {
-		ropts = append(ropts, runtime.WithStallLimit(cfg.stall))
-	}
-	if cfg.schedule != nil && *cfg.schedule != (runtime.Schedule{}) {
-		ropts = append(ropts, runtime.WithSchedule(*cfg.schedule))
-	}
-	rt := runtime.New(ropts...)
+	rt := runtime.New(s.runtimeOptions(&cfg, plan)...)
 	defer rt.Close()
 	res := &Result{Scenario: s, Seed: cfg.seed, Faults: faults, Outcomes: make([]CallResult, len(s.calls)), rt: rt}
 	run, err := s.runner(rt, res, &cfg)
@@ -326,6 +330,7 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	}
 	res.Effects = rt.Effects()
 	res.Events = rt.Events()
+	res.StepsMade = StepCounts{Calls: len(res.Calls), Effects: len(res.Effects), Events: len(res.Events)}
 	later := cfg.horizon > 0 && rt.BackgroundPending() // work goes on after the steps
 	if !later {
 		res.History = rt.History() // its end states serve as the storage too
@@ -336,22 +341,48 @@ func (s *Scenario) Run(opts ...RunOption) (*Result, error) {
 	}
 	res.querySQL(run.nss, s.Explore.Expect)
 	if cfg.horizon > 0 {
-		lv := &Liveness{Horizon: cfg.horizon, End: rt.Backlogs()}
-		res.Liveness = lv
-		if later {
-			var done func([]runtime.Backlog) bool
-			if cfg.settled != nil {
-				done = func(now []runtime.Backlog) bool { return cfg.settled(lv.End, now) }
-			}
-			lv.Ran, lv.Err = rt.QuiesceUntil(cfg.horizon, done)
-			res.History = rt.History()
-		}
-		res.Liveness.After = rt.Backlogs()
+		res.goOn(rt, &cfg, later)
 	}
 	if !cfg.noCheck {
 		res.check()
 	}
 	return res, nil
+}
+
+// runtimeOptions are the options of a run's runtime.
+func (s *Scenario) runtimeOptions(cfg *runConfig, plan *transport.FaultPlan) []runtime.Option {
+	ropts := make([]runtime.Option, 0, 8)
+	ropts = append(ropts, runtime.WithSeed(cfg.seed), runtime.WithFaults(plan), runtime.WithLogger(cfg.logger),
+		runtime.WithEviction(!s.NoEviction), runtime.WithRecordSink(cfg.sink), runtime.WithHorizon(cfg.horizon))
+	if cfg.history {
+		ropts = append(ropts, runtime.WithHistory())
+	}
+	if cfg.stallSet {
+		ropts = append(ropts, runtime.WithStallLimit(cfg.stall))
+	}
+	if cfg.schedule != nil && *cfg.schedule != (runtime.Schedule{}) {
+		ropts = append(ropts, runtime.WithSchedule(*cfg.schedule))
+	}
+	return ropts
+}
+
+// goOn lets the objects' background work go on after the steps, to the
+// horizon (the run option Horizon, rule C8), when there is some (later),
+// and keeps what it did: the late work is the run's as much as the
+// steps' (rule C2), its calls, effects and events after theirs.
+func (res *Result) goOn(rt *runtime.Runtime, cfg *runConfig, later bool) {
+	lv := &Liveness{Horizon: cfg.horizon, End: rt.Backlogs()}
+	res.Liveness = lv
+	if later {
+		var done func([]runtime.Backlog) bool
+		if cfg.settled != nil {
+			done = func(now []runtime.Backlog) bool { return cfg.settled(lv.End, now) }
+		}
+		lv.Ran, lv.Err = rt.QuiesceUntil(cfg.horizon, done)
+		res.History = rt.History()
+		res.Calls, res.Effects, res.Events = rt.Calls(), rt.Effects(), rt.Events()
+	}
+	lv.After = rt.Backlogs()
 }
 
 // runner makes the run's namespaces and its stubs.
@@ -390,8 +421,11 @@ func (r *runner) storage() {
 			continue // an object named twice is listed once
 		}
 		ns, id := r.nss[st.Namespace], r.ids[st]
+		// The history's end state serves, but for SQL tables: it keeps
+		// their rows in rowid order with their rowids, for replays, where
+		// a timeline shows them as Snapshot does.
 		data, ok := res.History.FinalStorage(st.Namespace.Name, st.Object)
-		if !ok {
+		if !ok || ns.Storage(id).HasSQL() {
 			data = ns.Storage(id).Snapshot()
 		}
 		res.Storage = append(res.Storage, render.Object{Namespace: st.Namespace.Name, Object: st.Object, Data: data})
