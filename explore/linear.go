@@ -25,6 +25,7 @@ type History struct {
 
 // Visualize writes porcupine's HTML visualisation of the history.
 func (h *History) Visualize(w io.Writer) error {
+	defer h.c.live.close()
 	pm := h.c.porcupineModel(h.init)
 	_, info := porcupine.CheckEventsVerbose(pm, h.Events, 0)
 	return porcupine.Visualize(pm, info, w)
@@ -57,6 +58,12 @@ func (r *linearReport) skip(reason string) {
 func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.Duration) linearReport {
 	v := &runView{Calls: res.Calls, Seen: make([]seen, len(res.Calls)), Inputs: make([]string, len(res.Calls)),
 		History: res.History, Effects: res.Effects, Ctors: e.ctors}
+	// A call the scenario did not make (an object's call to another, in a
+	// turn of the steps or of the late work) was seen by the turn that
+	// made it: its record says what it got.
+	for i := range res.Calls {
+		v.Seen[i] = recordSeen(&res.Calls[i])
+	}
 	var se *stub.Error
 	for _, o := range res.Outcomes {
 		if o.Call == nil {
@@ -91,8 +98,8 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		}
 		m := ms.get(h.ns, h.name)
 		c := &checker{m: m, ctor: h.ctor}
-		init := m.intern(h.obj.Initial, nil)
-		c.endKey = m.intern(h.obj.Final, h.end).key
+		init := m.intern(h.obj.Initial, nil, nil)
+		c.endKey = m.intern(h.obj.Final, h.end, nil).end
 		order := orderOps(h)
 		switch m.verdict(c, init, h, order, timeout) {
 		case 0:
@@ -185,29 +192,71 @@ func historyEvents(h *objHistory, order []stamp) []porcupine.Event {
 // verdict checks a history, memoised by all the verdict depends on: the
 // initial and end states and the operations in order with their inputs
 // and outputs, kept as a 128-bit hash so that the memo's size does not grow
-// with the histories'. 0 means the check ran out of its time.
+// with the histories'. A check one of whose steps was memoised per turn
+// (stepDetail) is memoised with its turns' details too. 0 means the check
+// ran out of its time.
 func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, timeout time.Duration) verdict {
 	var buf [512]byte
-	key := verdictKeyOf(historyKey(buf[:0], init, c.endKey, h, order))
+	b := historyKey(buf[:0], init, c.endKey, h, order)
+	key := verdictKeyOf(b)
 	m.mu.Lock()
-	v, seen := m.verdicts[key]
+	e, seen := m.verdicts[key]
 	m.mu.Unlock()
-	if seen {
-		return v
+	if seen && e.detail {
+		key = verdictKeyOf(historyDetails(b, h))
+		m.mu.Lock()
+		e, seen = m.verdicts[key]
+		m.mu.Unlock()
 	}
-	v = c.run(init, historyEvents(h, order), timeout)
+	if seen {
+		return e.v
+	}
+	v := c.run(init, historyEvents(h, order), timeout)
+	c.live.close()
 	if v == 0 {
 		return 0
 	}
 	m.mu.Lock()
-	if limit := m.ms.maxVerdicts; limit > 0 {
-		if len(m.verdicts) >= limit {
-			clear(m.verdicts) // start again: flat memory (rule H2)
-		}
-		m.verdicts[key] = v
+	defer m.mu.Unlock()
+	limit := m.ms.maxVerdicts
+	if limit <= 0 {
+		return v
 	}
-	m.mu.Unlock()
+	if len(m.verdicts)+2 > limit {
+		clear(m.verdicts) // start again: flat memory (rule H2)
+	}
+	if !c.detail {
+		m.verdicts[verdictKeyOf(b)] = verdictEntry{v: v}
+		return v
+	}
+	m.verdicts[verdictKeyOf(b)] = verdictEntry{detail: true}
+	m.verdicts[verdictKeyOf(historyDetails(b, h))] = verdictEntry{v: v}
 	return v
+}
+
+// verdictEntry is a memoised verdict, or, with detail, the mark that the
+// history's verdict is memoised per its turns' details (historyDetails).
+type verdictEntry struct {
+	v      verdict
+	detail bool
+}
+
+// historyDetails appends to b, a history's key, its turns' details: what
+// a step memoised per turn depends on (stepDetail).
+func historyDetails(b []byte, h *objHistory) []byte {
+	b = append(b, 'D')
+	for i := range h.ops {
+		op := &h.ops[i]
+		for k := range op.nalts() {
+			t := op.alt(k).turn
+			b = binary.AppendVarint(b, t.At.UnixNano())
+			b = binary.AppendUvarint(b, uint64(t.Call))
+			b = binary.AppendUvarint(b, uint64(t.Attempt))
+			b = append(b, byte(t.Kind))
+			b = binary.AppendUvarint(b, uint64(t.Instance))
+		}
+	}
+	return b
 }
 
 // verdictKey is a history's key in the memo of verdicts: two 64-bit hashes
@@ -308,7 +357,7 @@ func historyKey(b []byte, init *state, end string, h *objHistory, order []stamp)
 
 // describeEnd is an object's end state for a violation's message.
 func describeEnd(h *objHistory) string {
-	d := canonical(h.obj.Final.Storage)
+	d := describeStorage(h.obj.Final.Storage)
 	if n := len(h.end); n > 0 {
 		d += fmt.Sprintf(" with %s", plural(n, "effect"))
 	}

@@ -5,21 +5,31 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 )
 
 // The sequential model of an object is its own class, one operation at a
 // time: a state is the object's storage and alarm with the effects and
-// calls out it made, and a step replays one operation's turn alone, on a
-// fresh instance over that state, at the instant it ran and with what it
-// read (runtime.Replay, rule C1). Steps are memoised per (state, input)
-// across seeds, so a sweep pays once for each distinct step.
+// calls out it made, and the instance it holds; a step replays one
+// operation's turn on that instance, or on a fresh one over the storage
+// when the turn ran on another (a reset or an eviction came between), at
+// the instant it ran and with what it read (runtime.ReplayAfter, rules C1,
+// C2). What an instance keeps in its fields is part of the state: the
+// model keeps the turns that instance ran (a runtime.Lineage) and replays
+// them to rebuild it, unless a fresh instance over the storage would keep
+// the same (runtime.Replayed.Memory). Steps are memoised per (state,
+// input) across seeds, so a sweep pays once for each distinct step; a
+// step whose replay read past what its turn read, or that leaves an
+// instance, is memoised per turn too (stepDetail), so that what a worker
+// finds never depends on what another checked first.
 //
 // A turn cut short may or may not have taken effect, so the check follows
 // a set of possible states (porcupine's state is that set): an operation
@@ -29,16 +39,47 @@ import (
 
 // state is an interned model state.
 type state struct {
-	key     string
-	hash    uint64
-	st      runtime.ObjectState
-	effects []string // sorted: a multiset
+	// key is all the state is, its instance's memory included; end is what
+	// the read of the end state compares: storage, alarm and effects.
+	key, end string
+	hash     uint64
+	st       runtime.ObjectState
+	effects  []string // sorted: a multiset
+	inst     *instance
 }
 
-// stepKey memoises a step.
+// instance is an object's instance as the model keeps it: which one it
+// is (runtime.Turn.Instance), what it keeps (runtime.Replayed.Memory) and
+// how to build it again.
+type instance struct {
+	n       int
+	memory  string
+	lineage runtime.Lineage
+}
+
+// stepKey memoises a step: from a state, a turn with its input, on the
+// state's instance (cont) or on a fresh one.
 type stepKey struct {
 	from  *state
 	input string
+	cont  bool
+}
+
+// stepDetail is what of the turn a step's result depends on besides its
+// stepKey, when it does (stepResult.detail): its instant and identity,
+// for a replay that read past the turn's own reads, and the instance it
+// ran on, for a step that leaves one.
+type stepDetail struct {
+	at            int64
+	call, attempt int
+	kind          runtime.TurnKind
+	inst          int
+}
+
+// detailed is a step memoised per turn.
+type detailed struct {
+	stepKey
+	stepDetail
 }
 
 // stepResult is what one step of the model did.
@@ -47,6 +88,22 @@ type stepResult struct {
 	to    *state
 	exact bool   // the replay read what the turn read (runtime.Replayed.Exact)
 	why   string // how it did not
+	// open: the replay read past what the turn read (runtime.Replayed.Open);
+	// keeps: the step leaves an instance, or ran on one. Either way the
+	// result is memoised per turn (stepDetail).
+	open, keeps bool
+}
+
+// detail is what of turn t the result r depends on besides its stepKey.
+func (r stepResult) detail(t *runtime.Turn) (stepDetail, bool) {
+	var d stepDetail
+	if r.open {
+		d.at, d.call, d.attempt, d.kind = t.At.UnixNano(), t.Call, t.Attempt, t.Kind
+	}
+	if r.keeps {
+		d.inst = t.Instance
+	}
+	return d, r.open || r.keeps
 }
 
 // verdict is the check's conclusion on one history.
@@ -84,7 +141,8 @@ type model struct {
 	object    string
 	states    map[string]*state
 	steps     map[stepKey]stepResult
-	verdicts  map[verdictKey]verdict
+	details   map[detailed]stepResult
+	verdicts  map[verdictKey]verdictEntry
 }
 
 // models holds a model per object, shared by a sweep's workers.
@@ -115,14 +173,15 @@ func (ms *models) get(namespace, object string) *model {
 			clear(ms.byObj)
 		}
 		m = &model{ms: ms, namespace: namespace, object: object, states: map[string]*state{},
-			steps: map[stepKey]stepResult{}, verdicts: map[verdictKey]verdict{}}
+			steps: map[stepKey]stepResult{}, details: map[detailed]stepResult{}, verdicts: map[verdictKey]verdictEntry{}}
 		ms.byObj[k] = m
 	}
 	return m
 }
 
-// intern returns the state for st and effects (sorted).
-func (m *model) intern(st runtime.ObjectState, effects []string) *state {
+// intern returns the state for st, effects (sorted) and the instance
+// inst (nil: none kept).
+func (m *model) intern(st runtime.ObjectState, effects []string, inst *instance) *state {
 	effects = sortedEffects(effects)
 	if st.Storage == nil { // never written and emptied are one state: both are {}
 		st.Storage = map[string]any{}
@@ -134,8 +193,9 @@ func (m *model) intern(st runtime.ObjectState, effects []string) *state {
 	} else {
 		b = append(b, canonical(st.Storage)...)
 	}
-	if st.Alarm.Set {
-		b = fmt.Appendf(b, "|alarm %d %d", st.Alarm.At.UnixNano(), st.Alarm.Retry)
+	stored := len(b)
+	if a := st.Alarm; a.Set {
+		b = fmt.Appendf(b, "|alarm %d %d", a.At.UnixNano(), a.Retry)
 	}
 	b = append(b, '|')
 	for i, e := range effects {
@@ -143,6 +203,15 @@ func (m *model) intern(st runtime.ObjectState, effects []string) *state {
 			b = append(b, '\x1f')
 		}
 		b = append(b, e...)
+	}
+	end := len(b)
+	// What the end state does not compare, but a step can read: the rest
+	// of the alarm's retry state, and the instance's memory.
+	if a := st.Alarm; a.Backoff != 0 || a.Infra || a.GaveUp {
+		b = fmt.Appendf(b, "|retry %d %t %t %d", a.Backoff, a.Infra, a.GaveUp, a.At.UnixNano())
+	}
+	if inst != nil {
+		b = fmt.Appendf(b, "|instance %d %s", inst.n, inst.memory)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -152,18 +221,65 @@ func (m *model) intern(st runtime.ObjectState, effects []string) *state {
 	key := string(b)
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, key)
-	s := &state{key: key, hash: h.Sum64(), st: st, effects: effects}
+	s := &state{key: key, end: key[:end], hash: h.Sum64(), st: st, effects: effects, inst: inst}
+	if content, ok := sqlContent(st.Storage); ok {
+		// SQL tables compare by their rows, not their order or rowids.
+		s.end = canonical(content) + key[stored:end]
+	}
 	m.states[key] = s
 	return s
 }
 
+// sqlContent is storage with each SQL table as Storage.Snapshot writes
+// it: its rows sorted, without rowids. ok is false when storage holds no
+// table with rowids (it is its own content then).
+func sqlContent(storage map[string]any) (map[string]any, bool) {
+	var out map[string]any
+	for k, v := range storage {
+		t, isTable := v.(map[string]any)
+		if !isTable || !strings.HasPrefix(k, object.SQLSnapshotPrefix) || t["rowids"] == nil {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(storage)
+		}
+		rows, _ := t["rows"].([]any)
+		type row struct {
+			text string
+			v    any
+		}
+		byText := make([]row, len(rows))
+		for i, r := range rows {
+			byText[i] = row{canonical(r), r}
+		}
+		slices.SortStableFunc(byText, func(a, b row) int { return strings.Compare(a.text, b.text) })
+		sorted := make([]any, len(rows))
+		for i, r := range byText {
+			sorted[i] = r.v
+		}
+		c := maps.Clone(t)
+		delete(c, "rowids")
+		c["rows"] = sorted
+		out[k] = c
+	}
+	return out, out != nil
+}
+
 // step replays a turn (one alternative of an operation) from s, once per
 // (state, input): the replay runs outside the lock, so that workers replay
-// different steps at once.
-func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
-	k := stepKey{from: s, input: a.input}
+// different steps at once. A turn on the state's instance runs on the
+// session live keeps for s, when it has one, instead of replaying the
+// instance's earlier turns again.
+func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessions) stepResult {
+	t := a.turn
+	k := stepKey{from: s, input: a.input, cont: s.inst != nil && s.inst.n == t.Instance}
 	m.mu.Lock()
 	r, ok := m.steps[k]
+	if ok {
+		if d, more := r.detail(t); more {
+			r, ok = m.details[detailed{k, d}]
+		}
+	}
 	m.mu.Unlock()
 	if ok {
 		return r
@@ -172,7 +288,12 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
 	if m.ms.timed {
 		start = time.Now()
 	}
-	rep := runtime.Replay(ctor, s.st, *a.turn)
+	lineage := runtime.Lineage{Base: s.st}
+	var session *runtime.Session
+	if k.cont {
+		lineage, session = s.inst.lineage, live.take(s)
+	}
+	rep, after := runtime.ReplayOn(ctor, lineage, t, session)
 	if m.ms.timed {
 		m.ms.mu.Lock()
 		m.ms.replaying += time.Since(start)
@@ -185,18 +306,85 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt) stepResult {
 	for i := range rep.Calls {
 		effects = append(effects, callEffect(&rep.Calls[i]))
 	}
-	r = stepResult{out: replayedKey(a.turn, rep), exact: rep.Exact, why: rep.Diverged}
-	r.to = m.intern(rep.State, effects)
+	var inst *instance
+	if rep.Memory != "" {
+		inst = &instance{n: t.Instance, memory: rep.Memory,
+			lineage: runtime.Lineage{Base: lineage.Base, Turns: append(slices.Clip(lineage.Turns), t)}}
+	}
+	r = stepResult{out: replayedKey(t, rep), exact: rep.Exact, why: rep.Diverged, open: rep.Open, keeps: k.cont || inst != nil}
+	r.to = m.intern(rep.State, effects, inst)
+	live.keep(r.to, after)
 	m.mu.Lock()
-	if len(m.steps) >= m.ms.maxSteps {
+	if len(m.steps)+len(m.details) >= m.ms.maxSteps {
 		// Start again: the states in checks under way stay valid, only
 		// unshared (a set compares its members by key).
 		m.steps = make(map[stepKey]stepResult)
+		m.details = make(map[detailed]stepResult)
 		m.states = make(map[string]*state)
 	}
 	m.steps[k] = r
+	if d, more := r.detail(t); more {
+		m.details[detailed{k, d}] = r
+	}
 	m.mu.Unlock()
 	return r
+}
+
+// liveSessions keeps, for one check, the replay sessions of the states
+// whose instance the model keeps (runtime.Session): a step from such a
+// state runs its turn on the session instead of replaying the turns the
+// instance ran before, so that a history of n turns on one instance costs
+// n replays, not n²/2 (BenchmarkCheckInstance). A session is used once:
+// a second step from the same state replays the turns. At most maxLive
+// are kept (each holds a goroutine and the object's storage), and close
+// frees them all when the check ends. What a step computes is the same
+// with a session or without.
+type liveSessions struct {
+	by    map[*state]*runtime.Session
+	order []*state
+}
+
+// maxLive bounds the sessions one check keeps.
+const maxLive = 8
+
+// take returns the session kept for s, if any, and forgets it.
+func (l *liveSessions) take(s *state) *runtime.Session {
+	if l == nil || l.by == nil {
+		return nil
+	}
+	sess := l.by[s]
+	delete(l.by, s)
+	return sess
+}
+
+// keep keeps sess for s (closing it if s has one already), closing the
+// oldest kept when there are too many.
+func (l *liveSessions) keep(s *state, sess *runtime.Session) {
+	if sess == nil {
+		return
+	}
+	if l == nil || l.by[s] != nil {
+		sess.Close()
+		return
+	}
+	if l.by == nil {
+		l.by = map[*state]*runtime.Session{}
+	}
+	for len(l.by) >= maxLive && len(l.order) > 0 {
+		old := l.order[0]
+		l.order = l.order[1:]
+		l.take(old).Close()
+	}
+	l.by[s] = sess
+	l.order = append(l.order, s)
+}
+
+// close frees every session kept.
+func (l *liveSessions) close() {
+	for _, sess := range l.by {
+		sess.Close()
+	}
+	l.by, l.order = nil, nil
 }
 
 // with returns s with the effects extra added (s itself for none).
@@ -204,7 +392,7 @@ func (m *model) with(s *state, extra []string) *state {
 	if len(extra) == 0 {
 		return s
 	}
-	return m.intern(s.st, append(slices.Clone(s.effects), extra...))
+	return m.intern(s.st, append(slices.Clone(s.effects), extra...), s.inst)
 }
 
 // replayedKey is what a replayed turn answered, as its caller would have
@@ -241,6 +429,11 @@ type checker struct {
 	over    bool             // the states outgrew maxStates
 	sets    map[string]*pset // made on first use
 	endKey  string
+	// detail: a step the check took was memoised per turn (stepDetail),
+	// so its verdict is too.
+	detail bool
+	// live are the replay sessions the check keeps (liveSessions).
+	live liveSessions
 }
 
 func (c *checker) set(members []*state) *pset {
@@ -304,7 +497,7 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 	}
 	if op.final {
 		for _, s := range p.members {
-			if s.key == c.endKey {
+			if s.end == c.endKey {
 				return true, p
 			}
 		}
@@ -316,7 +509,8 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 			next = append(next, c.m.with(s, op.calls))
 		}
 		for i := range op.nalts() {
-			r := c.m.step(c.ctor, s, op.alt(i))
+			r := c.m.step(c.ctor, s, op.alt(i), &c.live)
+			c.detail = c.detail || r.open || r.keeps
 			if !r.exact {
 				if c.inexact == "" {
 					c.inexact = op.label() + ": " + r.why
@@ -343,12 +537,24 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 }
 
 func describeState(s *state) string {
-	d := canonical(s.st.Storage)
+	d := describeStorage(s.st.Storage)
 	if s.st.Alarm.Set {
 		d += fmt.Sprintf(" alarm at %s (retry %d)", s.st.Alarm.At.Format(time.RFC3339Nano), s.st.Alarm.Retry)
 	}
 	if len(s.effects) > 0 {
 		d += fmt.Sprintf(" effects: %s", strings.Join(s.effects, "; "))
 	}
+	if s.inst != nil {
+		d += " instance " + s.inst.memory
+	}
 	return d
+}
+
+// describeStorage is storage for a person: SQL tables as Snapshot writes
+// them (rows sorted, no rowids).
+func describeStorage(storage map[string]any) string {
+	if content, ok := sqlContent(storage); ok {
+		return canonical(content)
+	}
+	return canonical(storage)
 }

@@ -182,3 +182,13 @@ func (s *Storage) Journal(seal.Key) Journal {
 	}
 	return storageJournal{s}
 }
+
+// SnapshotInOrder is Snapshot as a checker replays turns from (rule C1):
+// each SQL table with rowids lists its rows in rowid order, with their
+// rowids (see SQLSnapshotPrefix), so that Restore brings back the order in
+// which a SELECT without ORDER BY reads them. For package runtime.
+func (s *Storage) SnapshotInOrder(seal.Key) map[string]any {
+	out := s.snapshotKV()
+	s.snapshotSQL(out, true)
+	return out
+}

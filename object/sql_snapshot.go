@@ -17,6 +17,12 @@ import (
 // rowids are not kept). Others have "type" and "schema". AUTOINCREMENT
 // counters are under SQLSnapshotPrefix + "sqlite_sequence" (absent when
 // there is none).
+//
+// The snapshot a checker replays turns from (SnapshotInOrder) keeps more:
+// a table with rowids lists its rows in rowid order, the order a SELECT
+// without ORDER BY reads them in, with their rowids beside them, under
+// "rowids"; Restore puts each row back under its rowid, so that a restored
+// table answers as the table it was taken from did.
 const SQLSnapshotPrefix = ReservedPrefix + "sql/"
 
 // sqlDB returns the storage's database, opening it on first use, with
@@ -54,8 +60,9 @@ func (s *Storage) closeSQL() {
 
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-// dump adds the database's content to snap under SQLSnapshotPrefix keys.
-func (db *SQL) dump(snap map[string]any) error {
+// dump adds the database's content to snap under SQLSnapshotPrefix keys;
+// inOrder keeps each table's rows in rowid order, with their rowids.
+func (db *SQL) dump(snap map[string]any, inOrder bool) error {
 	if db.closed {
 		return nil
 	}
@@ -70,11 +77,14 @@ func (db *SQL) dump(snap map[string]any) error {
 		}
 		entry := map[string]any{"type": typ, "schema": text}
 		if typ == "table" && !strings.HasPrefix(strings.ToUpper(text), "CREATE VIRTUAL") {
-			cols, rows, err := db.tableRows(name)
+			cols, rows, rowids, err := db.tableRows(name, inOrder)
 			if err != nil {
 				return err
 			}
 			entry["columns"], entry["rows"] = cols, rows
+			if rowids != nil {
+				entry["rowids"] = rowids
+			}
 		}
 		snap[SQLSnapshotPrefix+name] = entry
 	}
@@ -83,7 +93,7 @@ func (db *SQL) dump(snap map[string]any) error {
 		return err
 	}
 	if len(seq.rows) == 1 {
-		_, rows, err := db.tableRows("sqlite_sequence")
+		_, rows, _, err := db.tableRows("sqlite_sequence", false)
 		if err != nil {
 			return err
 		}
@@ -96,13 +106,16 @@ func (db *SQL) dump(snap map[string]any) error {
 	return nil
 }
 
-// tableRows reads a table's columns and rows, sorted by value.
-func (db *SQL) tableRows(name string) ([]any, []any, error) {
+// tableRows reads a table's columns and rows, sorted by value; inOrder
+// reads them in rowid order instead, with their rowids (nil for a table
+// without rowids, whose rows are sorted by value: a WITHOUT ROWID table
+// reads in its primary key's order, however its rows were put back).
+func (db *SQL) tableRows(name string, inOrder bool) (cols, rows, rowids []any, err error) {
 	head, err := db.run("SELECT * FROM "+quoteIdent(name)+" LIMIT 0", nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	cols := make([]any, len(head.cols))
+	cols = make([]any, len(head.cols))
 	exprs := make([]string, len(head.cols))
 	order := make([]string, len(head.cols))
 	for i, c := range head.cols {
@@ -113,17 +126,47 @@ func (db *SQL) tableRows(name string) ([]any, []any, error) {
 		order[i] = fmt.Sprint(i + 1)
 	}
 	if len(cols) == 0 {
-		return cols, []any{}, nil
+		return cols, []any{}, nil, nil
 	}
-	body, err := db.run("SELECT "+strings.Join(exprs, ", ")+" FROM "+quoteIdent(name)+" ORDER BY "+strings.Join(order, ", "), nil)
+	alias := ""
+	if inOrder {
+		alias = db.rowidAlias(name, head.cols)
+	}
+	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(name) + " ORDER BY " + strings.Join(order, ", ")
+	if alias != "" {
+		q = "SELECT " + alias + ", " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(name) + " ORDER BY 1"
+	}
+	body, err := db.run(q, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	rows := make([]any, len(body.rows))
+	rows = make([]any, len(body.rows))
+	if alias != "" {
+		rowids = make([]any, len(body.rows))
+	}
 	for i, r := range body.rows {
+		if alias != "" {
+			rowids[i], r = r[0], r[1:]
+		}
 		rows[i] = r
 	}
-	return cols, rows, nil
+	return cols, rows, rowids, nil
+}
+
+// rowidAlias is the name that reads table name's rowid (rowid, _rowid_
+// or oid, the first that no column of cols takes), or "" when the table
+// has none (WITHOUT ROWID) or every name is taken.
+func (db *SQL) rowidAlias(name string, cols []string) string {
+	for _, a := range []string{"rowid", "_rowid_", "oid"} {
+		if slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, a) }) {
+			continue
+		}
+		if _, err := db.run("SELECT "+a+" FROM "+quoteIdent(name)+" LIMIT 0", nil); err != nil {
+			return "" // no rowid: WITHOUT ROWID
+		}
+		return a
+	}
+	return ""
 }
 
 // snapItem is one schema entry of a snapshot: its name and its entry.
@@ -223,11 +266,29 @@ func (db *SQL) loadTable(t snapItem) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	names := make([]string, len(cols))
-	marks := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = quoteIdent(fmt.Sprint(c))
-		marks[i] = "?"
+	rowids, err := list(key, "rowids", t.entry["rowids"])
+	if err != nil {
+		return err
+	}
+	if rowids != nil && len(rowids) != len(rows) {
+		return fmt.Errorf("%q: %d rowids for %d rows", key, len(rowids), len(rows))
+	}
+	names := make([]string, 0, len(cols)+1)
+	marks := make([]string, 0, len(cols)+1)
+	if rowids != nil {
+		strs := make([]string, len(cols))
+		for i, c := range cols {
+			strs[i] = fmt.Sprint(c)
+		}
+		alias := db.rowidAlias(t.name, strs)
+		if alias == "" {
+			return fmt.Errorf("%q: rowids for a table without them", key)
+		}
+		names, marks = append(names, alias), append(marks, "?")
+	}
+	for _, c := range cols {
+		names = append(names, quoteIdent(fmt.Sprint(c)))
+		marks = append(marks, "?")
 	}
 	ins := "INSERT INTO " + quoteIdent(t.name) + " (" + strings.Join(names, ", ") + ") VALUES (" + strings.Join(marks, ", ") + ")"
 	for i, r := range rows {
@@ -237,6 +298,9 @@ func (db *SQL) loadTable(t snapItem) error {
 		}
 		if len(vals) != len(cols) {
 			return fmt.Errorf("%q row %d: %d values for %d columns", key, i+1, len(vals), len(cols))
+		}
+		if rowids != nil {
+			vals = append([]any{rowids[i]}, vals...)
 		}
 		if err := db.loadExec(key, ins, vals); err != nil {
 			return err
@@ -283,8 +347,9 @@ func list(key, field string, v any) ([]any, error) {
 func isSQLKey(k string) bool { return strings.HasPrefix(k, SQLSnapshotPrefix) }
 
 // snapshotSQL adds the SQL database of s (or of the storage s is a
-// transaction of) to snap.
-func (s *Storage) snapshotSQL(snap map[string]any) {
+// transaction of) to snap; inOrder keeps rows in rowid order, with their
+// rowids.
+func (s *Storage) snapshotSQL(snap map[string]any, inOrder bool) {
 	root := s
 	for root.txn != nil {
 		root = root.parent
@@ -292,7 +357,7 @@ func (s *Storage) snapshotSQL(snap map[string]any) {
 	if root.sql == nil || root.sql.conn == nil {
 		return
 	}
-	if err := root.sql.dump(snap); err != nil {
+	if err := root.sql.dump(snap, inOrder); err != nil {
 		snap[SQLSnapshotPrefix+"error"] = err.Error()
 	}
 }

@@ -371,12 +371,18 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 // Snapshot returns a copy of every stored key and value, for assertions in
 // tests and for the idempotency verifier.
 func (s *Storage) Snapshot() map[string]any {
+	out := s.snapshotKV()
+	s.snapshotSQL(out, false)
+	return out
+}
+
+// snapshotKV copies every stored key and value.
+func (s *Storage) snapshotKV() map[string]any {
 	view := s.flatten()
 	out := make(map[string]any, len(view))
 	for k, v := range view {
 		out[k], _, _ = clone.Copy(v, nil)
 	}
-	s.snapshotSQL(out)
 	return out
 }
 

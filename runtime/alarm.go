@@ -172,6 +172,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		h.lane(l).stalled = true
 		return
 	}
+	h.noteInstance(lt.log)
 	if l == wire.LaneAlarm {
 		h.deliverAlarm(ctx, nil)
 		return

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
@@ -132,6 +133,16 @@ type Turn struct {
 	// Alarm is the object's alarm as an alarm turn found it (nil for the
 	// other kinds).
 	Alarm *AlarmState
+	// Instance numbers the instance the turn ran on, from 1 (rule O2): the
+	// turns an instance ran share it, and a reset or an eviction makes the
+	// next turn's instance a new one. 0 for a turn whose instance could
+	// not be built.
+	Instance int
+	// Ctor is what the constructor of the turn's instance read (the
+	// clock, seeded draws), in order: a replay that builds the instance
+	// feeds it back. The turns of one instance share it: to read, not to
+	// change.
+	Ctor []Read
 	// At is the instant (the virtual wall clock) the turn began.
 	At           time.Time
 	Start, End   time.Duration // virtual time since the runtime started
@@ -269,8 +280,35 @@ func (s histSource) Uint64() uint64 {
 	v := s.r.pcg.Uint64()
 	if tl := s.r.current(nil); tl != nil {
 		tl.Reads = append(tl.Reads, Read{Kind: ReadRandom, Value: v})
+	} else if h := s.r.constructing(); h != nil {
+		h.ctor = append(h.ctor, Read{Kind: ReadRandom, Value: v})
 	}
 	return v
+}
+
+// constructing is the host whose constructor the running task runs, if
+// it is running one in a turn.
+func (r *Runtime) constructing() *host {
+	cur := r.k.Current()
+	if cur == nil {
+		return nil
+	}
+	t, ok := cur.Work().(objectTurn)
+	if !ok {
+		return nil
+	}
+	if h, _ := t.ofObject(); h.building {
+		return h
+	}
+	return nil
+}
+
+// noteInstance records in a turn's log the instance it runs on, once
+// built (rule O2).
+func (h *host) noteInstance(tl *turnLog) {
+	if tl != nil && h.inst != nil {
+		tl.Instance, tl.Ctor = h.instances, h.ctor
+	}
 }
 
 // objectRand is the seeded source object code draws from (object.Host.Rand).
@@ -291,6 +329,8 @@ func (r *Runtime) clockRead(h *host) time.Time {
 	if r.hist != nil {
 		if tl := r.current(h); tl != nil {
 			tl.Reads = append(tl.Reads, Read{Kind: ReadClock, Time: now})
+		} else if h.building {
+			h.ctor = append(h.ctor, Read{Kind: ReadClock, Time: now})
 		}
 	}
 	return now
@@ -313,7 +353,7 @@ func (r *Runtime) noteEvent(h *host, e object.Event) {
 
 // objectState is the storage and alarm of h now.
 func (h *host) objectState() ObjectState {
-	return ObjectState{Storage: h.storage.Snapshot(), Alarm: h.alarmState()}
+	return ObjectState{Storage: h.storage.SnapshotInOrder(seal.Key{}), Alarm: h.alarmState()}
 }
 
 // alarmState is h's alarm, in absolute time.

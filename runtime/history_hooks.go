@@ -22,6 +22,7 @@ func (h *host) beginRequest(f *wire.Flight) *turnLog {
 	}
 	tl := hs.begin(h, TurnRequest)
 	tl.call, tl.Attempt = f.Call, f.N
+	h.noteInstance(tl)
 	return tl
 }
 

@@ -70,6 +70,11 @@ type host struct {
 	building bool              // the constructor is running
 	alarm    alarmState        // rule O6, see alarm.go
 	lanes    *[wire.Lanes]lane // background timers: alarm, schedules, queue; nil until used
+	// instances counts the instances built (rule O2), and ctor is what the
+	// current one's constructor read (WithHistory): a turn's Instance and
+	// Ctor.
+	instances int
+	ctor      []Read
 
 	// The object's life (life.go): the request turns delivered and not
 	// ended (running or queued at the gate), when the last turn ended, and
@@ -176,6 +181,7 @@ func (h *host) build() (err error) {
 	h.building = true
 	defer func() { h.building = false }()
 	st := h.state
+	h.ctor = nil // a new instance's reads; the turns of the last keep theirs
 	inst := h.ns.ctor(st)
 	if h.state != st { // its BlockConcurrencyWhile failed (rule L6)
 		return fmt.Errorf("%w: constructor of %s/%s: BlockConcurrencyWhile failed and reset the object", ErrSetup, h.ns.name, h.id.Label())
@@ -189,6 +195,7 @@ func (h *host) build() (err error) {
 	}
 	h.inst, h.methods, h.compiled = inst, methods, nil
 	h.handler, _ = inst.(http.Handler)
+	h.instances++
 	return nil
 }
 

@@ -248,11 +248,14 @@ type Effect struct {
 }
 
 // Effects returns every recorded side effect, in order.
-func (r *Runtime) Effects() []Effect {
-	out := make([]Effect, len(r.effects))
-	for i, e := range r.effects {
+func (r *Runtime) Effects() []Effect { return r.effectsSince(0) }
+
+// effectsSince is Effects of the effects recorded after the first i.
+func (r *Runtime) effectsSince(i int) []Effect {
+	out := make([]Effect, len(r.effects)-i)
+	for k, e := range r.effects[i:] {
 		e.Payload, _, _ = clone.Copy(e.Payload, nil)
-		out[i] = e
+		out[k] = e
 	}
 	return out
 }

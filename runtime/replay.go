@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/fields"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
@@ -40,6 +41,15 @@ type ObjectState struct {
 	Alarm   AlarmState
 }
 
+// Lineage is an instance as a checker keeps it (rule C2: the model keeps
+// what the instance keeps): the object's state when the instance was
+// built, and the turns it ran since, in order. Replaying them on a fresh
+// instance over Base brings back the fields they left.
+type Lineage struct {
+	Base  ObjectState
+	Turns []*Turn
+}
+
 // Replayed is what a turn computed when replayed alone (Replay).
 type Replayed struct {
 	// Value and Err are what a request's caller got: a copy of the
@@ -50,6 +60,12 @@ type Replayed struct {
 	Fetch *FetchExchange
 	// State is the object's storage and alarm after the turn.
 	State ObjectState
+	// Memory is what the instance keeps in its fields after the turn, as
+	// text, when a fresh instance built over State would keep otherwise;
+	// "" when it would keep the same (the class keeps nothing in fields,
+	// or what it keeps a constructor rebuilds), so that a checker need
+	// not keep this instance (Lineage).
+	Memory string
 	// Effects are the side effects the turn recorded; Calls the calls it
 	// made to other objects (answered from the turn's reads).
 	Effects []Effect
@@ -61,6 +77,11 @@ type Replayed struct {
 	// predecessor. Otherwise Diverged says where it read otherwise.
 	Exact    bool
 	Diverged string
+	// Open says the replay read the clock or drew from the seeded source
+	// past what the turn (and its instance's constructor) read as it ran:
+	// what it computed then depends on the turn's instant and identity
+	// (At, Call, Attempt, Kind), not only on the state and the reads.
+	Open bool
 }
 
 // ErrReplayDiverged is what a replayed turn's call out returns when the
@@ -68,16 +89,77 @@ type Replayed struct {
 var ErrReplayDiverged = errors.New("dosim replay: the turn did not make this call as it ran")
 
 // Replay runs turn t of an object of class ctor once, alone, on a fresh
-// instance over state, in a runtime of its own (no faults, no eviction,
-// no alarm or task timers: only this turn runs), at the instant the turn
-// began, with the turn's reads fed back in order (rule C1). A request turn
-// calls the method (or fetch handler) with the turn's arguments; an alarm
-// turn delivers the alarm as it was (state.Alarm should hold it); a
-// schedule or queue turn runs the lane's due tasks.
+// instance over state: ReplayAfter with no turns before it.
 func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
-	rp := newReplayer(t)
-	r := New(WithStart(t.At), WithEviction(false), withReplay(rp))
-	defer r.Close()
+	return ReplayAfter(ctor, Lineage{Base: state}, &t)
+}
+
+// ReplayAfter runs turn t of an object of class ctor on the instance l
+// describes, in a runtime of its own (no faults, no eviction, no alarm or
+// task timers: only these turns run). The instance is built over l.Base,
+// its constructor fed what the constructor of the first turn's instance
+// read; it runs l.Turns, then t, each at the instant it began and with its
+// reads fed back in order (rule C1). A request turn calls the method (or
+// fetch handler) with the turn's arguments; an alarm turn delivers the
+// alarm as the state holds it; a schedule or queue turn runs the lane's
+// due tasks. What t computed is returned; the earlier turns' outputs are
+// not.
+func ReplayAfter(ctor Constructor, l Lineage, t *Turn) Replayed {
+	rep, s := ReplayOn(ctor, l, t, nil)
+	s.Close()
+	return rep
+}
+
+// A Session is an instance replayed to the end of some turns, in a
+// runtime of its own, kept so that the instance's next turn runs on it
+// without replaying those turns again (ReplayOn). It holds a goroutine
+// and the object's storage: Close it.
+type Session struct {
+	r  *Runtime
+	ns *Namespace
+	id object.ID
+	rp *replayer
+}
+
+// Close frees the session. Closing a nil Session does nothing.
+func (s *Session) Close() {
+	if s != nil {
+		_ = s.r.Close()
+	}
+}
+
+// ReplayOn runs turn t on s, a session that replayed the instance l
+// describes to its end, or, when s is nil, on a new one built from l
+// (see ReplayAfter): the same turns on the same instance, so what t
+// computes is the same either way. It returns what t computed and the
+// session after t, on which the instance's next turn can run: nil (and s
+// closed) when the replay diverged, or when the instance keeps nothing a
+// fresh one would not (Replayed.Memory is empty).
+func ReplayOn(ctor Constructor, l Lineage, t *Turn, s *Session) (Replayed, *Session) {
+	if s == nil {
+		var failed Replayed
+		if s, failed = newSession(ctor, l, t); s == nil {
+			return failed, nil
+		}
+	}
+	out := s.run(t)
+	if out.Memory == "" || !out.Exact {
+		s.Close()
+		return out, nil
+	}
+	return out, s
+}
+
+// newSession builds the instance l describes and runs its turns; on a
+// failure it returns a nil session and what the replay of t computed
+// instead (an error, where it diverged).
+func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
+	first := t
+	if len(l.Turns) > 0 {
+		first = l.Turns[0]
+	}
+	rp := newReplayer(first.Ctor)
+	r := New(WithStart(first.At), WithEviction(false), withReplay(rp))
 	ns := r.Namespace(t.Namespace, ctor)
 	id := ns.IDFromName(t.Object)
 	if len(t.Object) == 64 {
@@ -86,21 +168,61 @@ func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
 		}
 	}
 	h := ns.host(id)
-	var out Replayed
-	if err := h.storage.Restore(state.Storage); err != nil {
-		return Replayed{Err: fmt.Errorf("replay: restore: %w", err), Diverged: "the state could not be restored"}
+	rp.h = h
+	if err := h.storage.Restore(l.Base.Storage); err != nil {
+		_ = r.Close()
+		return nil, Replayed{Err: fmt.Errorf("replay: restore: %w", err), Diverged: "the state could not be restored"}
 	}
-	if a := state.Alarm; a.Set {
+	if a := l.Base.Alarm; a.Set {
 		at := a.At.Sub(r.start) // the history keeps no first instant: a retry's stands for it
 		h.alarm = alarmState{set: true, at: at, retry: a.Retry, backoff: a.Backoff, infra: a.Infra,
 			waiting: a.Retry > 0 || a.Backoff > 0, first: at}
 	} else if a.GaveUp {
 		h.alarm = alarmState{first: a.At.Sub(r.start), gaveUp: h.state}
 	}
+	s := &Session{r: r, ns: ns, id: id, rp: rp}
+	for _, u := range l.Turns {
+		var before Replayed
+		rp.replayTurn(r, ns, id, u, &before)
+		if rp.why != "" {
+			why := "an earlier turn of its instance replayed otherwise: " + rp.why
+			out := Replayed{Err: before.Err, Diverged: why, State: h.objectState()}
+			s.Close()
+			return nil, out
+		}
+	}
+	return s, Replayed{}
+}
+
+// run replays turn t on the session's instance and returns what it
+// computed.
+func (s *Session) run(t *Turn) Replayed {
+	r, rp, h := s.r, s.rp, s.rp.h
+	effects, events := len(r.effects), r.events.n
+	var out Replayed
+	rp.made, rp.open = nil, false
+	rp.replayTurn(r, s.ns, s.id, t, &out)
+	out.State = h.objectState()
+	out.Effects = r.effectsSince(effects)
+	out.Events = r.events.since(events)
+	out.Calls = rp.made
+	out.Memory = rp.memory(r, h, t)
+	out.Exact, out.Diverged, out.Open = rp.why == "", rp.why, rp.open
+	return out
+}
+
+// replayTurn runs turn t in r with its reads, at its instant, and keeps
+// what a request's caller got in out.
+func (rp *replayer) replayTurn(r *Runtime, ns *Namespace, id object.ID, t *Turn, out *Replayed) {
+	if d := t.At.Sub(r.start) - r.k.Now(); d > 0 {
+		_ = r.Advance(d) // nothing is due in a replay: no timers are armed
+	}
+	rp.begin(r, t)
+	h := rp.h
 	runErr := r.Run(func(ctx context.Context) error {
 		switch t.Kind {
 		case TurnRequest:
-			return replayRequest(ctx, ns, id, t, &out)
+			return replayRequest(ctx, ns, id, *t, out)
 		case TurnAlarm:
 			h.fire(wire.LaneAlarm)
 		case TurnSchedule:
@@ -118,12 +240,31 @@ func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
 			out.Err = runErr
 		}
 	}
-	out.State = h.objectState()
-	out.Effects = r.Effects()
-	out.Events = r.Events()
-	out.Calls = rp.made
-	out.Exact, out.Diverged = rp.why == "", rp.why
-	return out
+}
+
+// memory is what the instance keeps after turn t, as Replayed.Memory
+// says: its fields as text, or "" when an instance built anew over the
+// state now, with the constructor reads of t's instance, keeps the same.
+func (rp *replayer) memory(r *Runtime, h *host, t *Turn) string {
+	if h.inst == nil {
+		return "" // reset under the turn: the next turn builds one
+	}
+	text := fields.Text(h.inst)
+	if text == "" {
+		return ""
+	}
+	inst, methods, handler, compiled, n := h.inst, h.methods, h.handler, h.compiled, h.instances
+	h.inst = nil
+	rp.ctorClocks, rp.ctorDraws = splitReads(t.Ctor)
+	fresh := ""
+	if h.build() == nil { // a constructor takes no ctx: it needs no task
+		fresh = fields.Text(h.inst)
+	}
+	h.inst, h.methods, h.handler, h.compiled, h.instances = inst, methods, handler, compiled, n
+	if fresh == text {
+		return ""
+	}
+	return text
 }
 
 // replayRequest makes the turn's call through a stub that never retries.
@@ -161,19 +302,49 @@ func replayRequest(ctx context.Context, ns *Namespace, id object.ID, t Turn, out
 // withReplay makes a runtime replay one turn with rp's reads.
 func withReplay(rp *replayer) Option { return optionFunc(func(r *Runtime) { r.replay = rp }) }
 
-// replayer feeds a replayed turn the reads of the turn it replays, each
-// kind in its order.
+// replayer feeds replayed turns the reads of the turns they replay, each
+// kind in its order, and the instance's constructor what the constructor
+// of the instance read.
 type replayer struct {
-	clocks []time.Time
-	draws  []uint64
-	calls  []*CallOut
-	extra  *rand.Rand // draws past the turn's: seeded by the turn
-	why    string     // how the replay diverged; "" while it has not
-	made   []CallOut  // the calls out the replay made, as answered
+	h          *host // the replayed object's
+	clocks     []time.Time
+	draws      []uint64
+	calls      []*CallOut
+	ctorClocks []time.Time
+	ctorDraws  []uint64
+	extra      *rand.Rand // draws past the turn's: seeded by the turn
+	// at and k0 are the turn's instant and the kernel's clock when its
+	// replay began: a reading past the turn's own is at + elapsed.
+	at   time.Time
+	k0   time.Duration
+	why  string    // how the replay diverged; "" while it has not
+	open bool      // it read past what the turn read (Replayed.Open)
+	made []CallOut // the calls out the replayed turn made, as answered
 }
 
-func newReplayer(t Turn) *replayer {
+func newReplayer(ctor []Read) *replayer {
 	rp := &replayer{}
+	rp.ctorClocks, rp.ctorDraws = splitReads(ctor)
+	return rp
+}
+
+// splitReads splits a constructor's reads into its clock readings and
+// its draws.
+func splitReads(reads []Read) (clocks []time.Time, draws []uint64) {
+	for _, rd := range reads {
+		switch rd.Kind {
+		case ReadClock:
+			clocks = append(clocks, rd.Time)
+		case ReadRandom:
+			draws = append(draws, rd.Value)
+		}
+	}
+	return clocks, draws
+}
+
+// begin loads turn t's reads, for its replay in r.
+func (rp *replayer) begin(r *Runtime, t *Turn) {
+	rp.clocks, rp.draws, rp.calls = rp.clocks[:0], rp.draws[:0], rp.calls[:0]
 	for _, rd := range t.Reads {
 		switch rd.Kind {
 		case ReadClock:
@@ -186,7 +357,7 @@ func newReplayer(t Turn) *replayer {
 	}
 	seed := uint64(t.At.UnixNano()) ^ uint64(t.Call)<<32 ^ uint64(t.Attempt)
 	rp.extra = rand.New(rand.NewPCG(seed, uint64(t.Kind)))
-	return rp
+	rp.at, rp.k0 = t.At, r.k.Now()
 }
 
 // diverge notes the first way the replay read what it cannot know.
@@ -211,10 +382,26 @@ func (r *Runtime) inTurn(h *host) bool {
 	return (h == nil || th == h) && !th.building
 }
 
-// clock is the replayed turn's clock reading.
+// now is the replayed turn's clock past its own readings: its instant,
+// moved on by the replay's own sleeps.
+func (rp *replayer) now(r *Runtime) time.Time { return rp.at.Add(r.k.Now() - rp.k0) }
+
+// clock is the replayed turn's clock reading (or its constructor's).
 func (rp *replayer) clock(r *Runtime, h *host) time.Time {
-	if !r.inTurn(h) || len(rp.clocks) == 0 {
+	switch {
+	case h == rp.h && h.building:
+		if len(rp.ctorClocks) == 0 {
+			rp.open = true
+			return rp.now(r)
+		}
+		t := rp.ctorClocks[0]
+		rp.ctorClocks = rp.ctorClocks[1:]
+		return t
+	case !r.inTurn(h):
 		return r.Now()
+	case len(rp.clocks) == 0:
+		rp.open = true
+		return rp.now(r)
 	}
 	t := rp.clocks[0]
 	rp.clocks = rp.clocks[1:]
@@ -226,10 +413,19 @@ type replaySource struct{ r *Runtime }
 
 func (s replaySource) Uint64() uint64 {
 	rp := s.r.replay
-	if !s.r.inTurn(nil) {
+	switch {
+	case rp.h != nil && rp.h.building:
+		if len(rp.ctorDraws) == 0 {
+			rp.open = true
+			return rp.extra.Uint64()
+		}
+		v := rp.ctorDraws[0]
+		rp.ctorDraws = rp.ctorDraws[1:]
+		return v
+	case !s.r.inTurn(nil):
 		return s.r.pcg.Uint64()
-	}
-	if len(rp.draws) == 0 {
+	case len(rp.draws) == 0:
+		rp.open = true
 		return rp.extra.Uint64()
 	}
 	v := rp.draws[0]

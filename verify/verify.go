@@ -5,10 +5,10 @@
 // snapshot and runs the method once in one runtime and, in another, twice:
 // the second run a duplicate delivery of the same request, exactly as the
 // stub's retry after a lost reply brings it. It then compares what the
-// caller got, what storage holds, and the side effects recorded with
-// State.Effect. A marked method whose two worlds differ is dangerous: a
-// retry changes the outcome. An unmarked method whose worlds agree could be
-// marked.
+// caller got, what storage holds, the side effects recorded with
+// State.Effect and what the instance keeps in its fields. A marked method
+// whose two worlds differ is dangerous: a retry changes the outcome. An
+// unmarked method whose worlds agree could be marked.
 //
 // The class runs as it is (rule C6): its own constructor builds the
 // instance, so every optional interface the runtime looks for on it works
@@ -45,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/internal/fields"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -103,7 +104,12 @@ type World struct {
 	Unsettled string
 	Storage   map[string]any
 	Effects   []Effect
-	Runs      int // how many times the method ran
+	// Memory is what the instance keeps in its fields after the call, as
+	// text (a rate limiter's tokens): "" for a class that keeps nothing
+	// there. A method that changes it twice where once changes it once
+	// is not idempotent either.
+	Memory string
+	Runs   int // how many times the method ran
 }
 
 // Failed reports whether the caller got an error.
@@ -287,6 +293,9 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 		return World{}, fmt.Errorf("%w: %s.%s: %w", ErrVerify, ns.Name(), method, err)
 	}
 	w.Storage = inner.Storage(id).Snapshot()
+	if inst := inner.Instance(id); inst != nil {
+		w.Memory = fields.Text(inst)
+	}
 	for _, e := range rt.Effects() {
 		w.Effects = append(w.Effects, Effect{Kind: e.Kind, Payload: e.Payload})
 	}
@@ -330,6 +339,9 @@ func diffState(once, twice World) string {
 	}
 	if !reflect.DeepEqual(once.Effects, twice.Effects) {
 		fmt.Fprintf(&b, "effects: once %s, twice %s\n", effects(once.Effects), effects(twice.Effects))
+	}
+	if once.Memory != twice.Memory {
+		fmt.Fprintf(&b, "memory: once %s, twice %s\n", once.Memory, twice.Memory)
 	}
 	return b.String()
 }

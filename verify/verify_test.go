@@ -97,3 +97,44 @@ func TestVerifyBadInput(t *testing.T) {
 	require.ErrorIs(t, err, verify.ErrVerify)
 	assert.Contains(t, err.Error(), `argument 1: cannot use "cheap" (a string): want an integer`)
 }
+
+// limiter spends tokens it keeps in a field, as the platform's rate
+// limiter does.
+type limiter struct {
+	st     *object.State
+	tokens int
+}
+
+func (l *limiter) Methods() object.Methods {
+	return object.Methods{
+		"Spend":      object.Retryable(l.Spend), // marked, but a retry spends again: DANGER
+		"SpendOnce":  object.Func(l.Spend),      // unmarked, and not idempotent: ok, never "could be marked"
+		"TokensLeft": object.Func(l.TokensLeft), // idempotent, unmarked: could be marked
+	}
+}
+
+func (l *limiter) Spend(ctx context.Context) error {
+	if l.tokens > 0 {
+		l.tokens--
+	}
+	return nil
+}
+
+func (l *limiter) TokensLeft(ctx context.Context) (int, error) { return l.tokens, nil }
+
+// C6 (issue 31): verify compares what the instance keeps in its fields:
+// a method that spends an in-memory token twice on a retry is not
+// idempotent, though storage, effects and its answer agree.
+func TestC6_VerifySeesAnEffectOnMemory(t *testing.T) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("LIMITER", func(st *object.State) object.Object { return &limiter{st: st, tokens: 5} })
+	for method, verdict := range map[string]string{"Spend": verify.VerdictDanger, "SpendOnce": verify.VerdictOK, "TokensLeft": verify.VerdictCouldBeMarked} {
+		rep, err := verify.Idempotent(ns, method, nil, verify.Options{})
+		require.NoError(t, err)
+		assert.Equal(t, verdict, rep.Verdict, "%s: %s", method, rep.Diff)
+		if verdict != verify.VerdictCouldBeMarked {
+			assert.Equal(t, "memory: once &{tokens:4}, twice &{tokens:3}\n", rep.Diff, method)
+		}
+	}
+}

@@ -493,6 +493,7 @@ var rank = map[string]int{
 	"internal/buildflags": 10,
 	"internal/benchratio": 10,
 	"internal/clone":      10,
+	"internal/fields":     10,
 	"internal/house":      10,
 	"internal/layout":     10,
 	"internal/quote":      10,
@@ -560,6 +561,7 @@ var allowedEdges = map[edge]bool{
 
 	{from: "runtime", to: "agent"}:             true,
 	{from: "runtime", to: "internal/clone"}:    true,
+	{from: "runtime", to: "internal/fields"}:   true,
 	{from: "runtime", to: "internal/invoke"}:   true,
 	{from: "runtime", to: "internal/layout"}:   true,
 	{from: "runtime", to: "internal/prefetch"}: true,
@@ -575,9 +577,10 @@ var allowedEdges = map[edge]bool{
 	{from: "runtime/runtimetest", to: "render"}:           true,
 	{from: "runtime/runtimetest", to: "runtime"}:          true,
 
-	{from: "verify", to: "runtime"}:   true,
-	{from: "verify", to: "stub"}:      true,
-	{from: "verify", to: "transport"}: true,
+	{from: "verify", to: "internal/fields"}: true,
+	{from: "verify", to: "runtime"}:         true,
+	{from: "verify", to: "stub"}:            true,
+	{from: "verify", to: "transport"}:       true,
 
 	{from: "render", to: "internal/clone"}:  true,
 	{from: "render", to: "internal/layout"}: true,
