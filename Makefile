@@ -71,7 +71,7 @@ RACE ?= -race -gcflags=modernc.org/sqlite/lib=-race=false -gcflags=modernc.org/l
 # of their size in the race step). explore's
 # TestFullSizeSweepsRunInMakeTest checks the pattern names every such
 # test.
-FULL_SIZE_TESTS ?= ^Test(Zoo_(DefaultStrategyFindsEveryBug|DeepBugs|FuzzFindsTheFallbackLadder|DeepBugsSweptUnderTheirStrategy|FixedFormsExploreClean)|C2_OrdinaryCode(ExploresClean|sTwinsAreFound)|D1_ASweepsSummaryDoesNotDependOnItsWorkers|C8_AQueueIsReportedAtTheHorizon|CorrectClassesPass10000Seeds|Latency_FindsAnOvertakenUpdate|PCT_FindsAStarvedCaller|Swarm_FindsWhatFixedRatesMiss|H2_SweepMemoryIsFlat|H2_ShrinkManyCallsInBoundedReplays)$$
+FULL_SIZE_TESTS ?= ^Test(Zoo_(DefaultStrategyFindsEveryBug|DeepBugs|FuzzFindsTheFallbackLadder|DeepBugsSweptUnderTheirStrategy|FixedFormsExploreClean)|C2_OrdinaryCode(ExploresClean|sTwinsAreFound)|D1_ASweepsSummaryDoesNotDependOnItsWorkers|D1_ASeedsVerdictDoesNotDependOnTheSeedsBeforeIt|C8_AQueueIsReportedAtTheHorizon|CorrectClassesPass10000Seeds|Latency_FindsAnOvertakenUpdate|PCT_FindsAStarvedCaller|Swarm_FindsWhatFixedRatesMiss|H2_SweepMemoryIsFlat|H2_ShrinkManyCallsInBoundedReplays)$$
 
 # TOOL_PACKAGES are tools over Go source: the analyzers (vet,
 # cmd/dosimvet) and the typed-stub generator (internal/stubgen,

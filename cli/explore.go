@@ -37,6 +37,7 @@ type exploreCmd struct {
 	shrinkTime, horizon          time.Duration
 	minChecked                   float64
 	checkDet, recurring          bool
+	interleave                   []string
 	exh                          exhaustiveFlags
 	sched                        strategyFlags // --strategy, --depth
 
@@ -69,6 +70,7 @@ func (a *app) newExplore() *cobra.Command {
 	f := cmd.Flags()
 	f.DurationVar(&fl.horizon, "horizon", 0, "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
 	f.BoolVar(&fl.recurring, "recurring-alarms", false, "alarms that re-arm for ever are intended (a heartbeat): do not report them")
+	f.StringSliceVar(&fl.interleave, "interleaving", nil, "turns meant to interleave at their awaits, as Method, NAMESPACE.Method, fetch, alarm, schedule or queue (comma-separated, or the flag again): a history only their interleaving as it ran explains is no violation; your expectations judge it")
 	f.BoolVar(&fl.checkDet, "check-determinism", false, "run each failing seed, and every 64th other one, twice and report a difference (object code reading the wall clock, map order)")
 	f.Float64Var(&fl.minChecked, "min-checked", explore.DefaultMinChecked, "the least share (0 to 1) of object histories a sweep must check to be clean; below it, exit 1 (0: no minimum)")
 	f.IntVar(&fl.seeds, "seeds", 1000, "how many seeds to explore (1 or more; a range, never listed, so any size runs in flat memory)")
@@ -192,7 +194,7 @@ func (fl *exploreCmd) validate() error {
 func (fl *exploreCmd) options() (explore.Options, error) {
 	opts := explore.Options{First: fl.first, FromSeedZero: fl.first == 0, Seeds: fl.seeds, Workers: fl.workers, MaxAmbiguous: fl.maxAmbiguous,
 		KeepRules: fl.keepRules, Swarm: fl.swarm, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
-		Horizon: fl.horizon, CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring}
+		Horizon: fl.horizon, CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring, Interleaving: fl.interleave}
 	var err error
 	switch {
 	case fl.seeds < 1:

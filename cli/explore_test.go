@@ -122,3 +122,16 @@ func TestVerify(t *testing.T) {
 	assert.Equal(t, exitExpect, code)
 	assert.Contains(t, out, `"Your order has shipped"`)
 }
+
+// O3 (issue 31): --interleaving names turns meant to interleave at their
+// awaits; a name the scenario's classes do not have is refused, naming
+// the flag's value and what is allowed, and a sweep's replay line carries
+// the flag.
+func TestO3_ExploreInterleavingFlag(t *testing.T) {
+	code, _, errOut := runCLI(t, "explore", ambiguous, "--seeds", "10", "--interleaving", "Nope")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `interleaving "Nope": want a method of a namespace's class of `+ambiguous)
+	code, out, errOut := runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--seeds", "200", "--no-shrink", "--interleaving", "Send,MAIL.Sent")
+	require.Equal(t, exitExpect, code, errOut)
+	assert.Regexp(t, `replay: dosim explore \S+ --replay \d+ .* --interleaving MAIL\.Sent,Send\n`, out)
+}

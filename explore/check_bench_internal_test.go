@@ -90,7 +90,7 @@ func BenchmarkCheckHistory(b *testing.B) {
 			for range b.N {
 				ms := newModels()
 				ms.timed = true
-				rep := checkLinear(1, v, ms, DefaultMaxAmbiguous, nil, 0)
+				rep := checkLinear(1, v, ms, DefaultMaxAmbiguous, nil, nil, 0)
 				if rep.checked != 1 || len(rep.violations) != 0 {
 					b.Fatalf("checked %d, violations %v, unchecked %v", rep.checked, rep.violations, rep.unchecked)
 				}
@@ -112,7 +112,7 @@ func TestC4_ALongHistoryWithManyAmbiguousCallsIsChecked(t *testing.T) {
 	v, ambiguous := bigHistory(t, 1000, 10, 10, 2)
 	require.GreaterOrEqual(t, ambiguous, 100, "at least 100 ambiguous calls")
 	ms := newModels()
-	rep := checkLinear(1, v, ms, DefaultMaxAmbiguous, nil, 0)
+	rep := checkLinear(1, v, ms, DefaultMaxAmbiguous, nil, nil, 0)
 	require.Equal(t, 1, rep.checked, "unchecked: %v", rep.unchecked)
 	require.Empty(t, rep.violations)
 	steps := len(ms.get("INVENTORY", "shop").steps)

@@ -214,5 +214,5 @@ func (s *Summary) exhaustiveReplay(f *Failing) string {
 	if len(f.Shrunk) > 0 {
 		faults = FaultSetText(f.Shrunk)
 	}
-	return fmt.Sprintf("dosim explore %s --replay %d --replay-faults %s --latency %s", s.File, f.Seed, faults, s.Latency) + s.flags() // the strategy, as a seed's replay carries it
+	return fmt.Sprintf("dosim explore %s --replay %d --replay-faults %s --latency %s", s.File, f.Seed, faults, s.Latency) + s.flags() + s.checkFlags() // the strategy, as a seed's replay carries it
 }

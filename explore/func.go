@@ -252,7 +252,7 @@ func (fe *FuncExplorer) checkRun(seed uint64, rt *runtime.Runtime, h time.Durati
 		return out
 	}
 	view := funcView(calls, rt.History(), effects, namespaces)
-	lr := checkLinear(seed, view, fe.models, fe.opts.MaxAmbiguous, broken, mode.linearTimeout)
+	lr := checkLinear(seed, view, fe.models, fe.opts.MaxAmbiguous, broken, fe.opts.Interleaving, mode.linearTimeout)
 	out.Violations = append(out.Violations, lr.violations...)
 	out.Linear, out.Checked, out.Unchecked = lr.histories, lr.checked, lr.unchecked
 	out.timedOut = lr.timedOut
@@ -369,7 +369,7 @@ func (fe *FuncExplorer) Sweep() *Summary {
 		return fe.exhaustiveSweep()
 	}
 	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm, Latency: o.Latency,
-		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
+		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms, Interleaving: o.Interleaving,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}, Scheduling: fe.sched}
 	var (
@@ -453,7 +453,7 @@ func (fe *FuncExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 	}
 	for _, v := range r.Violations {
 		h := r.Linear[v.Object]
-		if v.Kind != KindLinearizability || h == nil {
+		if !ofHistory(v.Kind) || h == nil {
 			continue
 		}
 		var b bytes.Buffer

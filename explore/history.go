@@ -68,6 +68,12 @@ type hop struct {
 	call     *runtime.CallRecord
 	// final marks the read of the end state that ends every history.
 	final bool
+	// parts and injected are set on an operation that stands for turns
+	// that ran interleaved at their awaits (objHistory.interleaved): what
+	// each turn's caller saw, the first's first, and the operations of the
+	// others.
+	parts    []seen
+	injected []*hop
 }
 
 // nalts is how many turns the model may replay for op.
@@ -91,6 +97,9 @@ type alt struct {
 	// less this turn's own, which its replay makes): the model adds them
 	// when it applies the operation as this turn ran.
 	others []string
+	// together is how other turns ran interleaved with this one at their
+	// awaits, which its replay follows (a group: objHistory.interleaved).
+	together *runtime.Interleaving
 }
 
 // label names the operation for a person.

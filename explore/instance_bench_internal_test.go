@@ -74,7 +74,7 @@ func BenchmarkCheckInstance(b *testing.B) {
 			b.Run(fmt.Sprintf("calls=%d/%s", size, where), func(b *testing.B) {
 				v := tallyHistory(b, size, inMemory)
 				for range b.N {
-					rep := checkLinear(1, v, newModels(), DefaultMaxAmbiguous, nil, 0)
+					rep := checkLinear(1, v, newModels(), DefaultMaxAmbiguous, nil, nil, 0)
 					if rep.checked != 1 || len(rep.violations) != 0 {
 						b.Fatalf("checked %d, violations %v, unchecked %v", rep.checked, rep.violations, rep.unchecked)
 					}

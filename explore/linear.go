@@ -82,12 +82,13 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 			}
 		}
 	}
-	return checkLinear(seed, v, e.models, e.opts.MaxAmbiguous, nil, timeout)
+	return checkLinear(seed, v, e.models, e.opts.MaxAmbiguous, nil, e.opts.Interleaving, timeout)
 }
 
 // checkLinear checks the history of each object of a run against its
-// model. Namespaces in broken have a class that cannot be built.
-func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[string]bool, timeout time.Duration) linearReport {
+// model. Namespaces in broken have a class that cannot be built; the
+// turns interleave names are meant to interleave at their awaits.
+func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[string]bool, interleave declared, timeout time.Duration) linearReport {
 	var rep linearReport
 	hs := histories(v, maxCut, broken)
 	for i := range hs {
@@ -101,7 +102,22 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		init := m.intern(h.obj.Initial, nil, nil)
 		c.endKey = m.intern(h.obj.Final, h.end, nil).end
 		order := orderOps(h)
-		switch m.verdict(c, init, h, order, timeout) {
+		v := m.verdict(c, init, h, order, timeout)
+		kind := KindLinearizability
+		if v == violation || v == unreproducible {
+			// An interleaving at an await as it ran may explain what no order
+			// of atomic steps does (interleave.go).
+			explained, undeclared, out := interleaved(m, c, init, h, interleave, timeout)
+			switch {
+			case out:
+				v = 0
+			case explained && len(undeclared) == 0: // as declared
+				v = linearizable
+			case explained && v == violation:
+				kind = KindInterleaving
+			}
+		}
+		switch v {
 		case 0:
 			rep.timedOut = true
 			continue
@@ -116,16 +132,58 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 			continue
 		}
 		rep.checked++
+		msg := fmt.Sprintf("no order of its %s, each applied once (those cut short at most once), explains what callers saw and its end state %s",
+			opsText(h.ops), describeEnd(h))
+		if kind == KindInterleaving {
+			groups, _ := interleavings(h)
+			msg = interleavingText(h, undeclaredOf(h, groups, interleave))
+		}
 		obj := h.ns + "/" + h.name
 		if rep.histories == nil {
 			rep.histories = map[string]*History{}
 		}
 		rep.histories[obj] = &History{Object: obj, Events: historyEvents(h, order), c: c, init: init}
-		rep.violations = append(rep.violations, Violation{Seed: seed, Kind: KindLinearizability, Object: obj,
-			Message: fmt.Sprintf("no order of its %s, each applied once (those cut short at most once), explains what callers saw and its end state %s",
-				opsText(h.ops), describeEnd(h))})
+		rep.violations = append(rep.violations, Violation{Seed: seed, Kind: kind, Object: obj, Message: msg})
 	}
 	return rep
+}
+
+// interleaved checks a history no order of atomic steps explains again,
+// with its turns that ran interleaved at their awaits replayed as they ran
+// (see interleave.go): explained says that check passed, undeclared are
+// its groups whose turns are not declared meant to interleave, and out
+// that the check ran out of its time.
+func interleaved(m *model, c *checker, init *state, h *objHistory, interleave declared, timeout time.Duration) (explained bool, undeclared []awaitGroup, out bool) {
+	groups, ok := interleavings(h)
+	if !ok || len(groups) == 0 {
+		return false, nil, false
+	}
+	g := h.interleaved(groups)
+	switch m.verdict(&checker{m: m, ctor: c.ctor, endKey: c.endKey}, init, g, orderOps(g), timeout) {
+	case 0:
+		return false, nil, true
+	case linearizable:
+		return true, undeclaredOf(h, groups, interleave), false
+	}
+	return false, nil, false
+}
+
+// undeclaredOf are the groups whose turns are not all declared meant to
+// interleave: a group is declared when its turn that let the others in is.
+func undeclaredOf(h *objHistory, groups []awaitGroup, interleave declared) []awaitGroup {
+	var out []awaitGroup
+	for _, g := range groups {
+		waiters := 0
+		for _, i := range append([]int{g.head}, g.in...) {
+			if slices.Contains(h.ops[i].first.turn.Awaits, g.at) && interleave.has(h.ns, &h.ops[i]) {
+				waiters++
+			}
+		}
+		if waiters == 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // opsText counts a history's operations for a person: "3 calls", "2
@@ -351,6 +409,13 @@ func historyKey(b []byte, init *state, end string, h *objHistory, order []stamp)
 		}
 		b = append(b, flags)
 		str(op.seen.key)
+		if op.parts != nil { // a group's turns, each as its caller saw it
+			b = binary.AppendUvarint(b, uint64(len(op.parts)))
+			for _, p := range op.parts {
+				b = append(b, map[bool]byte{true: 'k', false: 'u'}[p.known])
+				str(p.key)
+			}
+		}
 	}
 	return b
 }

@@ -284,7 +284,7 @@ func (s *Summary) checkSeed(field string, seed uint64, shards map[int]bool) erro
 var reasons = []string{ReasonCut, ReasonUnreproducible, ReasonOutside, ReasonUnfinished, ReasonNoClass, ReasonStates}
 
 // kinds are the kinds of violation.
-var kinds = []string{KindInvariant, KindExpectation, KindLinearizability, KindError, KindFunc, KindLiveness, KindNondeterminism}
+var kinds = []string{KindInvariant, KindExpectation, KindLinearizability, KindInterleaving, KindError, KindFunc, KindLiveness, KindNondeterminism}
 
 func isDigest(s string) bool {
 	h, ok := strings.CutPrefix(s, "sha256:")
@@ -326,7 +326,7 @@ func Merge(parts ...*Summary) (*Summary, error) {
 	a := parts[0]
 	out := &Summary{Scenario: a.Scenario, File: a.File, ScenarioDigest: a.ScenarioDigest, First: a.First, Seeds: a.Seeds,
 		Rates: maps.Clone(a.Rates), KeepRules: a.KeepRules, Swarm: a.Swarm, Latency: a.Latency, MaxAmbiguous: a.MaxAmbiguous, MinChecked: a.MinChecked,
-		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms,
+		Horizon: a.Horizon, RecurringAlarms: a.RecurringAlarms, Interleaving: slices.Clone(a.Interleaving),
 		NoLinearizability: a.NoLinearizability, NoShrink: a.NoShrink, Classes: slices.Clone(a.Classes),
 		Complete: true, Violations: []Violation{}, Scheduling: a.Scheduling}
 	owner := map[int]*Summary{}
@@ -441,6 +441,8 @@ func sameSweep(p, a *Summary) error {
 		return differ("horizon", p.Horizon, a.Horizon)
 	case p.RecurringAlarms != a.RecurringAlarms:
 		return differ("recurringAlarms", p.RecurringAlarms, a.RecurringAlarms)
+	case !slices.Equal(p.Interleaving, a.Interleaving):
+		return differ("interleaving", p.Interleaving, a.Interleaving)
 	}
 	return nil
 }

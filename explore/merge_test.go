@@ -87,7 +87,7 @@ func TestH2_MergeRefusesInconsistentSummaries(t *testing.T) {
 		}), "want a seed from 1 to 60"},
 		{"unknown kind", edit(t, failing, func(m map[string]any) {
 			m["violations"].([]any)[0].(map[string]any)["kind"] = "meh"
-		}), `"violations[0].kind" is "meh": allowed are invariant, expectation, linearizability, error`},
+		}), `"violations[0].kind" is "meh": allowed are invariant, expectation, linearizability, interleaving, error`},
 		{"failing without its first seed", edit(t, failing, func(m map[string]any) { delete(m, "firstFailing") }), `"firstFailing" is missing`},
 		{"failed too few", edit(t, failing, func(m map[string]any) { m["failed"] = 1 }), `"failed" is 1: the violations`},
 	}

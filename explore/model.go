@@ -58,11 +58,13 @@ type instance struct {
 }
 
 // stepKey memoises a step: from a state, a turn with its input, on the
-// state's instance (cont) or on a fresh one.
+// state's instance (cont) or on a fresh one, cut short or not (a replay
+// refutes the calls out of a turn that was not: runtime.Replayed.Refuted).
 type stepKey struct {
 	from  *state
 	input string
 	cont  bool
+	cut   bool
 }
 
 // stepDetail is what of the turn a step's result depends on besides its
@@ -88,6 +90,9 @@ type stepResult struct {
 	to    *state
 	exact bool   // the replay read what the turn read (runtime.Replayed.Exact)
 	why   string // how it did not
+	// refuted: it made a call out the turn did not make
+	// (runtime.Replayed.Refuted): no run went through this step.
+	refuted bool
 	// open: the replay read past what the turn read (runtime.Replayed.Open);
 	// keeps: the step leaves an instance, or ran on one. Either way the
 	// result is memoised per turn (stepDetail).
@@ -272,7 +277,7 @@ func sqlContent(storage map[string]any) (map[string]any, bool) {
 // instance's earlier turns again.
 func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessions) stepResult {
 	t := a.turn
-	k := stepKey{from: s, input: a.input, cont: s.inst != nil && s.inst.n == t.Instance}
+	k := stepKey{from: s, input: a.input, cont: s.inst != nil && s.inst.n == t.Instance, cut: t.Cut != ""}
 	m.mu.Lock()
 	r, ok := m.steps[k]
 	if ok {
@@ -293,7 +298,7 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	if k.cont {
 		lineage, session = s.inst.lineage, live.take(s)
 	}
-	rep, after := runtime.ReplayOn(ctor, lineage, t, session)
+	rep, after := runtime.ReplayOn(ctor, lineage, t, a.together, session)
 	if m.ms.timed {
 		m.ms.mu.Lock()
 		m.ms.replaying += time.Since(start)
@@ -308,10 +313,13 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	}
 	var inst *instance
 	if rep.Memory != "" {
-		inst = &instance{n: t.Instance, memory: rep.Memory,
-			lineage: runtime.Lineage{Base: lineage.Base, Turns: append(slices.Clip(lineage.Turns), t)}}
+		inst = &instance{n: t.Instance, memory: rep.Memory, lineage: then(lineage, t, a.together)}
 	}
-	r = stepResult{out: replayedKey(t, rep), exact: rep.Exact, why: rep.Diverged, open: rep.Open, keeps: k.cont || inst != nil}
+	out := replayedKey(t, rep)
+	if a.together != nil {
+		out = groupOut(a, rep)
+	}
+	r = stepResult{out: out, exact: rep.Exact, why: rep.Diverged, refuted: rep.Refuted, open: rep.Open, keeps: k.cont || inst != nil}
 	r.to = m.intern(rep.State, effects, inst)
 	live.keep(r.to, after)
 	m.mu.Lock()
@@ -511,6 +519,9 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 		for i := range op.nalts() {
 			r := c.m.step(c.ctor, s, op.alt(i), &c.live)
 			c.detail = c.detail || r.open || r.keeps
+			if r.refuted {
+				continue // as an output the caller did not see: no run went so
+			}
 			if !r.exact {
 				if c.inexact == "" {
 					c.inexact = op.label() + ": " + r.why
@@ -520,7 +531,7 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 				}
 				continue
 			}
-			if op.seen.known && r.out != op.seen.key {
+			if !op.matches(r.out) {
 				continue
 			}
 			next = append(next, c.m.with(r.to, op.alt(i).others))

@@ -169,7 +169,7 @@ func shrink(ctx context.Context, f *Failing, opts Options, now func() time.Time,
 			return false, true
 		}
 		f.Replays++
-		mode := checkMode{skipLinear: kind != KindLinearizability, linearTimeout: max(left, time.Millisecond)}
+		mode := checkMode{skipLinear: !ofHistory(kind), linearTimeout: max(left, time.Millisecond)}
 		got, timedOut := replay(append([]transport.Rule{}, rules...), mode) // not nil: nil draws random faults
 		if timedOut {
 			return false, true
@@ -330,7 +330,7 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 	}
 	for _, v := range r.Violations {
 		h := r.Linear[v.Object]
-		if v.Kind != KindLinearizability || h == nil {
+		if !ofHistory(v.Kind) || h == nil {
 			continue
 		}
 		var b bytes.Buffer

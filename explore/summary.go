@@ -74,6 +74,9 @@ type Summary struct {
 	// RecurringAlarms whether alarms that re-arm for ever were allowed.
 	Horizon         time.Duration `json:"horizon"`
 	RecurringAlarms bool          `json:"recurringAlarms,omitempty"`
+	// Interleaving names the turns declared meant to interleave at their
+	// awaits (Options.Interleaving and the scenario's), sorted.
+	Interleaving []string `json:"interleaving,omitempty"`
 	// MinChecked is the least share of object histories the sweep had to
 	// check to be clean (Options.MinChecked; 0: no minimum).
 	MinChecked float64 `json:"minChecked"`
@@ -150,7 +153,7 @@ func (e *Explorer) newSummary() *Summary {
 	rates := rateNames(e.opts.Rates)
 	s := &Summary{Scenario: e.sc.Name, File: e.sc.File, ScenarioDigest: e.sc.Digest, First: e.opts.First, Seeds: e.opts.Seeds,
 		Rates: rates, KeepRules: e.opts.KeepRules, Swarm: e.opts.Swarm, Latency: e.opts.Latency, MaxAmbiguous: e.opts.MaxAmbiguous, MinChecked: max(e.opts.MinChecked, 0),
-		Horizon: horizon(e.opts.Horizon, e.sc), RecurringAlarms: e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms,
+		Horizon: horizon(e.opts.Horizon, e.sc), RecurringAlarms: e.opts.RecurringAlarms || e.sc.Explore.RecurringAlarms, Interleaving: e.opts.Interleaving,
 		NoLinearizability: e.opts.NoLinearizability, NoShrink: e.opts.NoShrink,
 		Shards: []Shard{e.opts.Shard}, Violations: []Violation{}, Scheduling: e.sched}
 	for ns, c := range e.opts.Classes {
@@ -353,5 +356,14 @@ func (s *Summary) ReplayCommand(seed uint64) string {
 	if s.KeepRules {
 		cmd += " --keep-rules"
 	}
-	return cmd + s.seedFlags(seed)
+	return cmd + s.seedFlags(seed) + s.checkFlags()
+}
+
+// checkFlags are the dosim explore flags of the options that change what
+// the checks report: the turns meant to interleave.
+func (s *Summary) checkFlags() string {
+	if len(s.Interleaving) == 0 {
+		return ""
+	}
+	return " --interleaving " + strings.Join(s.Interleaving, ",")
 }

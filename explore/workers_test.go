@@ -51,7 +51,8 @@ func firstDifference(a, b string) string {
 // seed and reports) does not depend on how many workers ran it, nor on
 // which seed a worker checked first, though the workers share one model
 // and its memos: every shipped scenario, every zoo bug and its fixed
-// form, and a class that keeps its state in fields. A step or a verdict
+// form, a class that keeps its state in fields, and one whose turns
+// interleave at their awaits, declared so or not. A step or a verdict
 // that depends on more than its memo key (a replay that read past its
 // turn, an instance the model keeps) is memoised per turn.
 func TestD1_ASweepsSummaryDoesNotDependOnItsWorkers(t *testing.T) {
@@ -95,6 +96,15 @@ func TestD1_ASweepsSummaryDoesNotDependOnItsWorkers(t *testing.T) {
 			})
 		}
 	}
+	for name, interleave := range map[string][]string{"flusher": nil, "flusher-declared": {"alarm"}} {
+		t.Run(name, func(t *testing.T) {
+			sameAtEveryWorkerCount(t, func(workers int) *explore.Summary {
+				sum, err := explore.RunFunc(explore.Options{Seeds: countSeeds(1000), Workers: workers, Interleaving: interleave}, flush(false))
+				require.NoError(t, err)
+				return sum
+			})
+		})
+	}
 	for name, leaky := range map[string]bool{"limiter": false, "limiter-leaky": true} {
 		t.Run(name, func(t *testing.T) {
 			sameAtEveryWorkerCount(t, func(workers int) *explore.Summary {
@@ -105,6 +115,67 @@ func TestD1_ASweepsSummaryDoesNotDependOnItsWorkers(t *testing.T) {
 				}
 				return sum
 			})
+		})
+	}
+}
+
+// D1 (issue 31): what a seed's check finds does not depend on the seeds
+// checked before it with the same model: a sweep of seeds 1 to n finds,
+// seed by seed, what n sweeps of one seed each, each with a model of its
+// own, find. A memo key that leaves out something a step or a verdict
+// depends on (a turn cut short, the instant a replay read past its turn,
+// the instance the model keeps) shows here as a seed whose verdict
+// changes.
+func TestD1_ASeedsVerdictDoesNotDependOnTheSeedsBeforeIt(t *testing.T) {
+	cases := map[string]func(o explore.Options) (*explore.Summary, error){
+		"flusher": func(o explore.Options) (*explore.Summary, error) { return explore.RunFunc(o, flush(false)) },
+		"flusher-declared": func(o explore.Options) (*explore.Summary, error) {
+			o.Interleaving = []string{"alarm"}
+			return explore.RunFunc(o, flush(false))
+		},
+		"limiter": func(o explore.Options) (*explore.Summary, error) { return explore.RunFunc(o, limit(false)) },
+	}
+	for _, b := range zoo.Bugs() {
+		if b.Background {
+			continue // a day of background work a seed: the zoo's other tests sweep them
+		}
+		cases["zoo/"+b.Name] = func(o explore.Options) (*explore.Summary, error) {
+			z := zooOptions(b, strategies[0], o.First, o.Seeds)
+			z.Workers, z.NoShrink = 1, true
+			return explore.RunFunc(z, b.Buggy)
+		}
+	}
+	for name, sweep := range cases {
+		t.Run(name, func(t *testing.T) {
+			n := countSeeds(300)
+			if strings.HasPrefix(name, "zoo/") {
+				n = countSeeds(100)
+			}
+			all, err := sweep(explore.Options{Seeds: n, Workers: 1, NoShrink: true})
+			require.NoError(t, err)
+			var histories, failed int
+			unchecked := map[string]int{}
+			var violations []explore.Violation
+			for seed := uint64(1); seed <= uint64(n); seed++ {
+				one, err := sweep(explore.Options{First: seed, Seeds: 1, Workers: 1, NoShrink: true})
+				require.NoError(t, err)
+				histories += one.Histories
+				failed += one.Failed
+				for why, k := range one.Unchecked {
+					unchecked[why] += k
+				}
+				violations = append(violations, one.Violations...)
+			}
+			assert.Equal(t, histories, all.Histories)
+			assert.Equal(t, failed, all.Failed)
+			if len(unchecked) == 0 {
+				unchecked = nil
+			}
+			assert.Equal(t, unchecked, all.Unchecked)
+			if violations == nil {
+				violations = []explore.Violation{}
+			}
+			assert.Equal(t, violations[:min(len(violations), explore.MaxViolations)], all.Violations)
 		})
 	}
 }

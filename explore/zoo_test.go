@@ -58,7 +58,7 @@ var randomAlone = strategyNamed("random-no-latency")
 // do background work the check cannot judge, one worker. An exhaustive
 // search runs the tree of seed first, whatever seeds says.
 func zooOptions(b zoo.Bug, s strategy, first uint64, seeds int) explore.Options {
-	o := explore.Options{First: first, Seeds: seeds, Workers: 1, Rates: b.Rates}
+	o := explore.Options{First: first, Seeds: seeds, Workers: 1, Rates: b.Rates, Interleaving: b.Interleaving}
 	if b.Background {
 		o.MinChecked = -1
 	}

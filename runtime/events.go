@@ -66,8 +66,11 @@ func (h *host) event(e object.Event) {
 	r := h.ns.r
 	e.At, e.Namespace, e.Object = r.k.Now(), h.ns.name, h.target.Object
 	r.events.add(e)
-	if r.hist != nil || r.replay != nil {
+	switch {
+	case r.hist != nil:
 		r.noteEvent(h, e)
+	case r.replay != nil:
+		r.replay.event(e)
 	}
 }
 

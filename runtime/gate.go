@@ -55,19 +55,41 @@ func holdGate(holds *int32, fn func() error) error {
 }
 
 // Leave lets the gate go for a yielding wait (sched.Work).
-func (ti *turnInfo) Leave(t *sched.Task) bool { return ti.h.leaveGate(t, ti.holds) }
+func (ti *turnInfo) Leave(t *sched.Task) bool {
+	left := ti.h.leaveGate(t, ti.holds)
+	if left && ti.log != nil {
+		ti.h.ns.r.openAwait(ti.log)
+	}
+	return left
+}
 
 // Return takes the gate back after the wait (sched.Work).
-func (ti *turnInfo) Return(t *sched.Task) { ti.h.returnGate(t) }
+func (ti *turnInfo) Return(t *sched.Task) {
+	ti.h.returnGate(t)
+	if ti.log != nil {
+		ti.h.ns.r.closeAwait(ti.log)
+	}
+}
 
 // HoldGate runs fn with the gate kept closed (wire.GateHolder).
 func (ti *turnInfo) HoldGate(fn func() error) error { return holdGate(&ti.holds, fn) }
 
 // Leave lets the gate go for a yielding wait (sched.Work).
-func (lt *laneTurn) Leave(t *sched.Task) bool { return lt.h.leaveGate(t, lt.holds) }
+func (lt *laneTurn) Leave(t *sched.Task) bool {
+	left := lt.h.leaveGate(t, lt.holds)
+	if left && lt.log != nil {
+		lt.h.ns.r.openAwait(lt.log)
+	}
+	return left
+}
 
 // Return takes the gate back after the wait (sched.Work).
-func (lt *laneTurn) Return(t *sched.Task) { lt.h.returnGate(t) }
+func (lt *laneTurn) Return(t *sched.Task) {
+	lt.h.returnGate(t)
+	if lt.log != nil {
+		lt.h.ns.r.closeAwait(lt.log)
+	}
+}
 
 // HoldGate runs fn with the gate kept closed (wire.GateHolder).
 func (lt *laneTurn) HoldGate(fn func() error) error { return holdGate(&lt.holds, fn) }

@@ -97,6 +97,20 @@ type AlarmState struct {
 	GaveUp bool
 }
 
+// Await is a wait of a turn with its object's input gate open (rule O3):
+// a call out, a sleep.
+type Await struct {
+	// Point counts the turn's waiting points up to this one, from 1: its
+	// calls out and sleeps, in the order it made them, whether they let
+	// the gate go or not (a call inside BlockConcurrencyWhile does not).
+	Point int
+	// What it waited for: "a call to NS/object.Method", "a sleep of 1s".
+	What string
+	// Began and Ended stamp when it let the gate go and took it back, on
+	// the scale of Turn.Began and Ended.
+	Began, Ended uint64
+}
+
 // FetchExchange is what a fetch handler got and answered, as a request
 // turn ran it: the request's method, URL, header and the body bytes the
 // handler read, and the response it wrote.
@@ -149,6 +163,10 @@ type Turn struct {
 	Began, Ended uint64
 	// Reads are what the turn read from outside its storage, in order.
 	Reads []Read
+	// Awaits are the waits during which the turn let its object's input
+	// gate go (rule O3), in order: other turns of the object could run
+	// then, and those that began within one came in during it.
+	Awaits []Await
 	// Events are the trace events the turn recorded, in order.
 	Events []object.Event
 	// Cut says why the turn did not run as it would have alone, "" when
@@ -186,6 +204,10 @@ type turnLog struct {
 	// made says the ReadCall reads' CallOuts are made (finish); unfinished
 	// says finish marked the turn cut because it had not ended yet.
 	made, unfinished bool
+	// points counts the turn's waiting points so far (Await.Point), and
+	// what the last was for.
+	points int
+	what   string
 }
 
 // begin starts the log of a turn of h.
@@ -336,11 +358,46 @@ func (r *Runtime) clockRead(h *host) time.Time {
 	return now
 }
 
-// noteCall records a call out of the running turn (WithHistory).
+// noteCall records a call out of the running turn (WithHistory): a read,
+// and a waiting point.
 func (r *Runtime) noteCall(c *wire.Call) {
 	if tl := r.current(nil); tl != nil {
 		tl.Reads = append(tl.Reads, Read{Kind: ReadCall})
 		tl.calls = append(tl.calls, c)
+		tl.points++
+		tl.what = "a call to " + c.Site.Target.Namespace + "/" + c.Site.Target.Object + "." + c.Site.Method
+	}
+}
+
+// noteSleep records a sleep of h's running turn as a waiting point.
+func (r *Runtime) noteSleep(h *host, d time.Duration) {
+	if tl := r.current(h); tl != nil {
+		tl.points++
+		tl.what = "a sleep of " + d.String()
+	}
+}
+
+// openAwait records that the turn whose log is tl let its object's input
+// gate go (Await).
+func (r *Runtime) openAwait(tl *turnLog) {
+	hs := r.hist
+	if hs == nil || tl == nil || !tl.open {
+		return
+	}
+	hs.stamp++
+	tl.Awaits = append(tl.Awaits, Await{Point: tl.points, What: tl.what, Began: hs.stamp})
+}
+
+// closeAwait records that the turn whose log is tl took its object's
+// input gate back.
+func (r *Runtime) closeAwait(tl *turnLog) {
+	hs := r.hist
+	if hs == nil || tl == nil || len(tl.Awaits) == 0 {
+		return
+	}
+	if w := &tl.Awaits[len(tl.Awaits)-1]; w.Ended == 0 {
+		hs.stamp++
+		w.Ended = hs.stamp
 	}
 }
 

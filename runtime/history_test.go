@@ -195,7 +195,8 @@ func TestC1_ReplayFromAnotherStateAndWhereItDiverges(t *testing.T) {
 	other.Reads[0].Call = &out
 	rep = runtime.Replay(ctor, runtime.ObjectState{}, other)
 	assert.False(t, rep.Exact)
-	assert.Contains(t, rep.Diverged, "it called BANK/bank.Add where the turn called BANK/bank.Sub")
+	assert.Contains(t, rep.Diverged, "it called BANK/bank.Add(10) where the turn called BANK/bank.Sub(10)")
+	assert.True(t, rep.Refuted, "a call out the turn did not make: no run went so")
 	assert.ErrorContains(t, rep.Err, runtime.ErrReplayDiverged.Error(), "the method got the error, and returned it")
 }
 

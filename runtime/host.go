@@ -105,29 +105,6 @@ func newHost(ns *Namespace, id object.ID) *host {
 	return h
 }
 
-// hostView is the object.Host the object's State talks to.
-type hostView struct{ h *host }
-
-var _ object.Host = hostView{}
-
-func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
-	cur, err := v.h.ns.r.k.Enter(ctx)
-	if err != nil {
-		return err
-	}
-	return cur.Sleep(ctx, d)
-}
-
-func (v hostView) Now() time.Time { return v.h.ns.r.clockRead(v.h) }
-
-// Halted reports whether the runtime's watchdog gave up on a stalled
-// turn: a SQL statement still running then stops (rule Q5).
-func (v hostView) Halted() bool { return v.h.ns.r.k.Halted() }
-
-func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
-	return v.h.ns.r.effect(ctx, v.h, kind, payload)
-}
-
 // remember records an arrival of id and reports whether it was already
 // known (rule S6).
 //

@@ -17,6 +17,36 @@ import (
 // package agent sees of it through State.Hosted, for scheduled and queued
 // tasks, retries and shared values.
 
+// hostView is the object.Host the object's State talks to.
+type hostView struct{ h *host }
+
+var _ object.Host = hostView{}
+
+func (v hostView) Sleep(ctx context.Context, d time.Duration) error {
+	r := v.h.ns.r
+	cur, err := r.k.Enter(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.hist != nil:
+		r.noteSleep(v.h, d)
+	case r.replay != nil:
+		r.replay.await(r)
+	}
+	return cur.Sleep(ctx, d)
+}
+
+func (v hostView) Now() time.Time { return v.h.ns.r.clockRead(v.h) }
+
+// Halted reports whether the runtime's watchdog gave up on a stalled
+// turn: a SQL statement still running then stops (rule Q5).
+func (v hostView) Halted() bool { return v.h.ns.r.k.Halted() }
+
+func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
+	return v.h.ns.r.effect(ctx, v.h, kind, payload)
+}
+
 // TurnState gives object code running in a request's turn its State.
 func (ti *turnInfo) TurnState() *object.State { return ti.h.state }
 

@@ -2,18 +2,14 @@ package runtime
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"reflect"
-	"time"
+	"slices"
 
-	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/fields"
-	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 )
@@ -44,10 +40,64 @@ type ObjectState struct {
 // Lineage is an instance as a checker keeps it (rule C2: the model keeps
 // what the instance keeps): the object's state when the instance was
 // built, and the turns it ran since, in order. Replaying them on a fresh
-// instance over Base brings back the fields they left.
+// instance over Base brings back the fields they left. Together, when
+// set, holds for each of Turns how others ran interleaved with it (see
+// Interleaving), which its replay follows.
 type Lineage struct {
-	Base  ObjectState
+	Base     ObjectState
+	Turns    []*Turn
+	Together []*Interleaving
+}
+
+// Interleaving is how turns ran together at their awaits (rule O3): a
+// replayed turn and Turns, the others, and the order in which the
+// turns' segments held the object's input gate, each segment running
+// from a turn's start, or from a waiting point at which it let the gate
+// go (Await), to its next such waiting point or its end. A replay given
+// it runs the turns so, where a turn replayed alone is one atomic step:
+// the interleaving as it was.
+type Interleaving struct {
 	Turns []*Turn
+	Order []Segment
+}
+
+// Segment is a turn's part between two of its waits (see Interleaving):
+// Turn is 0 for the replayed turn, i for Turns[i-1]; After is the waiting
+// point (Await.Point) it begins after, 0 for the turn's start.
+type Segment struct {
+	Turn, After int
+}
+
+// InterleavingOf is the interleaving of turns as they ran, by their
+// stamps (Turn.Began and the Await stamps): turns[0] is the one to
+// replay, the rest ran together with it.
+func InterleavingOf(turns []*Turn) *Interleaving {
+	type start struct {
+		at  uint64
+		seg Segment
+	}
+	var starts []start
+	for i, t := range turns {
+		starts = append(starts, start{t.Began, Segment{Turn: i}})
+		// A waiting point may let the gate go more than once (a call out's
+		// attempts and backoff sleeps): its segment starts when the turn
+		// took the gate back the last time.
+		after := map[int]uint64{}
+		for _, w := range t.Awaits {
+			if w.Ended != 0 {
+				after[w.Point] = max(after[w.Point], w.Ended)
+			}
+		}
+		for p, at := range after {
+			starts = append(starts, start{at, Segment{Turn: i, After: p}})
+		}
+	}
+	slices.SortFunc(starts, func(a, b start) int { return cmp.Compare(a.at, b.at) })
+	in := &Interleaving{Turns: slices.Clone(turns[1:])}
+	for _, s := range starts {
+		in.Order = append(in.Order, s.seg)
+	}
+	return in
 }
 
 // Replayed is what a turn computed when replayed alone (Replay).
@@ -77,11 +127,21 @@ type Replayed struct {
 	// predecessor. Otherwise Diverged says where it read otherwise.
 	Exact    bool
 	Diverged string
+	// Refuted says the replay went otherwise than the turn by a call out:
+	// a call the turn did not make, or another call than it made. No run
+	// went so: the callee's history holds the calls it got, so the state
+	// from which it was replayed is not the one the turn ran from.
+	Refuted bool
 	// Open says the replay read the clock or drew from the seeded source
 	// past what the turn (and its instance's constructor) read as it ran:
 	// what it computed then depends on the turn's instant and identity
 	// (At, Call, Attempt, Kind), not only on the state and the reads.
 	Open bool
+	// Together is what each of the turns that ran interleaved with it
+	// (ReplayOn's in, Interleaving.Turns) computed: Value, Err, Fetch and
+	// Events; their effects, calls out and writes are in the fields above,
+	// with the turn's.
+	Together []Replayed
 }
 
 // ErrReplayDiverged is what a replayed turn's call out returns when the
@@ -105,7 +165,7 @@ func Replay(ctor Constructor, state ObjectState, t Turn) Replayed {
 // due tasks. What t computed is returned; the earlier turns' outputs are
 // not.
 func ReplayAfter(ctor Constructor, l Lineage, t *Turn) Replayed {
-	rep, s := ReplayOn(ctor, l, t, nil)
+	rep, s := ReplayOn(ctor, l, t, nil, nil)
 	s.Close()
 	return rep
 }
@@ -116,8 +176,6 @@ func ReplayAfter(ctor Constructor, l Lineage, t *Turn) Replayed {
 // and the object's storage: Close it.
 type Session struct {
 	r  *Runtime
-	ns *Namespace
-	id object.ID
 	rp *replayer
 }
 
@@ -131,18 +189,20 @@ func (s *Session) Close() {
 // ReplayOn runs turn t on s, a session that replayed the instance l
 // describes to its end, or, when s is nil, on a new one built from l
 // (see ReplayAfter): the same turns on the same instance, so what t
-// computes is the same either way. It returns what t computed and the
-// session after t, on which the instance's next turn can run: nil (and s
-// closed) when the replay diverged, or when the instance keeps nothing a
-// fresh one would not (Replayed.Memory is empty).
-func ReplayOn(ctor Constructor, l Lineage, t *Turn, s *Session) (Replayed, *Session) {
+// computes is the same either way. With in, the turns in.Turns run
+// interleaved with t as in.Order says (see Interleaving); what each
+// computed is in Replayed.Together. It returns what t computed and the
+// session after them, on which the instance's next turn can run: nil
+// (and s closed) when the replay diverged, or when the instance keeps
+// nothing a fresh one would not (Replayed.Memory is empty).
+func ReplayOn(ctor Constructor, l Lineage, t *Turn, in *Interleaving, s *Session) (Replayed, *Session) {
 	if s == nil {
 		var failed Replayed
 		if s, failed = newSession(ctor, l, t); s == nil {
 			return failed, nil
 		}
 	}
-	out := s.run(t)
+	out := s.run(t, in)
 	if out.Memory == "" || !out.Exact {
 		s.Close()
 		return out, nil
@@ -168,7 +228,7 @@ func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
 		}
 	}
 	h := ns.host(id)
-	rp.h = h
+	rp.h, rp.ns, rp.id = h, ns, id
 	if err := h.storage.Restore(l.Base.Storage); err != nil {
 		_ = r.Close()
 		return nil, Replayed{Err: fmt.Errorf("replay: restore: %w", err), Diverged: "the state could not be restored"}
@@ -180,10 +240,14 @@ func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
 	} else if a.GaveUp {
 		h.alarm = alarmState{first: a.At.Sub(r.start), gaveUp: h.state}
 	}
-	s := &Session{r: r, ns: ns, id: id, rp: rp}
-	for _, u := range l.Turns {
+	s := &Session{r: r, rp: rp}
+	for i, u := range l.Turns {
+		var in *Interleaving
+		if i < len(l.Together) {
+			in = l.Together[i]
+		}
 		var before Replayed
-		rp.replayTurn(r, ns, id, u, &before)
+		rp.replayTurn(r, u, in, &before)
 		if rp.why != "" {
 			why := "an earlier turn of its instance replayed otherwise: " + rp.why
 			out := Replayed{Err: before.Err, Diverged: why, State: h.objectState()}
@@ -194,45 +258,36 @@ func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
 	return s, Replayed{}
 }
 
-// run replays turn t on the session's instance and returns what it
-// computed.
-func (s *Session) run(t *Turn) Replayed {
+// run replays turn t on the session's instance, interleaved with others
+// as in says, and returns what it computed.
+func (s *Session) run(t *Turn, in *Interleaving) Replayed {
 	r, rp, h := s.r, s.rp, s.rp.h
-	effects, events := len(r.effects), r.events.n
+	effects := len(r.effects)
 	var out Replayed
 	rp.made, rp.open = nil, false
-	rp.replayTurn(r, s.ns, s.id, t, &out)
+	rp.replayTurn(r, t, in, &out)
 	out.State = h.objectState()
 	out.Effects = r.effectsSince(effects)
-	out.Events = r.events.since(events)
 	out.Calls = rp.made
+	out.Together = rp.together.outs()
 	out.Memory = rp.memory(r, h, t)
-	out.Exact, out.Diverged, out.Open = rp.why == "", rp.why, rp.open
+	out.Exact, out.Diverged, out.Open, out.Refuted = rp.why == "", rp.why, rp.open, rp.refuted
 	return out
 }
 
-// replayTurn runs turn t in r with its reads, at its instant, and keeps
-// what a request's caller got in out.
-func (rp *replayer) replayTurn(r *Runtime, ns *Namespace, id object.ID, t *Turn, out *Replayed) {
+// replayTurn runs turn t in r with its reads, at its instant,
+// interleaved with others as in says, and keeps what a request's caller
+// got, and the events it recorded, in out.
+func (rp *replayer) replayTurn(r *Runtime, t *Turn, in *Interleaving, out *Replayed) {
 	if d := t.At.Sub(r.start) - r.k.Now(); d > 0 {
 		_ = r.Advance(d) // nothing is due in a replay: no timers are armed
 	}
-	rp.begin(r, t)
-	h := rp.h
+	rp.main = rp.reads(r, t)
+	rp.together = newTogether(rp.main, in)
 	runErr := r.Run(func(ctx context.Context) error {
-		switch t.Kind {
-		case TurnRequest:
-			return replayRequest(ctx, ns, id, *t, out)
-		case TurnAlarm:
-			h.fire(wire.LaneAlarm)
-		case TurnSchedule:
-			h.fire(wire.LaneSchedule)
-		case TurnQueue:
-			h.fire(wire.LaneQueue)
-		default:
-			return fmt.Errorf("replay: turn kind %v", t.Kind)
-		}
-		return nil
+		err := rp.turnBody(ctx, r, t, out)
+		rp.together.end(r, rp, 0)
+		return err
 	})
 	if runErr != nil {
 		rp.diverge("the replay failed: " + runErr.Error())
@@ -240,6 +295,10 @@ func (rp *replayer) replayTurn(r *Runtime, ns *Namespace, id object.ID, t *Turn,
 			out.Err = runErr
 		}
 	}
+	if why := rp.together.unfinished(); why != "" {
+		rp.diverge(why)
+	}
+	out.Events = rp.main.events
 }
 
 // memory is what the instance keeps after turn t, as Replayed.Memory
@@ -297,199 +356,4 @@ func replayRequest(ctx context.Context, ns *Namespace, id object.ID, t Turn, out
 	_ = resp.Body.Close()
 	out.Fetch = &FetchExchange{Status: resp.StatusCode, RespHeader: resp.Header, RespBody: body.Bytes()}
 	return nil
-}
-
-// withReplay makes a runtime replay one turn with rp's reads.
-func withReplay(rp *replayer) Option { return optionFunc(func(r *Runtime) { r.replay = rp }) }
-
-// replayer feeds replayed turns the reads of the turns they replay, each
-// kind in its order, and the instance's constructor what the constructor
-// of the instance read.
-type replayer struct {
-	h          *host // the replayed object's
-	clocks     []time.Time
-	draws      []uint64
-	calls      []*CallOut
-	ctorClocks []time.Time
-	ctorDraws  []uint64
-	extra      *rand.Rand // draws past the turn's: seeded by the turn
-	// at and k0 are the turn's instant and the kernel's clock when its
-	// replay began: a reading past the turn's own is at + elapsed.
-	at   time.Time
-	k0   time.Duration
-	why  string    // how the replay diverged; "" while it has not
-	open bool      // it read past what the turn read (Replayed.Open)
-	made []CallOut // the calls out the replayed turn made, as answered
-}
-
-func newReplayer(ctor []Read) *replayer {
-	rp := &replayer{}
-	rp.ctorClocks, rp.ctorDraws = splitReads(ctor)
-	return rp
-}
-
-// splitReads splits a constructor's reads into its clock readings and
-// its draws.
-func splitReads(reads []Read) (clocks []time.Time, draws []uint64) {
-	for _, rd := range reads {
-		switch rd.Kind {
-		case ReadClock:
-			clocks = append(clocks, rd.Time)
-		case ReadRandom:
-			draws = append(draws, rd.Value)
-		}
-	}
-	return clocks, draws
-}
-
-// begin loads turn t's reads, for its replay in r.
-func (rp *replayer) begin(r *Runtime, t *Turn) {
-	rp.clocks, rp.draws, rp.calls = rp.clocks[:0], rp.draws[:0], rp.calls[:0]
-	for _, rd := range t.Reads {
-		switch rd.Kind {
-		case ReadClock:
-			rp.clocks = append(rp.clocks, rd.Time)
-		case ReadRandom:
-			rp.draws = append(rp.draws, rd.Value)
-		case ReadCall:
-			rp.calls = append(rp.calls, rd.Call)
-		}
-	}
-	seed := uint64(t.At.UnixNano()) ^ uint64(t.Call)<<32 ^ uint64(t.Attempt)
-	rp.extra = rand.New(rand.NewPCG(seed, uint64(t.Kind)))
-	rp.at, rp.k0 = t.At, r.k.Now()
-}
-
-// diverge notes the first way the replay read what it cannot know.
-func (rp *replayer) diverge(why string) {
-	if rp.why == "" {
-		rp.why = why
-	}
-}
-
-// inTurn reports whether the running task runs a turn of h (any host when
-// h is nil) past its constructor: what a replay feeds reads to.
-func (r *Runtime) inTurn(h *host) bool {
-	cur := r.k.Current()
-	if cur == nil {
-		return false
-	}
-	t, ok := cur.Work().(objectTurn)
-	if !ok {
-		return false
-	}
-	th, _ := t.ofObject()
-	return (h == nil || th == h) && !th.building
-}
-
-// now is the replayed turn's clock past its own readings: its instant,
-// moved on by the replay's own sleeps.
-func (rp *replayer) now(r *Runtime) time.Time { return rp.at.Add(r.k.Now() - rp.k0) }
-
-// clock is the replayed turn's clock reading (or its constructor's).
-func (rp *replayer) clock(r *Runtime, h *host) time.Time {
-	switch {
-	case h == rp.h && h.building:
-		if len(rp.ctorClocks) == 0 {
-			rp.open = true
-			return rp.now(r)
-		}
-		t := rp.ctorClocks[0]
-		rp.ctorClocks = rp.ctorClocks[1:]
-		return t
-	case !r.inTurn(h):
-		return r.Now()
-	case len(rp.clocks) == 0:
-		rp.open = true
-		return rp.now(r)
-	}
-	t := rp.clocks[0]
-	rp.clocks = rp.clocks[1:]
-	return t
-}
-
-// replaySource is the seeded source of a replayed turn.
-type replaySource struct{ r *Runtime }
-
-func (s replaySource) Uint64() uint64 {
-	rp := s.r.replay
-	switch {
-	case rp.h != nil && rp.h.building:
-		if len(rp.ctorDraws) == 0 {
-			rp.open = true
-			return rp.extra.Uint64()
-		}
-		v := rp.ctorDraws[0]
-		rp.ctorDraws = rp.ctorDraws[1:]
-		return v
-	case !s.r.inTurn(nil):
-		return s.r.pcg.Uint64()
-	case len(rp.draws) == 0:
-		rp.open = true
-		return rp.extra.Uint64()
-	}
-	v := rp.draws[0]
-	rp.draws = rp.draws[1:]
-	return v
-}
-
-// ReplayCall answers a call the replayed turn makes to another object's
-// stub (wire.CallReplayer): from the turn's reads, when it made that
-// call there.
-func (ti *turnInfo) ReplayCall(namespace, name, method string, args []any) (any, error, bool) {
-	return ti.h.ns.r.replayCall(namespace, name, method, args)
-}
-
-// ReplayCall answers a call out of a replayed lane turn (see turnInfo's).
-func (lt *laneTurn) ReplayCall(namespace, name, method string, args []any) (any, error, bool) {
-	return lt.h.ns.r.replayCall(namespace, name, method, args)
-}
-
-func (r *Runtime) replayCall(namespace, name, method string, args []any) (any, error, bool) {
-	rp := r.replay
-	if rp == nil {
-		return nil, nil, false
-	}
-	if method == "fetch" {
-		rp.diverge(fmt.Sprintf("it fetched %s/%s, and a replay cannot answer a fetch out", namespace, name))
-		return nil, fmt.Errorf("%w: %s/%s fetch", ErrReplayDiverged, namespace, name), true
-	}
-	if rp.why != "" {
-		return nil, fmt.Errorf("%w: %s/%s.%s", ErrReplayDiverged, namespace, name, method), true
-	}
-	if len(rp.calls) == 0 {
-		rp.diverge(fmt.Sprintf("it called %s/%s.%s, a call the turn did not make", namespace, name, method))
-		return nil, fmt.Errorf("%w: %s/%s.%s", ErrReplayDiverged, namespace, name, method), true
-	}
-	c := rp.calls[0]
-	if c.Namespace != namespace || c.Object != name || c.Method != method || !sameArgs(c.Args, args) {
-		rp.diverge(fmt.Sprintf("it called %s/%s.%s where the turn called %s/%s.%s", namespace, name, method, c.Namespace, c.Object, c.Method))
-		return nil, fmt.Errorf("%w: %s/%s.%s", ErrReplayDiverged, namespace, name, method), true
-	}
-	rp.calls = rp.calls[1:]
-	rp.made = append(rp.made, *c)
-	return copyValue(c.Result), copyErr(c.Err), true
-}
-
-// sameArgs reports whether a replayed call's arguments are the recorded
-// ones: equal as values, or as their JSON.
-func sameArgs(rec, got []any) bool {
-	if len(rec) != len(got) {
-		return false
-	}
-	for i := range rec {
-		g, _, err := clone.Copy(got[i], refs)
-		if err != nil {
-			return false
-		}
-		if reflect.DeepEqual(rec[i], g) {
-			continue
-		}
-		a, errA := json.Marshal(rec[i])
-		b, errB := json.Marshal(g)
-		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			return false
-		}
-	}
-	return true
 }

@@ -157,7 +157,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{"bad.yaml:1: yaml: document contains excessive aliasing (the file is not valid YAML)"}, nil},
 		{"explore block", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexplore:\n  random: {lose-reply: 0.1, lose-request: 2}\n  expect: {storage: [{stub: nope, key: a, value: 1}]}\n  seeds: 10\n",
 			[]string{
-				"bad.yaml:9: explore.seeds: unknown field; allowed are random, latency, expect, horizon, recurring-alarms, strategy, depth, swarm, exhaustive, max-faults",
+				"bad.yaml:9: explore.seeds: unknown field; allowed are random, latency, expect, horizon, recurring-alarms, strategy, depth, swarm, exhaustive, max-faults, interleaving",
 				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
 				"bad.yaml:7: explore.random.lose-request: 2 is out of range: want a number from 0 to 1",
 				`bad.yaml:8: explore.expect.storage[0].stub: unknown stub "nope"; defined are shop`,

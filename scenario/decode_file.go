@@ -18,7 +18,7 @@ var (
 	retryKeys     = []string{"maxRetries", "timeoutMs"}
 	faultsKeys    = []string{"rules", "random", "latency"}
 	ruleKeys      = []string{"namespace", "object", "method", "call", "attempt", "fault", "delay", "reason"}
-	exploreKeys   = []string{"random", "latency", "expect", "horizon", "recurring-alarms", "strategy", "depth", "swarm", "exhaustive", "max-faults"}
+	exploreKeys   = []string{"random", "latency", "expect", "horizon", "recurring-alarms", "strategy", "depth", "swarm", "exhaustive", "max-faults", "interleaving"}
 	callKeys      = []string{"stub", "method", "args", "fetch", "at", "outer", "expect"}
 	fetchKeys     = []string{"method", "path", "body", "streaming"}
 	endKeys       = []string{"storage", "effects", "resets", "sql"}
@@ -193,6 +193,8 @@ type rawExplore struct {
 	swarm     val[bool]
 	exh       val[bool]
 	maxFaults val[int64]
+	// interleaving names the turns meant to interleave at their awaits.
+	interleaving list[val[string]]
 }
 
 func decodeExplore(n *yaml.Node) *rawExplore {
@@ -203,6 +205,7 @@ func decodeExplore(n *yaml.Node) *rawExplore {
 	e.latency = decodeLatency(get("latency"), "explore.latency")
 	e.strategy, e.depth, e.swarm = decodeStr(get("strategy")), decodeInt(get("depth")), decodeBool(get("swarm"))
 	e.exh, e.maxFaults = decodeBool(get("exhaustive")), decodeInt(get("max-faults"))
+	e.interleaving = decodeList(get("interleaving"), func(n *yaml.Node, _ int) val[string] { return decodeStr(n) })
 	if en := get("expect"); en != nil {
 		e.expect = decodeEnd(en, "explore.expect")
 	}

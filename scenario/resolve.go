@@ -483,7 +483,54 @@ func (p *parser) resolveExplore(e *rawExplore) {
 		}
 	}
 	p.resolveStrategy(e)
+	p.resolveInterleaving(e)
 	if e.expect != nil {
 		p.resolveEnd(e.expect, "explore.expect", &p.s.Explore.Expect)
 	}
+}
+
+// resolveInterleaving resolves explore.interleaving: the turns meant to
+// interleave at their awaits, each a method of a namespace's class
+// ("Flush"), qualified by the namespace or not ("OUTBOX.Flush"), "fetch"
+// for a class that serves fetch, or "alarm", "schedule" or "queue".
+func (p *parser) resolveInterleaving(e *rawExplore) {
+	l := e.interleaving
+	if !p.list(l.n, l.ok, "explore.interleaving", "turn names") {
+		return
+	}
+	for i, x := range l.items {
+		path := fmt.Sprintf("explore.interleaving[%d]", i)
+		name, ok := p.name(x, path)
+		if !ok {
+			continue
+		}
+		if !p.turnName(name) {
+			p.errorf(x.n, path, nil, "is %q: want a method of a namespace's class (Method or NAMESPACE.Method), fetch, alarm, schedule or queue", name)
+			continue
+		}
+		p.s.Explore.Interleaving = append(p.s.Explore.Interleaving, name)
+	}
+}
+
+func (p *parser) turnName(name string) bool { return p.s.NamesTurns(name) }
+
+// NamesTurns reports whether name names turns of the scenario's objects
+// (explore.interleaving): a method of one of its namespaces' classes,
+// qualified by the namespace or not, fetch (of a class that serves it),
+// alarm, schedule or queue.
+func (s *Scenario) NamesTurns(name string) bool {
+	switch name {
+	case "alarm", "schedule", "queue":
+		return true
+	}
+	for _, ns := range s.Namespaces {
+		method, qualified := strings.CutPrefix(name, ns.Name+".")
+		if !qualified {
+			method = name
+		}
+		if _, ok := ns.methods[method]; ok || (method == "fetch" && ns.fetch) {
+			return true
+		}
+	}
+	return false
 }

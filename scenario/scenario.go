@@ -123,6 +123,9 @@ type Explore struct {
 	// MaxFaults faults (0: the explorer's default).
 	Exhaustive bool
 	MaxFaults  int
+	// Interleaving names the turns meant to interleave at their awaits
+	// (explore.interleaving; explore.Options.Interleaving says how).
+	Interleaving []string
 }
 
 // Namespace is a namespace bound to a registered class.

@@ -51,7 +51,7 @@ func TestExploreStrategy_BadValues(t *testing.T) {
 		{"  swarm: true\n  exhaustive: true\n", "bad.yaml:8: explore.exhaustive: is true with swarm: an exhaustive search places every fault kind of the rates itself, it draws no profile"},
 		{"  strategy: mix\n  exhaustive: true\n", "bad.yaml:8: explore.exhaustive: is true with strategy mix: an exhaustive search runs one seed's tree, there are no seeds to mix; drop the strategy or say random"},
 		{"  max-faults: 5\n", "bad.yaml:7: explore.max-faults: 5 is out of range: want an integer from 1 to 4"},
-		{"  stratgy: pct\n", `bad.yaml:7: explore.stratgy: unknown field (did you mean "strategy"?); allowed are random, latency, expect, horizon, recurring-alarms, strategy, depth, swarm, exhaustive, max-faults`},
+		{"  stratgy: pct\n", `bad.yaml:7: explore.stratgy: unknown field (did you mean "strategy"?); allowed are random, latency, expect, horizon, recurring-alarms, strategy, depth, swarm, exhaustive, max-faults, interleaving`},
 	} {
 		t.Run(tc.block, func(t *testing.T) {
 			requireInvalid(t, exploreFile(tc.block), []string{tc.want})

@@ -222,8 +222,14 @@ func bookTwice(fixed bool) Driver {
 	}
 }
 
+// checkThenAct's fixed form holds the seat across its charge and lets it
+// go if the charge fails: a booking that comes in meanwhile is told the
+// seat is taken by one who may not get it. That is meant (the hold is
+// tentative), not atomic: it declares Book meant to interleave, and its
+// driver checks what must hold, that the seat is never sold twice.
 var checkThenAct = Bug{
 	Name: "check-then-act", Kind: "a check-then-act across an outgoing call",
 	Needs: "timing: the second booking checks while the first awaits its charge",
 	Buggy: bookTwice(false), Fixed: bookTwice(true), FoundBy: FoundByRandom,
+	Interleaving: []string{"Book"},
 }

@@ -37,6 +37,10 @@ type Bug struct {
 	// checked: a sweep of the fixed form sets no minimum share of checked
 	// histories.
 	Background bool
+	// Interleaving names the turns the fixed form means to interleave at
+	// their awaits (explore.Options.Interleaving): its driver's own check
+	// judges what they do, as it judges the buggy form's.
+	Interleaving []string
 	// FoundBy names the simplest search strategy that finds the bug within
 	// 10,000 seeds: FoundByRandom (random fault draws alone: the random
 	// tie-break, fixed rates, no latency), FoundByLatency, FoundBySwarm,
