@@ -103,10 +103,14 @@ one subrequest per call), the scenario's explore.expect expectations, and that
 each object's history is linearizable against the class itself run one
 operation at a time. An object's history is every turn it ran: its calls and
 its own background work (alarm deliveries, runs of its scheduled and queued
-tasks); each is replayed alone at the instant it ran, with the clock readings,
-seeded draws and answers of calls out it read then, so a class that stores the
-time is judged by what it could have computed. A turn cut short (a reset, a
-lost write) may or may not have taken effect.
+tasks, after the steps too); each is replayed at the instant it ran, on the
+instance the turns before it left, with the clock readings, seeded draws and
+answers of calls out it read then, so a class that stores the time, or keeps
+state in fields, is judged by what it could have computed. A turn cut short (a
+reset, a lost write) may or may not have taken effect. A history that only
+turns interleaved at an await explain (a turn awaited a call or a sleep, and
+another request ran meanwhile) is a violation of kind interleaving, unless
+--interleaving (or explore.interleaving) declares the waiting turn meant to.
 
 After the run, the objects' background work (alarms, schedules, queues) goes on
 to a horizon of virtual time (--horizon, default ` + explore.DefaultHorizon.String() + `; the run itself must end

@@ -304,14 +304,3 @@ func interleavingText(h *objHistory, groups []awaitGroup) string {
 	}
 	return s + ". If they must not interleave, keep the gate closed across the wait (State.BlockConcurrencyWhile) or read again after it; if they are meant to, declare it (explore.Options.Interleaving, dosim explore --interleaving, explore.interleaving in a scenario) and check what must hold with your own expectations"
 }
-
-// then is the lineage l followed by turn t, run interleaved with others
-// as in says (nil: alone).
-func then(l runtime.Lineage, t *runtime.Turn, in *runtime.Interleaving) runtime.Lineage {
-	out := runtime.Lineage{Base: l.Base, Turns: append(slices.Clip(l.Turns), t)}
-	if in != nil || l.Together != nil {
-		out.Together = append(slices.Clip(l.Together), make([]*runtime.Interleaving, len(l.Turns)-len(l.Together))...)
-		out.Together = append(out.Together, in)
-	}
-	return out
-}

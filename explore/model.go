@@ -50,11 +50,56 @@ type state struct {
 
 // instance is an object's instance as the model keeps it: which one it
 // is (runtime.Turn.Instance), what it keeps (runtime.Replayed.Memory) and
-// how to build it again.
+// how to build it again: the state it was built over and the last turn it
+// ran, whose line goes back to the first.
 type instance struct {
-	n       int
-	memory  string
-	lineage runtime.Lineage
+	n      int
+	memory string
+	base   runtime.ObjectState
+	last   *line
+}
+
+// line is one turn an instance ran, run interleaved with others as
+// together says (nil: alone), after the turns of prev. The instances of a
+// history's states share their lines: each new state adds one, so that
+// keeping instances costs memory in the states, not in the square of the
+// turns.
+type line struct {
+	turn     *runtime.Turn
+	together *runtime.Interleaving
+	prev     *line
+	n        int // the turns up to this one
+}
+
+// lineage is the instance's turns, as runtime.ReplayAfter replays them.
+func (inst *instance) lineage() runtime.Lineage {
+	l := runtime.Lineage{Base: inst.base}
+	if inst.last == nil {
+		return l
+	}
+	l.Turns = make([]*runtime.Turn, inst.last.n)
+	var together []*runtime.Interleaving
+	for x := inst.last; x != nil; x = x.prev {
+		l.Turns[x.n-1] = x.turn
+		if x.together != nil {
+			if together == nil {
+				together = make([]*runtime.Interleaving, inst.last.n)
+			}
+			together[x.n-1] = x.together
+		}
+	}
+	l.Together = together
+	return l
+}
+
+// then is inst's line followed by turn t, run interleaved with others as
+// in says (nil: alone); a fresh instance's (inst nil) begins with t.
+func (inst *instance) then(t *runtime.Turn, in *runtime.Interleaving) *line {
+	x := &line{turn: t, together: in, n: 1}
+	if inst != nil && inst.last != nil {
+		x.prev, x.n = inst.last, inst.last.n+1
+	}
+	return x
 }
 
 // stepKey memoises a step: from a state, a turn with its input, on the
@@ -295,8 +340,12 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	}
 	lineage := runtime.Lineage{Base: s.st}
 	var session *runtime.Session
+	var on *instance // the instance the turn runs on: nil, a fresh one
 	if k.cont {
-		lineage, session = s.inst.lineage, live.take(s)
+		on, session = s.inst, live.take(s)
+		if session == nil { // replayed anew from its turns
+			lineage = on.lineage()
+		}
 	}
 	rep, after := runtime.ReplayOn(ctor, lineage, t, a.together, session)
 	if m.ms.timed {
@@ -313,7 +362,10 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	}
 	var inst *instance
 	if rep.Memory != "" {
-		inst = &instance{n: t.Instance, memory: rep.Memory, lineage: then(lineage, t, a.together)}
+		inst = &instance{n: t.Instance, memory: rep.Memory, base: lineage.Base, last: on.then(t, a.together)}
+		if on != nil {
+			inst.base = on.base
+		}
 	}
 	out := replayedKey(t, rep)
 	if a.together != nil {

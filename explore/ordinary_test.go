@@ -3,6 +3,8 @@ package explore_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -657,4 +659,33 @@ func TestC2_OrdinaryCodesTwinsAreFound(t *testing.T) {
 			t.Logf("%s: %d of %d seeds fail; first: %v", c.name, sum.Failed, sum.Ran, sum.Violations[0])
 		})
 	}
+}
+
+// C2 (issue 31): the late work is in the failing seed's timeline and
+// artifacts as it is in its history: the billing object's Charge, which
+// the subscription's alarm made an hour after the driver returned, and the
+// reminder's emails, sent after the scenario's only call.
+func TestC2_TheTimelineShowsTheLateWork(t *testing.T) {
+	fe, err := explore.NewFunc(explore.Options{Seeds: 200, NoShrink: true}, subscribe(true))
+	require.NoError(t, err)
+	sum := fe.Sweep()
+	require.NotNil(t, sum.FirstFailing)
+	var b strings.Builder
+	require.NoError(t, fe.Rerun(sum.FirstFailing).WriteTimeline(&b))
+	assert.Regexp(t, `1h0m\S+ +BILLING/billing +Charge\("period-1", 999\)`, b.String())
+	assert.Regexp(t, `1h0m\S+ +SUBSCRIPTION/ada +alarm +retry=0`, b.String())
+
+	sc, err := scenario.Parse("remind.yaml", []byte(remindYAML), scenario.WithClasses(ordinaryCases()[0].twinClasses))
+	require.NoError(t, err)
+	e, err := explore.New(sc, explore.Options{Seeds: 200, NoShrink: true})
+	require.NoError(t, err)
+	s, err := e.Sweep()
+	require.NoError(t, err)
+	require.NotNil(t, s.FirstFailing)
+	dir := t.TempDir()
+	_, err = e.WriteArtifacts(dir, s.FirstFailing)
+	require.NoError(t, err)
+	page, err := os.ReadFile(filepath.Join(dir, "timeline.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "your reminder", "the alarm's email, an hour after the steps")
 }
