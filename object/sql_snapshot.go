@@ -20,9 +20,10 @@ import (
 //
 // The snapshot a checker replays turns from (SnapshotInOrder) keeps more:
 // a table with rowids lists its rows in rowid order, the order a SELECT
-// without ORDER BY reads them in, with their rowids beside them, under
-// "rowids"; Restore puts each row back under its rowid, so that a restored
-// table answers as the table it was taken from did.
+// without ORDER BY reads them in, with their rowids beside them under
+// "rowids", and under "rowid" the name that reads them (rowid, _rowid_ or
+// oid, the first no column takes). Restore puts each row back under its
+// rowid, so that a restored table answers as the one taken did.
 const SQLSnapshotPrefix = ReservedPrefix + "sql/"
 
 // sqlDB returns the storage's database, opening it on first use, with
@@ -77,13 +78,17 @@ func (db *SQL) dump(snap map[string]any, inOrder bool) error {
 		}
 		entry := map[string]any{"type": typ, "schema": text}
 		if typ == "table" && !strings.HasPrefix(strings.ToUpper(text), "CREATE VIRTUAL") {
-			cols, rows, rowids, err := db.tableRows(name, inOrder)
+			shape, err := db.shapeOf(name, text)
 			if err != nil {
 				return err
 			}
-			entry["columns"], entry["rows"] = cols, rows
+			rows, rowids, err := db.tableRows(name, shape, inOrder)
+			if err != nil {
+				return err
+			}
+			entry["columns"], entry["rows"] = shape.columns(), rows
 			if rowids != nil {
-				entry["rowids"] = rowids
+				entry["rowid"], entry["rowids"] = shape.rowid, rowids
 			}
 		}
 		snap[SQLSnapshotPrefix+name] = entry
@@ -93,7 +98,11 @@ func (db *SQL) dump(snap map[string]any, inOrder bool) error {
 		return err
 	}
 	if len(seq.rows) == 1 {
-		_, rows, _, err := db.tableRows("sqlite_sequence", false)
+		shape, err := db.shapeOf("sqlite_sequence", "")
+		if err != nil {
+			return err
+		}
+		rows, _, err := db.tableRows("sqlite_sequence", shape, false)
 		if err != nil {
 			return err
 		}
@@ -106,31 +115,82 @@ func (db *SQL) dump(snap map[string]any, inOrder bool) error {
 	return nil
 }
 
-// tableRows reads a table's columns and rows, sorted by value; inOrder
-// reads them in rowid order instead, with their rowids (nil for a table
-// without rowids, whose rows are sorted by value: a WITHOUT ROWID table
-// reads in its primary key's order, however its rows were put back).
-func (db *SQL) tableRows(name string, inOrder bool) (cols, rows, rowids []any, err error) {
+// tableShape is what a snapshot needs of a table's schema: its columns,
+// and the name that reads its rowid ("" for a table without rowids).
+type tableShape struct {
+	cols  []string
+	rowid string
+}
+
+// columns are the table's columns, as a snapshot lists them.
+func (t tableShape) columns() []any {
+	out := make([]any, len(t.cols))
+	for i, c := range t.cols {
+		out[i] = c
+	}
+	return out
+}
+
+// tableShapes caches the shapes of the tables snapshots read, by the name
+// and the CREATE statement (a schema changed by ALTER is another key): a
+// snapshot of an object's few tables would otherwise ask SQLite for
+// them, a statement each, every time. Its size is bounded: it starts
+// again when full.
+var tableShapes = struct {
+	sync.Mutex
+	m map[[2]string]tableShape
+}{m: map[[2]string]tableShape{}}
+
+// maxTableShapes bounds tableShapes.
+const maxTableShapes = 4096
+
+// shapeOf returns the shape of table name, whose CREATE statement is
+// schema ("" for SQLite's own, never cached).
+func (db *SQL) shapeOf(name, schema string) (tableShape, error) {
+	key := [2]string{name, schema}
+	if schema != "" {
+		tableShapes.Lock()
+		t, ok := tableShapes.m[key]
+		tableShapes.Unlock()
+		if ok {
+			return t, nil
+		}
+	}
 	head, err := db.run("SELECT * FROM "+quoteIdent(name)+" LIMIT 0", nil)
 	if err != nil {
-		return nil, nil, nil, err
+		return tableShape{}, err
 	}
-	cols = make([]any, len(head.cols))
-	exprs := make([]string, len(head.cols))
-	order := make([]string, len(head.cols))
-	for i, c := range head.cols {
-		cols[i] = c
+	t := tableShape{cols: head.cols, rowid: db.rowidAlias(name, head.cols)}
+	if schema != "" {
+		tableShapes.Lock()
+		if len(tableShapes.m) >= maxTableShapes {
+			clear(tableShapes.m)
+		}
+		tableShapes.m[key] = t
+		tableShapes.Unlock()
+	}
+	return t, nil
+}
+
+// tableRows reads a table's rows, sorted by value; inOrder reads them in
+// rowid order instead, with their rowids (nil for a table without rowids,
+// whose rows are sorted by value: a WITHOUT ROWID table reads in its
+// primary key's order, however its rows were put back).
+func (db *SQL) tableRows(name string, shape tableShape, inOrder bool) (rows, rowids []any, err error) {
+	if len(shape.cols) == 0 {
+		return []any{}, nil, nil
+	}
+	exprs := make([]string, len(shape.cols))
+	order := make([]string, len(shape.cols))
+	for i, c := range shape.cols {
 		// Unary + keeps the value as stored (a declared DATETIME column
 		// would read as a time.Time).
 		exprs[i] = "+" + quoteIdent(c)
 		order[i] = fmt.Sprint(i + 1)
 	}
-	if len(cols) == 0 {
-		return cols, []any{}, nil, nil
-	}
 	alias := ""
 	if inOrder {
-		alias = db.rowidAlias(name, head.cols)
+		alias = shape.rowid
 	}
 	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(name) + " ORDER BY " + strings.Join(order, ", ")
 	if alias != "" {
@@ -138,7 +198,7 @@ func (db *SQL) tableRows(name string, inOrder bool) (cols, rows, rowids []any, e
 	}
 	body, err := db.run(q, nil)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	rows = make([]any, len(body.rows))
 	if alias != "" {
@@ -150,7 +210,7 @@ func (db *SQL) tableRows(name string, inOrder bool) (cols, rows, rowids []any, e
 		}
 		rows[i] = r
 	}
-	return cols, rows, rowids, nil
+	return rows, rowids, nil
 }
 
 // rowidAlias is the name that reads table name's rowid (rowid, _rowid_
@@ -276,13 +336,9 @@ func (db *SQL) loadTable(t snapItem) error {
 	names := make([]string, 0, len(cols)+1)
 	marks := make([]string, 0, len(cols)+1)
 	if rowids != nil {
-		strs := make([]string, len(cols))
-		for i, c := range cols {
-			strs[i] = fmt.Sprint(c)
-		}
-		alias := db.rowidAlias(t.name, strs)
-		if alias == "" {
-			return fmt.Errorf("%q: rowids for a table without them", key)
+		alias, _ := t.entry["rowid"].(string)
+		if alias != "rowid" && alias != "_rowid_" && alias != "oid" {
+			return fmt.Errorf("%q: rowid is %v: want rowid, _rowid_ or oid, the column its rowids are", key, t.entry["rowid"])
 		}
 		names, marks = append(names, alias), append(marks, "?")
 	}
