@@ -59,8 +59,7 @@ func interleavings(h *objHistory) (groups []awaitGroup, ok bool) {
 	for i := range parent {
 		parent[i] = i
 	}
-	var root func(i int) int
-	root = func(i int) int {
+	root := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]

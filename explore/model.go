@@ -48,60 +48,6 @@ type state struct {
 	inst     *instance
 }
 
-// instance is an object's instance as the model keeps it: which one it
-// is (runtime.Turn.Instance), what it keeps (runtime.Replayed.Memory) and
-// how to build it again: the state it was built over and the last turn it
-// ran, whose line goes back to the first.
-type instance struct {
-	n      int
-	memory string
-	base   runtime.ObjectState
-	last   *line
-}
-
-// line is one turn an instance ran, run interleaved with others as
-// together says (nil: alone), after the turns of prev. The instances of a
-// history's states share their lines: each new state adds one, so that
-// keeping instances costs memory in the states, not in the square of the
-// turns.
-type line struct {
-	turn     *runtime.Turn
-	together *runtime.Interleaving
-	prev     *line
-	n        int // the turns up to this one
-}
-
-// lineage is the instance's turns, as runtime.ReplayAfter replays them.
-func (inst *instance) lineage() runtime.Lineage {
-	l := runtime.Lineage{Base: inst.base}
-	if inst.last == nil {
-		return l
-	}
-	l.Turns = make([]*runtime.Turn, inst.last.n)
-	var together []*runtime.Interleaving
-	for x := inst.last; x != nil; x = x.prev {
-		l.Turns[x.n-1] = x.turn
-		if x.together != nil {
-			if together == nil {
-				together = make([]*runtime.Interleaving, inst.last.n)
-			}
-			together[x.n-1] = x.together
-		}
-	}
-	l.Together = together
-	return l
-}
-
-// then is inst's line followed by turn t, run interleaved with others as
-// in says (nil: alone); a fresh instance's (inst nil) begins with t.
-func (inst *instance) then(t *runtime.Turn, in *runtime.Interleaving) *line {
-	x := &line{turn: t, together: in, n: 1}
-	if inst != nil && inst.last != nil {
-		x.prev, x.n = inst.last, inst.last.n+1
-	}
-	return x
-}
-
 // stepKey memoises a step: from a state, a turn with its input, on the
 // state's instance (cont) or on a fresh one, cut short or not (a replay
 // refutes the calls out of a turn that was not: runtime.Replayed.Refuted).
@@ -388,63 +334,6 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	}
 	m.mu.Unlock()
 	return r
-}
-
-// liveSessions keeps, for one check, the replay sessions of the states
-// whose instance the model keeps (runtime.Session): a step from such a
-// state runs its turn on the session instead of replaying the turns the
-// instance ran before, so that a history of n turns on one instance costs
-// n replays, not n²/2 (BenchmarkCheckInstance). A session is used once:
-// a second step from the same state replays the turns. At most maxLive
-// are kept (each holds a goroutine and the object's storage), and close
-// frees them all when the check ends. What a step computes is the same
-// with a session or without.
-type liveSessions struct {
-	by    map[*state]*runtime.Session
-	order []*state
-}
-
-// maxLive bounds the sessions one check keeps.
-const maxLive = 8
-
-// take returns the session kept for s, if any, and forgets it.
-func (l *liveSessions) take(s *state) *runtime.Session {
-	if l == nil || l.by == nil {
-		return nil
-	}
-	sess := l.by[s]
-	delete(l.by, s)
-	return sess
-}
-
-// keep keeps sess for s (closing it if s has one already), closing the
-// oldest kept when there are too many.
-func (l *liveSessions) keep(s *state, sess *runtime.Session) {
-	if sess == nil {
-		return
-	}
-	if l == nil || l.by[s] != nil {
-		sess.Close()
-		return
-	}
-	if l.by == nil {
-		l.by = map[*state]*runtime.Session{}
-	}
-	for len(l.by) >= maxLive && len(l.order) > 0 {
-		old := l.order[0]
-		l.order = l.order[1:]
-		l.take(old).Close()
-	}
-	l.by[s] = sess
-	l.order = append(l.order, s)
-}
-
-// close frees every session kept.
-func (l *liveSessions) close() {
-	for _, sess := range l.by {
-		sess.Close()
-	}
-	l.by, l.order = nil, nil
 }
 
 // with returns s with the effects extra added (s itself for none).

@@ -35,22 +35,6 @@ func (l *eventLog) add(e object.Event) {
 	l.n++
 }
 
-// since returns a copy of the events recorded after the first i, in
-// order, without copying the others.
-func (l *eventLog) since(i int) []object.Event {
-	out := make([]object.Event, 0, l.n-i)
-	skip := i
-	for _, c := range l.chunks {
-		if skip >= len(c) {
-			skip -= len(c)
-			continue
-		}
-		out = append(out, c[skip:]...)
-		skip = 0
-	}
-	return out
-}
-
 // all returns a copy of the events, in order.
 func (l *eventLog) all() []object.Event {
 	out := make([]object.Event, 0, l.n)

@@ -47,6 +47,25 @@ func (h *host) leaveGate(t *sched.Task, holds int32) bool {
 // returnGate takes h's input gate back for t after a yielding wait.
 func (h *host) returnGate(t *sched.Task) { h.gate.Acquire(t, "waiting to re-enter its object") }
 
+// leaveFor is a turn's Leave: leaveGate, and the wait recorded in the
+// turn's history (log, nil without) when the gate went (Turn.Awaits).
+func (h *host) leaveFor(t *sched.Task, holds int32, log *turnLog) bool {
+	left := h.leaveGate(t, holds)
+	if left && log != nil {
+		h.ns.r.openAwait(log)
+	}
+	return left
+}
+
+// returnFor is a turn's Return: returnGate, and the end of the wait
+// recorded in the turn's history.
+func (h *host) returnFor(t *sched.Task, log *turnLog) {
+	h.returnGate(t)
+	if log != nil {
+		h.ns.r.closeAwait(log)
+	}
+}
+
 // holdGate runs fn with a turn's holds one more meanwhile.
 func holdGate(holds *int32, fn func() error) error {
 	*holds++
@@ -55,41 +74,19 @@ func holdGate(holds *int32, fn func() error) error {
 }
 
 // Leave lets the gate go for a yielding wait (sched.Work).
-func (ti *turnInfo) Leave(t *sched.Task) bool {
-	left := ti.h.leaveGate(t, ti.holds)
-	if left && ti.log != nil {
-		ti.h.ns.r.openAwait(ti.log)
-	}
-	return left
-}
+func (ti *turnInfo) Leave(t *sched.Task) bool { return ti.h.leaveFor(t, ti.holds, ti.log) }
 
 // Return takes the gate back after the wait (sched.Work).
-func (ti *turnInfo) Return(t *sched.Task) {
-	ti.h.returnGate(t)
-	if ti.log != nil {
-		ti.h.ns.r.closeAwait(ti.log)
-	}
-}
+func (ti *turnInfo) Return(t *sched.Task) { ti.h.returnFor(t, ti.log) }
 
 // HoldGate runs fn with the gate kept closed (wire.GateHolder).
 func (ti *turnInfo) HoldGate(fn func() error) error { return holdGate(&ti.holds, fn) }
 
 // Leave lets the gate go for a yielding wait (sched.Work).
-func (lt *laneTurn) Leave(t *sched.Task) bool {
-	left := lt.h.leaveGate(t, lt.holds)
-	if left && lt.log != nil {
-		lt.h.ns.r.openAwait(lt.log)
-	}
-	return left
-}
+func (lt *laneTurn) Leave(t *sched.Task) bool { return lt.h.leaveFor(t, lt.holds, lt.log) }
 
 // Return takes the gate back after the wait (sched.Work).
-func (lt *laneTurn) Return(t *sched.Task) {
-	lt.h.returnGate(t)
-	if lt.log != nil {
-		lt.h.ns.r.closeAwait(lt.log)
-	}
-}
+func (lt *laneTurn) Return(t *sched.Task) { lt.h.returnFor(t, lt.log) }
 
 // HoldGate runs fn with the gate kept closed (wire.GateHolder).
 func (lt *laneTurn) HoldGate(fn func() error) error { return holdGate(&lt.holds, fn) }

@@ -70,7 +70,7 @@ func (tg *together) await(r *Runtime, rp *replayer) {
 	waiter := r.k.Current()
 	tg.wake[i] = sched.Signal{}
 	tg.next(r, rp)
-	tg.wake[i].Wait(nil, waiter, "waiting, as it did, while the turns that came in ran")
+	tg.wake[i].Wait(context.Background(), waiter, "waiting, as it did, while the turns that came in ran")
 }
 
 // end is the end of turn i: the next segment in the order runs.

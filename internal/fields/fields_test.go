@@ -28,9 +28,10 @@ type stateOnly struct{ st *object.State }
 // C2: an instance's memory is its fields, with the object's State, funcs
 // and channels left out; one that keeps nothing is the empty text.
 func TestC2_TextIsTheInstancesOwnFields(t *testing.T) {
-	b := &bucket{tokens: 3, last: time.Date(2025, 1, 1, 0, 0, 5, 0, time.UTC), seen: map[string]bool{"b": true, "a": false}}
+	b := &bucket{st: &object.State{}, tokens: 3, last: time.Date(2025, 1, 1, 0, 0, 5, 0, time.UTC), seen: map[string]bool{"b": true, "a": false},
+		charge: func(context.Context) error { return nil }}
 	assert.Equal(t, `&{tokens:3 last:2025-01-01T00:00:05Z seen:map["a":false "b":true] next:nil}`, fields.Text(b))
-	assert.Equal(t, "", fields.Text(&stateOnly{}), "a State alone is nothing the instance keeps")
+	assert.Equal(t, "", fields.Text(&stateOnly{st: &object.State{}}), "a State alone is nothing the instance keeps")
 	assert.Equal(t, "", fields.Text(&struct {
 		ch chan int
 		fn func()
