@@ -61,58 +61,73 @@ func (inst *instance) then(t *runtime.Turn, in *runtime.Interleaving) *line {
 }
 
 // liveSessions keeps, for one check, the replay sessions of the states
-// whose instance the model keeps (runtime.Session): a step from such a
-// state runs its turn on the session instead of replaying the turns the
-// instance ran before, so that a history of n turns on one instance costs
-// n replays, not n²/2 (BenchmarkCheckInstance). A session is used once:
-// a second step from the same state replays the turns. At most maxLive
-// are kept (each holds a goroutine and the object's storage), and close
-// frees them all when the check ends. What a step computes is the same
-// with a session or without.
+// its steps reached (runtime.Session): a step from such a state, of a turn
+// of the instance the session holds, runs on the session instead of
+// building the instance again over the state (and replaying the turns it
+// ran before, for a class that keeps fields), so that a history of n
+// turns on one instance costs n replays, not n²/2, and none of them
+// restores storage (BenchmarkCheckInstance). A session is used once: a
+// second step from the same state builds its own. At most maxLive are
+// kept (each holds a goroutine and the object's storage), and close frees
+// them all when the check ends. What a step computes is the same with a
+// session or without: the model's memo returns one or the other.
 type liveSessions struct {
-	by    map[*state]*runtime.Session
+	by    map[*state]live
 	order []*state
+}
+
+// live is a kept session and the instance (runtime.Turn.Instance) it holds.
+type live struct {
+	sess *runtime.Session
+	inst int
 }
 
 // maxLive bounds the sessions one check keeps.
 const maxLive = 8
 
-// take returns the session kept for s, if any, and forgets it.
-func (l *liveSessions) take(s *state) *runtime.Session {
+// take returns the session kept for s, if it holds instance inst, and
+// forgets it.
+func (l *liveSessions) take(s *state, inst int) *runtime.Session {
 	if l == nil || l.by == nil {
 		return nil
 	}
-	sess := l.by[s]
+	x, ok := l.by[s]
+	if !ok || x.inst != inst {
+		return nil
+	}
 	delete(l.by, s)
-	return sess
+	return x.sess
 }
 
-// keep keeps sess for s (closing it if s has one already), closing the
-// oldest kept when there are too many.
-func (l *liveSessions) keep(s *state, sess *runtime.Session) {
+// keep keeps sess, which holds instance inst, for s (closing it if s has
+// one already), closing the oldest kept when there are too many.
+func (l *liveSessions) keep(s *state, sess *runtime.Session, inst int) {
 	if sess == nil {
 		return
 	}
-	if l == nil || l.by[s] != nil {
+	if _, has := l.by[s]; l == nil || has {
 		sess.Close()
 		return
 	}
 	if l.by == nil {
-		l.by = map[*state]*runtime.Session{}
+		l.by = map[*state]live{}
 	}
 	for len(l.by) >= maxLive && len(l.order) > 0 {
 		old := l.order[0]
 		l.order = l.order[1:]
-		l.take(old).Close()
+		if x, ok := l.by[old]; ok {
+			delete(l.by, old)
+			x.sess.Close()
+		}
 	}
-	l.by[s] = sess
+	l.by[s] = live{sess, inst}
 	l.order = append(l.order, s)
 }
 
 // close frees every session kept.
 func (l *liveSessions) close() {
-	for _, sess := range l.by {
-		sess.Close()
+	for _, x := range l.by {
+		x.sess.Close()
 	}
 	l.by, l.order = nil, nil
 }

@@ -285,13 +285,15 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 		start = time.Now()
 	}
 	lineage := runtime.Lineage{Base: s.st}
-	var session *runtime.Session
 	var on *instance // the instance the turn runs on: nil, a fresh one
 	if k.cont {
-		on, session = s.inst, live.take(s)
-		if session == nil { // replayed anew from its turns
-			lineage = on.lineage()
-		}
+		on = s.inst
+	}
+	// The session of a state whose instance the model does not keep holds
+	// one a fresh build gives (runtime.Replayed.Memory).
+	session := live.take(s, t.Instance)
+	if session == nil && on != nil { // replayed anew from its turns
+		lineage = on.lineage()
 	}
 	rep, after := runtime.ReplayOn(ctor, lineage, t, a.together, session)
 	if m.ms.timed {
@@ -319,7 +321,7 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	}
 	r = stepResult{out: out, exact: rep.Exact, why: rep.Diverged, refuted: rep.Refuted, open: rep.Open, keeps: k.cont || inst != nil}
 	r.to = m.intern(rep.State, effects, inst)
-	live.keep(r.to, after)
+	live.keep(r.to, after, t.Instance)
 	m.mu.Lock()
 	if len(m.steps)+len(m.details) >= m.ms.maxSteps {
 		// Start again: the states in checks under way stay valid, only

@@ -193,8 +193,7 @@ func (s *Session) Close() {
 // interleaved with t as in.Order says (see Interleaving); what each
 // computed is in Replayed.Together. It returns what t computed and the
 // session after them, on which the instance's next turn can run: nil
-// (and s closed) when the replay diverged, or when the instance keeps
-// nothing a fresh one would not (Replayed.Memory is empty).
+// (and s closed) when the replay diverged.
 func ReplayOn(ctor Constructor, l Lineage, t *Turn, in *Interleaving, s *Session) (Replayed, *Session) {
 	if s == nil {
 		var failed Replayed
@@ -203,7 +202,7 @@ func ReplayOn(ctor Constructor, l Lineage, t *Turn, in *Interleaving, s *Session
 		}
 	}
 	out := s.run(t, in)
-	if out.Memory == "" || !out.Exact {
+	if !out.Exact {
 		s.Close()
 		return out, nil
 	}
