@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,9 +33,12 @@ type exploreCmd struct {
 	shard, rates, jsonOut, arts  string
 	latency                      string
 	keepRules, noShrink, swarm   bool
-	shrinkTime, horizon          time.Duration
+	shrinkTime                   time.Duration
+	horizon                      horizonValue
+	noLinear                     bool
 	minChecked                   float64
 	checkDet, recurring          bool
+	failFast                     bool
 	interleave                   []string
 	exh                          exhaustiveFlags
 	sched                        strategyFlags // --strategy, --depth
@@ -68,7 +70,8 @@ func (a *app) newExplore() *cobra.Command {
 		RunE: runE(fl),
 	}
 	f := cmd.Flags()
-	f.DurationVar(&fl.horizon, "horizon", 0, "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
+	f.Var(&fl.horizon, "horizon", "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+"; off: no liveness check, no bound)")
+	f.BoolVar(&fl.noLinear, "no-linearizability", false, "skip the linearizability check of the objects' histories (the other checks still run)")
 	f.BoolVar(&fl.recurring, "recurring-alarms", false, "alarms that re-arm for ever are intended (a heartbeat): do not report them")
 	f.StringSliceVar(&fl.interleave, "interleaving", nil, "turns meant to interleave at their awaits, as Method, NAMESPACE.Method, fetch, alarm, schedule or queue (comma-separated, or the flag again): a history only their interleaving as it ran explains is no violation; your expectations judge it")
 	f.BoolVar(&fl.checkDet, "check-determinism", false, "run each failing seed, and every 64th other one, twice and report a difference (object code reading the wall clock, map order)")
@@ -83,6 +86,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.BoolVar(&fl.swarm, "swarm", false, "draw each seed's own fault profile (which kinds of the rates are on, and their rates) from the seed")
 	fl.sched.register(f)
 	f.IntVar(&fl.maxAmbiguous, "max-ambiguous", explore.DefaultMaxAmbiguous, "skip the linearizability check of histories with more turns cut short (by a reset, a lost write or a cancellation: each may or may not have taken effect)")
+	f.BoolVar(&fl.failFast, "failfast", false, "stop the sweep at its first failing seed: seeds already running finish, so the lowest failing seed is still the one reported, and shrunk")
 	f.BoolVar(&fl.noShrink, "no-shrink", false, "keep the first failing seed's faults as drawn")
 	f.DurationVar(&fl.shrinkTime, "shrink-time", explore.DefaultShrinkTime, "stop shrinking after this long and keep the smallest failing fault set found so far")
 	f.StringVar(&fl.jsonOut, "json", "", "write the summary as JSON to this file (- for stdout), for explore merge: checked before the sweep, written whole at its end; never the scenario file or an artifact")
@@ -198,7 +202,8 @@ func (fl *exploreCmd) validate() error {
 func (fl *exploreCmd) options() (explore.Options, error) {
 	opts := explore.Options{First: fl.first, FromSeedZero: fl.first == 0, Seeds: fl.seeds, Workers: fl.workers, MaxAmbiguous: fl.maxAmbiguous,
 		KeepRules: fl.keepRules, Swarm: fl.swarm, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
-		Horizon: fl.horizon, CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring, Interleaving: fl.interleave}
+		Horizon: fl.horizon.option(), CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring, Interleaving: fl.interleave,
+		NoLinearizability: fl.noLinear, FailFast: fl.failFast}
 	var err error
 	switch {
 	case fl.seeds < 1:
@@ -207,8 +212,6 @@ func (fl *exploreCmd) options() (explore.Options, error) {
 		return opts, usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", fl.workers)
 	case fl.maxAmbiguous < 1 || fl.maxAmbiguous > 20:
 		return opts, usageErrorf("--max-ambiguous: %d: want 1 to 20 turns cut short (default %d; the check is exponential in it)", fl.maxAmbiguous, explore.DefaultMaxAmbiguous)
-	case fl.horizon < 0:
-		return opts, usageErrorf("--horizon %v: want a positive virtual duration, such as 24h, or 0 for the scenario's (default %v)", fl.horizon, explore.DefaultHorizon)
 	case !(fl.minChecked >= 0 && fl.minChecked <= 1):
 		return opts, usageErrorf("--min-checked %v: want a share from 0 to 1, such as 0.9 (0: no minimum)", fl.minChecked)
 	case fl.shrinkTime <= 0:
@@ -286,7 +289,7 @@ func (fl *exploreCmd) run(w env) error {
 	if err := a.reportSweep(out, js, sum); err != nil {
 		return err
 	}
-	if !sum.Complete {
+	if !sum.Complete && !sum.Stopped {
 		return &codeError{code: interruptCode(ctx), named: true, msg: fmt.Sprintf(
 			"interrupted: %d of %d seeds checked; the summary is incomplete (the --json file says \"complete\": false)", sum.Ran, e.ShardSeeds())}
 	}
@@ -309,7 +312,7 @@ func (fl *exploreCmd) run(w env) error {
 
 // sweepFlags are the flags of a sweep, which --replay (one seed) would
 // ignore.
-var sweepFlags = []string{"json", "shard", "seeds", "first", "workers", "min-checked", "check-determinism"}
+var sweepFlags = []string{"json", "shard", "seeds", "first", "workers", "min-checked", "check-determinism", "failfast"}
 
 // sweepOnly refuses, with --replay, the flags it would ignore: a sweep's,
 // and shrinking's without --artifacts (a replay shrinks only to write them).
@@ -471,6 +474,8 @@ func (a *app) writeSummary(w io.Writer, sum *explore.Summary, merged bool) {
 		}
 	}
 	switch {
+	case sum.Stopped:
+		fmt.Fprintf(w, "stopped at the first failing seed (--failfast): the first %d seeds ran\n", sum.Ran)
 	case !sum.Complete && !merged:
 		fmt.Fprintf(w, "INTERRUPTED: only the first %d seeds of the sweep ran; it is incomplete\n", sum.Ran)
 	case !sum.Complete:
@@ -535,43 +540,3 @@ func shrinkText(f *explore.Failing) string {
 	return fmt.Sprintf("%s, shrunk to %d:", drawn, len(f.Shrunk))
 }
 
-// replaySeed runs one seed and shows its timeline and violations.
-func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed uint64, rules []transport.Rule, arts string, shrinking *shrinkLine) error {
-	e, err := explore.New(sc, opts)
-	if err != nil {
-		return usageErrorf("%w", err)
-	}
-	r, err := replayRun(e, seed, rules)
-	if err != nil {
-		return internalError("", err)
-	}
-	if r.Result != nil {
-		rep := r.Result.Report()
-		rep.Name = fmt.Sprintf("%s, explore seed %d", rep.Name, seed)
-		rep.Failures, rep.Expectations = nil, 0 // the file's expectations are for its own faults
-		if err := render.Text(w, rep, render.TextOptions{}); err != nil {
-			return err
-		}
-	}
-	if len(r.Violations) == 0 {
-		fmt.Fprintf(w, "\nseed %d: no violation\n", seed)
-		return nil
-	}
-	fmt.Fprintf(w, "\nseed %d violates:\n", seed)
-	for _, v := range r.Violations {
-		fmt.Fprintf(w, "  %s\n", render.Escape(v.String()))
-	}
-	if arts != "" {
-		f, err := replayFailing(e, seed, rules)
-		shrinking.done()
-		if err != nil {
-			return internalError("", err)
-		}
-		files, err := e.WriteArtifacts(filepath.Clean(arts), f)
-		if err != nil {
-			return artifactsError(arts, err, len(r.Violations))
-		}
-		fmt.Fprintf(w, "artifacts: %s\n", strings.Join(files, ", "))
-	}
-	return &codeError{code: exitExpect}
-}

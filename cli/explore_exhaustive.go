@@ -59,7 +59,7 @@ func (fl *exploreCmd) exhaustiveOptions() error {
 		}
 		return nil
 	}
-	for _, name := range []string{"replay", "seeds", "swarm", "keep-rules", "shard", "check-determinism"} {
+	for _, name := range []string{"replay", "seeds", "swarm", "keep-rules", "shard", "check-determinism", "failfast"} {
 		if given(name) {
 			return usageErrorf("--exhaustive runs every placement of up to --max-faults faults from the one seed --first: --%s does not go with it%s", name, fromFile(x.on, "explore.exhaustive"))
 		}

@@ -51,10 +51,10 @@ func TestExhaustive_ExploreFailureReplays(t *testing.T) {
 
 	code, replay, _ := runCLI(t, "explore", file, "--replay", "1", "--replay-faults", m[1], "--latency", m[2], "--strategy", "random")
 	assert.Equal(t, exitExpect, code)
-	assert.Contains(t, replay, "seed 1 violates:")
+	assert.Contains(t, replay, "seed 1 with the faults --replay-faults gave only (1) violates:")
 	code, clean, _ := runCLI(t, "explore", file, "--replay", "1", "--replay-faults", "none", "--latency", m[2], "--strategy", "random")
 	assert.Equal(t, exitOK, code, "no fault: no violation")
-	assert.Contains(t, clean, "seed 1: no violation")
+	assert.Contains(t, clean, "seed 1 with the faults --replay-faults gave only (0): no violation")
 }
 
 // TestExhaustive_ExploreBadFlags: each bad value or flag that does not go

@@ -44,11 +44,11 @@ func TestH2_ExploreFindsSetQuantityOverwritingAddOne(t *testing.T) {
 
 	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "1", "--rates", "lose-response=0.1", "--swarm", "--strategy", "random")
 	assert.Equal(t, exitExpect, code)
-	assert.Contains(t, out, "seed 1 violates:")
+	assert.Contains(t, out, "seed 1 (its own run: the 4 faults it drew) violates:")
 
 	code, out, _ = runCLI(t, "explore", setQuantity, "--replay", "16", "--rates", "lose-response=0.1", "--strategy", "random")
 	assert.Equal(t, exitExpect, code, "the random strategy finds it at seed 16, as before mix")
-	assert.Contains(t, out, "seed 16 violates:")
+	assert.Contains(t, out, "seed 16 (its own run: the 1 fault it drew) violates:")
 }
 
 // C5: the first failing seed's report is its shrunk replay, said so, with

@@ -36,14 +36,14 @@ func TestExploreFindsTheMailerAndReplays(t *testing.T) {
 	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "3")
 	assert.Equal(t, exitExpect, code)
 	assert.Contains(t, out, "lose-while-running")
-	assert.Contains(t, out, "seed 3 violates:")
+	assert.Contains(t, out, "seed 3 (its own run: the 11 faults it drew) violates:")
 	// The replay line's flags (the strategy the mix drew for seed 3) run
 	// the same run, byte for byte, as the mix's own replay of the seed.
 	_, same, _ := runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "3", "--rates", allRates, "--latency", "p50=2ms,p99=100ms", "--swarm", "--strategy", "random")
 	assert.Equal(t, out, same)
 	code, out, _ = runCLI(t, "explore", "../testdata/scenarios/mailer-vs-ledger.yaml", "--replay", "1")
 	assert.Equal(t, exitOK, code)
-	assert.Contains(t, out, "seed 1: no violation")
+	assert.Contains(t, out, "seed 1 (its own run: the 0 faults it drew): no violation")
 }
 
 func TestExploreShardsAndMerge(t *testing.T) {

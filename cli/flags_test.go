@@ -39,7 +39,7 @@ func TestH2_ReplayRefusesTheFlagsOfASweep(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	code, out, _ := runCLI(t, "explore", setQuantity, "--replay", "16", "--rates", "lose-response=0.1", "--max-ambiguous", "5")
 	assert.Equal(t, exitExpect, code)
-	assert.Contains(t, out, "seed 16 violates:")
+	assert.Contains(t, out, "seed 16 (its own run: the 1 fault it drew) violates:")
 }
 
 // Rule H2: explore flags out of range or given twice are refused, naming

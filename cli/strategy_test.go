@@ -24,7 +24,7 @@ func TestPCT_ExploreFlagSaysItAndReplays(t *testing.T) {
 	args[1] = setQuantity
 	code, again, errOut := runCLI(t, args...)
 	assert.Equal(t, exitExpect, code, errOut)
-	assert.Contains(t, again, "seed "+m[2]+" violates:")
+	assert.Contains(t, again, "seed "+m[2]+" (its own run: the ")
 
 	code, out, _ = runCLI(t, "explore", setQuantity, "--seeds", "5")
 	assert.NotEqual(t, exitUsage, code)

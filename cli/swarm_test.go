@@ -22,7 +22,7 @@ func TestSwarm_ExploreSaysItAndReplays(t *testing.T) {
 
 	code, again, _ := runCLI(t, "explore", file, "--replay", m[2], "--swarm")
 	assert.Equal(t, exitExpect, code)
-	assert.Contains(t, again, "seed "+m[2]+" violates:")
+	assert.Contains(t, again, "seed "+m[2]+" (its own run: the ")
 	code, plain, _ := runCLI(t, "explore", file, "--replay", m[2], "--strategy", "random")
 	assert.NotEqual(t, again, plain, "without --swarm the seed runs at the fixed rates: another run")
 	_ = code

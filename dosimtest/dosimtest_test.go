@@ -42,6 +42,7 @@ type printT struct{ testing.TB }
 
 func (printT) Helper()                           {}
 func (printT) Name() string                      { return "TestExample" }
+func (printT) Context() context.Context          { return context.Background() }
 func (printT) Errorf(format string, args ...any) { fmt.Printf("FAIL: "+format+"\n", args...) }
 func (printT) Fatalf(format string, args ...any) { fmt.Printf("FATAL: "+format+"\n", args...) }
 func (printT) Logf(format string, args ...any)   { fmt.Printf("log: "+format+"\n", args...) }

@@ -67,12 +67,15 @@ func TestU4_ExhaustiveFailureReplaysByItsFaults(t *testing.T) {
 	assert.Contains(t, ft.logs[0], "seed 1 with the faults none only: no violation")
 }
 
-// A malformed -dosim.faults, and one without a seed to replay, fail the
-// test before anything runs, naming the value and what is wanted.
+// A malformed -dosim.faults, one without a seed to replay, and one that
+// strikes nothing in its run (rule C11) fail the test, naming the value
+// and what is wanted.
 func TestU4_BadFaultsReplay(t *testing.T) {
 	for _, tc := range []struct{ seed, faults, want string }{
 		{"1", "1:1", `dosimtest.Func: DOSIM_FAULTS="1:1": explore options: fault "1:1": want CALL:ATTEMPT:METHOD=FAULT, such as 2:1:AddOne=lose-response`},
 		{"1", "1:1:Add=lose-everything", `unknown fault "lose-everything"; allowed are `},
+		// Rule C11: a fault that strikes nothing is refused, not run clean.
+		{"1", "99:1:Add=lose-response", "dosimtest.Func: -dosim.faults: a replayed fault struck nothing: 99:1:Add=lose-response (the run made"},
 		{"", "1:1:Add=lose-response", "dosimtest.Func: -dosim.faults (or DOSIM_FAULTS) needs -dosim.seed=N (or DOSIM_SEED): the seed whose run the faults replace"},
 	} {
 		t.Setenv("DOSIM_SEED", tc.seed)

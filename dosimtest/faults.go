@@ -48,6 +48,10 @@ func replayFaults() ([]transport.Rule, bool, error) {
 func faultsReplay(t testing.TB, fe *explore.FuncExplorer, seed uint64, rules []transport.Rule) *explore.Summary {
 	f := &explore.Failing{Seed: seed, Faults: rules, Shrunk: rules, Run: explore.RunShrunk}
 	run := fe.Rerun(f)
+	if err := run.FaultsStruck(); err != nil {
+		t.Fatalf("dosimtest.Func: -%s: %v", FaultsFlag, err)
+		return nil
+	}
 	f.Violations = run.Violations()
 	o := fe.Options()
 	sum := &explore.Summary{Scenario: "explore.Func", First: seed, Seeds: 1, Latency: o.Latency, MaxAmbiguous: o.MaxAmbiguous,

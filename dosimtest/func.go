@@ -54,7 +54,11 @@ func Func(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *r
 			return nil
 		}
 	}
-	sum := fe.Sweep()
+	sum, err := fe.SweepContext(t.Context())
+	if err != nil {
+		t.Fatalf("dosimtest.Func: %v", err)
+		return nil
+	}
 	switch {
 	case sum.Clean():
 	case sum.Total == 0: // rule C3: nothing failed, but too little was checked

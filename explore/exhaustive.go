@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -21,6 +22,11 @@ import (
 // MaxExhaustiveFaults is the largest Options.MaxFaults: the tree grows
 // as the decision points to the power of the faults.
 const MaxExhaustiveFaults = 4
+
+// ErrSearchTooLarge is wrapped (with ErrOptions) by the error of an
+// exhaustive search whose tree of placements holds more runs than
+// Options.MaxRuns, found before it grows or as it grows.
+var ErrSearchTooLarge = errors.New("the exhaustive search is too large")
 
 // DefaultMaxFaults is Options.MaxFaults when Exhaustive is set and
 // MaxFaults is 0.
@@ -64,6 +70,8 @@ func (o *Options) exhaustiveDefaults() error {
 		return fmt.Errorf("%w: KeepRules with Exhaustive: an exhaustive search places its own faults at every decision point; the scenario's rules would move them", ErrOptions)
 	case o.Shard.Count > 1:
 		return fmt.Errorf("%w: shard %s with Exhaustive: an exhaustive search is one tree, which does not split into shards of seeds", ErrOptions, o.Shard)
+	case o.FailFast:
+		return fmt.Errorf("%w: FailFast with Exhaustive: an exhaustive search already stops at the end of the level of its first failing placement", ErrOptions)
 	case o.CheckDeterminism:
 		return fmt.Errorf("%w: CheckDeterminism with Exhaustive: run the search twice and compare the certificates' hashes instead", ErrOptions)
 	}
@@ -205,14 +213,4 @@ func comparePoint(a, b transport.Rule) int {
 // the order of a level of the tree.
 func comparePlacements(a, b []transport.Rule) int {
 	return cmp.Or(cmp.Compare(len(a), len(b)), slices.CompareFunc(a, b, comparePoint))
-}
-
-// exhaustiveReplay is the dosim command that replays the first failing
-// placement of an exhaustive search: its seed with the shrunk faults only.
-func (s *Summary) exhaustiveReplay(f *Failing) string {
-	faults := "none"
-	if len(f.Shrunk) > 0 {
-		faults = FaultSetText(f.Shrunk)
-	}
-	return fmt.Sprintf("dosim explore %s --replay %d --replay-faults %s --latency %s", s.File, f.Seed, faults, s.Latency) + s.flags() + s.checkFlags() // the strategy, as a seed's replay carries it
 }

@@ -82,7 +82,8 @@ func TestExhaustive_CertificateCountsEveryPlacement(t *testing.T) {
 	for b := 1; b <= 4; b++ {
 		fe, err := NewFunc(Options{Exhaustive: true, MaxFaults: b, Rates: transport.Rates{transport.LoseRequest: 0.1}, NoLatency: true}, twoCalls)
 		require.NoError(t, err)
-		sum := fe.Sweep()
+		sum, err := fe.SweepContext(context.Background())
+		require.NoError(t, err)
 		require.NotNil(t, sum.Exhaustive)
 		require.True(t, sum.Clean(), "%+v", sum.Violations)
 
@@ -130,7 +131,9 @@ func TestExhaustive_UnstruckFaultIsADuplicate(t *testing.T) {
 	stopping := func(ctx context.Context, rt *runtime.Runtime) error { return calls(ctx, rt, true) }
 	fe, err := NewFunc(Options{Exhaustive: true, MaxFaults: 2, Rates: transport.Rates{transport.Overloaded: 0.1}, NoLatency: true}, stopping)
 	require.NoError(t, err)
-	c := fe.Sweep().Exhaustive
+	sum, err := fe.SweepContext(context.Background())
+	require.NoError(t, err)
+	c := sum.Exhaustive
 	assert.Equal(t, 3, c.Runs, "{}, {1.1}, {2.1}")
 	assert.Equal(t, 1, c.Duplicates, "{1.1, 2.1}")
 	assert.Equal(t, PlacementsHash([][]transport.Rule{{},

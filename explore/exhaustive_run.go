@@ -100,7 +100,7 @@ func (fe *FuncExplorer) exhaustive(ctx context.Context) (*Summary, error) {
 
 // Exhaustive runs the exhaustive search of the function (Options.Exhaustive
 // must be set) until ctx is done; an error says the options or the tree's
-// size are out of bounds. Sweep reports such an error as a violation.
+// size are out of bounds (ErrSearchTooLarge).
 func (fe *FuncExplorer) Exhaustive(ctx context.Context) (*Summary, error) {
 	if !fe.opts.Exhaustive {
 		return nil, fmt.Errorf("%w: Exhaustive is not set: Sweep runs random seeds", ErrOptions)
@@ -108,16 +108,12 @@ func (fe *FuncExplorer) Exhaustive(ctx context.Context) (*Summary, error) {
 	return fe.exhaustive(ctx)
 }
 
-// exhaustiveSweep is Sweep with Options.Exhaustive: an error (a tree over
-// the run limit) is the summary's one violation.
-func (fe *FuncExplorer) exhaustiveSweep() *Summary {
-	sum, err := fe.exhaustive(context.Background())
-	if err == nil {
-		return sum
-	}
+// errorSummary is the summary of a search that failed with err (a tree
+// over the run limit), for Sweep: err is its one violation.
+func (fe *FuncExplorer) errorSummary(err error) *Summary {
 	o := fe.opts
 	v := Violation{Seed: o.First, Kind: KindError, Message: err.Error()}
-	sum = &Summary{Scenario: "explore.Func", First: o.First, Seeds: 1, Rates: rateNames(o.Rates), Latency: o.Latency,
+	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: 1, Rates: rateNames(o.Rates), Latency: o.Latency,
 		MaxAmbiguous: o.MaxAmbiguous, Shards: []Shard{{Index: 0, Count: 1}}, Ran: 1, Failed: 1, Total: 1, Complete: true,
 		Violations: []Violation{v}, FirstFailing: &Failing{Seed: o.First, Violations: []Violation{v}, Run: RunSeed}}
 	sum.seal()

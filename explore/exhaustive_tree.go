@@ -170,8 +170,8 @@ func (t *tree) tooBig(runs int, how string) error {
 	if b == 1 {
 		try = ""
 	}
-	return fmt.Errorf("%w: max faults (--max-faults) %d: the tree of placements %s %s runs (%s, %s), over the limit of %s (max runs, --max-runs): try %sfewer fault kinds in the rates, or a higher --max-runs",
-		ErrOptions, b, how, thousands(runs), plural(len(t.points), "decision point"), plural(len(t.kinds), "fault kind"), thousands(t.opts.MaxRuns), try)
+	return fmt.Errorf("%w: %w: max faults (--max-faults) %d: the tree of placements %s %s runs (%s, %s), over the limit of %s (max runs, --max-runs): try %sfewer fault kinds in the rates, or a higher --max-runs",
+		ErrOptions, ErrSearchTooLarge, b, how, thousands(runs), plural(len(t.points), "decision point"), plural(len(t.kinds), "fault kind"), thousands(t.opts.MaxRuns), try)
 }
 
 // runLevel runs a level's fault sets on the workers, in order, and returns

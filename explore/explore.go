@@ -56,7 +56,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dosim/dosim/runtime"
@@ -299,10 +298,12 @@ func (e *Explorer) nthSeed(k int) uint64 {
 func (e *Explorer) Sweep() (*Summary, error) { return e.SweepContext(context.Background()) }
 
 // SweepContext runs every seed of the explorer's options until ctx is
-// done. Seeds go to the workers in order and a seed handed out is always
-// finished, so an interrupted sweep has checked the first Ran seeds of its
-// shard; its summary says Complete: false and its first failing seed is
-// not shrunk. Once every seed ran, ctx done stops shrinking the first
+// done (or, with Options.FailFast, until a seed fails). Seeds go to the
+// workers in order and a seed handed out is always finished, so an
+// interrupted sweep has checked the first Ran seeds of its shard; its
+// summary says Complete: false and its first failing seed is not shrunk.
+// A sweep stopped by FailFast says Stopped, and its first failing seed,
+// the lowest of the shard, is shrunk. Once every seed ran, ctx done stops shrinking the first
 // failing seed: its Shrink says ShrinkInterrupted. Memory does not grow
 // with the seeds: the summary keeps counts and the first MaxViolations
 // violations only.
@@ -314,49 +315,29 @@ func (e *Explorer) SweepContext(ctx context.Context) (*Summary, error) {
 	sum := e.newSummary()
 	var (
 		mu     sync.Mutex
-		wg     sync.WaitGroup
-		next   atomic.Int64 // the next seed to hand out, by its index in the shard
 		errRun error
 	)
-	done := ctx.Done()
-	// Each worker takes the next seed itself (no goroutine hands them
-	// out, which woke one per seed), and only while ctx is not done; a
-	// seed taken is always finished, so the seeds run are the first ones.
-	for range min(e.opts.Workers, max(total, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				k := next.Add(1) - 1
-				if k >= int64(total) {
-					return
-				}
-				r, err := e.check(e.nthSeed(int(k)), nil, checkSweep)
-				mu.Lock()
-				if err != nil && errRun == nil {
-					errRun = err
-				}
-				if r != nil {
-					sum.add(r)
-				}
-				if e.opts.Progress != nil {
-					e.opts.Progress(Progress{Done: sum.Ran, Total: total, Failed: sum.Failed, Violations: sum.Total})
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	seedLoop(ctx, e.opts.Workers, total, e.opts.FailFast, func(k int) bool {
+		r, err := e.check(e.nthSeed(k), nil, checkSweep)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && errRun == nil {
+			errRun = err
+		}
+		if r != nil {
+			sum.add(r)
+		}
+		if e.opts.Progress != nil {
+			e.opts.Progress(Progress{Done: sum.Ran, Total: total, Failed: sum.Failed, Violations: sum.Total})
+		}
+		return r != nil && len(r.Violations) > 0
+	})
 	if errRun != nil {
 		return nil, errRun
 	}
-	sum.Complete = sum.Ran == total // else ctx was done first
-	if len(sum.Violations) > 0 && sum.Complete {
+	sum.Complete = sum.Ran == total // else ctx was done first, or a seed failed (FailFast)
+	sum.Stopped = !sum.Complete && e.opts.FailFast && sum.Failed > 0 && ctx.Err() == nil
+	if len(sum.Violations) > 0 && (sum.Complete || sum.Stopped) {
 		f, err := e.failing(ctx, sum.Violations[0].Seed)
 		if err != nil {
 			return nil, err

@@ -67,15 +67,21 @@ func NewFunc(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) err
 	return fe, nil
 }
 
-// RunFunc explores the seeds opts select of fn (see NewFunc) and returns
-// the summary. The first failing seed (the lowest) is shrunk unless
-// opts.NoShrink.
+// RunFunc is RunFuncContext with a context that is never done.
 func RunFunc(opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) (*Summary, error) {
+	return RunFuncContext(context.Background(), opts, fn)
+}
+
+// RunFuncContext explores the seeds opts select of fn (see NewFunc) until
+// ctx is done, and returns the summary (FuncExplorer.SweepContext). The
+// first failing seed (the lowest) is shrunk unless opts.NoShrink; with
+// opts.FailFast the sweep stops at it.
+func RunFuncContext(ctx context.Context, opts Options, fn func(ctx context.Context, rt *runtime.Runtime) error) (*Summary, error) {
 	fe, err := NewFunc(opts, fn)
 	if err != nil {
 		return nil, err
 	}
-	return fe.Sweep(), nil
+	return fe.SweepContext(ctx)
 }
 
 // Options returns the options in force, defaults filled in.
@@ -99,6 +105,17 @@ func (fe *FuncExplorer) Rerun(f *Failing) *FuncRun {
 		rules = append([]transport.Rule{}, f.Shrunk...)
 	}
 	return &FuncRun{fe: fe, f: f, r: fe.check(f.Seed, rules, checkMode{}, true)}
+}
+
+// FaultsStruck returns nil when the run is the seed's own, or when each
+// fault of its set struck an attempt; else an error wrapping
+// ErrFaultStruckNothing that names each fault that struck nothing (rule
+// C11): a replay by faults that does not describe its run.
+func (r *FuncRun) FaultsStruck() error {
+	if r.f.Run != RunShrunk || r.r.report == nil {
+		return nil
+	}
+	return struckNothing(r.f.Shrunk, r.r.report.Calls)
 }
 
 // WriteTimeline writes the run's text timeline, as dosim run draws it.
@@ -361,58 +378,67 @@ func recordSeen(c *runtime.CallRecord) seen {
 	return seen{}
 }
 
-// Sweep runs every seed of the options on their workers, then shrinks the
-// lowest failing seed.
+// Sweep is SweepContext with a context that is never done, an error of
+// an exhaustive search (its options, a tree too large) reported as the
+// summary's one violation, of kind KindError.
+//
+// Deprecated: use SweepContext, which returns such an error as an error
+// (errors.Is(err, ErrSearchTooLarge)), not as a violation.
 func (fe *FuncExplorer) Sweep() *Summary {
+	sum, err := fe.SweepContext(context.Background())
+	if err != nil {
+		return fe.errorSummary(err)
+	}
+	return sum
+}
+
+// SweepContext runs the seeds of the options on their workers until ctx
+// is done (or, with Options.FailFast, until a seed fails), then shrinks
+// the lowest failing seed. As Explorer.SweepContext, it finishes every
+// seed it handed out: an interrupted sweep has run the first Ran seeds,
+// says Complete: false and shrinks nothing; one stopped by FailFast says
+// Stopped and shrinks its first failing seed, the lowest. Once every seed
+// ran, ctx done stops shrinking (ShrinkInterrupted). With
+// Options.Exhaustive it runs the search (Exhaustive): the error is the
+// search's, wrapping ErrSearchTooLarge for a tree over Options.MaxRuns.
+func (fe *FuncExplorer) SweepContext(ctx context.Context) (*Summary, error) {
 	o := fe.opts
 	if o.Exhaustive {
-		return fe.exhaustiveSweep()
+		return fe.exhaustive(ctx)
 	}
 	sum := &Summary{Scenario: "explore.Func", First: o.First, Seeds: o.Seeds, Rates: rateNames(o.Rates), Swarm: o.Swarm, Latency: o.Latency,
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms, Interleaving: o.Interleaving,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}, Scheduling: fe.sched}
-	var (
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-		next = make(chan uint64)
-	)
-	for range min(o.Workers, o.Seeds) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seed := range next {
-				r := fe.check(seed, nil, checkMode{trace: o.CheckDeterminism}, false)
-				if o.CheckDeterminism && (len(r.Violations) > 0 || sampled(seed)) {
-					if v, ok := differs(seed, r.trace, fe.check(seed, nil, checkMode{trace: true, skipLinear: true}, false).trace); ok {
-						r.Violations = append(r.Violations, v)
-					}
-				}
-				mu.Lock()
-				sum.add(&r.SeedResult)
-				if o.Progress != nil {
-					o.Progress(Progress{Done: sum.Ran, Total: o.Seeds, Failed: sum.Failed, Violations: sum.Total})
-				}
-				mu.Unlock()
+	var mu sync.Mutex
+	seedLoop(ctx, o.Workers, o.Seeds, o.FailFast, func(k int) bool {
+		seed := o.First + uint64(k)
+		r := fe.check(seed, nil, checkMode{trace: o.CheckDeterminism}, false)
+		if o.CheckDeterminism && (len(r.Violations) > 0 || sampled(seed)) {
+			if v, ok := differs(seed, r.trace, fe.check(seed, nil, checkMode{trace: true, skipLinear: true}, false).trace); ok {
+				r.Violations = append(r.Violations, v)
 			}
-		}()
-	}
-	for k := range o.Seeds {
-		next <- o.First + uint64(k)
-	}
-	close(next)
-	wg.Wait()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		sum.add(&r.SeedResult)
+		if o.Progress != nil {
+			o.Progress(Progress{Done: sum.Ran, Total: o.Seeds, Failed: sum.Failed, Violations: sum.Total})
+		}
+		return len(r.Violations) > 0
+	})
 	sum.Complete = sum.Ran == o.Seeds
-	if len(sum.Violations) > 0 {
-		sum.FirstFailing = fe.failing(sum.Violations[0].Seed).orSweep(sum.Violations)
+	sum.Stopped = !sum.Complete && o.FailFast && sum.Failed > 0 && ctx.Err() == nil
+	if len(sum.Violations) > 0 && (sum.Complete || sum.Stopped) {
+		sum.FirstFailing = fe.failing(ctx, sum.Violations[0].Seed).orSweep(sum.Violations)
 	}
 	sum.seal()
-	return sum
+	return sum, nil
 }
 
 // failing replays a failing seed and shrinks its drawn faults, as
 // Explorer.Failing does for a scenario.
-func (fe *FuncExplorer) failing(seed uint64) *Failing {
+func (fe *FuncExplorer) failing(ctx context.Context, seed uint64) *Failing {
 	r := fe.check(seed, nil, checkAll, false)
 	f := &Failing{Seed: seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
 	fe.opts.seedRun(fe.sched, seed).describe(f, fe.sched)
@@ -423,7 +449,7 @@ func (fe *FuncExplorer) failing(seed uint64) *Failing {
 		f.Shrink = ShrinkOff
 		return f
 	}
-	shrink(context.Background(), f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
+	shrink(ctx, f, fe.opts, fe.now, func(rules []transport.Rule, mode checkMode) ([]Violation, bool) {
 		got := fe.check(seed, rules, mode, false)
 		return got.Violations, got.timedOut
 	})

@@ -162,6 +162,8 @@ func (s *Summary) validateShards() (map[int]bool, error) {
 	switch {
 	case s.Ran < 0 || s.Ran > want:
 		return bad("ran", s.Ran, "the shards hold %d seeds: want 0 to %d", want, want)
+	case s.Stopped && (s.Complete || s.Failed == 0):
+		return bad("stopped", s.Stopped, "a sweep stops at its first failure before its last seed: want complete false and a failed seed")
 	case s.Complete && s.Ran != want:
 		return bad("ran", s.Ran, "a complete summary of these shards ran all their %d seeds", want)
 	case s.Failed < 0 || s.Failed > s.Ran:
@@ -252,13 +254,13 @@ func (s *Summary) validateFirst(seen map[int]bool) error {
 	bad := s.bad
 	f := s.FirstFailing
 	switch {
-	case f == nil && s.Complete && s.Total > 0:
+	case f == nil && (s.Complete || s.Stopped) && s.Total > 0:
 		return bad("firstFailing", "missing", "a complete summary with violations shrinks its first failing seed")
 	case f == nil:
 		return nil
 	case s.Total == 0:
 		return bad("firstFailing.seed", f.Seed, "no seed failed")
-	case s.Complete && f.Seed != s.Violations[0].Seed:
+	case (s.Complete || s.Stopped) && f.Seed != s.Violations[0].Seed:
 		return bad("firstFailing.seed", f.Seed, "want the lowest failing seed, %d", s.Violations[0].Seed)
 	case len(f.Violations) == 0:
 		return bad("firstFailing.violations", "empty", "a failing seed has a violation")

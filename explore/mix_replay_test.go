@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"fmt"
 	"context"
 	"strings"
 	"sync/atomic"
@@ -91,7 +92,7 @@ func TestMix_ReportsAndReplaysTheSeedsStrategy(t *testing.T) {
 	assert.Equal(t, explore.SeedPCT, f.Strategy, "only PCT starves a caller")
 	assert.Nil(t, f.Profile)
 	assert.Equal(t, int64(40+1+1), runs.Load(), "the seeds, one calibration run, one replay of the failing seed")
-	assert.Contains(t, sum.ReplayCommand(f.Seed), " --latency off --strategy pct --depth 3")
+	assert.Contains(t, sum.ReplayCommand(f.Seed), fmt.Sprintf("explore.Options{First: %d, Seeds: 1, ...the sweep's other options}", f.Seed), "the same options replay the seed: it draws its strategy again (cli.TestPCT_ExploreFlagSaysItAndReplays checks dosim's line)")
 	assert.Contains(t, sum.Scheduling.String(), "mix (each seed draws its own: random=40%,swarm=40%,pct=20%")
 
 	pct, err := explore.RunFunc(explore.Options{First: f.Seed, Seeds: 1, Strategy: runtime.StrategyPCT, NoLinearizability: true, Rates: noFaults}, fn)
@@ -110,7 +111,6 @@ func TestMix_ReportsAndReplaysTheSeedsStrategy(t *testing.T) {
 	require.NotNil(t, swarm.FirstFailing)
 	assert.Equal(t, explore.SeedSwarm, swarm.FirstFailing.Strategy)
 	assert.Equal(t, rateNames(transport.Swarm(swarm.FirstFailing.Seed, explore.DefaultRates())), swarm.FirstFailing.Profile, "a swarm seed's profile is reported")
-	assert.Contains(t, swarm.ReplayCommand(swarm.FirstFailing.Seed), " --latency p50=2ms,p99=100ms --swarm --strategy random")
 }
 
 // Rule 3 of issue 23: PCT alone runs without latency unless latency is

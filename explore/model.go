@@ -255,6 +255,7 @@ func sqlContent(storage map[string]any) (map[string]any, bool) {
 		}
 		c := maps.Clone(t)
 		delete(c, "rowids")
+		delete(c, "rowid")
 		c["rows"] = sorted
 		out[k] = c
 	}

@@ -101,6 +101,11 @@ type Options struct {
 	// must check for its report to be clean (rule C3): 0 takes
 	// DefaultMinChecked, a negative value sets no minimum.
 	MinChecked float64
+	// FailFast stops a sweep at its first failing seed: no seed is handed
+	// out once one failed; those already running finish, so the lowest
+	// failing seed is still the lowest of the shard, and it is shrunk. The
+	// summary says Stopped, not Complete.
+	FailFast bool
 	// NoShrink keeps the first failing seed's whole fault set.
 	NoShrink bool
 	// ShrinkTime bounds the wall-clock time shrinking may take (default

@@ -668,7 +668,8 @@ func TestC2_OrdinaryCodesTwinsAreFound(t *testing.T) {
 func TestC2_TheTimelineShowsTheLateWork(t *testing.T) {
 	fe, err := explore.NewFunc(explore.Options{Seeds: 200, NoShrink: true}, subscribe(true))
 	require.NoError(t, err)
-	sum := fe.Sweep()
+	sum, err := fe.SweepContext(context.Background())
+	require.NoError(t, err)
 	require.NotNil(t, sum.FirstFailing)
 	var b strings.Builder
 	require.NoError(t, fe.Rerun(sum.FirstFailing).WriteTimeline(&b))

@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -82,7 +83,8 @@ func TestPCT_SameSeedSameTrace(t *testing.T) {
 func TestPCT_ReplaysAFailureBySeed(t *testing.T) {
 	fe, err := explore.NewFunc(pctOpts(20), turnstileCrowd(false))
 	require.NoError(t, err)
-	sum := fe.Sweep()
+	sum, err := fe.SweepContext(context.Background())
+	require.NoError(t, err)
 	require.NotNil(t, sum.FirstFailing)
 	f := sum.FirstFailing
 	again := fe.Rerun(&explore.Failing{Seed: f.Seed, Run: explore.RunSeed})

@@ -20,7 +20,11 @@ func (e *Explorer) Replay(seed uint64) (*SeedResult, error) { return e.check(see
 // ReplayFaults runs one seed with an explicit fault set instead of random
 // faults: what a shrunk set replays with.
 func (e *Explorer) ReplayFaults(seed uint64, faults []transport.Rule) (*SeedResult, error) {
-	return e.check(seed, append([]transport.Rule{}, faults...), checkAll)
+	r, err := e.check(seed, append([]transport.Rule{}, faults...), checkAll)
+	if err != nil || r.Result == nil {
+		return r, err
+	}
+	return r, struckNothing(faults, r.Result.Calls)
 }
 
 // checkMode narrows what a check does, for the replays of shrinking.

@@ -63,6 +63,10 @@ type Summary struct {
 	// Complete says every seed of Shards ran; an interrupted sweep is not
 	// complete and has run only the first Ran seeds of its shard.
 	Complete bool `json:"complete"`
+	// Stopped says the sweep stopped at its first failure
+	// (Options.FailFast): it ran the first Ran seeds of its shard, is not
+	// Complete, and its first failing seed is the shard's lowest.
+	Stopped bool `json:"stopped,omitempty"`
 	// Ran counts the seeds checked; Failed those with a violation.
 	Ran    int `json:"ran"`
 	Failed int `json:"failed"`
@@ -345,25 +349,4 @@ func RatesText(rates map[string]float64) string {
 		parts[i] = fmt.Sprintf("%s=%g", k, rates[k])
 	}
 	return strings.Join(parts, ",")
-}
-
-// ReplayCommand is the dosim command that replays seed of the sweep.
-func (s *Summary) ReplayCommand(seed uint64) string {
-	if s.Exhaustive != nil && s.FirstFailing != nil {
-		return s.exhaustiveReplay(s.FirstFailing)
-	}
-	cmd := fmt.Sprintf("dosim explore %s --replay %d --rates %s", s.File, seed, RatesText(s.Rates))
-	if s.KeepRules {
-		cmd += " --keep-rules"
-	}
-	return cmd + s.seedFlags(seed) + s.checkFlags()
-}
-
-// checkFlags are the dosim explore flags of the options that change what
-// the checks report: the turns meant to interleave.
-func (s *Summary) checkFlags() string {
-	if len(s.Interleaving) == 0 {
-		return ""
-	}
-	return " --interleaving " + strings.Join(s.Interleaving, ",")
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -105,10 +106,24 @@ func ReplayCommand(t interface{ Name() string }, seed uint64) string {
 	return fmt.Sprintf("go test %s -run '%s' -count=1 -%s=%d", packagePath(), name, SeedFlag, seed)
 }
 
-// packagePath is the import path of the package whose folder is the
-// working directory (go test runs a test there): the module path from the
-// nearest go.mod above it, joined with the folders in between.
+// packagePath is the import path of the package under test: the test
+// binary's own, as its build information names it (PACKAGE.test), so that
+// a binary built with go test -c and run from anywhere names its package.
+// Without it, the package whose folder is the working directory (go test
+// runs a test there).
 func packagePath() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if pkg, ok := strings.CutSuffix(bi.Path, ".test"); ok && pkg != "" {
+			return pkg
+		}
+	}
+	return folderPackage()
+}
+
+// folderPackage is the import path of the package whose folder is the
+// working directory: the module path from the nearest go.mod above it,
+// joined with the folders in between.
+func folderPackage() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "."
