@@ -539,4 +539,3 @@ func shrinkText(f *explore.Failing) string {
 	}
 	return fmt.Sprintf("%s, shrunk to %d:", drawn, len(f.Shrunk))
 }
-

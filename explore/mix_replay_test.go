@@ -1,8 +1,8 @@
 package explore_test
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
