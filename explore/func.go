@@ -23,20 +23,25 @@ import (
 // attempt at opts.Rates (DefaultRates when nil). Every run is checked for
 //
 //   - the S-rule invariants on every call record (as Run checks them);
-//   - linearizability of each object's history against its own class,
-//     run one call at a time from empty storage on a fresh instance (the
-//     constructor the function gave its namespace): a call that failed
-//     ambiguously may or may not have taken effect; one that failed before
-//     its method ran had none. Histories with background work (alarms,
-//     schedules, queues), with Fetch calls (whose requests the records do
-//     not keep) or with more than MaxAmbiguous ambiguous calls are counted
-//     as not checked, not as violations;
+//   - linearizability of each object's history against its own class
+//     (rule C2): every turn it ran, its calls and its own background work
+//     (alarm deliveries, runs of its scheduled and queued tasks, also
+//     after fn returned, up to the horizon), each replayed at the instant
+//     it ran on the instance the turns before it left. A turn cut short
+//     may or may not have taken effect; a call that failed before its
+//     method ran had none. Histories the check cannot judge (more than
+//     MaxAmbiguous turns cut short, state changed outside the object's
+//     turns, a turn it cannot reproduce) are counted as not checked, by
+//     reason, not as violations;
+//   - liveness after fn returns, to the horizon (rule C8);
 //   - fn's own returned error: a violation of kind KindFunc with its
 //     message. A call that fails under faults is not a violation by
 //     itself: fn decides which errors it expects.
 //
 // The first failing seed's drawn faults are shrunk by delta debugging
-// (replayed as rules keyed by call order, method and attempt). From go
+// (replayed as rules keyed by call order, method and attempt).
+// SweepContext (or RunFuncContext) runs the sweep under a context, and
+// Options.FailFast stops it at its first failing seed. From go
 // test, dosimtest.Func runs the sweep, fails the test with the report and
 // prints the command that replays the seed (rule U4).
 //
