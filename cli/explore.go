@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
@@ -49,6 +50,8 @@ type exploreCmd struct {
 	opts     explore.Options    // the explorer's options, but the progress callbacks
 	js       outputFile         // --json, checked
 	isReplay bool               // --replay was given: one seed, not a sweep
+	// overrides say which of the file's explore fields a flag replaced.
+	overrides []string
 }
 
 func (a *app) newExplore() *cobra.Command {
@@ -70,7 +73,7 @@ func (a *app) newExplore() *cobra.Command {
 		RunE: runE(fl),
 	}
 	f := cmd.Flags()
-	f.Var(&fl.horizon, "horizon", "how long in virtual time a run may take, and its background work may go on after it, to find what never settles (0: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+"; off: no liveness check, no bound)")
+	f.Var(&fl.horizon, "horizon", "how long in virtual time a run may take, and its background work may go on after it, to find what never settles: "+optrange.Horizon.Want+" (default: the scenario's explore.horizon, else "+explore.DefaultHorizon.String()+")")
 	f.BoolVar(&fl.noLinear, "no-linearizability", false, "skip the linearizability check of the objects' histories (the other checks still run)")
 	f.BoolVar(&fl.recurring, "recurring-alarms", false, "alarms that re-arm for ever are intended (a heartbeat): do not report them")
 	f.StringSliceVar(&fl.interleave, "interleaving", nil, "turns meant to interleave at their awaits, as Method, NAMESPACE.Method, fetch, alarm, schedule or queue (comma-separated, or the flag again): a history only their interleaving as it ran explains is no violation; your expectations judge it")
@@ -185,59 +188,19 @@ func (fl *exploreCmd) validate() error {
 		return err
 	}
 	fl.opts.StallLimit = fl.a.stallOption()
-	if err := fl.exhaustiveOptions(); err != nil {
-		return err
-	}
 	if fl.isReplay {
 		if err := sweepOnly(fl.given); err != nil {
 			return err
 		}
 	}
+	if err := fl.replayOptions(); err != nil {
+		return err
+	}
+	if fl.overrides, err = fl.checkOptions(); err != nil {
+		return err
+	}
 	fl.js, err = fl.checkFiles(fl.file)
 	return err
-}
-
-// options checks the flags and turns them into the explorer's options (all
-// but the progress callbacks); an error names the flag.
-func (fl *exploreCmd) options() (explore.Options, error) {
-	opts := explore.Options{First: fl.first, FromSeedZero: fl.first == 0, Seeds: fl.seeds, Workers: fl.workers, MaxAmbiguous: fl.maxAmbiguous,
-		KeepRules: fl.keepRules, Swarm: fl.swarm, NoShrink: fl.noShrink, ShrinkTime: fl.shrinkTime, MinChecked: fl.minChecked,
-		Horizon: fl.horizon.option(), CheckDeterminism: fl.checkDet, RecurringAlarms: fl.recurring, Interleaving: fl.interleave,
-		NoLinearizability: fl.noLinear, FailFast: fl.failFast}
-	var err error
-	switch {
-	case fl.seeds < 1:
-		return opts, usageErrorf("--seeds: %d: want 1 or more seeds", fl.seeds)
-	case fl.workers < 1 || fl.workers > 256:
-		return opts, usageErrorf("--workers: %d: want 1 to 256 seeds checked in parallel", fl.workers)
-	case fl.maxAmbiguous < 1 || fl.maxAmbiguous > 20:
-		return opts, usageErrorf("--max-ambiguous: %d: want 1 to 20 turns cut short (default %d; the check is exponential in it)", fl.maxAmbiguous, explore.DefaultMaxAmbiguous)
-	case !(fl.minChecked >= 0 && fl.minChecked <= 1):
-		return opts, usageErrorf("--min-checked %v: want a share from 0 to 1, such as 0.9 (0: no minimum)", fl.minChecked)
-	case fl.shrinkTime <= 0:
-		return opts, usageErrorf("--shrink-time %v: want a positive duration, such as 60s (--no-shrink turns shrinking off)", fl.shrinkTime)
-	}
-	if fl.minChecked == 0 {
-		opts.MinChecked = -1 // no minimum
-	}
-	if fl.rates != "" {
-		if opts.Rates, err = parseRates(fl.rates); err != nil {
-			return opts, err
-		}
-	}
-	if fl.latency != "" {
-		l, err := transport.ParseLatency(fl.latency)
-		if err != nil {
-			return opts, usageErrorf("--latency: %w", err)
-		}
-		opts.Latency, opts.NoLatency = l, !l.On()
-	}
-	if fl.shard != "" {
-		if opts.Shard, err = explore.ParseShard(fl.shard); err != nil {
-			return opts, usageErrorf("--shard: %w", err)
-		}
-	}
-	return opts, fl.sched.options(&opts, fl.given)
 }
 
 // checkFiles checks, before the sweep, the files explore writes: the
@@ -259,19 +222,22 @@ func (fl *exploreCmd) checkFiles(file string) (outputFile, error) {
 // run is explore's work: one seed replayed, or a sweep summarised.
 func (fl *exploreCmd) run(w env) error {
 	a, sc, opts, js, out, errw := fl.a, fl.sc, fl.opts, fl.js, w.out, w.errw
+	for _, o := range fl.overrides {
+		fmt.Fprintln(errw, o)
+	}
 	shrinking := newShrinkLine(errw)
 	opts.ShrinkProgress = shrinking.update
 	if fl.isReplay {
 		return replaySeed(out, sc, opts, fl.replay, fl.exh.rules, fl.arts, shrinking)
-	}
-	if opts.Exhaustive {
-		return fl.runExhaustive(w)
 	}
 	var bar *progress // set below for a long sweep; update is nil-safe
 	opts.Progress = func(p explore.Progress) { bar.update(p.Done, p.Violations) }
 	e, err := explore.New(sc, opts)
 	if err != nil {
 		return usageErrorf("%w", err)
+	}
+	if e.Options().Exhaustive { // the flag's, or the file's
+		return fl.runExhaustive(w, e, shrinking)
 	}
 	// Catch SIGINT and SIGTERM before saying anything, so that a
 	// signal at any point gets the summary of what ran.

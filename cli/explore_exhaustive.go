@@ -29,9 +29,9 @@ func (x *exhaustiveFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&x.replayFaults, "replay-faults", "", "with --replay: run the seed with exactly these faults, as CALL:ATTEMPT:METHOD=FAULT,... (or none), as an exhaustive search prints them")
 }
 
-// exhaustiveOptions checks the exhaustive flags against the others and
-// sets them in fl.opts; an error names the flag.
-func (fl *exploreCmd) exhaustiveOptions() error {
+// replayOptions reads --replay-faults, and refuses what does not go with
+// --replay: a replay runs one seed, not a search.
+func (fl *exploreCmd) replayOptions() error {
 	x, given := &fl.exh, fl.given
 	if given("replay-faults") {
 		if !fl.isReplay {
@@ -43,48 +43,21 @@ func (fl *exploreCmd) exhaustiveOptions() error {
 		}
 		x.rules = rules
 	}
-	file := fl.sc.Explore
-	on := x.on
-	if !given("exhaustive") && file.Exhaustive && !fl.isReplay && !given("seeds") && !given("swarm") && !given("strategy") {
-		on = true // the scenario's explore.exhaustive, which these flags override
-	}
-	if on && !given("max-faults") && file.MaxFaults != 0 {
-		x.maxFaults = file.MaxFaults
-	}
-	if !on {
-		for _, name := range []string{"max-faults", "max-runs"} {
-			if given(name) {
-				return usageErrorf("--%s bounds an exhaustive search: give --exhaustive too", name)
-			}
-		}
+	if !fl.isReplay {
 		return nil
 	}
-	for _, name := range []string{"replay", "seeds", "swarm", "keep-rules", "shard", "check-determinism", "failfast"} {
-		if given(name) {
-			return usageErrorf("--exhaustive runs every placement of up to --max-faults faults from the one seed --first: --%s does not go with it%s", name, fromFile(x.on, "explore.exhaustive"))
+	for _, name := range []string{"exhaustive", "max-faults", "max-runs"} {
+		if given(name) && (name != "exhaustive" || x.on) {
+			return usageErrorf("--replay runs one seed: --%s, which makes a search of placements, does not go with it (--replay-faults replays one placement)", name)
 		}
 	}
-	switch {
-	case x.maxFaults < 1 || x.maxFaults > explore.MaxExhaustiveFaults:
-		return usageErrorf("--max-faults %d: want 1 to %d faults per placement (the tree grows as the decision points to the power of the faults); try --max-faults %d",
-			x.maxFaults, explore.MaxExhaustiveFaults, min(max(x.maxFaults, 1), explore.MaxExhaustiveFaults))
-	case x.maxRuns < 1:
-		return usageErrorf("--max-runs %d: want 1 or more runs", x.maxRuns)
-	}
-	fl.opts.Exhaustive, fl.opts.MaxFaults, fl.opts.MaxRuns, fl.opts.Seeds = true, x.maxFaults, x.maxRuns, 0
+	fl.opts.Seeds = 1 // one seed, whatever the file's search
 	return nil
 }
 
 // runExhaustive is explore --exhaustive: the search, its report, and the
 // first failing placement's artifacts.
-func (fl *exploreCmd) runExhaustive(w env) error {
-	shrinking := newShrinkLine(w.errw)
-	opts := fl.opts
-	opts.ShrinkProgress = shrinking.update
-	e, err := explore.New(fl.sc, opts)
-	if err != nil {
-		return usageErrorf("%w", err)
-	}
+func (fl *exploreCmd) runExhaustive(w env, e *explore.Explorer, shrinking *shrinkLine) error {
 	ctx, stop := interruptible(w.ctx)
 	defer stop()
 	sum, err := e.SweepContext(ctx)
@@ -183,13 +156,4 @@ func replayFailing(e *explore.Explorer, seed uint64, rules []transport.Rule) (*e
 		return e.ReplayFaultsFailing(seed, rules)
 	}
 	return e.Failing(seed)
-}
-
-// fromFile says, when the exhaustive search comes from the scenario's
-// field (flag is false: --exhaustive was not given), how to turn it off.
-func fromFile(flag bool, field string) string {
-	if flag {
-		return ""
-	}
-	return fmt.Sprintf(" (the scenario's %s is true: give --exhaustive=false to sweep seeds)", field)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
@@ -64,16 +65,20 @@ func replaySeed(w io.Writer, sc *scenario.Scenario, opts explore.Options, seed u
 	return &codeError{code: exitExpect}
 }
 
-// horizonValue is --horizon: a positive virtual duration, 0 for the
-// scenario's (else the default), or off.
+// horizonValue is --horizon: a virtual duration in explore's range
+// (internal/optrange, as explore.horizon), or off; not given, the
+// scenario's explore.horizon, else the default.
 type horizonValue struct {
 	d   time.Duration
 	off bool
 }
 
 func (h *horizonValue) String() string {
-	if h.off {
+	switch {
+	case h.off:
 		return "off"
+	case h.d == 0:
+		return "" // not given
 	}
 	return h.d.String()
 }
@@ -84,8 +89,8 @@ func (h *horizonValue) Set(v string) error {
 		return nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return fmt.Errorf("%q: want a positive virtual duration, such as 24h, 0 for the scenario's (default %v), or off", v, explore.DefaultHorizon)
+	if err != nil || !optrange.Horizon.Holds(d) {
+		return fmt.Errorf("%q: want %s", v, optrange.Horizon.Want)
 	}
 	*h = horizonValue{d: d}
 	return nil

@@ -94,7 +94,7 @@ func TestH2_ExploreShrinkTimeFlag(t *testing.T) {
 	for _, v := range []string{"0", "-1s"} {
 		code, _, errOut := runCLI(t, "explore", ambiguous, "--shrink-time", v)
 		assert.Equal(t, exitUsage, code, v)
-		assert.Contains(t, errOut, "want a positive duration, such as 60s (--no-shrink turns shrinking off)", v)
+		assert.Contains(t, errOut, "want a duration of 1ms or more, such as 60s (--no-shrink turns shrinking off)", v)
 	}
 	code, _, errOut := runCLI(t, "explore", ambiguous, "--shrink-time", "soon")
 	assert.Equal(t, exitUsage, code)

@@ -51,9 +51,9 @@ func TestH2_ExploreRefusesMaxAmbiguousZeroAndRatesTwice(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-ambiguous", "0"}, "dosim: --max-ambiguous: 0: want 1 to 20 turns cut short (default 10; the check is exponential in it)\n"},
-		{[]string{"--max-ambiguous", "21"}, "dosim: --max-ambiguous: 21: want 1 to 20"},
-		{[]string{"--max-ambiguous", "-1"}, "dosim: --max-ambiguous: -1: want 1 to 20"},
+		{[]string{"--max-ambiguous", "0"}, "dosim: --max-ambiguous 0: want 1 to 20 turns cut short (the check is exponential in it)\n"},
+		{[]string{"--max-ambiguous", "21"}, "dosim: --max-ambiguous 21: want 1 to 20"},
+		{[]string{"--max-ambiguous", "-1"}, "dosim: --max-ambiguous -1: want 1 to 20"},
 		{[]string{"--rates", "lose-response=0.1,lose-response=0.2"}, "dosim: --rates: lose-response given twice: give each fault's rate once\n"},
 		{[]string{"--rates", "lose-response=0.1, overloaded=0.1,lose-response=0.1"}, "--rates: lose-response given twice"},
 	} {

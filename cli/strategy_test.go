@@ -37,14 +37,14 @@ func TestPCT_ExploreBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--strategy", "chess"}, `--strategy "chess": want mix, random or pct`},
-		{[]string{"--strategy", "randon"}, `--strategy "randon": want mix, random or pct (did you mean "random"?)`},
-		{[]string{"--strategy", "mix", "--swarm"}, "--strategy mix with --swarm: a mix draws a swarm profile for its own share of the seeds"},
-		{[]string{"--strategy", "mix", "--depth", "0"}, "--depth 0: want 1 to 10 (default 3)"},
-		{[]string{"--strategy", "pct", "--depth", "0"}, "--depth 0: want 1 to 10 (default 3)"},
-		{[]string{"--strategy", "pct", "--depth", "11"}, "--depth 11: want 1 to 10 (default 3)"},
-		{[]string{"--strategy", "random", "--depth", "2"}, "--depth 2: only --strategy pct or mix takes a depth (the strategy is random)"},
-		{[]string{"--swarm", "--depth", "2"}, "depth is 2 with the random strategy: only --strategy pct or mix takes a depth"},
+		{[]string{"--strategy", "chess"}, `--strategy chess: want mix, random or pct`},
+		{[]string{"--strategy", "randon"}, `--strategy randon: want mix, random or pct (did you mean "random"?)`},
+		{[]string{"--strategy", "mix", "--swarm"}, "--swarm with --strategy mix: a mix draws a swarm profile for its own share of the seeds"},
+		{[]string{"--strategy", "mix", "--depth", "0"}, "--depth 0: want 1 to 10 (PCT's d"},
+		{[]string{"--strategy", "pct", "--depth", "0"}, "--depth 0: want 1 to 10 (PCT's d"},
+		{[]string{"--strategy", "pct", "--depth", "11"}, "--depth 11: want 1 to 10 (PCT's d"},
+		{[]string{"--strategy", "random", "--depth", "2"}, "--depth 2 with --strategy random: only pct and mix take a depth (PCT's d)"},
+		{[]string{"--swarm", "--depth", "2"}, "--depth 2 with --swarm: swarm runs the random strategy, and only pct and mix take a depth"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"explore", ambiguous, "--seeds", "2"}, bad.args...)...)
 		assert.Equal(t, exitUsage, code, bad.args)
@@ -72,8 +72,11 @@ func TestMix_ExploreTakesTheFilesStrategyFlagsOverride(t *testing.T) {
 	assert.Contains(t, out, ", latency off\n", "pct's latency is off by default")
 	_, out, _ = runCLI(t, "explore", pct, "--seeds", "5", "--latency", "p50=1ms,p99=9ms")
 	assert.Contains(t, out, ", latency p50=1ms,p99=9ms\n", "an explicit --latency applies")
-	_, out, _ = runCLI(t, "explore", pct, "--seeds", "5", "--strategy", "random")
+	_, out, errOut = runCLI(t, "explore", pct, "--seeds", "5", "--strategy", "random")
 	assert.Contains(t, out, "\nstrategy random\n", "--strategy overrides the file's, and its depth")
+	// Rule C11: a flag that overrides a file's field says so.
+	assert.Contains(t, errOut, "dosim explore: --strategy random overrides the scenario's explore.strategy: pct\n")
+	assert.Contains(t, errOut, "dosim explore: --strategy random overrides the scenario's explore.depth: 2\n")
 	_, out, _ = runCLI(t, "explore", pct, "--seeds", "5", "--depth", "4")
 	assert.Regexp(t, `\nstrategy pct \(depth 4, `, out, "--depth overrides the file's depth")
 
@@ -87,13 +90,15 @@ func TestMix_ExploreTakesTheFilesStrategyFlagsOverride(t *testing.T) {
 	code, out, errOut := runCLI(t, "explore", exh)
 	assert.Equal(t, exitExpect, code, errOut)
 	assert.Contains(t, out, "exhaustive: up to 1 fault(s) of lose-response at every decision point")
-	_, out, _ = runCLI(t, "explore", exh, "--seeds", "5")
+	_, out, errOut = runCLI(t, "explore", exh, "--seeds", "5")
 	assert.Contains(t, out, "5 seeds run", "--seeds sweeps seeds instead")
+	assert.Contains(t, errOut, "dosim explore: --seeds 5 overrides the scenario's explore.exhaustive: true\n")
+	assert.Contains(t, errOut, "dosim explore: --seeds 5 overrides the scenario's explore.max-faults: 1\n")
 	_, out, _ = runCLI(t, "explore", exh, "--exhaustive=false")
 	assert.Contains(t, out, "1000 seeds run")
 	code, _, errOut = runCLI(t, "explore", exh, "--keep-rules")
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, "--keep-rules does not go with it (the scenario's explore.exhaustive is true: give --exhaustive=false to sweep seeds)")
+	assert.Contains(t, errOut, "an exhaustive search places its own faults at every decision point")
 
 	bad := withExplore(t, "  strategy: pcy\n")
 	code, _, errOut = runCLI(t, "explore", bad)

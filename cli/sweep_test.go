@@ -124,10 +124,10 @@ func TestH2_ExploreSeedFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--seeds", "0"}, "--seeds: 0: want 1 or more seeds"},
-		{[]string{"--workers", "0"}, "--workers: 0: want 1 to 256 seeds checked in parallel"},
-		{[]string{"--workers", "257"}, "--workers: 257: want 1 to 256"},
-		{[]string{"--first", "18446744073709551615", "--seeds", "2"}, "first seed 18446744073709551615 plus 2 seeds overflows"},
+		{[]string{"--seeds", "0"}, "--seeds 0: want 1 or more seeds"},
+		{[]string{"--workers", "0"}, "--workers 0: want 1 to 256 seeds checked in parallel"},
+		{[]string{"--workers", "257"}, "--workers 257: want 1 to 256"},
+		{[]string{"--first", "18446744073709551615", "--seeds", "2"}, "--first 18446744073709551615 with --seeds 2: the last seed, first+seeds-1, must be at most"},
 		{[]string{"--seeds", "99999999999999999999"}, `invalid argument "99999999999999999999" for "--seeds"`},
 	} {
 		code, out, errOut := runCLI(t, append([]string{"explore", ambiguous}, tc.args...)...)

@@ -38,47 +38,6 @@ const DefaultMaxFaults = 2
 // as soon as the tree grows past it.
 const DefaultMaxRuns = 100_000
 
-// exhaustiveDefaults checks the exhaustive options and fills in their
-// defaults, before the sweep's own: an exhaustive search runs one seed
-// (First), so Seeds is set to 1.
-func (o *Options) exhaustiveDefaults() error {
-	if !o.Exhaustive {
-		switch {
-		case o.MaxFaults != 0:
-			return fmt.Errorf("%w: max faults is %d without Exhaustive (--exhaustive): it bounds an exhaustive search only", ErrOptions, o.MaxFaults)
-		case o.MaxRuns != 0:
-			return fmt.Errorf("%w: max runs is %d without Exhaustive (--exhaustive): it bounds an exhaustive search only", ErrOptions, o.MaxRuns)
-		}
-		return nil
-	}
-	if o.MaxFaults == 0 {
-		o.MaxFaults = DefaultMaxFaults
-	}
-	if o.MaxRuns == 0 {
-		o.MaxRuns = DefaultMaxRuns
-	}
-	switch {
-	case o.MaxFaults < 1 || o.MaxFaults > MaxExhaustiveFaults:
-		return fmt.Errorf("%w: max faults (--max-faults) is %d, must be from 1 to %d: the tree grows as the decision points to the power of the faults; try --max-faults %d", ErrOptions, o.MaxFaults, MaxExhaustiveFaults, min(max(o.MaxFaults, 1), MaxExhaustiveFaults))
-	case o.MaxRuns < 1:
-		return fmt.Errorf("%w: max runs (--max-runs) is %d, must be 1 or more", ErrOptions, o.MaxRuns)
-	case o.Seeds != 0 && o.Seeds != 1:
-		return fmt.Errorf("%w: seeds is %d with Exhaustive: an exhaustive search runs the tree of one seed (First), whose draws set only what is not a fault (backoff jitter, latency, tie-breaks)", ErrOptions, o.Seeds)
-	case o.Swarm:
-		return fmt.Errorf("%w: Swarm with Exhaustive: an exhaustive search places every fault kind of the rates itself, it draws no profile", ErrOptions)
-	case o.KeepRules:
-		return fmt.Errorf("%w: KeepRules with Exhaustive: an exhaustive search places its own faults at every decision point; the scenario's rules would move them", ErrOptions)
-	case o.Shard.Count > 1:
-		return fmt.Errorf("%w: shard %s with Exhaustive: an exhaustive search is one tree, which does not split into shards of seeds", ErrOptions, o.Shard)
-	case o.FailFast:
-		return fmt.Errorf("%w: FailFast with Exhaustive: an exhaustive search already stops at the end of the level of its first failing placement", ErrOptions)
-	case o.CheckDeterminism:
-		return fmt.Errorf("%w: CheckDeterminism with Exhaustive: run the search twice and compare the certificates' hashes instead", ErrOptions)
-	}
-	o.Seeds = 1
-	return nil
-}
-
 // Certificate is what an exhaustive search ran (Summary.Exhaustive): every
 // placement of at most MaxFaults faults, of the Kinds, over the delivery
 // decision points (each attempt of each call) that the runs met.

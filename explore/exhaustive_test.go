@@ -202,15 +202,15 @@ func TestExhaustive_BadOptions(t *testing.T) {
 		opts explore.Options
 		want string
 	}{
-		{explore.Options{Exhaustive: true, MaxFaults: 5}, "max faults (--max-faults) is 5, must be from 1 to 4"},
-		{explore.Options{Exhaustive: true, MaxFaults: -1}, "max faults (--max-faults) is -1"},
-		{explore.Options{MaxFaults: 2}, "max faults is 2 without Exhaustive"},
-		{explore.Options{MaxRuns: 10}, "max runs is 10 without Exhaustive"},
-		{explore.Options{Exhaustive: true, MaxRuns: -1}, "max runs (--max-runs) is -1"},
-		{explore.Options{Exhaustive: true, Seeds: 100}, "seeds is 100 with Exhaustive"},
+		{explore.Options{Exhaustive: true, MaxFaults: 5}, "MaxFaults 5: want 1 to 4 faults per placement"},
+		{explore.Options{Exhaustive: true, MaxFaults: -1}, "MaxFaults -1: want 1 to 4"},
+		{explore.Options{MaxFaults: 2}, "MaxFaults 2 without Exhaustive: it bounds an exhaustive search only"},
+		{explore.Options{MaxRuns: 10}, "MaxRuns 10 without Exhaustive"},
+		{explore.Options{Exhaustive: true, MaxRuns: -1}, "MaxRuns -1: want 1 or more runs"},
+		{explore.Options{Exhaustive: true, Seeds: 100}, "Seeds 100 with Exhaustive: an exhaustive search runs the tree of one seed"},
 		{explore.Options{Exhaustive: true, Swarm: true}, "Swarm with Exhaustive"},
 		{explore.Options{Exhaustive: true, KeepRules: true}, "KeepRules with Exhaustive"},
-		{explore.Options{Exhaustive: true, Shard: explore.Shard{Index: 1, Count: 2}}, "shard 1/2 with Exhaustive"},
+		{explore.Options{Exhaustive: true, Shard: explore.Shard{Index: 1, Count: 2}}, "Shard 1/2 with Exhaustive"},
 		{explore.Options{Exhaustive: true, CheckDeterminism: true}, "CheckDeterminism with Exhaustive"},
 	} {
 		_, err := explore.New(sc, c.opts)

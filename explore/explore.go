@@ -71,10 +71,11 @@ const DefaultMaxAmbiguous = 10
 // Explorer checks seeds of one scenario. Make it with New; it is safe for
 // concurrent use by the workers of one sweep.
 type Explorer struct {
-	sc    *scenario.Scenario
-	opts  Options
-	marks map[string]map[string]bool // namespace -> method -> marked
-	ctors map[string]runtime.Constructor
+	sc        *scenario.Scenario
+	opts      Options
+	overrides []Override                 // the file's fields the options replaced
+	marks     map[string]map[string]bool // namespace -> method -> marked
+	ctors     map[string]runtime.Constructor
 	// inputs are the model's step keys of the scenario's calls, without
 	// their turns' reads, by scenario.Call.Index: made once.
 	inputs []string
@@ -93,10 +94,11 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 	if sc == nil {
 		return nil, fmt.Errorf("%w: no scenario", ErrOptions)
 	}
-	if err := opts.defaults(sc); err != nil {
+	overrides, err := opts.resolve(sc)
+	if err != nil {
 		return nil, err
 	}
-	e := &Explorer{sc: sc, opts: opts, marks: map[string]map[string]bool{}, now: time.Now}
+	e := &Explorer{sc: sc, opts: opts, overrides: overrides, marks: map[string]map[string]bool{}, now: time.Now}
 	ctors := map[string]runtime.Constructor{}
 	for _, ns := range sc.Namespaces {
 		ctor := ns.Class.New
@@ -293,6 +295,10 @@ func (e *Explorer) nthSeed(k int) uint64 {
 	o := e.opts
 	return o.First + uint64(o.Shard.Index) + uint64(k)*uint64(o.Shard.Count)
 }
+
+// Overrides are the fields of the scenario's explore block that the
+// options replaced (rule C11), in the order the block lists them.
+func (e *Explorer) Overrides() []Override { return e.overrides }
 
 // Sweep runs every seed of the explorer's options.
 func (e *Explorer) Sweep() (*Summary, error) { return e.SweepContext(context.Background()) }

@@ -237,10 +237,10 @@ func TestBadOptions(t *testing.T) {
 		opts explore.Options
 		want string
 	}{
-		{explore.Options{Seeds: -1}, "seeds is -1, must be >= 1"},
-		{explore.Options{Workers: 1000}, "workers is 1000, must be from 1 to 256"},
-		{explore.Options{Shard: explore.Shard{Index: 3, Count: 3}}, "shard 3/3: want 0 <= I < N"},
-		{explore.Options{MaxAmbiguous: 50}, "max ambiguous is 50, must be from 1 to 20"},
+		{explore.Options{Seeds: -1}, "Seeds -1: want 1 or more seeds"},
+		{explore.Options{Workers: 1000}, "Workers 1000: want 1 to 256"},
+		{explore.Options{Shard: explore.Shard{Index: 3, Count: 3}}, "Shard 3/3: want I/N with 0 <= I < N"},
+		{explore.Options{MaxAmbiguous: 50}, "MaxAmbiguous 50: want 1 to 20"},
 		{explore.Options{Rates: transport.Rates{transport.LoseRequest: 2}}, "random rate for lose-request is 2, must be between 0 and 1"},
 	}
 	for _, tc := range tests {

@@ -167,7 +167,7 @@ func TestU3_FuncRejectsBadOptions(t *testing.T) {
 		{"no seeds", explore.Options{}, walletFunc, "Seeds is 0, must be >= 1"},
 		{"negative seeds", explore.Options{Seeds: -3}, walletFunc, "Seeds is -3, must be >= 1"},
 		{"no function", explore.Options{Seeds: 1}, nil, "no function to explore"},
-		{"workers", explore.Options{Seeds: 1, Workers: -1}, walletFunc, "workers is -1, must be from 1 to 256"},
+		{"workers", explore.Options{Seeds: 1, Workers: -1}, walletFunc, "Workers -1: want 1 to 256"},
 		{"classes", explore.Options{Seeds: 1, Classes: map[string]runtime.Constructor{"X": newWallet}}, walletFunc, "Classes is for scenarios"},
 		{"rates", explore.Options{Seeds: 1, Rates: transport.Rates{1: 2}}, walletFunc, "explore options"},
 	} {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dosim/dosim/runtime"
-	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -149,39 +148,4 @@ func pctIndex(r seedRun) int {
 		return 1
 	}
 	return 0
-}
-
-// fromScenario takes the strategy the scenario's explore block names
-// where the options name none: its strategy, depth and swarm go together
-// (an explicit Strategy or Swarm replaces all three, but Depth), as do its
-// exhaustive search and max-faults (exhaustiveFromScenario).
-func (o *Options) fromScenario(sc *scenario.Scenario) {
-	if sc == nil {
-		return
-	}
-	x := sc.Explore
-	if o.Strategy == "" && !o.Swarm && !o.Exhaustive {
-		o.Strategy, o.Swarm = x.Strategy, x.Swarm
-	}
-	takesDepth := o.Strategy == runtime.StrategyPCT || o.Strategy == runtime.StrategyMix || (o.Strategy == "" && !o.Swarm && !o.Exhaustive)
-	if o.Depth == 0 && takesDepth {
-		o.Depth = x.Depth
-	}
-}
-
-// exhaustiveFromScenario makes the sweep the exhaustive search of the
-// scenario's explore.exhaustive when the options ask for no seeds and no
-// other strategy, and takes its explore.max-faults for an exhaustive
-// search that names none.
-func (o *Options) exhaustiveFromScenario(sc *scenario.Scenario) {
-	if sc == nil {
-		return
-	}
-	x := sc.Explore
-	if x.Exhaustive && o.Seeds == 0 && o.Strategy == "" && !o.Swarm {
-		o.Exhaustive = true
-	}
-	if o.Exhaustive && o.MaxFaults == 0 {
-		o.MaxFaults = x.MaxFaults
-	}
 }

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -162,65 +163,48 @@ type Progress struct {
 // ErrOptions is wrapped by errors for options out of range.
 var ErrOptions = errors.New("explore options")
 
+// defaults merges the scenario's explore block into o, checks every
+// option (resolve) and fills in the defaults.
 func (o *Options) defaults(sc *scenario.Scenario) error {
+	_, err := o.resolve(sc)
+	return err
+}
+
+// fill fills in the defaults of options resolve has merged and checked.
+func (o *Options) fill(sc *scenario.Scenario) error {
 	if err := o.interleavingDefaults(sc); err != nil {
 		return err
 	}
-	o.exhaustiveFromScenario(sc)
-	if err := o.exhaustiveDefaults(); err != nil {
-		return err
+	if o.Exhaustive {
+		o.MaxFaults = cmp.Or(o.MaxFaults, DefaultMaxFaults)
+		o.MaxRuns = cmp.Or(o.MaxRuns, DefaultMaxRuns)
+		o.Seeds = 1
 	}
 	if err := o.seedDefaults(); err != nil {
 		return err
 	}
-	if o.Workers == 0 {
-		o.Workers = DefaultWorkers()
-	}
-	if o.Workers < 0 || o.Workers > 256 {
-		return fmt.Errorf("%w: workers is %d, must be from 1 to 256", ErrOptions, o.Workers)
-	}
-	if o.Shard.Count == 0 && o.Shard.Index == 0 {
+	o.Workers = cmp.Or(o.Workers, DefaultWorkers())
+	if o.Shard == (Shard{}) {
 		o.Shard = Shard{Index: 0, Count: 1}
 	}
-	if o.Shard.Count < 1 || o.Shard.Index < 0 || o.Shard.Index >= o.Shard.Count {
-		return fmt.Errorf("%w: shard %s: want 0 <= I < N", ErrOptions, o.Shard)
-	}
-	if o.MaxAmbiguous == 0 {
-		o.MaxAmbiguous = DefaultMaxAmbiguous
-	}
-	if o.MaxAmbiguous < 0 || o.MaxAmbiguous > 20 {
-		return fmt.Errorf("%w: max ambiguous is %d, must be from 1 to 20 (the check is exponential in it)", ErrOptions, o.MaxAmbiguous)
-	}
+	o.MaxAmbiguous = cmp.Or(o.MaxAmbiguous, DefaultMaxAmbiguous)
 	switch {
 	case o.MinChecked == 0:
 		o.MinChecked = DefaultMinChecked
 	case o.MinChecked < 0:
 		o.MinChecked = -1
-	case !(o.MinChecked <= 1):
-		return fmt.Errorf("%w: min checked is %v, must be a share from 0 to 1 (negative: no minimum)", ErrOptions, o.MinChecked)
 	}
-	if o.ShrinkTime == 0 {
-		o.ShrinkTime = DefaultShrinkTime
-	}
-	if o.ShrinkTime < 0 {
-		return fmt.Errorf("%w: shrink time is %v, must be > 0", ErrOptions, o.ShrinkTime)
-	}
-	if o.Rates == nil && sc != nil {
-		o.Rates = sc.Explore.Rates
-	}
+	o.ShrinkTime = cmp.Or(o.ShrinkTime, DefaultShrinkTime)
 	if len(o.Rates) == 0 {
 		o.Rates = DefaultRates()
 	}
 	if err := transport.Random(o.Rates).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	o.fromScenario(sc)
 	switch {
 	case o.NoLatency:
 		o.Latency = transport.Latency{}
 	case o.Latency.On():
-	case sc != nil && sc.Explore.Latency != nil:
-		o.Latency = *sc.Explore.Latency
 	case o.Strategy == runtime.StrategyPCT: // PCT orders same-instant tasks, which latency spreads apart
 		o.Latency = transport.Latency{}
 	default:
@@ -229,7 +213,8 @@ func (o *Options) defaults(sc *scenario.Scenario) error {
 	if err := o.Latency.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
-	return o.strategyDefaults()
+	o.strategyDefaults()
+	return nil
 }
 
 // seedDefaults checks and fills in the seed range: First, FromSeedZero and
@@ -244,11 +229,9 @@ func (o *Options) seedDefaults() error {
 	if o.Seeds == 0 {
 		o.Seeds = 1000
 	}
-	if o.Seeds < 0 {
-		return fmt.Errorf("%w: seeds is %d, must be >= 1", ErrOptions, o.Seeds)
-	}
 	if o.First > math.MaxUint64-uint64(o.Seeds-1) {
-		return fmt.Errorf("%w: first seed %d plus %d seeds overflows: the last seed must be at most %d", ErrOptions, o.First, o.Seeds, uint64(math.MaxUint64))
+		return &OptionError{Option: "first", Value: fmt.Sprint(o.First), With: "seeds", WithValue: fmt.Sprint(o.Seeds),
+			Want: fmt.Sprintf("the last seed, first+seeds-1, must be at most %d", uint64(math.MaxUint64))}
 	}
 	return nil
 }

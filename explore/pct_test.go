@@ -128,13 +128,13 @@ func TestPCT_BadOptions(t *testing.T) {
 		o    explore.Options
 		want string
 	}{
-		{explore.Options{Seeds: 1, Strategy: "chess"}, `strategy is "chess", must be one of [mix random pct]`},
-		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: 11}, "depth is 11, must be from 1 to 10"},
-		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: -1}, "depth is -1, must be from 1 to 10"},
-		{explore.Options{Seeds: 1, Strategy: runtime.StrategyRandom, Depth: 3}, "depth is 3 with the random strategy: only --strategy pct or mix takes a depth"},
-		{explore.Options{Seeds: 1, Strategy: runtime.StrategyMix, Depth: 11}, "depth is 11, must be from 1 to 10"},
-		{explore.Options{Seeds: 1, Strategy: runtime.StrategyMix, Swarm: true}, "Swarm with the mix strategy"},
-		{explore.Options{Strategy: runtime.StrategyMix, Exhaustive: true}, "strategy mix with Exhaustive"},
+		{explore.Options{Seeds: 1, Strategy: "chess"}, "Strategy chess: want mix, random or pct"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: 11}, "Depth 11: want 1 to 10"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: -1}, "Depth -1: want 1 to 10"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyRandom, Depth: 3}, "Depth 3 with Strategy random: only pct and mix take a depth"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyMix, Depth: 11}, "Depth 11: want 1 to 10"},
+		{explore.Options{Seeds: 1, Strategy: runtime.StrategyMix, Swarm: true}, "Swarm with Strategy mix"},
+		{explore.Options{Strategy: runtime.StrategyMix, Exhaustive: true}, "Strategy mix with Exhaustive"},
 	} {
 		_, err := explore.RunFunc(bad.o, turnstileCrowd(true))
 		require.ErrorIs(t, err, explore.ErrOptions)

@@ -89,7 +89,7 @@ func TestH2_ShrinkStopsWhenItsBudgetRunsOut(t *testing.T) {
 	assert.NotEmpty(t, got.Violations, "the set kept still fails")
 
 	_, err = explore.New(manyCalls(t, 1), explore.Options{ShrinkTime: -time.Second})
-	assert.ErrorContains(t, err, "shrink time is -1s, must be > 0")
+	assert.ErrorContains(t, err, "ShrinkTime -1s: want a duration of 1ms or more")
 }
 
 // C5: random faults are drawn from a hash of the seed, the call and the

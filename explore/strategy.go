@@ -1,10 +1,10 @@
 package explore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
-	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
 )
@@ -64,41 +64,31 @@ func (s Scheduling) pctSchedule() runtime.Schedule {
 	return runtime.Schedule{Strategy: runtime.StrategyPCT, Depth: s.Depth, Steps: max(s.PCTSteps, 1)}
 }
 
-// strategyDefaults checks Strategy and Depth and fills in Depth: the zero
+// strategyDefaults fills in Strategy and Depth, resolve having checked
+// them: the zero
 // Strategy is mix, but for a swarm sweep or an exhaustive search (which
 // draw no strategy per seed), which keep the random tie-break.
-func (o *Options) strategyDefaults() error {
+func (o *Options) strategyDefaults() {
 	if o.Strategy == "" {
 		o.Strategy = runtime.StrategyMix
 		if o.Swarm || o.Exhaustive {
 			o.Strategy = runtime.StrategyRandom
 		}
 	}
-	switch o.Strategy {
-	case runtime.StrategyRandom:
+	if o.Strategy == runtime.StrategyRandom {
 		o.Strategy = ""
-		if o.Depth != 0 {
-			return fmt.Errorf("%w: depth is %d with the random strategy: only --strategy pct or mix takes a depth", ErrOptions, o.Depth)
-		}
-		return nil
-	case runtime.StrategyMix:
-		switch {
-		case o.Swarm:
-			return fmt.Errorf("%w: Swarm with the mix strategy: a mix draws a swarm profile for its own share of the seeds; for swarm on every seed, set strategy random", ErrOptions)
-		case o.Exhaustive:
-			return fmt.Errorf("%w: strategy mix with Exhaustive: an exhaustive search runs one seed's tree, there are no seeds to mix; set strategy random", ErrOptions)
-		}
-	case runtime.StrategyPCT:
-	default:
-		return fmt.Errorf("%w: strategy is %s, must be one of %v", ErrOptions, quote.Q(string(o.Strategy)), Strategies())
+		return
 	}
-	if o.Depth == 0 {
-		o.Depth = DefaultDepth
+	o.Depth = cmp.Or(o.Depth, DefaultDepth)
+}
+
+// StrategyNames are the names of Strategies, for messages.
+func StrategyNames() []string {
+	var out []string
+	for _, s := range Strategies() {
+		out = append(out, string(s))
 	}
-	if o.Depth < 1 || o.Depth > runtime.MaxDepth {
-		return fmt.Errorf("%w: depth is %d, must be from 1 to %d", ErrOptions, o.Depth, runtime.MaxDepth)
-	}
-	return nil
+	return out
 }
 
 // Strategies are the strategies Options.Strategy may name: mix (the

@@ -151,7 +151,7 @@ func TestH2_SeedRangeBounds(t *testing.T) {
 
 	_, err = explore.Run(sc, explore.Options{First: math.MaxUint64 - 9, Seeds: 11})
 	require.ErrorIs(t, err, explore.ErrOptions)
-	assert.Contains(t, err.Error(), "first seed 18446744073709551606 plus 11 seeds overflows")
+	assert.Contains(t, err.Error(), "First 18446744073709551606 with Seeds 11: the last seed, first+seeds-1, must be at most")
 	_, err = explore.Run(sc, explore.Options{First: math.MaxUint64, Seeds: math.MaxInt})
 	require.ErrorIs(t, err, explore.ErrOptions)
 

@@ -11,8 +11,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -464,13 +466,11 @@ func (p *parser) resolveExplore(e *rawExplore) {
 	if !p.shape(e.shape) {
 		return
 	}
-	if d, ok := p.duration(e.horizon, "explore.horizon"); ok {
-		if d <= 0 {
-			p.errorf(e.horizon.n, "explore.horizon", nil, "is %v: want a positive virtual duration, such as 24h", d)
-		} else {
-			p.s.Explore.Horizon = d
-		}
+	p.s.Explore.Lines = map[string]int{}
+	for k, n := range e.shape.vals {
+		p.s.Explore.Lines[k] = n.Line
 	}
+	p.resolveHorizon(e.horizon)
 	if e.recurring.given() {
 		p.s.Explore.RecurringAlarms, _ = p.boolean(e.recurring, "explore.recurring-alarms")
 	}
@@ -486,6 +486,34 @@ func (p *parser) resolveExplore(e *rawExplore) {
 	p.resolveInterleaving(e)
 	if e.expect != nil {
 		p.resolveEnd(e.expect, "explore.expect", &p.s.Explore.Expect)
+	}
+}
+
+// resolveHorizon resolves explore.horizon: a virtual duration in
+// explore's range (internal/optrange, as --horizon), or off (-1: no
+// liveness check, no bound).
+func (p *parser) resolveHorizon(x val[string]) {
+	if x.n == nil {
+		return
+	}
+	rn := resolve(x.n)
+	r := optrange.Horizon
+	if !x.ok {
+		p.errorf(rn, "explore.horizon", nil, "is %s: want %s", kindName(rn), r.Want)
+		return
+	}
+	if x.v == "off" {
+		p.s.Explore.Horizon = -1
+		return
+	}
+	d, err := time.ParseDuration(x.v)
+	switch {
+	case err != nil:
+		p.errorf(rn, "explore.horizon", nil, "%s is not a duration: want %s", quote.Q(x.v), r.Want)
+	case !r.Holds(d):
+		p.errorf(rn, "explore.horizon", nil, "%s is out of range: want %s", x.v, r.Want)
+	default:
+		p.s.Explore.Horizon = d
 	}
 }
 

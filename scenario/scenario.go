@@ -107,7 +107,7 @@ type Explore struct {
 	Expect  []Expectation
 	// Horizon is how long after the run the explorer lets background work
 	// go on, and how long the run may take (rule C8); 0: the explorer's
-	// default.
+	// default; negative: off (explore.horizon: off).
 	Horizon time.Duration
 	// RecurringAlarms says an alarm that re-arms for ever is intended (a
 	// heartbeat), not a liveness violation.
@@ -126,6 +126,9 @@ type Explore struct {
 	// Interleaving names the turns meant to interleave at their awaits
 	// (explore.interleaving; explore.Options.Interleaving says how).
 	Interleaving []string
+	// Lines are the lines of the block's fields, by key ("depth"), for
+	// the explorer's errors about them.
+	Lines map[string]int
 }
 
 // Namespace is a namespace bound to a registered class.

@@ -3,15 +3,9 @@ package scenario
 import (
 	"slices"
 
+	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/runtime"
-)
-
-// maxDepth and maxFaults bound explore.depth and explore.max-faults, as
-// the explorer bounds --depth and --max-faults.
-const (
-	maxDepth  = runtime.MaxDepth
-	maxFaults = 4 // explore.MaxExhaustiveFaults, which this package cannot import
 )
 
 // exploreStrategies are the values explore.strategy may take.
@@ -29,30 +23,40 @@ func (p *parser) resolveStrategy(e *rawExplore) {
 			x.Strategy = runtime.Strategy(v)
 		}
 	}
-	if d, ok := p.integer(e.depth, "explore.depth", 1, maxDepth); ok {
+	// The ranges are explore's own (internal/optrange); the pairs that
+	// cannot go together (a depth with strategy random, swarm with an
+	// exhaustive search ...) explore checks once the flags are merged in,
+	// naming both fields (rule C11).
+	if d, ok := p.ranged(e.depth, "explore.depth", optrange.Depth); ok {
 		x.Depth = d
-		if x.Strategy == runtime.StrategyRandom {
-			p.errorf(e.depth.n, "explore.depth", nil, "is %d with strategy random: only pct and mix take a depth (PCT's d)", d)
-		}
 	}
 	if on, ok := p.boolean(e.swarm, "explore.swarm"); ok {
 		x.Swarm = on
-		if on && x.Strategy == runtime.StrategyMix {
-			p.errorf(e.swarm.n, "explore.swarm", nil, "is true with strategy mix: a mix draws a swarm profile for its own share of the seeds; for swarm on every seed, say strategy: random")
-		}
 	}
 	if on, ok := p.boolean(e.exh, "explore.exhaustive"); ok {
 		x.Exhaustive = on
-		switch {
-		case on && x.Swarm:
-			p.errorf(e.exh.n, "explore.exhaustive", nil, "is true with swarm: an exhaustive search places every fault kind of the rates itself, it draws no profile")
-		case on && x.Strategy == runtime.StrategyMix:
-			p.errorf(e.exh.n, "explore.exhaustive", nil, "is true with strategy mix: an exhaustive search runs one seed's tree, there are no seeds to mix; drop the strategy or say random")
-		}
 	}
-	if n, ok := p.integer(e.maxFaults, "explore.max-faults", 1, maxFaults); ok {
+	if n, ok := p.ranged(e.maxFaults, "explore.max-faults", optrange.MaxFaults); ok {
 		x.MaxFaults = n
 	}
+}
+
+// ranged reads an integer option of explore in the range r, in the words
+// the flag's error uses.
+func (p *parser) ranged(x val[int64], path string, r optrange.Int) (int, bool) {
+	if x.n == nil {
+		return 0, false
+	}
+	rn := resolve(x.n)
+	if !x.ok {
+		p.errorf(rn, path, nil, "is %s: want %s", kindName(rn), r.Want)
+		return 0, false
+	}
+	if x.v < int64(r.Min) || x.v > int64(r.Max) {
+		p.errorf(rn, path, nil, "%d is out of range: want %s", x.v, r.Want)
+		return 0, false
+	}
+	return int(x.v), true
 }
 
 // joinNames lists names as "a, b or c".
