@@ -109,4 +109,3 @@ func (fl *exploreCmd) checkOptions() ([]string, error) {
 	}
 	return out, nil
 }
-
