@@ -36,7 +36,10 @@ func TestC3_ExploreOutboxChecksEveryHistory(t *testing.T) {
 func TestH2_ExploreFindsSetQuantityOverwritingAddOne(t *testing.T) {
 	code, out, errOut := runCLI(t, "explore", setQuantity)
 	require.Equal(t, exitExpect, code, errOut)
-	assert.Contains(t, out, "seed 1: linearizability INVENTORY/shop: no order of its 3 calls")
+	// Rule C10: the violation names the operation and what the class
+	// answers there.
+	assert.Contains(t, out, `seed 1: linearizability INVENTORY/shop: the first operation no order explains is Get("stock") (call 3, at `)
+	assert.Contains(t, out, "after 2 of its 3 operations, in the order that explains the most, the class answers 11; its caller saw 10 (no order of its 3 calls")
 	assert.Contains(t, out, "first failing seed 1: 4 fault(s) drawn, shrunk to 1:\nit ran swarm, its profile: lose-response=0.46910040417212157, latency p50=8ms,p99=400ms\n  faults:\n    rules:\n"+
 		"      - {call: 1, method: SetQuantity, attempt: 1, fault: lose-response}\n")
 	assert.Contains(t, out, "replay: dosim explore "+setQuantity+" --replay 1 --rates lose-response=0.1 --latency p50=2ms,p99=100ms --swarm --strategy random\n")

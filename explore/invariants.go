@@ -28,6 +28,9 @@ type Violation struct {
 	Rule    string `json:"rule,omitempty"` // the S rule, for an invariant
 	Object  string `json:"object,omitempty"`
 	Message string `json:"message"`
+	// Unexplained, for a linearizability violation, is the first
+	// operation no order of those before it explains (rule C10).
+	Unexplained *Unexplained `json:"unexplained,omitempty"`
 }
 
 // String writes the violation on one line: seed, kind, rule, object, message.

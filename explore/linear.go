@@ -90,6 +90,7 @@ func (e *Explorer) linearizable(seed uint64, res *scenario.Result, timeout time.
 // turns interleave names are meant to interleave at their awaits.
 func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[string]bool, interleave declared, timeout time.Duration) linearReport {
 	var rep linearReport
+	calls := v.Calls
 	hs := histories(v, maxCut, broken)
 	for i := range hs {
 		h := &hs[i]
@@ -134,16 +135,23 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		rep.checked++
 		msg := fmt.Sprintf("no order of its %s, each applied once (those cut short at most once), explains what callers saw and its end state %s",
 			opsText(h.ops), describeEnd(h))
-		if kind == KindInterleaving {
+		var u *Unexplained
+		switch kind {
+		case KindInterleaving:
 			groups, _ := interleavings(h)
 			msg = interleavingText(h, undeclaredOf(h, groups, interleave))
+		default:
+			// Rule C10: lead with the first operation no order explains.
+			if u = explain(c, init, h, historyEvents(h, order), calls); u != nil {
+				msg = fmt.Sprintf("%s (no order of its %s, each applied once, those cut short at most once, explains the whole history)", u.Text(), opsText(h.ops))
+			}
 		}
 		obj := h.ns + "/" + h.name
 		if rep.histories == nil {
 			rep.histories = map[string]*History{}
 		}
 		rep.histories[obj] = &History{Object: obj, Events: historyEvents(h, order), c: c, init: init}
-		rep.violations = append(rep.violations, Violation{Seed: seed, Kind: kind, Object: obj, Message: msg})
+		rep.violations = append(rep.violations, Violation{Seed: seed, Kind: kind, Object: obj, Message: msg, Unexplained: u})
 	}
 	return rep
 }

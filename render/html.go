@@ -99,12 +99,16 @@ func writeReportHTML(w io.Writer, r Report, idx int) {
 	if d := strings.TrimSpace(r.Description); d != "" {
 		fmt.Fprintf(w, "<p class=\"desc\">%s</p>\n", esc(d))
 	}
+	writeViolationsHTML(w, r)
 	attempts, executions := 0, 0
 	for _, c := range r.Calls {
 		attempts += len(c.Attempts)
 		executions += c.Executions()
 	}
 	fmt.Fprintf(w, "<div class=\"summary\">%d calls, %d attempts, %d executions, %d effects", len(r.Calls), attempts, executions, len(r.Effects))
+	if n := len(r.Violations); n > 0 {
+		fmt.Fprintf(w, " &middot; <b class=\"fail\">violations: %d</b>", n)
+	}
 	switch {
 	case r.Expectations == 0:
 	case len(r.Failures) == 0:
@@ -140,6 +144,7 @@ func writeLegend(w io.Writer) {
 		{sw(`<rect x="1" y="5" width="20" height="6" rx="2" fill="#fff" stroke="` + colFault + `" stroke-width="1.5" stroke-dasharray="4 2"/><line x1="23" y1="1" x2="23" y2="15" stroke="` + colFault + `" stroke-width="2"/>`), "cancelled: the caller stopped waiting"},
 		{sw(`<line x1="1" y1="8" x2="25" y2="8" stroke="` + colSpan + `" stroke-width="2"/>`), "the call, start to end (gaps: backoff)"},
 		{sw(diamond(13, 8, 5)), "an effect (an email sent...)"},
+		{sw(`<circle cx="13" cy="8" r="4" fill="#fff" stroke="` + colSpan + `" stroke-width="2"/>`), "background work on the object's row: an alarm, a scheduled or queued task (hover for what)"},
 	}
 	fmt.Fprint(w, "<div class=\"legend\">")
 	for _, it := range items {
@@ -259,6 +264,16 @@ func writeSVG(w io.Writer, r Report) {
 			times = append(times, e.At)
 		}
 	}
+	// Background work (alarms, schedules, queues, and the effects of
+	// turns no call made) is on the axis too, and on its object's row.
+	bg := r.background(rowOf)
+	for _, b := range bg {
+		times = append(times, b.at)
+		if _, ok := callsOf[b.object]; !ok {
+			objects = append(objects, b.object)
+			callsOf[b.object] = nil
+		}
+	}
 	sc := newTimeScale(times, svgPlotW)
 	x0 := svgLabelW + svgPlotPad
 	px := func(t time.Duration) float64 { return x0 + sc.x(t) }
@@ -286,6 +301,7 @@ func writeSVG(w io.Writer, r Report) {
 	for _, o := range objects {
 		fmt.Fprintf(w, `<rect x="0" y="%.1f" width="%.1f" height="%.1f" fill="#f3f4f6"/>`+"\n", y, width, svgGroupH)
 		fmt.Fprintf(w, `<text x="12" y="%.1f" font-size="13" font-weight="600" fill="#111827">%s</text>`+"\n", y+17, esc(o))
+		writeBackground(w, bg, o, y, px)
 		y += svgGroupH
 		for _, i := range callsOf[o] {
 			writeCallRow(w, r, i, y, px, effectsOf[i])

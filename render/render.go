@@ -51,6 +51,10 @@ type Report struct {
 	// that were not met.
 	Expectations int
 	Failures     []Failure // in the order they were written
+	// Violations are what a checker found in the run (dosim explore's
+	// linearizability, liveness ... violations), one a line: the HTML page
+	// leads with them.
+	Violations []string
 }
 
 // Object is one object's storage at the end of a run.

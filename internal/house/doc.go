@@ -2,7 +2,7 @@
 //
 // TestRulesTableIsComplete reads docs/rules.md and checks that every rule
 // of the specification (S1-S15, O1-O6, A1-A7, D1-D3, L1-L8, Q1-Q5, U1-U4,
-// H1-H2, C1-C9) has exactly one row, that each file and function a row names is
+// H1-H2, C1-C11) has exactly one row, that each file and function a row names is
 // declared where it says, and that each test a row names exists. A row
 // may say "planned (issue N)" instead, for a rule not built yet.
 //

@@ -76,7 +76,7 @@ var families = []struct {
 	{letter: "Q", count: 5},
 	{letter: "U", count: 4},
 	{letter: "H", count: 2},
-	{letter: "C", count: 9},
+	{letter: "C", count: 11},
 }
 
 // allRules lists every rule id of families, in order.
