@@ -83,7 +83,7 @@ func (a *app) newExplore() *cobra.Command {
 	f.Uint64Var(&fl.first, "first", 1, "the first seed (0 is seed 0); first+seeds-1 must fit a uint64")
 	f.IntVar(&fl.workers, "workers", explore.DefaultWorkers(), "seeds checked in parallel (1 to 256; default: the number of CPUs)")
 	f.StringVar(&fl.shard, "shard", "", "run one shard I/N of the sweep (every N-th seed from the I-th)")
-	f.StringVar(&fl.rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else 0.04 each)")
+	f.StringVar(&fl.rates, "rates", "", "fault rates, as FAULT=RATE,... (default: the scenario's explore.random, else every fault kind at 0.04, reset and storage-write-fails at 0.01)")
 	f.BoolVar(&fl.keepRules, "keep-rules", false, "keep the scenario's own fault rules under the random faults")
 	f.StringVar(&fl.latency, "latency", "", "link latency of every attempt and reply, as p50=5ms,p99=200ms, or off (default: the scenario's explore.latency, else "+explore.DefaultLatency.String()+")")
 	f.BoolVar(&fl.swarm, "swarm", false, "draw each seed's own fault profile (which kinds of the rates are on, and their rates) from the seed")
@@ -143,13 +143,14 @@ porcupine's visualisation of the history and the shrunk faults.
 matrix, a Kubernetes indexed job) can share one sweep; each writes --json and
 "` + a.name + ` explore merge" combines them.
 
-Rates come from --rates, else the scenario's explore.random, else 0.04 for every
-fault.
+Rates come from --rates, else the scenario's explore.random, else every fault
+kind: 0.04 each, reset and storage-write-fails (crash windows) 0.01.
 
 Each seed runs one strategy (--strategy, else the scenario's explore.strategy,
 else mix). mix draws it from a hash of the seed: random (the rates, the latency,
 a seeded tie-break) for 40% of the seeds, swarm (the seed's own fault profile)
-for 40%, pct (--depth, no latency) for 20%; a failing seed's report says which,
+for 40%, pct (no latency, at a depth of 2 to 5 drawn from the seed, or --depth)
+for 20%; a failing seed's report says which,
 and its replay line carries that strategy's flags. random and pct run every seed
 so; pct runs without latency unless --latency is given.
 

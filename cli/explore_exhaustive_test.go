@@ -18,7 +18,7 @@ func TestExhaustive_ExploreCertifies(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "sum.json")
 	code, out, errOut := runCLI(t, "explore", ambiguous, "--exhaustive", "--max-faults", "2", "--json", js)
 	require.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, out, "exhaustive: up to 2 fault(s) of not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery at every decision point, seed 1, latency p50=2ms,p99=100ms\n")
+	assert.Contains(t, out, "exhaustive: up to 2 fault(s) of not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails at every decision point, seed 1, latency p50=2ms,p99=100ms\n")
 	assert.Regexp(t, `\nevery placement of up to 2 faults over \d+ decision points was run: \d+ runs, clean \(sha256 [0-9a-f]{16}\)\n`, out)
 	assert.NotContains(t, out, "seeds run", "an exhaustive search counts runs")
 	data, err := os.ReadFile(js)

@@ -18,7 +18,7 @@ type strategyFlags struct {
 
 func (s *strategyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&s.strategy, "strategy", string(runtime.StrategyMix), "how to search: mix (each seed draws random, swarm or pct from the seed; the default, but with --swarm or --exhaustive), random (fixed rates, a seeded tie-break at every wake-up) or pct (random task priorities with --depth minus 1 change points, Burckhardt et al. ASPLOS'10; latency off unless --latency); the scenario's explore.strategy when not given")
-	f.IntVar(&s.depth, "depth", explore.DefaultDepth, fmt.Sprintf("PCT's depth d, 1 to %d: the ordering constraints a bug may need (with --strategy pct or mix)", runtime.MaxDepth))
+	f.IntVar(&s.depth, "depth", explore.DefaultDepth, fmt.Sprintf("PCT's depth d, 1 to %d: the ordering constraints a bug may need, plus one (with --strategy pct; with mix, each PCT seed draws its own from %d to %d unless given)", runtime.MaxDepth, explore.MixMinDepth, explore.MixMaxDepth))
 }
 
 // writeStrategy prints the sweep's strategy.
@@ -44,7 +44,7 @@ func writeSeedStrategy(w io.Writer, sum *explore.Summary, f *explore.Failing) {
 	}
 	switch f.Strategy {
 	case explore.SeedPCT:
-		fmt.Fprintf(w, "it ran pct (depth %d, change points among %d steps), latency off\n", sum.Depth, sum.PCTSteps)
+		fmt.Fprintf(w, "it ran pct (depth %d, change points among %d steps), latency off\n", f.Depth, sum.PCTSteps)
 	case explore.SeedRandom:
 		fmt.Fprintf(w, "it ran random (rates %s, latency %s)\n", explore.RatesText(sum.Rates), sum.Latency)
 	}

@@ -20,9 +20,13 @@ import (
 // linearizability, fn's own error; explore.FuncExplorer.CheckInput). The
 // fuzz arguments are (seed uint64, decisions []byte, ties []byte):
 // decision i reads byte i of decisions (faults, latencies), and draw i of
-// the scheduler byte i of ties (tie-breaks, backoff jitter), so the
-// fuzzer's small edits of the bytes make small edits of the schedule, and
-// when the bytes run out the seed draws the rest, as in Func.
+// the scheduler byte i of ties (tie-breaks, backoff jitter, PCT's
+// priorities and change points), so the fuzzer's small edits of the bytes
+// make small edits of the schedule, and when the bytes run out the seed
+// draws the rest, as in Func. Under the default strategy, mix, the first
+// tie byte picks the input's strategy (random, swarm or PCT, by the mix's
+// shares) and, for PCT, the second its depth: the fuzzer steers the
+// strategy through its bytes, not only by changing the seed.
 //
 //	func FuzzWallet(f *testing.F) {
 //		dosimtest.Fuzz(f, explore.Options{Seeds: 20}, walletFunc)

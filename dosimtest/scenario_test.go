@@ -26,7 +26,7 @@ func TestScenarioReportsAFailingSeed(t *testing.T) {
 	assert.Contains(t, msg, "mailer-vs-ledger: ")
 	assert.Contains(t, msg, "linearizability MAIL/newsletter")
 	assert.Contains(t, msg, "shrunk to 1 fault(s):\nfaults:\n  rules:\n    - {call: 1, method: Send, attempt: 1")
-	assert.Contains(t, msg, "replay: dosim explore ../testdata/scenarios/mailer-vs-ledger.yaml --replay 3 --rates ")
+	assert.Contains(t, msg, "replay: dosim explore ../testdata/scenarios/mailer-vs-ledger.yaml --replay 1 --rates ")
 	assert.Contains(t, msg, "artifacts in ")
 
 	clean, err := scenario.Load("../testdata/scenarios/ambiguous-delivery.yaml", builtIns)

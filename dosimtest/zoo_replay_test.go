@@ -27,7 +27,7 @@ func TestC11_EveryZooBugsReplayLineReplaysItsVerdict(t *testing.T) {
 		name string
 		opts explore.Options
 	}{
-		{"mix", explore.Options{Seeds: 200, FailFast: true}},
+		{"mix", explore.Options{Seeds: 2000, FailFast: true}},
 		{"exhaustive", explore.Options{Exhaustive: true, MaxFaults: 2}},
 	}
 	replayed := 0

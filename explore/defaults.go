@@ -15,19 +15,27 @@ import (
 var DefaultLatency = transport.Latency{P50: 2 * time.Millisecond, P99: 100 * time.Millisecond}
 
 // DefaultRates are the fault rates used when neither the options nor the
-// scenario's explore block give any: each fault on 4% of attempts, but
-// transport.Reset and transport.StorageWriteFails, which a sweep draws
-// only when its rates name them.
+// scenario's explore block give any: every fault kind the runtime has
+// (rule C9), the link's on 4% of attempts each, and transport.Reset and
+// transport.StorageWriteFails, which open crash windows (a reset, or
+// writes that vanish, between an effect and the write that remembers
+// it), on DefaultCrashRate of them: rarer, as a reset cuts a turn short
+// and makes its history harder to judge. A swarm seed draws its profile
+// over all of them.
 func DefaultRates() transport.Rates {
 	r := transport.Rates{}
 	for _, f := range transport.Faults() {
-		if f == transport.Reset || f == transport.StorageWriteFails {
-			continue
-		}
 		r[f] = 0.04
+		if f == transport.Reset || f == transport.StorageWriteFails {
+			r[f] = DefaultCrashRate
+		}
 	}
 	return r
 }
+
+// DefaultCrashRate is the default rate of transport.Reset and
+// transport.StorageWriteFails (DefaultRates).
+const DefaultCrashRate = 0.01
 
 // DefaultWorkers is how many seeds a sweep checks in parallel when the
 // options do not say: runtime.NumCPU(), at most 256.

@@ -153,8 +153,8 @@ func TestExhaustive_ScenarioCleanCertificate(t *testing.T) {
 	require.True(t, sum.Clean(), "%v", sum.Violations)
 	c := sum.Exhaustive
 	assert.Equal(t, 2, c.MaxFaults)
-	assert.Equal(t, []string{"not-delivered", "lose-request", "lose-while-running", "lose-response", "overloaded", "fail-after-delivery"}, c.Kinds, "the default rates' kinds")
-	assert.Greater(t, c.Runs, 1+3*6, "more than the root and its 3 points x 6 kinds: retries add points")
+	assert.Equal(t, []string{"not-delivered", "lose-request", "lose-while-running", "lose-response", "overloaded", "fail-after-delivery", "reset", "storage-write-fails"}, c.Kinds, "the default rates' kinds")
+	assert.Greater(t, c.Runs, 1+3*8, "more than the root and its 3 points x 8 kinds: retries add points")
 	assert.Equal(t, 1, sum.Seeds)
 	assert.Equal(t, 1, sum.Ran)
 

@@ -84,8 +84,9 @@ type Explorer struct {
 	// random are the run options of a seed with random faults, but its
 	// seed: made once (with the fault plan), read by every seed.
 	// fixed, fixedSweep are the same for the seeds that run the random
-	// tie-break (index 0) and PCT (index 1) with no swarm profile.
-	fixed, fixedSweep [2][]scenario.RunOption
+	// tie-break (index 0) and PCT of depth d (index d) with no swarm
+	// profile.
+	fixed, fixedSweep [1 + runtime.MaxDepth][]scenario.RunOption
 	sched             Scheduling // the runs' strategy (calibrate)
 }
 
@@ -122,8 +123,12 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 		e.inputs[c.Index] = callInput(c.Method, c.Args)
 	}
 	e.calibrate()
-	for i, st := range []SeedStrategy{SeedRandom, SeedPCT} {
-		r := e.opts.plainRun(e.sched, st)
+	for i := range e.fixed {
+		st, depth := SeedPCT, i
+		if i == 0 {
+			st = SeedRandom
+		}
+		r := e.opts.plainRun(e.sched, st, depth)
 		e.fixed[i] = e.runOptionsAt(nil, r.rates, r.latency, r.schedule)
 		e.fixedSweep[i] = append(e.runOptionsAt(nil, r.rates, r.latency, r.schedule), scenario.SkipExpectations())
 	}

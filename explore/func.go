@@ -198,7 +198,9 @@ func (fe *FuncExplorer) checkWith(seed uint64, rules []transport.Rule, src input
 // latency and schedule): random faults, or the explicit rules when not
 // nil; the decisions of a fuzz input (src); horizon h.
 func (fe *FuncExplorer) runtimeWith(seed uint64, rules []transport.Rule, src inputSource, h time.Duration) *runtime.Runtime {
-	return fe.runtimeOf(seed, fe.opts.seedRun(fe.sched, seed), rules, src, h)
+	r, ties := fe.opts.inputRun(fe.sched, seed, src.ties)
+	src.ties = ties
+	return fe.runtimeOf(seed, r, rules, src, h)
 }
 
 // runtimeOf is runtimeWith for the seed's run r: its rates, latency and

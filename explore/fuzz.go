@@ -12,8 +12,12 @@ import (
 // U3): the runtime's seed, the decision bytes the run reads for its
 // faults and latencies before the seed's own draws (transport.Choices
 // says which byte decides what), and the bytes that choose the tops of
-// the scheduler's draws (same-instant tie-breaks, backoff jitter;
-// runtime.WithTieBytes). dosimtest.Fuzz hands Go's native fuzzer (go test
+// the scheduler's draws (same-instant tie-breaks, backoff jitter, PCT's
+// priorities and change points; runtime.WithTieBytes). In a mix sweep
+// (the default) the first tie byte picks the input's strategy, and, for
+// PCT, the next its depth (Options.inputRun), so the fuzzer steers the
+// strategy through its bytes, not only by changing the seed; without tie
+// bytes the input runs as its seed does. dosimtest.Fuzz hands Go's native fuzzer (go test
 // -fuzz) all three, as the fuzz arguments (uint64, []byte, []byte): it
 // mutates each apart from the others, and the edits of either byte string
 // are prefix-stable (byte i is decision i).
@@ -120,7 +124,8 @@ func (fe *FuncExplorer) CheckInput(in Input) *Failing {
 		}
 	}
 	f := &Failing{Seed: in.Seed, Violations: r.Violations, Faults: r.Faults, Shrunk: r.Faults, Run: RunSeed}
-	o.seedRun(fe.sched, in.Seed).describe(f, fe.sched)
+	run, _ := o.inputRun(fe.sched, in.Seed, in.Ties)
+	run.describe(f, fe.sched)
 	if len(r.Violations) == 0 {
 		return f
 	}

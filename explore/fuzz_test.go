@@ -139,3 +139,35 @@ func TestFuzz_CorpusFile(t *testing.T) {
 	_, data = explore.Input{Seed: 4, Bytes: []byte("a"), Ties: []byte{0}}.CorpusFile()
 	assert.Equal(t, "go test fuzz v1\nuint64(4)\n[]byte(\"a\")\n[]byte(\"\\x00\")\n", string(data))
 }
+
+// C9: under mix (the default), a fuzz input's first tie byte picks its
+// strategy and, for PCT, the second its depth; the bytes after them are
+// PCT's draws (priorities, change points). So the fuzzer reaches the
+// starved caller, which only PCT finds, through its bytes: on a seed
+// whose own strategy is not PCT, inputs that pick PCT find it, and the
+// same seed without bytes does not.
+func TestC9_FuzzBytesPickTheStrategyAndItsDecisions(t *testing.T) {
+	fe, err := explore.NewFunc(explore.Options{Seeds: 1, NoLinearizability: true, Rates: noFaults}, turnstileCrowd(false))
+	require.NoError(t, err)
+	seed := uint64(1)
+	for explore.MixPick(seed) == explore.SeedPCT {
+		seed++
+	}
+	own := fe.CheckInput(explore.Input{Seed: seed})
+	assert.Equal(t, explore.MixPick(seed), own.Strategy, "no tie bytes: the seed's own strategy")
+	assert.Empty(t, own.Violations)
+
+	f := fe.CheckInput(explore.Input{Seed: seed, Ties: []byte{255, 1}})
+	assert.Equal(t, explore.SeedPCT, f.Strategy, "byte 0 picks pct")
+	assert.Equal(t, explore.MixMinDepth+1, f.Depth, "byte 1 picks the depth")
+	assert.Equal(t, explore.SeedRandom, fe.CheckInput(explore.Input{Seed: seed, Ties: []byte{0}}).Strategy, "byte 0 picks random")
+
+	found := 0
+	for b := range 64 {
+		in := explore.Input{Seed: seed, Ties: []byte{255, 0, byte(b), byte(7 * b)}}
+		if len(fe.CheckInput(in).Violations) > 0 {
+			found++
+		}
+	}
+	assert.Positive(t, found, "inputs that pick pct reach the starved caller through their bytes")
+}

@@ -23,12 +23,13 @@ const (
 // table docs/scenarios.md quotes): the rate at which each strategy alone
 // fails each deep bug and each zoo bug gives the seeds a mix of given
 // shares is expected to take, 1/(sum of share times rate). The bug found
-// least often is the fallback charge, by swarm seeds alone (2.4% of
-// them); a starved caller fails 29% of PCT seeds; timing bugs fail most
-// seeds with latency (random and swarm seeds). 40/40/20 keeps the slowest
-// expected find lowest (about 106 seeds, the fallback charge; 170 at
-// 50/25/25) while timing and one-fault bugs stay within about 5 to 18
-// seeds.
+// least often is the fallback charge, by swarm seeds alone (0.9% of them
+// since the default rates name every fault kind, issue 32; 2.4% before);
+// a starved caller fails 29% of PCT seeds; timing bugs fail most seeds
+// with latency (random and swarm seeds). 40/40/20 keeps the slowest
+// expected find at about 280 seeds (the fallback charge; 30/50/20 would
+// take it to 220, at the cost of every timing and one-fault bug) while
+// timing and one-fault bugs stay within about 4 to 20 seeds.
 const (
 	MixRandomShare = 40
 	MixSwarmShare  = 40
@@ -47,12 +48,13 @@ const mixSalt = 0x6d69782073656564 // "mix seed"
 // seed alone (a splitmix64 hash of it), never of an unseeded source, so
 // the seed replays with the same strategy on any machine and shard.
 func MixPick(seed uint64) SeedStrategy {
-	z := seed ^ mixSalt
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	z ^= z >> 31
-	switch p := z % 100; {
+	return mixShare(splitmix64(seed^mixSalt) % 100)
+}
+
+// mixShare is the strategy of the p-th percentile (0 to 99) of a mix's
+// seeds, by the shares.
+func mixShare(p uint64) SeedStrategy {
+	switch {
 	case p < MixRandomShare:
 		return SeedRandom
 	case p < MixRandomShare+MixSwarmShare:
@@ -72,12 +74,12 @@ type seedRun struct {
 }
 
 // plainRun is the run of a seed of strategy st but its swarm profile:
-// PCT's schedule for SeedPCT (without latency under mix, where the
-// random seeds have it), else the random tie-break.
-func (o *Options) plainRun(s Scheduling, st SeedStrategy) seedRun {
+// PCT's schedule of depth for SeedPCT (without latency under mix, where
+// the random seeds have it), else the random tie-break.
+func (o *Options) plainRun(s Scheduling, st SeedStrategy, depth int) seedRun {
 	r := seedRun{strategy: st, rates: o.Rates, latency: o.Latency}
 	if st == SeedPCT {
-		r.schedule = s.pctSchedule()
+		r.schedule = s.pctSchedule(depth)
 		if s.Strategy == runtime.StrategyMix {
 			r.latency = transport.Latency{}
 		}
@@ -94,11 +96,16 @@ func (o *Options) seedRun(s Scheduling, seed uint64) seedRun {
 	case runtime.StrategyPCT:
 		st = SeedPCT
 	}
+	return o.runOf(s, seed, st, s.seedDepth(seed))
+}
+
+// runOf is the run of seed as strategy st, at PCT depth depth for SeedPCT.
+func (o *Options) runOf(s Scheduling, seed uint64, st SeedStrategy, depth int) seedRun {
 	plain := st
 	if st == SeedSwarm {
 		plain = SeedRandom
 	}
-	r := o.plainRun(s, plain)
+	r := o.plainRun(s, plain, depth)
 	r.strategy = st
 	if st == SeedSwarm || o.Swarm {
 		r.swarm = true
@@ -107,11 +114,34 @@ func (o *Options) seedRun(s Scheduling, seed uint64) seedRun {
 	return r
 }
 
+// inputRun is the run of a fuzz input of seed whose tie bytes are ties
+// (rule C9): in a mix sweep the first byte picks the input's strategy, by
+// the mix's shares, and, for PCT in a mix that names no depth, the next
+// its depth (MixMinDepth to MixMaxDepth); the bytes after them are the
+// scheduler's draws (PCT's priorities and change points, tie-breaks),
+// returned as rest. So the fuzzer's bytes, not its seed, steer the
+// strategy's decisions, prefix-stable. Without tie bytes, or outside a
+// mix, it is the seed's own run and rest is ties.
+func (o *Options) inputRun(s Scheduling, seed uint64, ties []byte) (r seedRun, rest []byte) {
+	if s.Strategy != runtime.StrategyMix || len(ties) == 0 {
+		return o.seedRun(s, seed), ties
+	}
+	st, rest := mixShare(uint64(ties[0])*100/256), ties[1:]
+	depth := s.seedDepth(seed)
+	if st == SeedPCT && s.Depth == 0 && len(rest) > 0 {
+		depth, rest = MixMinDepth+int(rest[0])%(MixMaxDepth-MixMinDepth+1), rest[1:]
+	}
+	return o.runOf(s, seed, st, depth), rest
+}
+
 // describe fills in what f's seed ran: its strategy under mix, its swarm
 // profile when it drew one.
 func (r seedRun) describe(f *Failing, s Scheduling) {
 	if s.Strategy == runtime.StrategyMix {
 		f.Strategy = r.strategy
+	}
+	if r.strategy == SeedPCT {
+		f.Depth = r.schedule.Depth
 	}
 	if r.swarm {
 		f.Profile, f.ProfileLatency = rateNames(r.rates), ptr(r.latency)
@@ -130,7 +160,7 @@ func (s *Summary) seedFlags(seed uint64) string {
 		case SeedSwarm:
 			swarm, sched = true, Scheduling{}
 		case SeedPCT:
-			latency, sched.Strategy = transport.Latency{}, runtime.StrategyPCT
+			latency, sched.Strategy, sched.Depth = transport.Latency{}, runtime.StrategyPCT, sched.seedDepth(seed)
 		default:
 			sched = Scheduling{}
 		}
@@ -142,10 +172,41 @@ func (s *Summary) seedFlags(seed uint64) string {
 	return out + sched.flags()
 }
 
-// pctIndex is the index of r's fixed run options (Explorer.fixed).
+// pctIndex is the index of r's fixed run options (Explorer.fixed): its
+// PCT depth, 0 for the random tie-break.
 func pctIndex(r seedRun) int {
 	if r.strategy == SeedPCT {
-		return 1
+		return r.schedule.Depth
 	}
 	return 0
+}
+
+// The range of PCT depths a mix sweep's PCT seeds draw from when the
+// options name no depth (MixDepth): depth 2 (one change point) to 5 (four
+// ordering changes), so that the default search finds bugs that need
+// more orderings than the default depth gives, at a quarter of the PCT
+// seeds each.
+const (
+	MixMinDepth = 2
+	MixMaxDepth = 5
+)
+
+// mixDepthSalt separates the draw of a PCT seed's depth from the draw of
+// its strategy.
+const mixDepthSalt = 0x6465707468206d78 // "depth mx"
+
+// MixDepth is the PCT depth seed runs at in a mix sweep that names no
+// depth: MixMinDepth to MixMaxDepth, a function of the seed alone (as
+// MixPick is).
+func MixDepth(seed uint64) int {
+	z := splitmix64(seed ^ mixDepthSalt)
+	return MixMinDepth + int(z%uint64(MixMaxDepth-MixMinDepth+1))
+}
+
+// splitmix64 is one step of the splitmix64 generator: a hash of x.
+func splitmix64(x uint64) uint64 {
+	z := x + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }

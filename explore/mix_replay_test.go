@@ -29,13 +29,14 @@ func TestMix_PickIsTheSharesFromTheSeed(t *testing.T) {
 }
 
 // concrete is the sweep that runs seed as the mix does: the strategy it
-// drew, alone (the flags its replay command carries).
+// drew, alone, at the PCT depth it drew (the flags its replay command
+// carries).
 func concrete(o explore.Options, seed uint64) explore.Options {
 	switch explore.MixPick(seed) {
 	case explore.SeedSwarm:
 		o.Strategy, o.Swarm = runtime.StrategyRandom, true
 	case explore.SeedPCT:
-		o.Strategy, o.NoLatency = runtime.StrategyPCT, true
+		o.Strategy, o.NoLatency, o.Depth = runtime.StrategyPCT, true, explore.MixDepth(seed)
 	default:
 		o.Strategy = runtime.StrategyRandom
 	}

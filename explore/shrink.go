@@ -189,6 +189,9 @@ func shrink(ctx context.Context, f *Failing, opts Options, now func() time.Time,
 		return fails, false
 	}
 	f.Shrunk, f.Shrink = ddmin(slices.Clone(f.Faults), test)
+	if f.Shrink == ShrinkDone {
+		f.Shrunk, f.Shrink = shiftDown(f.Shrunk, test)
+	}
 	if f.Shrink == ShrinkBudget && ctx.Err() != nil {
 		f.Shrink = ShrinkInterrupted
 	}
@@ -255,6 +258,56 @@ func ddmin(all []transport.Rule, test func([]transport.Rule) (fails, stop bool))
 		n = min(2*n, len(cur))
 	}
 	return cur, ShrinkDone
+}
+
+// shiftDown shrinks further what ddmin left 1-minimal: a fault that
+// needs an earlier fault of its call only to have an attempt to strike
+// (a lost request, then the lost reply of the retry that matters) is
+// moved to that attempt. For each call with more than one fault it tries
+// the set without the call's earliest fault and with its later ones one
+// attempt earlier, and keeps the first such set that still fails, until
+// none does.
+func shiftDown(cur []transport.Rule, test func([]transport.Rule) (fails, stop bool)) ([]transport.Rule, ShrinkResult) {
+	for {
+		shifted := false
+		for i := range cur {
+			cand, ok := shiftedSet(cur, i)
+			if !ok {
+				continue
+			}
+			fails, stop := test(cand)
+			if stop {
+				return cur, ShrinkBudget
+			}
+			if fails {
+				cur, shifted = cand, true
+				break
+			}
+		}
+		if !shifted {
+			return cur, ShrinkDone
+		}
+	}
+}
+
+// shiftedSet is set without its i-th fault and with the later faults of
+// the same call one attempt earlier; false when no later fault of the
+// call follows the i-th.
+func shiftedSet(set []transport.Rule, i int) ([]transport.Rule, bool) {
+	r := set[i]
+	out := make([]transport.Rule, 0, len(set)-1)
+	later := false
+	for j, o := range set {
+		switch {
+		case j == i:
+			continue
+		case o.Call == r.Call && o.Method == r.Method && o.Attempt > r.Attempt:
+			o.Attempt--
+			later = true
+		}
+		out = append(out, o)
+	}
+	return out, later
 }
 
 // split cuts s into n chunks of nearly equal size, in order.

@@ -124,3 +124,24 @@ func TestC5_ShrinkSaysWhenTheReplayDoesNotReproduce(t *testing.T) {
 	assert.Equal(t, drawn, f.Shrunk)
 	assert.Equal(t, ShrinkNotReproduced, f.Shrink)
 }
+
+// C5: a fault that needs an earlier fault of its call only to have an
+// attempt to strike moves to that attempt: {1:1 lose-request, 1:2
+// lose-response}, 1-minimal for ddmin, shrinks to {1:1 lose-response}
+// when that still fails; a fault of another call does not move.
+func TestC5_ShiftDownMovesAFaultToTheAttemptItNeeds(t *testing.T) {
+	lr := func(call, attempt int, f transport.Fault) transport.Rule {
+		return transport.Rule{Method: "Pay", Call: call, Attempt: attempt, Fault: f}
+	}
+	set := []transport.Rule{lr(1, 1, transport.LoseRequest), lr(1, 2, transport.LoseResponse), lr(2, 1, transport.LoseRequest)}
+	// The failure needs a lost reply of call 1's first attempt that ran,
+	// and call 2's lost request.
+	fails := func(rules []transport.Rule) (bool, bool) {
+		return slices.Contains(rules, lr(1, 1, transport.LoseResponse)) && slices.Contains(rules, lr(2, 1, transport.LoseRequest)), false
+	}
+	got, res := shiftDown(set, fails)
+	assert.Equal(t, ShrinkDone, res)
+	assert.Equal(t, []transport.Rule{lr(1, 1, transport.LoseResponse), lr(2, 1, transport.LoseRequest)}, got)
+	_, ok := shiftedSet(set, 2)
+	assert.False(t, ok, "call 2 has no later fault to move")
+}

@@ -42,9 +42,22 @@ func (s Scheduling) String() string {
 	case runtime.StrategyPCT:
 		return fmt.Sprintf("pct (depth %d, change points among %d steps)", s.Depth, s.PCTSteps)
 	case runtime.StrategyMix:
-		return fmt.Sprintf("mix (each seed draws its own: %s; pct seeds depth %d, change points among %d steps, no latency)", s.Mix, s.Depth, s.PCTSteps)
+		depth := fmt.Sprintf("depth %d to %d (drawn per seed)", MixMinDepth, MixMaxDepth)
+		if s.Depth > 0 {
+			depth = fmt.Sprintf("depth %d", s.Depth)
+		}
+		return fmt.Sprintf("mix (each seed draws its own: %s; pct seeds %s, change points among %d steps, no latency)", s.Mix, depth, s.PCTSteps)
 	}
 	return string(runtime.StrategyRandom)
+}
+
+// seedDepth is the PCT depth of seed's run: the sweep's, or, for a mix
+// that names none, the seed's own draw (MixDepth).
+func (s Scheduling) seedDepth(seed uint64) int {
+	if s.Strategy == runtime.StrategyMix && s.Depth == 0 {
+		return MixDepth(seed)
+	}
+	return s.Depth
 }
 
 // flags are the dosim explore flags that select the strategy, for a
@@ -54,14 +67,17 @@ func (s Scheduling) flags() string {
 	case runtime.StrategyPCT:
 		return fmt.Sprintf(" --strategy pct --depth %d", s.Depth)
 	case runtime.StrategyMix:
+		if s.Depth == 0 {
+			return " --strategy mix"
+		}
 		return fmt.Sprintf(" --strategy mix --depth %d", s.Depth)
 	}
 	return " --strategy random"
 }
 
-// pctSchedule is the runtime's schedule of the sweep's PCT runs.
-func (s Scheduling) pctSchedule() runtime.Schedule {
-	return runtime.Schedule{Strategy: runtime.StrategyPCT, Depth: s.Depth, Steps: max(s.PCTSteps, 1)}
+// pctSchedule is the runtime's schedule of the sweep's PCT runs of depth.
+func (s Scheduling) pctSchedule(depth int) runtime.Schedule {
+	return runtime.Schedule{Strategy: runtime.StrategyPCT, Depth: depth, Steps: max(s.PCTSteps, 1)}
 }
 
 // strategyDefaults fills in Strategy and Depth, resolve having checked
@@ -75,11 +91,12 @@ func (o *Options) strategyDefaults() {
 			o.Strategy = runtime.StrategyRandom
 		}
 	}
-	if o.Strategy == runtime.StrategyRandom {
+	switch o.Strategy {
+	case runtime.StrategyRandom:
 		o.Strategy = ""
-		return
-	}
-	o.Depth = cmp.Or(o.Depth, DefaultDepth)
+	case runtime.StrategyPCT:
+		o.Depth = cmp.Or(o.Depth, DefaultDepth)
+	} // mix: a depth of 0 is drawn per seed (MixDepth)
 }
 
 // StrategyNames are the names of Strategies, for messages.
@@ -110,7 +127,7 @@ func (o *Options) calibrated(steps uint64) Scheduling {
 // calibrationRun is the run that measures k: the sweep's rates, the
 // latency of its PCT seeds (none under mix), the random tie-break.
 func (o *Options) calibrationRun() seedRun {
-	r := o.plainRun(Scheduling{Strategy: o.Strategy}, SeedPCT)
+	r := o.plainRun(Scheduling{Strategy: o.Strategy}, SeedPCT, 0)
 	r.schedule = runtime.Schedule{}
 	return r
 }

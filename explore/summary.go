@@ -126,6 +126,9 @@ type Failing struct {
 	// (fixed rates, the sweep's latency), swarm (Profile, ProfileLatency)
 	// or pct (the sweep's depth and k, no latency); empty otherwise.
 	Strategy SeedStrategy `json:"seedStrategy,omitempty"`
+	// Depth is the PCT depth the seed ran at, when it ran PCT: the
+	// sweep's, or, in a mix that names none, its own draw (MixDepth).
+	Depth int `json:"depth,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }

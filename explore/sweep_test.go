@@ -193,10 +193,12 @@ func BenchmarkSweepRetainedHeap(b *testing.B) {
 }
 
 // H2 (issue 14: the explorer's speed is its allocation): a seed of
-// ambiguous-delivery.yaml allocates about 16 KB on one worker (13 KB at
+// ambiguous-delivery.yaml allocates about 18.8 KB on one worker (13 KB at
 // issue 14; the oracle's tape and the end-of-time and instant-limit state
-// of issues 19 and 20 added the rest), a little more under -race. The bound
-// leaves 2 KB above that, less than the smallest regression seen. A runtime
+// of issues 19 and 20 added 3 KB, and the default rates' resets and
+// failing writes of issue 32, their journal and fresh instances, 2 KB), a
+// little more under -race. The bound leaves 1.2 KB above that, less than
+// the smallest regression seen. A runtime
 // made per seed must stay small until its run grows: a fixed 128 KB slab
 // of call records, or 4 KB of scheduler events before the first, once
 // made a seed allocate 10 to 150 KB. Bytes, not time: the same on any
@@ -215,7 +217,7 @@ func TestH2_ASweepSeedAllocatesLittle(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	perSeed := float64(after.TotalAlloc-before.TotalAlloc) / seeds
 	t.Logf("a seed allocates %.0f bytes", perSeed)
-	if perSeed > 18<<10 {
-		t.Errorf("a seed allocates %.0f bytes, more than 18 KiB", perSeed)
+	if perSeed > 20<<10 {
+		t.Errorf("a seed allocates %.0f bytes, more than 20 KiB", perSeed)
 	}
 }

@@ -258,7 +258,11 @@ func TestZoo_Table(t *testing.T) {
 	}
 	sb.WriteString("\n| --- | --- |" + strings.Repeat(" ---: |", len(strategies)) + "\n")
 	for _, b := range zoo.Bugs() {
-		fmt.Fprintf(&sb, "| `%s` | %s |", b.Name, b.FoundBy)
+		foundBy := b.FoundBy
+		if b.Depth > 0 {
+			foundBy += fmt.Sprintf(" (depth %d)", b.Depth)
+		}
+		fmt.Fprintf(&sb, "| `%s` | %s |", b.Name, foundBy)
 		for _, s := range strategies {
 			f := timeToFind(t, b, s, 10000)
 			switch {

@@ -111,3 +111,87 @@ func TestL7_ALostWriteTakesBackItsAlarm(t *testing.T) {
 	assert.Empty(t, rt.Effects(), "and so did the alarm it set: no batch is sent")
 	assert.NotContains(t, rt.Trace(), "alarm retry=0", "the alarm never fired")
 }
+
+// L7: a turn whose reply the link lost (or whose caller was told while it
+// ran) still ended, and its writes are durable: a later turn's failed
+// write takes back its own writes only. (The default rates draw both
+// kinds at once since issue 32; before, a lost reply left its writes
+// pending, and the next failed write took them too.)
+func TestL7_ALostRepliesWritesAreConfirmed(t *testing.T) {
+	for _, lost := range []transport.Fault{transport.LoseResponse, transport.LoseWhileRunning, transport.FailAfterDelivery} {
+		t.Run(lost.String(), func(t *testing.T) {
+			rt := runtime.New(runtime.WithFaults(transport.Plan(
+				transport.Rule{Method: "Add", Call: 1, Attempt: 1, Fault: lost},
+				transport.Rule{Method: "Add", Call: 2, Attempt: 1, Fault: transport.StorageWriteFails})))
+			t.Cleanup(func() { _ = rt.Close() })
+			ns := rt.Namespace("BATCHER", func(st *object.State) object.Object { return &batcher{st: st} })
+			id := ns.IDFromName("b")
+			require.NoError(t, rt.Run(func(ctx context.Context) error {
+				for _, k := range []string{"a", "b"} {
+					s, err := ns.Get(id, stub.MaxRetries(0)) // no retry confirms the writes for it
+					if err != nil {
+						return err
+					}
+					_, _ = s.Call(ctx, "Add", k)
+				}
+				return nil
+			}))
+			assert.Contains(t, ns.Storage(id).Snapshot(), "a", "the first Add ran to its end: its write is durable")
+			assert.NotContains(t, ns.Storage(id).Snapshot(), "b", "the second Add's write failed")
+		})
+	}
+}
+
+// payer writes then charges (Pay), or charges then writes (PayFirst).
+type payer struct{ st *object.State }
+
+func (p *payer) Methods() object.Methods {
+	return object.Methods{
+		"Pay": object.Func(func(ctx context.Context, k string) error {
+			if err := p.st.Storage().Put(ctx, k, true); err != nil {
+				return err
+			}
+			return p.st.Effect(ctx, "charge", k)
+		}),
+		"PayFirst": object.Func(func(ctx context.Context, k string) error {
+			if err := p.st.Effect(ctx, "charge", k); err != nil {
+				return err
+			}
+			return p.st.Storage().Put(ctx, k, true)
+		}),
+	}
+}
+
+// L7: an effect leaves the object as an outgoing request does: the
+// output gate holds it until the writes before it are durable, and a
+// write that fails there discards it. An effect made before the write
+// has left already: the crash window a key written after its effect
+// opens.
+func TestL7_AnEffectWaitsForTheWritesBeforeIt(t *testing.T) {
+	for _, tc := range []struct {
+		method  string
+		charges int
+	}{{"Pay", 0}, {"PayFirst", 1}} {
+		t.Run(tc.method, func(t *testing.T) {
+			rt := runtime.New(runtime.WithFaults(transport.Plan(
+				transport.Rule{Method: tc.method, Call: 1, Attempt: 1, Fault: transport.StorageWriteFails})))
+			t.Cleanup(func() { _ = rt.Close() })
+			ns := rt.Namespace("PAYER", func(st *object.State) object.Object { return &payer{st: st} })
+			id := ns.IDFromName("p")
+			var err error
+			require.NoError(t, rt.Run(func(ctx context.Context) error {
+				s, e := ns.Get(id, stub.MaxRetries(0))
+				if e != nil {
+					return e
+				}
+				_, err = s.Call(ctx, tc.method, "ada")
+				return nil
+			}))
+			var se *stub.Error
+			require.ErrorAs(t, err, &se, "the write failed")
+			assert.True(t, se.DurableObjectReset)
+			assert.Empty(t, ns.Storage(id).Snapshot())
+			assert.Len(t, rt.Effects(), tc.charges)
+		})
+	}
+}

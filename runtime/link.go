@@ -105,6 +105,12 @@ func (h *host) starting(f *wire.Flight) {
 // fault that resets the object resets it (rule O4).
 func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if f.Fault.Stage() >= transport.WhileRunning {
+		// The link lost the reply, or told the caller while the method
+		// ran: the turn still ended, and its writes are durable (rule
+		// L7). Left pending, a later turn's failed write would take them.
+		if h.ns.r.journaling {
+			h.confirmWrites()
+		}
 		h.fail(f)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 )
@@ -267,6 +268,19 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	cp, _, err := clone.Copy(payload, nil)
 	if err != nil {
 		return fmt.Errorf("State.Effect(%q): payload: %w", kind, refs.Explain(payload, err))
+	}
+	if r.journaling {
+		// An effect leaves the object as an outgoing request does: the
+		// output gate holds it until the writes before it are durable, and
+		// a write that fails there discards it (rule L7).
+		from, goes, strike := r.callGate()
+		if !goes {
+			from.strike()
+			return fmt.Errorf("State.Effect(%q): %w: %s", kind, object.ErrStorage, transport.ResetStorage.Message())
+		}
+		if strike {
+			defer from.strike()
+		}
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
 	if r.hist != nil {

@@ -1,8 +1,8 @@
-// Package zoo is a bug zoo: seventeen planted bugs of different kinds,
+// Package zoo is a bug zoo: nineteen planted bugs of different kinds,
 // each beside its fixed form, as Go drivers (explore.Func) over small
-// classes. Twelve are shallow: random fault draws alone (the random
+// classes. Thirteen are shallow: random fault draws alone (the random
 // tie-break, fixed rates, no latency) find each within a few hundred
-// seeds. Five are deep: random fault draws alone miss each within 10,000
+// seeds. Six are deep: random fault draws alone miss each within 10,000
 // seeds, and one strategy finds it (Bug.FoundBy): link latency, swarm
 // profiles, PCT scheduling, bounded exhaustive search, or a
 // coverage-guided fuzzer.
@@ -31,9 +31,11 @@
 //	unconfirmed-reply       an output-gate AllowUnconfirmed reply                 random      examples.Tally, output-gate-unconfirmed.yaml
 //	reset-mid-transfer      a reset mid-transfer without a key                    random      reset-retry-without-key.yaml
 //	two-faults              a bug that needs two faults at once                   random      -
+//	crash-window            a key written after its effect (a crash between them) random      -
 //	overtaken-update        an earlier update that overtakes a later one          latency     explore/latency_test.go
 //	fallback-charge         a fallback that charges again when a call gives up    swarm       explore/swarm_test.go
 //	starved-caller          a first-come, first-served turnstile that starves     pct         explore/pct_test.go
+//	deposed-leader          a record of three terms, a leader deposed three times pct (depth 4) -
 //	batch-resent            a batch resent whole when its three sends failed      exhaustive  -
 //	fallback-ladder         an outbox at the end of a fallback ladder             fuzz        explore FuzzFallbackLadder
 //

@@ -188,7 +188,9 @@ var factNotAnswer = Bug{
 }
 
 // Notifier emails a customer once per key: it remembers the key before it
-// replies, and sends nothing for a key it has seen. It is the fixed form
+// emails (the output gate holds the email until the key is durable, rule
+// L7, so a write that fails sends nothing), and sends nothing for a key it
+// has seen. It is the fixed form
 // of examples.Mailer, whose Send is marked Retryable and emails again on
 // every run.
 type Notifier struct{ st *object.State }
@@ -204,10 +206,10 @@ func (n *Notifier) Send(ctx context.Context, key, to, subject string) error {
 	if seen, err := s.Get(ctx, "sent/"+key, new(bool)); err != nil || seen {
 		return err
 	}
-	if err := n.st.Effect(ctx, "email", examples.Email{To: to, Subject: subject}); err != nil {
+	if err := s.Put(ctx, "sent/"+key, true); err != nil {
 		return err
 	}
-	return s.Put(ctx, "sent/"+key, true)
+	return n.st.Effect(ctx, "email", examples.Email{To: to, Subject: subject})
 }
 
 // sendOnce sends one email and checks that the customer got at most one.

@@ -48,6 +48,9 @@ type Bug struct {
 	// FoundByRandom ones is deep: random fault draws alone miss it within
 	// 10,000 seeds.
 	FoundBy string
+	// Depth is, for a bug FoundByPCT, the PCT depth it needs: its
+	// ordering changes plus one (0: the default depth, 3, finds it).
+	Depth int
 }
 
 // The strategies a Bug's FoundBy names.
@@ -69,15 +72,15 @@ const (
 	FoundByFuzz = "fuzz"
 )
 
-// Bugs returns the zoo, in the order of the package's table: the twelve
-// shallow bugs, then the deep ones. The slice is
+// Bugs returns the zoo, in the order of the package's table: the
+// thirteen shallow bugs, then the deep ones. The slice is
 // new on every call.
 func Bugs() []Bug {
 	return []Bug{
 		lostUpdate, checkThenAct, markedWithoutKey, factNotAnswer,
 		amplifiedEffect, overtakenRetry, alarmForever, poisonedQueue,
-		scheduleOnRestart, unconfirmedReply, resetMidTransfer, twoFaults,
-		overtakenUpdate, fallbackCharge, starvedCaller, batchResent, fallbackLadder,
+		scheduleOnRestart, unconfirmedReply, resetMidTransfer, twoFaults, crashWindow,
+		overtakenUpdate, fallbackCharge, starvedCaller, deposedLeaderBug, batchResent, fallbackLadder,
 	}
 }
 
