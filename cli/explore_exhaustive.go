@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/transport"
 	"github.com/spf13/pflag"
@@ -24,8 +25,8 @@ type exhaustiveFlags struct {
 
 func (x *exhaustiveFlags) register(f *pflag.FlagSet) {
 	f.BoolVar(&x.on, "exhaustive", false, "run every placement of up to --max-faults faults (each kind the rates name) over the run's delivery decision points, from the fault-free run of seed --first, and print a certificate or the first failing placement")
-	f.IntVar(&x.maxFaults, "max-faults", explore.DefaultMaxFaults, fmt.Sprintf("with --exhaustive: the most faults a placement holds (1 to %d)", explore.MaxExhaustiveFaults))
-	f.IntVar(&x.maxRuns, "max-runs", explore.DefaultMaxRuns, "with --exhaustive: the most runs the search may make; a larger tree is refused")
+	f.IntVar(&x.maxFaults, "max-faults", explore.DefaultMaxFaults, "with --exhaustive: the most faults a placement holds: "+optrange.MaxFaults.Want)
+	f.IntVar(&x.maxRuns, "max-runs", explore.DefaultMaxRuns, "with --exhaustive: the most runs the search may make, "+optrange.MaxRuns.Want+"; a larger tree is refused")
 	f.StringVar(&x.replayFaults, "replay-faults", "", "with --replay: run the seed with exactly these faults, as CALL:ATTEMPT:METHOD=FAULT,... (or none), as an exhaustive search prints them")
 }
 

@@ -1,8 +1,16 @@
 package cli
 
 import (
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dosim/dosim/internal/optrange"
+	"github.com/stretchr/testify/require"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -62,4 +70,34 @@ func TestC11_AFilesPairIsNamedWithItsLines(t *testing.T) {
 	code, _, errOut = runCLI(t, "explore", file, "--depth", "2")
 	assert.Equal(t, exitUsage, code)
 	assert.Regexp(t, `--depth 2 with the scenario's explore\.strategy: random \(\S+s\.yaml:\d+\): only pct and mix take a depth`, errOut)
+}
+
+// C11: the flag help and docs/scenarios.md list one set of ranges, the
+// explorer's (internal/optrange): each flag's help says its range in its
+// words, and the docs' table of ranges gives the same bounds.
+func TestC11_TheFlagHelpAndTheDocsListOneSetOfRanges(t *testing.T) {
+	_, help, _ := runCLI(t, "explore", "--help")
+	help = strings.Join(strings.Fields(help), " ")
+	docs, err := os.ReadFile(filepath.Join(repoRoot, "docs", "scenarios.md"))
+	require.NoError(t, err)
+	bounds := func(lo, hi string) string {
+		if hi == "" {
+			return lo + " or more"
+		}
+		return lo + " to " + hi
+	}
+	for _, r := range []optrange.Int{optrange.Seeds, optrange.Workers, optrange.MaxAmbiguous, optrange.Depth, optrange.MaxFaults, optrange.MaxRuns} {
+		assert.Contains(t, help, strings.Join(strings.Fields(r.Want), " "), "--%s's help", r.Name)
+		hi := strconv.Itoa(r.Max)
+		if r.Max == math.MaxInt {
+			hi = ""
+		}
+		assert.Regexp(t, "(?m)^\\| "+regexp.QuoteMeta(r.Name)+" \\| `--"+regexp.QuoteMeta(r.Name)+" [A-Z]+` \\| [^|]*\\| "+regexp.QuoteMeta(bounds(strconv.Itoa(r.Min), hi))+" ", string(docs), "docs/scenarios.md's row of %s", r.Name)
+	}
+	for _, r := range []optrange.Duration{optrange.Horizon, optrange.ShrinkTime} {
+		assert.Contains(t, help, strings.Join(strings.Fields(r.Want), " "), "--%s's help", r.Name)
+	}
+	assert.Contains(t, string(docs), "| horizon | `--horizon D` | `horizon` | 1ns to 8760h (a year), or `off` (24h) |")
+	assert.Contains(t, string(docs), "| shrink-time | `--shrink-time D` | | 1ms or more (60s) |")
+	assert.Contains(t, help, optrange.MinCheckedWant)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dosim/dosim/explore"
+	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/runtime"
 )
 
@@ -18,7 +19,7 @@ type strategyFlags struct {
 
 func (s *strategyFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&s.strategy, "strategy", string(runtime.StrategyMix), "how to search: mix (each seed draws random, swarm or pct from the seed; the default, but with --swarm or --exhaustive), random (fixed rates, a seeded tie-break at every wake-up) or pct (random task priorities with --depth minus 1 change points, Burckhardt et al. ASPLOS'10; latency off unless --latency); the scenario's explore.strategy when not given")
-	f.IntVar(&s.depth, "depth", explore.DefaultDepth, fmt.Sprintf("PCT's depth d, 1 to %d: the ordering constraints a bug may need, plus one (with --strategy pct; with mix, each PCT seed draws its own from %d to %d unless given)", runtime.MaxDepth, explore.MixMinDepth, explore.MixMaxDepth))
+	f.IntVar(&s.depth, "depth", explore.DefaultDepth, fmt.Sprintf("PCT's depth d: %s (with --strategy pct; with mix, each PCT seed draws its own from %d to %d unless given)", optrange.Depth.Want, explore.MixMinDepth, explore.MixMaxDepth))
 }
 
 // writeStrategy prints the sweep's strategy.
