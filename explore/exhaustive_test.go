@@ -233,7 +233,7 @@ func TestExhaustive_BadOptions(t *testing.T) {
 	assert.ErrorContains(t, err, "name no fault kind with a rate above 0")
 	_, err = fe.SweepContext(context.Background())
 	assert.ErrorIs(t, err, explore.ErrOptions, "SweepContext returns the error")
-	sum := fe.Sweep() //nolint:staticcheck // the deprecated form, still kept
+	sum := fe.Sweep() // the deprecated form, kept
 	require.Len(t, sum.Violations, 1, "the deprecated Sweep reports the error as a violation")
 	assert.Equal(t, explore.KindError, sum.Violations[0].Kind)
 	// A fault set that does not parse.

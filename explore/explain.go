@@ -74,11 +74,69 @@ func (u *Unexplained) Text() string {
 // endStateOp is Unexplained.Op for the end state.
 const endStateOp = "the end state"
 
+// explanation is what explains a violating history, apart from the run
+// it came from: the operation, by its index in the history's operations
+// (their number for the end state), and what the class expected and what
+// was observed. The history's memo key determines it, so it is memoised
+// beside the verdict (model.explained).
+type explanation struct {
+	op               int
+	explained, total int
+	expected         []string
+	observed         string
+}
+
+// explained is the explanation of h, a history no order explains, for
+// the run whose calls are calls: the memoised one when the verdict is
+// memoised under key (memo), else explain's, which is memoised there.
+func (m *model) explained(c *checker, init *state, h *objHistory, order []stamp, calls []runtime.CallRecord, key verdictKey, memo bool) *Unexplained {
+	if memo {
+		m.mu.Lock()
+		e := m.verdicts[key]
+		m.mu.Unlock()
+		if e.why != nil {
+			return e.why.of(h, calls)
+		}
+	}
+	x := explain(c, init, h, historyEvents(h, order))
+	if x == nil {
+		return nil
+	}
+	if memo {
+		m.mu.Lock()
+		if e, ok := m.verdicts[key]; ok {
+			e.why = x
+			m.verdicts[key] = e
+		}
+		m.mu.Unlock()
+	}
+	return x.of(h, calls)
+}
+
+// of is the explanation of h as the run whose calls are calls shows it.
+func (x *explanation) of(h *objHistory, calls []runtime.CallRecord) *Unexplained {
+	u := &Unexplained{Explained: x.explained, Total: x.total, Expected: slices.Clone(x.expected), Observed: x.observed}
+	if x.op == len(h.ops) {
+		u.Op = endStateOp
+		return u
+	}
+	op := &h.ops[x.op]
+	u.Op, u.At = op.label(), op.turn.Start.String()
+	if op.call != nil {
+		for i := range calls {
+			if &calls[i] == op.call {
+				u.Call = i + 1
+			}
+		}
+	}
+	return u
+}
+
 // explain finds where the history h, which no order explains, stops
 // being explainable; nil when porcupine says it is linearizable after all
 // (a check that only the lenient pass decided) or the order found does
 // not replay.
-func explain(c *checker, init *state, h *objHistory, events []porcupine.Event, calls []runtime.CallRecord) *Unexplained {
+func explain(c *checker, init *state, h *objHistory, events []porcupine.Event) *explanation {
 	defer c.live.close()
 	pm := c.porcupineModel(init)
 	res, info := porcupine.CheckEventsVerbose(pm, events, 0)
@@ -117,39 +175,31 @@ func explain(c *checker, init *state, h *objHistory, events []porcupine.Event, c
 	if next < 0 || p.wild {
 		return nil
 	}
-	u := &Unexplained{Explained: min(len(best), len(h.ops)), Total: len(h.ops)}
+	x := &explanation{op: next, explained: min(len(best), len(h.ops)), total: len(h.ops)}
 	op := opOf(next)
 	if op.final {
 		obs := c.m.intern(h.obj.Final, h.end, nil)
-		u.Op = endStateOp
 		for _, s := range p.members {
 			want, got := endDiff(s, obs)
-			u.Expected, u.Observed = appendExpected(u.Expected, want), got
+			x.expected, x.observed = appendExpected(x.expected, want), got
 		}
-		return u
+		return x
 	}
-	u.Op, u.At, u.Observed = op.label(), op.turn.Start.String(), seenText(op)
-	if op.call != nil {
-		for i := range calls {
-			if &calls[i] == op.call {
-				u.Call = i + 1
-			}
-		}
-	}
+	x.observed = seenText(op)
 	for _, s := range p.members {
 		for i := range op.nalts() {
 			r := c.m.step(c.ctor, s, op.alt(i), &c.live)
 			switch {
 			case r.refuted:
-				u.Expected = appendExpected(u.Expected, "a call out its turn did not make")
+				x.expected = appendExpected(x.expected, "a call out its turn did not make")
 			case !r.exact:
-				u.Expected = appendExpected(u.Expected, "what it cannot reproduce ("+r.why+")")
+				x.expected = appendExpected(x.expected, "what it cannot reproduce ("+r.why+")")
 			default:
-				u.Expected = appendExpected(u.Expected, outText(r.out))
+				x.expected = appendExpected(x.expected, outText(r.out))
 			}
 		}
 	}
-	return u
+	return x
 }
 
 // endDiff is what differs between the end state the class leaves, s, and

@@ -103,7 +103,7 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		init := m.intern(h.obj.Initial, nil, nil)
 		c.endKey = m.intern(h.obj.Final, h.end, nil).end
 		order := orderOps(h)
-		v := m.verdict(c, init, h, order, timeout)
+		v, key, memo := m.verdict(c, init, h, order, timeout)
 		kind := KindLinearizability
 		if v == violation || v == unreproducible {
 			// An interleaving at an await as it ran may explain what no order
@@ -142,7 +142,7 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 			msg = interleavingText(h, undeclaredOf(h, groups, interleave))
 		default:
 			// Rule C10: lead with the first operation no order explains.
-			if u = explain(c, init, h, historyEvents(h, order), calls); u != nil {
+			if u = m.explained(c, init, h, order, calls, key, memo); u != nil {
 				msg = fmt.Sprintf("%s (no order of its %s, each applied once, those cut short at most once, explains the whole history)", u.Text(), opsText(h.ops))
 			}
 		}
@@ -167,7 +167,7 @@ func interleaved(m *model, c *checker, init *state, h *objHistory, interleave de
 		return false, nil, false
 	}
 	g := h.interleaved(groups)
-	switch m.verdict(&checker{m: m, ctor: c.ctor, endKey: c.endKey}, init, g, orderOps(g), timeout) {
+	switch v, _, _ := m.verdict(&checker{m: m, ctor: c.ctor, endKey: c.endKey}, init, g, orderOps(g), timeout); v {
 	case 0:
 		return false, nil, true
 	case linearizable:
@@ -260,11 +260,12 @@ func historyEvents(h *objHistory, order []stamp) []porcupine.Event {
 // and outputs, kept as a 128-bit hash so that the memo's size does not grow
 // with the histories'. A check one of whose steps was memoised per turn
 // (stepDetail) is memoised with its turns' details too. 0 means the check
-// ran out of its time.
-func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, timeout time.Duration) verdict {
+// ran out of its time. key is where the verdict is memoised (ok false: it
+// is not), for what else depends on the same (explanation).
+func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, timeout time.Duration) (v verdict, key verdictKey, ok bool) {
 	var buf [512]byte
 	b := historyKey(buf[:0], init, c.endKey, h, order)
-	key := verdictKeyOf(b)
+	key = verdictKeyOf(b)
 	m.mu.Lock()
 	e, seen := m.verdicts[key]
 	m.mu.Unlock()
@@ -275,36 +276,40 @@ func (m *model) verdict(c *checker, init *state, h *objHistory, order []stamp, t
 		m.mu.Unlock()
 	}
 	if seen {
-		return e.v
+		return e.v, key, true
 	}
-	v := c.run(init, historyEvents(h, order), timeout)
+	v = c.run(init, historyEvents(h, order), timeout)
 	c.live.close()
 	if v == 0 {
-		return 0
+		return 0, key, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	limit := m.ms.maxVerdicts
 	if limit <= 0 {
-		return v
+		return v, key, false
 	}
 	if len(m.verdicts)+2 > limit {
 		clear(m.verdicts) // start again: flat memory (rule H2)
 	}
 	if !c.detail {
-		m.verdicts[verdictKeyOf(b)] = verdictEntry{v: v}
-		return v
+		key = verdictKeyOf(b)
+		m.verdicts[key] = verdictEntry{v: v}
+		return v, key, true
 	}
 	m.verdicts[verdictKeyOf(b)] = verdictEntry{detail: true}
-	m.verdicts[verdictKeyOf(historyDetails(b, h))] = verdictEntry{v: v}
-	return v
+	key = verdictKeyOf(historyDetails(b, h))
+	m.verdicts[key] = verdictEntry{v: v}
+	return v, key, true
 }
 
 // verdictEntry is a memoised verdict, or, with detail, the mark that the
-// history's verdict is memoised per its turns' details (historyDetails).
+// history's verdict is memoised per its turns' details (historyDetails);
+// why, once a violation was explained, its explanation (rule C10).
 type verdictEntry struct {
 	v      verdict
 	detail bool
+	why    *explanation
 }
 
 // historyDetails appends to b, a history's key, its turns' details: what
