@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"github.com/dosim/dosim/internal/splitmix"
 
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
@@ -48,7 +49,7 @@ const mixSalt = 0x6d69782073656564 // "mix seed"
 // seed alone (a splitmix64 hash of it), never of an unseeded source, so
 // the seed replays with the same strategy on any machine and shard.
 func MixPick(seed uint64) SeedStrategy {
-	return mixShare(splitmix64(seed^mixSalt) % 100)
+	return mixShare(splitmix.Hash(seed^mixSalt) % 100)
 }
 
 // mixShare is the strategy of the p-th percentile (0 to 99) of a mix's
@@ -199,14 +200,6 @@ const mixDepthSalt = 0x6465707468206d78 // "depth mx"
 // depth: MixMinDepth to MixMaxDepth, a function of the seed alone (as
 // MixPick is).
 func MixDepth(seed uint64) int {
-	z := splitmix64(seed ^ mixDepthSalt)
+	z := splitmix.Hash(seed ^ mixDepthSalt)
 	return MixMinDepth + int(z%uint64(MixMaxDepth-MixMinDepth+1))
-}
-
-// splitmix64 is one step of the splitmix64 generator: a hash of x.
-func splitmix64(x uint64) uint64 {
-	z := x + 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"github.com/dosim/dosim/internal/splitmix"
 	"strconv"
 	"strings"
 	"time"
@@ -99,7 +100,7 @@ func (l Latency) draw(a Attempt, which leg) time.Duration {
 	if !l.On() {
 		return 0
 	}
-	x := splitmix(splitmix(a.Seed^uint64(which)) ^ uint64(a.Call)<<8 ^ uint64(a.N))
+	x := splitmix.Hash(splitmix.Hash(a.Seed^uint64(which)) ^ uint64(a.Call)<<8 ^ uint64(a.N))
 	return l.quantile(int64(x>>44) % latencyScale)
 }
 

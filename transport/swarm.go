@@ -1,6 +1,10 @@
 package transport
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/dosim/dosim/internal/splitmix"
+)
 
 // SwarmMaxRate bounds the rate a swarm profile gives one fault kind, and
 // SwarmMaxTotal the rates of a profile together: the rest of the attempts
@@ -35,8 +39,8 @@ func Swarm(seed uint64, kinds Rates) Rates {
 	if len(names) == 0 {
 		return out
 	}
-	x := splitmix(seed ^ 0x2545f4914f6cdd1d)
-	next := func() uint64 { x = splitmix(x); return x }
+	x := splitmix.Hash(seed ^ 0x2545f4914f6cdd1d)
+	next := func() uint64 { x = splitmix.Hash(x); return x }
 	for _, f := range names {
 		if next()&1 == 1 {
 			out[f] = 0
@@ -70,7 +74,7 @@ func SwarmLatency(seed uint64, l Latency) Latency {
 	if !l.On() {
 		return l
 	}
-	switch splitmix(seed^0x9fb21c651e98df25) % 4 {
+	switch splitmix.Hash(seed^0x9fb21c651e98df25) % 4 {
 	case 0:
 		return Latency{}
 	case 1:

@@ -23,6 +23,7 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"github.com/dosim/dosim/internal/splitmix"
 	"slices"
 	"sort"
 	"strings"
@@ -184,15 +185,8 @@ func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 // attempt n of call number call, in a runtime with seed, is drawn: a
 // SplitMix64 hash of the three.
 func Draw(seed uint64, call, n int) float64 {
-	x := splitmix(splitmix(seed^0x5851f42d4c957f2d) ^ uint64(call)<<8 ^ uint64(n))
+	x := splitmix.Hash(splitmix.Hash(seed^0x5851f42d4c957f2d) ^ uint64(call)<<8 ^ uint64(n))
 	return float64(x>>11) / (1 << 53)
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }
 
 // Names reports whether the plan can give an attempt fault f: a rule
