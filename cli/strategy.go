@@ -34,7 +34,7 @@ func writeStrategy(w io.Writer, sum *explore.Summary) {
 func writeSeedStrategy(w io.Writer, sum *explore.Summary, f *explore.Failing) {
 	if f.Profile != nil {
 		head := "its swarm profile"
-		if f.Strategy == explore.SeedSwarm {
+		if f.Strategy == runtime.StrategySwarm {
 			head = "it ran swarm, its profile"
 		}
 		fmt.Fprintf(w, "%s: %s", head, explore.RatesText(f.Profile))
@@ -44,9 +44,9 @@ func writeSeedStrategy(w io.Writer, sum *explore.Summary, f *explore.Failing) {
 		fmt.Fprintln(w)
 	}
 	switch f.Strategy {
-	case explore.SeedPCT:
+	case runtime.StrategyPCT:
 		fmt.Fprintf(w, "it ran pct (depth %d, change points among %d steps), latency off\n", f.Depth, sum.PCTSteps)
-	case explore.SeedRandom:
+	case runtime.StrategyRandom:
 		fmt.Fprintf(w, "it ran random (rates %s, latency %s)\n", explore.RatesText(sum.Rates), sum.Latency)
 	}
 }

@@ -124,9 +124,9 @@ func New(sc *scenario.Scenario, opts Options) (*Explorer, error) {
 	}
 	e.calibrate()
 	for i := range e.fixed {
-		st, depth := SeedPCT, i
+		st, depth := runtime.StrategyPCT, i
 		if i == 0 {
-			st = SeedRandom
+			st = runtime.StrategyRandom
 		}
 		r := e.opts.plainRun(e.sched, st, depth)
 		e.fixed[i] = e.runOptionsAt(nil, r.rates, r.latency, r.schedule)

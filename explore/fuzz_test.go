@@ -150,7 +150,7 @@ func TestC9_FuzzBytesPickTheStrategyAndItsDecisions(t *testing.T) {
 	fe, err := explore.NewFunc(explore.Options{Seeds: 1, NoLinearizability: true, Rates: noFaults}, turnstileCrowd(false))
 	require.NoError(t, err)
 	seed := uint64(1)
-	for explore.MixPick(seed) == explore.SeedPCT {
+	for explore.MixPick(seed) == runtime.StrategyPCT {
 		seed++
 	}
 	own := fe.CheckInput(explore.Input{Seed: seed})
@@ -158,9 +158,9 @@ func TestC9_FuzzBytesPickTheStrategyAndItsDecisions(t *testing.T) {
 	assert.Empty(t, own.Violations)
 
 	f := fe.CheckInput(explore.Input{Seed: seed, Ties: []byte{255, 1}})
-	assert.Equal(t, explore.SeedPCT, f.Strategy, "byte 0 picks pct")
+	assert.Equal(t, runtime.StrategyPCT, f.Strategy, "byte 0 picks pct")
 	assert.Equal(t, explore.MixMinDepth+1, f.Depth, "byte 1 picks the depth")
-	assert.Equal(t, explore.SeedRandom, fe.CheckInput(explore.Input{Seed: seed, Ties: []byte{0}}).Strategy, "byte 0 picks random")
+	assert.Equal(t, runtime.StrategyRandom, fe.CheckInput(explore.Input{Seed: seed, Ties: []byte{0}}).Strategy, "byte 0 picks random")
 
 	found := 0
 	for b := range 64 {

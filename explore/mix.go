@@ -2,22 +2,35 @@ package explore
 
 import (
 	"fmt"
-	"github.com/dosim/dosim/internal/splitmix"
 
+	"github.com/dosim/dosim/internal/splitmix"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
 
-// SeedStrategy is what one seed of a sweep ran: the random tie-break at
-// the sweep's fixed rates, a swarm profile drawn from the seed, or PCT.
-type SeedStrategy string
+// SeedStrategy is what one seed of a sweep ran: runtime.StrategyRandom
+// (the random tie-break at the sweep's fixed rates), runtime.StrategySwarm
+// (a swarm profile drawn from the seed) or runtime.StrategyPCT. There is
+// one strategy type, runtime.Strategy.
+//
+//go:fix inline
+type SeedStrategy = runtime.Strategy
 
-// The strategies a seed may run (SeedStrategyOf).
-const (
-	SeedRandom SeedStrategy = "random" // fixed rates, the sweep's latency, the random tie-break
-	SeedSwarm  SeedStrategy = "swarm"  // the seed's own fault profile and latency spread (transport.Swarm)
-	SeedPCT    SeedStrategy = "pct"    // PCT of the sweep's depth; under mix, no latency
-)
+// The strategies a seed may run, by their old names: runtime's Strategy
+// constants are the strategies now.
+//
+//go:fix inline
+const SeedRandom = runtime.StrategyRandom
+
+// SeedSwarm is runtime.StrategySwarm.
+//
+//go:fix inline
+const SeedSwarm = runtime.StrategySwarm
+
+// SeedPCT is runtime.StrategyPCT.
+//
+//go:fix inline
+const SeedPCT = runtime.StrategyPCT
 
 // The shares, in percent, of the seeds of a mix sweep (runtime.StrategyMix)
 // that run each strategy, picked by measurement (TestMix_Shares, whose
@@ -48,26 +61,26 @@ const mixSalt = 0x6d69782073656564 // "mix seed"
 // MixPick is the strategy seed runs in a mix sweep: a function of the
 // seed alone (a splitmix64 hash of it), never of an unseeded source, so
 // the seed replays with the same strategy on any machine and shard.
-func MixPick(seed uint64) SeedStrategy {
+func MixPick(seed uint64) runtime.Strategy {
 	return mixShare(splitmix.Hash(seed^mixSalt) % 100)
 }
 
 // mixShare is the strategy of the p-th percentile (0 to 99) of a mix's
 // seeds, by the shares.
-func mixShare(p uint64) SeedStrategy {
+func mixShare(p uint64) runtime.Strategy {
 	switch {
 	case p < MixRandomShare:
-		return SeedRandom
+		return runtime.StrategyRandom
 	case p < MixRandomShare+MixSwarmShare:
-		return SeedSwarm
+		return runtime.StrategySwarm
 	}
-	return SeedPCT
+	return runtime.StrategyPCT
 }
 
 // seedRun is how one seed runs: the rates its faults are drawn at, its
 // link latency and its schedule.
 type seedRun struct {
-	strategy SeedStrategy
+	strategy runtime.Strategy
 	swarm    bool // rates and latency are the seed's swarm profile
 	rates    transport.Rates
 	latency  transport.Latency
@@ -77,9 +90,9 @@ type seedRun struct {
 // plainRun is the run of a seed of strategy st but its swarm profile:
 // PCT's schedule of depth for SeedPCT (without latency under mix, where
 // the random seeds have it), else the random tie-break.
-func (o *Options) plainRun(s Scheduling, st SeedStrategy, depth int) seedRun {
+func (o *Options) plainRun(s Scheduling, st runtime.Strategy, depth int) seedRun {
 	r := seedRun{strategy: st, rates: o.Rates, latency: o.Latency}
-	if st == SeedPCT {
+	if st == runtime.StrategyPCT {
 		r.schedule = s.pctSchedule(depth)
 		if s.Strategy == runtime.StrategyMix {
 			r.latency = transport.Latency{}
@@ -90,25 +103,25 @@ func (o *Options) plainRun(s Scheduling, st SeedStrategy, depth int) seedRun {
 
 // seedRun is the run of seed in the sweep of scheduling s.
 func (o *Options) seedRun(s Scheduling, seed uint64) seedRun {
-	st := SeedRandom
+	st := runtime.StrategyRandom
 	switch s.Strategy {
 	case runtime.StrategyMix:
 		st = MixPick(seed)
 	case runtime.StrategyPCT:
-		st = SeedPCT
+		st = runtime.StrategyPCT
 	}
 	return o.runOf(s, seed, st, s.seedDepth(seed))
 }
 
 // runOf is the run of seed as strategy st, at PCT depth depth for SeedPCT.
-func (o *Options) runOf(s Scheduling, seed uint64, st SeedStrategy, depth int) seedRun {
+func (o *Options) runOf(s Scheduling, seed uint64, st runtime.Strategy, depth int) seedRun {
 	plain := st
-	if st == SeedSwarm {
-		plain = SeedRandom
+	if st == runtime.StrategySwarm {
+		plain = runtime.StrategyRandom
 	}
 	r := o.plainRun(s, plain, depth)
 	r.strategy = st
-	if st == SeedSwarm || o.Swarm {
+	if st == runtime.StrategySwarm || o.Swarm {
 		r.swarm = true
 		r.rates, r.latency = transport.Swarm(seed, o.Rates), transport.SwarmLatency(seed, o.Latency)
 	}
@@ -129,7 +142,7 @@ func (o *Options) inputRun(s Scheduling, seed uint64, ties []byte) (r seedRun, r
 	}
 	st, rest := mixShare(uint64(ties[0])*100/256), ties[1:]
 	depth := s.seedDepth(seed)
-	if st == SeedPCT && s.Depth == 0 && len(rest) > 0 {
+	if st == runtime.StrategyPCT && s.Depth == 0 && len(rest) > 0 {
 		depth, rest = MixMinDepth+int(rest[0])%(MixMaxDepth-MixMinDepth+1), rest[1:]
 	}
 	return o.runOf(s, seed, st, depth), rest
@@ -141,7 +154,7 @@ func (r seedRun) describe(f *Failing, s Scheduling) {
 	if s.Strategy == runtime.StrategyMix {
 		f.Strategy = r.strategy
 	}
-	if r.strategy == SeedPCT {
+	if r.strategy == runtime.StrategyPCT {
 		f.Depth = r.schedule.Depth
 	}
 	if r.swarm {
@@ -158,9 +171,9 @@ func (s *Summary) seedFlags(seed uint64) string {
 	sched := s.Scheduling
 	if s.Strategy == runtime.StrategyMix {
 		switch MixPick(seed) {
-		case SeedSwarm:
+		case runtime.StrategySwarm:
 			swarm, sched = true, Scheduling{}
-		case SeedPCT:
+		case runtime.StrategyPCT:
 			latency, sched.Strategy, sched.Depth = transport.Latency{}, runtime.StrategyPCT, sched.seedDepth(seed)
 		default:
 			sched = Scheduling{}
@@ -176,7 +189,7 @@ func (s *Summary) seedFlags(seed uint64) string {
 // pctIndex is the index of r's fixed run options (Explorer.fixed): its
 // PCT depth, 0 for the random tie-break.
 func pctIndex(r seedRun) int {
-	if r.strategy == SeedPCT {
+	if r.strategy == runtime.StrategyPCT {
 		return r.schedule.Depth
 	}
 	return 0

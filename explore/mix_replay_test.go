@@ -18,14 +18,14 @@ import (
 // The shares are what mix.go says: over 10,000 seeds MixPick gives each
 // strategy its share within one point, from the seed alone.
 func TestMix_PickIsTheSharesFromTheSeed(t *testing.T) {
-	n := map[explore.SeedStrategy]int{}
+	n := map[runtime.Strategy]int{}
 	for seed := uint64(1); seed <= 10000; seed++ {
 		n[explore.MixPick(seed)]++
 		assert.Equal(t, explore.MixPick(seed), explore.MixPick(seed))
 	}
-	assert.InDelta(t, explore.MixRandomShare*100, n[explore.SeedRandom], 100)
-	assert.InDelta(t, explore.MixSwarmShare*100, n[explore.SeedSwarm], 100)
-	assert.InDelta(t, explore.MixPCTShare*100, n[explore.SeedPCT], 100)
+	assert.InDelta(t, explore.MixRandomShare*100, n[runtime.StrategyRandom], 100)
+	assert.InDelta(t, explore.MixSwarmShare*100, n[runtime.StrategySwarm], 100)
+	assert.InDelta(t, explore.MixPCTShare*100, n[runtime.StrategyPCT], 100)
 }
 
 // concrete is the sweep that runs seed as the mix does: the strategy it
@@ -33,9 +33,9 @@ func TestMix_PickIsTheSharesFromTheSeed(t *testing.T) {
 // carries).
 func concrete(o explore.Options, seed uint64) explore.Options {
 	switch explore.MixPick(seed) {
-	case explore.SeedSwarm:
+	case runtime.StrategySwarm:
 		o.Strategy, o.Swarm = runtime.StrategyRandom, true
-	case explore.SeedPCT:
+	case runtime.StrategyPCT:
 		o.Strategy, o.NoLatency, o.Depth = runtime.StrategyPCT, true, explore.MixDepth(seed)
 	default:
 		o.Strategy = runtime.StrategyRandom
@@ -50,7 +50,7 @@ func TestMix_ASeedRunsAsItsStrategyByteForByte(t *testing.T) {
 	sc := load(t, "setquantity-overwrites-addone")
 	mix, err := explore.New(sc, explore.Options{Seeds: 1})
 	require.NoError(t, err)
-	seen := map[explore.SeedStrategy]bool{}
+	seen := map[runtime.Strategy]bool{}
 	for seed := uint64(1); seed <= 12; seed++ {
 		seen[explore.MixPick(seed)] = true
 		a, err := mix.Replay(seed)
@@ -90,7 +90,7 @@ func TestMix_ReportsAndReplaysTheSeedsStrategy(t *testing.T) {
 	require.NotNil(t, sum.FirstFailing, "mix finds the starved caller within 40 seeds")
 	f := sum.FirstFailing
 	assert.Equal(t, runtime.StrategyMix, sum.Strategy)
-	assert.Equal(t, explore.SeedPCT, f.Strategy, "only PCT starves a caller")
+	assert.Equal(t, runtime.StrategyPCT, f.Strategy, "only PCT starves a caller")
 	assert.Nil(t, f.Profile)
 	assert.Equal(t, int64(40+1+1), runs.Load(), "the seeds, one calibration run, one replay of the failing seed")
 	assert.Contains(t, sum.ReplayCommand(f.Seed), fmt.Sprintf("explore.Options{First: %d, Seeds: 1, ...the sweep's other options}", f.Seed), "the same options replay the seed: it draws its strategy again (cli.TestPCT_ExploreFlagSaysItAndReplays checks dosim's line)")
@@ -110,7 +110,7 @@ func TestMix_ReportsAndReplaysTheSeedsStrategy(t *testing.T) {
 	swarm, err := explore.RunFunc(explore.Options{Seeds: 1000, NoLinearizability: true, NoShrink: true}, chargeWithFallback)
 	require.NoError(t, err)
 	require.NotNil(t, swarm.FirstFailing)
-	assert.Equal(t, explore.SeedSwarm, swarm.FirstFailing.Strategy)
+	assert.Equal(t, runtime.StrategySwarm, swarm.FirstFailing.Strategy)
 	assert.Equal(t, rateNames(transport.Swarm(swarm.FirstFailing.Seed, explore.DefaultRates())), swarm.FirstFailing.Profile, "a swarm seed's profile is reported")
 }
 

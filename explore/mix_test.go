@@ -72,11 +72,11 @@ func TestMix_FindsEveryDeepBug(t *testing.T) {
 			t.Logf("%s (found by %s): mix finds it at seed %d, which ran %s", b.Name, b.FoundBy, seed, explore.MixPick(seed))
 			switch b.FoundBy {
 			case zoo.FoundByPCT:
-				assert.Equal(t, explore.SeedPCT, explore.MixPick(seed))
+				assert.Equal(t, runtime.StrategyPCT, explore.MixPick(seed))
 			case zoo.FoundBySwarm:
-				assert.Equal(t, explore.SeedSwarm, explore.MixPick(seed))
+				assert.Equal(t, runtime.StrategySwarm, explore.MixPick(seed))
 			default: // latency: random or swarm seeds, which have it
-				assert.NotEqual(t, explore.SeedPCT, explore.MixPick(seed))
+				assert.NotEqual(t, runtime.StrategyPCT, explore.MixPick(seed))
 			}
 		})
 	}

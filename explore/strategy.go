@@ -127,7 +127,7 @@ func (o *Options) calibrated(steps uint64) Scheduling {
 // calibrationRun is the run that measures k: the sweep's rates, the
 // latency of its PCT seeds (none under mix), the random tie-break.
 func (o *Options) calibrationRun() seedRun {
-	r := o.plainRun(Scheduling{Strategy: o.Strategy}, SeedPCT, 0)
+	r := o.plainRun(Scheduling{Strategy: o.Strategy}, runtime.StrategyPCT, 0)
 	r.schedule = runtime.Schedule{}
 	return r
 }

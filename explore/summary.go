@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -125,7 +126,7 @@ type Failing struct {
 	// Strategy is what the seed ran in a mix sweep (MixPick): random
 	// (fixed rates, the sweep's latency), swarm (Profile, ProfileLatency)
 	// or pct (the sweep's depth and k, no latency); empty otherwise.
-	Strategy SeedStrategy `json:"seedStrategy,omitempty"`
+	Strategy runtime.Strategy `json:"seedStrategy,omitempty"`
 	// Depth is the PCT depth the seed ran at, when it ran PCT: the
 	// sweep's, or, in a mix that names none, its own draw (MixDepth).
 	Depth int `json:"depth,omitempty"`

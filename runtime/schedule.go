@@ -32,6 +32,11 @@ const (
 	// the others it runs, random (fixed rates or a swarm profile) or PCT
 	// (explore.Options.Strategy, explore/mix.go).
 	StrategyMix Strategy = "mix"
+	// StrategySwarm is, as StrategyMix, a sweep's strategy, not a run's:
+	// the random tie-break at a fault profile each seed draws from itself
+	// (transport.Swarm). A mix sweep's seed that drew it says so
+	// (explore.Failing.Strategy).
+	StrategySwarm Strategy = "swarm"
 )
 
 // Strategies are the strategies a Schedule may name.
