@@ -25,6 +25,7 @@ FUZZ_TARGETS ?= \
 	agent:FuzzCron \
 	agent:FuzzScheduleSpec \
 	runtime:FuzzIDFromString \
+	examples/wallet:FuzzWallet \
 	internal/clone:FuzzClone \
 	explore:FuzzMergeShards \
 	explore:FuzzCanonicalString \

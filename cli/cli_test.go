@@ -314,14 +314,14 @@ func TestHelpEverywhereListsExitCodes(t *testing.T) {
 	}
 }
 
-// The README shows the timeline of make run: it must be the real one.
+// docs/run.md shows the timeline of make run: it must be the real one.
 func TestReadmeShowsMakeRunTimeline(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "docs", "run.md"))
 	require.NoError(t, err)
 	want, err := os.ReadFile(filepath.Join(repoRoot, "testdata", "scenarios", "ambiguous-delivery.golden"))
 	require.NoError(t, err)
 	const intro = "$ make run\ngo run -tags dosim_nosql ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n"
-	assert.Contains(t, string(readme), intro+string(want)+"```\n", "paste the timeline of make run into the README")
+	assert.Contains(t, string(readme), intro+string(want)+"```\n", "paste the timeline of make run into docs/run.md")
 	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	require.NoError(t, err)
 	assert.Contains(t, string(makefile), "\t$(GO) run -tags dosim_nosql ./cmd/dosim run testdata/scenarios/ambiguous-delivery.yaml\n")

@@ -17,6 +17,7 @@ import (
 // readmeBlock is one shell session quoted in the README: the command after
 // "$ " and the output lines printed under it.
 type readmeBlock struct {
+	file string
 	line int
 	cmd  string
 	want []string
@@ -52,7 +53,7 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 		}
 		if cur == nil {
 			if c, ok := strings.CutPrefix(line, "$ "); ok && (strings.HasPrefix(c, "dosim ") || strings.HasPrefix(c, "walletsim ") || c == "make run") {
-				cur = &readmeBlock{line: n, cmd: c}
+				cur = &readmeBlock{file: filepath.Base(path), line: n, cmd: c}
 			} else {
 				// Not a session: skip the rest of this fence.
 				for sc.Scan() {
@@ -71,14 +72,32 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 	return blocks
 }
 
-// Every "$ dosim ..." session in the README prints what the README says it
-// prints (H2: the documentation is checked like a tool). A line "..." in a
+// docFiles are the documents whose blocks are checked: the README,
+// DEVELOPMENT.md and every docs/*.md, relative to the repository.
+func docFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	require.NoError(t, err)
+	out := []string{"README.md", "DEVELOPMENT.md"}
+	for _, d := range docs {
+		rel, err := filepath.Rel(repoRoot, d)
+		require.NoError(t, err)
+		out = append(out, rel)
+	}
+	return out
+}
+
+// Every "$ dosim ..." session in the README and docs/ prints what it says
+// it prints (H2: the documentation is checked like a tool). A line "..." in a
 // quoted output stands for lines left out: what comes before it must start
 // the real output and what comes after it must end it.
 func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 	inRoot(t)
-	blocks := readmeBlocks(t, filepath.Join(repoRoot, "README.md"))
-	require.NotEmpty(t, blocks, "the README quotes dosim sessions")
+	var blocks []readmeBlock
+	for _, doc := range docFiles(t) {
+		blocks = append(blocks, readmeBlocks(t, filepath.Join(repoRoot, doc))...)
+	}
+	require.NotEmpty(t, blocks, "the README and docs/ quote dosim sessions")
 	for _, b := range blocks {
 		t.Run(b.cmd, func(t *testing.T) {
 			want := b.want
@@ -86,7 +105,7 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 			if b.cmd == "make run" {
 				// make run echoes the go run line, then runs the demo scenario.
 				require.NotEmpty(t, want)
-				require.True(t, strings.HasPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "), "README line %d", b.line)
+				require.True(t, strings.HasPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "), "%s line %d", b.file, b.line)
 				args = strings.Fields(strings.TrimPrefix(want[0], "go run -tags dosim_nosql ./cmd/dosim "))
 				want = want[1:]
 			}
@@ -112,12 +131,12 @@ func TestH2_ReadmeSessionsAreTrue(t *testing.T) {
 				}
 			}
 			if !elided {
-				assert.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "README line %d: %s", b.line, b.cmd)
+				assert.Equal(t, strings.Join(want, "\n"), strings.Join(got, "\n"), "%s line %d: %s", b.file, b.line, b.cmd)
 				return
 			}
-			require.GreaterOrEqual(t, len(got), len(head)+len(tail), "README line %d: output shorter than quoted", b.line)
-			assert.Equal(t, strings.Join(head, "\n"), strings.Join(got[:len(head)], "\n"), "README line %d: start of %s", b.line, b.cmd)
-			assert.Equal(t, strings.Join(tail, "\n"), strings.Join(got[len(got)-len(tail):], "\n"), "README line %d: end of %s", b.line, b.cmd)
+			require.GreaterOrEqual(t, len(got), len(head)+len(tail), "%s line %d: output shorter than quoted", b.file, b.line)
+			assert.Equal(t, strings.Join(head, "\n"), strings.Join(got[:len(head)], "\n"), "%s line %d: start of %s", b.file, b.line, b.cmd)
+			assert.Equal(t, strings.Join(tail, "\n"), strings.Join(got[len(got)-len(tail):], "\n"), "%s line %d: end of %s", b.file, b.line, b.cmd)
 		})
 	}
 }

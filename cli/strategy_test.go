@@ -37,8 +37,8 @@ func TestPCT_ExploreBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--strategy", "chess"}, `--strategy chess: want mix, random or pct`},
-		{[]string{"--strategy", "randon"}, `--strategy randon: want mix, random or pct (did you mean "random"?)`},
+		{[]string{"--strategy", "chess"}, `--strategy chess: want mix, random, swarm or pct`},
+		{[]string{"--strategy", "randon"}, `--strategy randon: want mix, random, swarm or pct (did you mean "random"?)`},
 		{[]string{"--strategy", "mix", "--swarm"}, "--swarm with --strategy mix: a mix draws a swarm profile for its own share of the seeds"},
 		{[]string{"--strategy", "mix", "--depth", "0"}, "--depth 0: want 1 to 10 (PCT's d"},
 		{[]string{"--strategy", "pct", "--depth", "0"}, "--depth 0: want 1 to 10 (PCT's d"},

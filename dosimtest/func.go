@@ -25,8 +25,9 @@ import (
 // command ends -dosim.seed=N -dosim.faults=CALL:ATTEMPT:METHOD=FAULT,...,
 // which makes Func run that seed with exactly those faults (FaultsFlag),
 // once, and print its timeline.
-func Func(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error) *explore.Summary {
+func Func[O Sweep](t testing.TB, sweep O, fn func(ctx context.Context, rt *runtime.Runtime) error) *explore.Summary {
 	t.Helper()
+	opts := exploreOptions(sweep)
 	fe, err := explore.NewFunc(opts, fn)
 	if err != nil {
 		t.Fatalf("dosimtest.Func: %v", err)

@@ -41,13 +41,14 @@ import (
 // testdata/fuzz/FuzzWallet/ID, and go test -run '^FuzzWallet$/^ID$'
 // replays it, as any failing seed replays. Coverage counts every package
 // linked into the test, dosim's own as well as the user's: Go has no flag
-// to narrow it (see README, "Coverage-guided search").
+// to narrow it (see docs/objects.md, "Coverage-guided search").
 //
 // Bad options fail f before anything runs, and so does Exhaustive
 // (explore.FuzzOptions). Options.Workers does not
 // apply (the fuzzer runs its own workers: -parallel).
-func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error) {
+func Fuzz[O Sweep](f *testing.F, sweep O, fn func(ctx context.Context, rt *runtime.Runtime) error) {
 	f.Helper()
+	opts := exploreOptions(sweep)
 	if opts.Seeds == 0 {
 		opts.Seeds = 1
 	}
@@ -72,8 +73,9 @@ func Fuzz(f *testing.F, opts explore.Options, fn func(ctx context.Context, rt *r
 // Fuzz checks it, and fails t with the same report: a failing input kept
 // as a regression test without a corpus file. It returns what
 // CheckInput found (nil when the options are bad). opts.Seeds may be 0.
-func Input(t testing.TB, opts explore.Options, fn func(ctx context.Context, rt *runtime.Runtime) error, in explore.Input) *explore.Failing {
+func Input[O Sweep](t testing.TB, sweep O, fn func(ctx context.Context, rt *runtime.Runtime) error, in explore.Input) *explore.Failing {
 	t.Helper()
+	opts := exploreOptions(sweep)
 	if opts.Seeds == 0 {
 		opts.Seeds = 1 // one input, not a sweep
 	}

@@ -20,8 +20,9 @@ import (
 // that outlives the test: under -dosim.artifacts, else DOSIM_ARTIFACTS,
 // else dosim-artifacts/PACKAGE in the system's temporary folder. It
 // returns the summary (nil when the options are bad).
-func Scenario(t testing.TB, sc *scenario.Scenario, opts explore.Options) *explore.Summary {
+func Scenario[O Sweep](t testing.TB, sc *scenario.Scenario, sweep O) *explore.Summary {
 	t.Helper()
+	opts := exploreOptions(sweep)
 	e, err := explore.New(sc, opts)
 	if err != nil {
 		t.Fatalf("dosimtest.Scenario: %v", err)

@@ -8,7 +8,7 @@ import (
 	"github.com/dosim/dosim/runtime"
 )
 
-// Guestbook is the README's ten-line SQL object, kept here so that it
+// Guestbook is docs/objects.md's ten-line SQL object, kept here so that it
 // compiles and runs (rules Q1, Q4).
 type Guestbook struct{ st *object.State }
 
@@ -24,7 +24,7 @@ func (g *Guestbook) Sign(ctx context.Context, name string) (int, error) {
 	return n, c.One(&n)
 }
 
-// The README's SQL object: each signature is a row, counted by SQL.
+// docs/objects.md's SQL object: each signature is a row, counted by SQL.
 func Example_guestbook() {
 	rt := runtime.New()
 	defer rt.Close()

@@ -48,7 +48,7 @@ func BenchmarkFuncSeed(b *testing.B) {
 // they took, on one worker, at most 10,000 seeds: a strategy that finds
 // nothing reports found=0 and the seeds and time it spent; one that does
 // not apply (an exhaustive search of a bug whose rates draw no fault) is
-// skipped. The README's table (section "Finding bugs") is TestZoo_Table's
+// skipped. docs/explore.md's table (section "Finding bugs") is TestZoo_Table's
 // output.
 func BenchmarkTimeToFind(b *testing.B) {
 	for _, bug := range zoo.Bugs() {

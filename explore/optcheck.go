@@ -291,6 +291,9 @@ func (m *merger) mergeSearch(x scenario.Explore) {
 // resolve merges the scenario's explore block into o, checks every option
 // and every pair, and fills in the defaults.
 func (o *Options) resolve(sc *scenario.Scenario) ([]Override, error) {
+	if o.Strategy == runtime.StrategySwarm { // one strategy type: swarm is the random strategy's swarm
+		o.Strategy, o.Swarm = runtime.StrategyRandom, true
+	}
 	m := &merger{o: o, sc: sc, file: map[string]bool{}}
 	if sc != nil {
 		m.merge(sc.Explore)
@@ -345,7 +348,7 @@ func (m *merger) checkRanges() error {
 	switch o.Strategy {
 	case "", runtime.StrategyMix, runtime.StrategyRandom, runtime.StrategyPCT:
 	default:
-		return m.outOf("strategy", string(o.Strategy), "mix, random or pct")
+		return m.outOf("strategy", string(o.Strategy), "mix, random, swarm or pct")
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func TestPCT_BadOptions(t *testing.T) {
 		o    explore.Options
 		want string
 	}{
-		{explore.Options{Seeds: 1, Strategy: "chess"}, "Strategy chess: want mix, random or pct"},
+		{explore.Options{Seeds: 1, Strategy: "chess"}, "Strategy chess: want mix, random, swarm or pct"},
 		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: 11}, "Depth 11: want 1 to 10"},
 		{explore.Options{Seeds: 1, Strategy: runtime.StrategyPCT, Depth: -1}, "Depth -1: want 1 to 10"},
 		{explore.Options{Seeds: 1, Strategy: runtime.StrategyRandom, Depth: 3}, "Depth 3 with Strategy random: only pct and mix take a depth"},

@@ -109,9 +109,9 @@ func StrategyNames() []string {
 }
 
 // Strategies are the strategies Options.Strategy may name: mix (the
-// default), random and pct.
+// default), random, swarm (random with Swarm) and pct.
 func Strategies() []runtime.Strategy {
-	return []runtime.Strategy{runtime.StrategyMix, runtime.StrategyRandom, runtime.StrategyPCT}
+	return []runtime.Strategy{runtime.StrategyMix, runtime.StrategyRandom, runtime.StrategySwarm, runtime.StrategyPCT}
 }
 
 // calibrated is the sweep's scheduling once PCT's k is measured (steps,

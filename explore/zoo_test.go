@@ -239,7 +239,7 @@ func TestZoo_DefaultStrategyFindsEveryBug(t *testing.T) {
 	}
 }
 
-// TestZoo_Table prints the time-to-find table of the README (section
+// TestZoo_Table prints the time-to-find table of docs/explore.md (section
 // "Finding bugs") when DOSIM_ZOO_TABLE is set: each strategy on each zoo
 // bug, seeds (for an exhaustive search, runs) and CPU time to the first
 // failure, at most 10,000 seeds.

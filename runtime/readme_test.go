@@ -12,11 +12,11 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// TestReadmeFirstTest is the README's first test, kept here so that it
-// keeps compiling and passing (rule S6: an unmarked method is not run twice;
-// rule L2: a stub a link failure broke is replaced). It fails through
-// Run's error, never with t.Fatalf inside Run (the README's "do | do not"
-// table; cli's TestReadmeFirstTestFailsOutsideRun checks the README).
+// TestReadmeFirstTest was the README's first test before issue 33 gave it
+// a class of its own (rule S6: an unmarked method is not run twice; rule
+// L2: a stub a link failure broke is replaced). It fails through Run's
+// error, never with t.Fatalf inside Run (cli's
+// TestReadmeFirstTestFailsOutsideRun checks the README's).
 func TestReadmeFirstTest(t *testing.T) {
 	plan := transport.Plan(transport.Rule{Method: "AddOne", Attempt: 1, Fault: transport.LoseResponse})
 	rt := runtime.New(runtime.WithSeed(7), runtime.WithFaults(plan))

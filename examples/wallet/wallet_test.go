@@ -90,15 +90,15 @@ func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 		}
 	}
 
-	// The README quotes this failure: every line it shows is printed, in
+	// docs/objects.md quotes this failure: every line it shows is printed, in
 	// order ("..." stands for the artifacts line, a machine's path).
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/objects.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, quoted, ok := strings.Cut(string(readme), "<!-- leaky-wallet-failure -->\n```\n")
 	if !ok {
-		t.Fatal("README.md: no quoted leaky-wallet failure")
+		t.Fatal("docs/objects.md: no quoted leaky-wallet failure")
 	}
 	quoted, _, _ = strings.Cut(quoted, "```")
 	got := strings.Split(msg, "\n")
@@ -108,7 +108,7 @@ func TestU4_LeakyWalletFailsWithAReplayCommand(t *testing.T) {
 		}
 		i := slices.Index(got, line)
 		if i < 0 {
-			t.Errorf("README.md quotes a line the failure does not print (in this order):\n%s\nthe failure:\n%s", line, msg)
+			t.Errorf("docs/objects.md quotes a line the failure does not print (in this order):\n%s\nthe failure:\n%s", line, msg)
 			break
 		}
 		got = got[i+1:]

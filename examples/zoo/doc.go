@@ -11,7 +11,7 @@
 // (it must explore clean), check each deep bug against random fault draws
 // alone and against its own strategy, and BenchmarkTimeToFind measures
 // how many seeds (or runs) and how much CPU time each strategy takes to
-// find each bug (the README, "Finding bugs", shows the table).
+// find each bug (docs/explore.md, "Finding bugs", shows the table).
 //
 // Each bug's driver checks the symptom a developer would (a balance, a
 // count of emails, a seat sold twice) and returns an error when it sees

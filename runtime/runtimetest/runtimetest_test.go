@@ -103,7 +103,7 @@ func TestReportWritesArtifacts(t *testing.T) {
 	assert.NotContains(t, string(js), `"RequestID"`, "no Go field names")
 }
 
-// shop is the README's example class.
+// shop is docs/explore.md's example class.
 type shop struct{ st *object.State }
 
 func NewShop(st *object.State) object.Object { return &shop{st: st} }
@@ -120,7 +120,7 @@ func (s *shop) Methods() object.Methods {
 	}
 }
 
-// TestShopMarks is the README's example, kept here so that it compiles
+// TestShopMarks is docs/explore.md's example, kept here so that it compiles
 // and passes; the mailer's mistake is checked through a fake T.
 func TestShopMarks(t *testing.T) {
 	rt := runtimetest.New(t) // seed from -dosim.seed or DOSIM_SEED, logs via t, leak checks
