@@ -201,10 +201,9 @@ func (a *Agent) Schedule(ctx context.Context, when When, callback string, payloa
 	now := s.Now()
 	switch when.kind {
 	case TaskDelayed:
-		if when.d < 0 {
-			return Task{}, fmt.Errorf("%s: %w: After(%v): the delay must be >= 0", op, ErrTask, when.d)
-		}
-		rec.Delay, rec.Due = when.d, now.Add(when.d)
+		// A delay already past runs at once, as the SDK's schedule(-10, cb)
+		// does (agents 0.32.0, real workerd 1.20261117.1, rule A6).
+		rec.Delay, rec.Due = when.d, now.Add(max(when.d, 0))
 	case TaskScheduled:
 		if when.at.IsZero() {
 			return Task{}, fmt.Errorf("%s: %w: At: the time is zero", op, ErrTask)
@@ -217,8 +216,12 @@ func (a *Agent) Schedule(ctx context.Context, when When, callback string, payloa
 		}
 		rec.Cron, rec.Due = when.cron, next
 	case TaskInterval:
-		if when.d <= 0 {
-			return Task{}, fmt.Errorf("%s: %w: Every(%v): the interval must be > 0", op, ErrTask, when.d)
+		// The SDK's words (scheduleEvery, agents 0.32.0).
+		switch {
+		case when.d <= 0:
+			return Task{}, fmt.Errorf("%s: %w: Every(%v): intervalSeconds must be a positive number", op, ErrTask, when.d)
+		case when.d > MaxInterval:
+			return Task{}, fmt.Errorf("%s: %w: Every(%v): intervalSeconds cannot exceed %d seconds (30 days)", op, ErrTask, when.d, int(MaxInterval/time.Second))
 		}
 		rec.Every, rec.Due = when.d, now.Add(when.d)
 	default:
@@ -298,6 +301,10 @@ func (s *turn) addTask(ctx context.Context, op string, rec taskRecord, o TaskOpt
 		}
 	}
 	if err := s.host.CheckTask(rec.Callback, payload); err != nil {
+		if errors.Is(err, object.ErrNoMethod) && rec.Kind != TaskQueued {
+			// The SDK's words for a schedule's unknown callback (agents 0.32.0).
+			return Task{}, fmt.Errorf("%s: Unknown scheduled callback %q: not registered on this Scheduler: %w", op, rec.Callback, err)
+		}
 		if errors.Is(err, object.ErrNoMethod) {
 			return Task{}, fmt.Errorf("%s: %w", op, err)
 		}

@@ -192,12 +192,12 @@ func TestScheduleBadInputA6(t *testing.T) {
 		}
 		_, err := st.Schedule(ctx, agent.When{}, "Work", "p")
 		add("no when", err, "agent.Agent.Schedule: task: when is not set (use agent.After, At, Cron or Every)")
-		_, err = st.Schedule(ctx, agent.After(-time.Second), "Work", "p")
-		add("negative delay", err, "agent.Agent.Schedule: task: After(-1s): the delay must be >= 0")
 		_, err = st.Schedule(ctx, agent.At(time.Time{}), "Work", "p")
 		add("zero time", err, "agent.Agent.Schedule: task: At: the time is zero")
 		_, err = st.Schedule(ctx, agent.Every(0), "Work", "p")
-		add("zero interval", err, "agent.Agent.Schedule: task: Every(0s): the interval must be > 0")
+		add("zero interval", err, "agent.Agent.Schedule: task: Every(0s): intervalSeconds must be a positive number")
+		_, err = st.Schedule(ctx, agent.Every(agent.MaxInterval+time.Second), "Work", "p")
+		add("interval over 30 days", err, "agent.Agent.Schedule: task: Every(720h0m1s): intervalSeconds cannot exceed 2592000 seconds (30 days)")
 		_, err = st.Schedule(ctx, agent.Cron("every tuesday"), "Work", "p")
 		add("bad cron", err, `agent.Agent.Schedule: task: cron expression "every tuesday": expected exactly 5 fields, found 2: [every tuesday]`)
 		_, err = st.Schedule(ctx, agent.After(0), "", "p")
@@ -431,4 +431,23 @@ func TestTaskPayloadIsCopiedPerAttemptA6(t *testing.T) {
 	})
 	require.NoError(t, w.rt.Advance(150*time.Second))
 	assert.Equal(t, []string{"n=0", "n=0", "n=10", "n=10"}, payloads(w.log), "a retry and a second run see the payload as stored")
+}
+
+// A6: the Agents SDK's schedule rules (agents 0.32.0 on real workerd
+// 1.20261117.1, issue 34 row 10): schedule(-10, cb) is accepted and runs
+// at once; an interval of 30 days is the most scheduleEvery takes; an
+// unknown callback is refused in the SDK's words.
+func TestA6_ScheduleTakesTheSDKsBounds(t *testing.T) {
+	w := newWorld(t, 1)
+	w.inside(func(ctx context.Context, st self) error {
+		task, err := st.Schedule(ctx, agent.After(-10*time.Second), "Work", "p")
+		require.NoError(t, err, "a delay already past is accepted")
+		assert.Equal(t, st.Now(), task.Time, "and due at once")
+		_, err = st.Schedule(ctx, agent.Every(agent.MaxInterval), "Work", "p")
+		assert.NoError(t, err, "30 days is the longest interval")
+		_, err = st.Schedule(ctx, agent.After(0), "Nope", "p")
+		assert.ErrorIs(t, err, object.ErrNoMethod)
+		assert.ErrorContains(t, err, `agent.Agent.Schedule: Unknown scheduled callback "Nope": not registered on this Scheduler`)
+		return nil
+	})
 }

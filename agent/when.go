@@ -23,7 +23,8 @@ type When struct {
 	cron string
 }
 
-// After runs the task once, d of virtual time from now (d >= 0).
+// After runs the task once, d of virtual time from now (at once when d is
+// negative, as the Agents SDK's schedule(-10, cb) does).
 func After(d time.Duration) When { return When{kind: TaskDelayed, d: d} }
 
 // At runs the task once at t; an instant already past runs it at once.
@@ -38,3 +39,7 @@ func Cron(expr string) When { return When{kind: TaskCron, cron: expr} }
 // Every runs the task every d of virtual time (d > 0), the first time d
 // from now; each next run is d after the previous one ended.
 func Every(d time.Duration) When { return When{kind: TaskInterval, d: d} }
+
+// MaxInterval is the longest interval Every takes: the Agents SDK's
+// scheduleEvery refuses more than 2,592,000 seconds (30 days).
+const MaxInterval = 30 * 24 * time.Hour

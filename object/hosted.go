@@ -62,6 +62,10 @@ type Host interface {
 	// ResetAfterBlock resets the object because the function given to
 	// BlockConcurrencyWhile failed with err (rule L6).
 	ResetAfterBlock(err error)
+	// BlockConcurrency runs fn with the object's input gate held closed
+	// (rule L6), and resets the object if fn runs 30 s of virtual time
+	// without returning, as the platform cancels blockConcurrencyWhile.
+	BlockConcurrency(ctx context.Context, fn func(ctx context.Context) error) error
 	// Abort resets the object because its code called State.Abort with
 	// reason (rule L3).
 	Abort(reason string)
@@ -93,6 +97,9 @@ func NewHostedID(_ seal.Key, namespace string, raw [32]byte, name string) ID {
 // NewHostedState returns the State of the object with id, whose storage
 // and host are the runtime's. For package runtime.
 func NewHostedState(_ seal.Key, id ID, storage *Storage, host Host) *State {
+	if storage != nil && storage.txn == nil {
+		storage.host = host // the alarm is storage's (storage_alarm.go)
+	}
 	return &State{id: id, storage: storage, host: host}
 }
 

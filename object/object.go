@@ -23,13 +23,13 @@
 // stubs, and storage. Never time.Sleep, raw channels or goroutines: they
 // would step outside the deterministic scheduler.
 //
-// Beyond requests, an object has an alarm (State.SetAlarm and the Alarmer
-// interface, rule O6) and the Agents SDK's helpers (rules A1-A7): Retry
-// for jittered retries inside a turn (after failed attempt k it waits
-// uniformly in [0, min(2^k·base, cap)): MaxRetryDelay), State.Schedule and State.Queue for
-// tasks kept in storage that run the object's own methods later, OnError
-// (ErrorHandler) for their failures, and opt-in dead letters, circuit
-// breakers and an independent queue mode.
+// Beyond requests, an object has an alarm (State.SetAlarm, or Storage's,
+// and the Alarmer interface, rule O6). The Agents SDK's helpers (rules
+// A1-A7) are package agent's: agent.Retry for jittered retries inside a
+// turn, and agent.Agent, which a class embeds, for Schedule and Queue
+// (tasks kept in storage that run the object's own methods later), OnError
+// for their failures, and opt-in dead letters, circuit breakers and an
+// independent queue mode.
 package object
 
 import (

@@ -219,8 +219,11 @@ func (db *SQL) live(op string) error {
 // bound to its ? marks, and returns the cursor of the last statement's
 // rows. With several statements, each takes the next arguments, as many
 // as it has ? marks, and they run in order; numbered (?NNN) and named
-// parameters are only for a single statement. The whole Exec is atomic: if
-// a statement fails, none of them has an effect (rule Q2).
+// parameters are only for a single statement. Each statement is atomic,
+// but not the Exec: when a statement fails, those before it keep their
+// effect, as on the platform (a multi-statement sql.exec whose second
+// statement fails keeps the first's rows, real workerd 1.20261117.1 on
+// localDisk storage; rule Q2). Wrap it in Transaction to make it one.
 //
 // Arguments may be nil, bool, any integer or float type, string, []byte or
 // time.Time (stored as text 'YYYY-MM-DD HH:MM:SS.SSS' UTC). An error wraps
@@ -291,7 +294,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	}
 	cur := &Cursor{}
 	wrote := false
-	err = db.atomic(multi, func() error {
+	err = db.atomic(false, func() error { // each statement is atomic; the Exec is not (Q2)
 		var err error
 		wrote, err = db.runAll(cut, first, multi, vals, cur)
 		return err

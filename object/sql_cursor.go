@@ -89,8 +89,12 @@ func (c *Cursor) Scan(dst any) error {
 // One copies the only row into dst, as Scan does; it is an error if there
 // is no row or more than one.
 func (c *Cursor) One(dst any) error {
-	if len(c.rows) != 1 {
-		return fmt.Errorf("%w: One: the query returned %d rows, want exactly 1", ErrSQL, len(c.rows))
+	// The platform's words (cursor.one(), real workerd 1.20261117.1).
+	switch {
+	case len(c.rows) == 0:
+		return fmt.Errorf("%w: One: Expected exactly one result from SQL query, but got no results.", ErrSQL)
+	case len(c.rows) > 1:
+		return fmt.Errorf("%w: One: Expected exactly one result from SQL query, but got multiple results.", ErrSQL)
 	}
 	return c.scan(c.rows[0], dst)
 }

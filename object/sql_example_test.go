@@ -28,8 +28,8 @@ func (g *Guestbook) Sign(ctx context.Context, name string) (int, error) {
 	return n, c.One(&n)
 }
 
-// Exec runs statements with ? bindings, atomically, and returns the rows of
-// the last one.
+// Exec runs statements with ? bindings, each atomically, and returns the
+// rows of the last one.
 func ExampleSQL_Exec() {
 	rt := runtime.New()
 	defer rt.Close()

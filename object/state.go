@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // State is what the runtime gives an object instance: its id, its durable
@@ -68,8 +66,16 @@ func (s *State) Sleep(ctx context.Context, d time.Duration) error { return s.hos
 // callback throws: the instance is dropped, the request running it fails
 // with the reset error (DurableObjectReset, not retried) whose message is
 // fn's error's, as the platform passes the callback's error on; queued
-// ones fail as not delivered (retried), and the trace names the reason
-// "block-concurrency-failed". A panic comes back as an error.
+// ones fail with the same error (flagged reset, not retried: their methods
+// never run, as on the platform, real workerd 1.20261117.1), and the
+// trace names the reason
+// "block-concurrency-failed". A panic comes back as an error. fn may run
+// for 30 s of virtual time: past that the platform cancels it and resets
+// the object, and so does dosim (its waits end with an error; the
+// caller's error, flagged DurableObjectReset and Overloaded, says "A
+// call to blockConcurrencyWhile() in a Durable Object waited for too
+// long. The call was canceled and the Durable Object was reset.", real
+// workerd 1.20261117.1).
 func (s *State) BlockConcurrencyWhile(ctx context.Context, fn func(ctx context.Context) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -79,7 +85,7 @@ func (s *State) BlockConcurrencyWhile(ctx context.Context, fn func(ctx context.C
 			s.host.ResetAfterBlock(err)
 		}
 	}()
-	return wire.HoldGate(ctx, func() error { return fn(ctx) })
+	return s.host.BlockConcurrency(ctx, fn)
 }
 
 // Abort resets the object, as the platform's ctx.abort(reason) does

@@ -56,6 +56,9 @@ type Storage struct {
 	// onWrite, when set, is told of every write at the top level
 	// (NotifyWrites).
 	onWrite func()
+	// host keeps the object's alarm, which is storage's (storage_alarm.go);
+	// nil for a storage of no object and in a transaction.
+	host Host
 }
 
 // NotifyWrites makes the storage call fn before each write it takes at
@@ -75,6 +78,9 @@ type txn struct {
 	done   bool
 	// dropSQL is set by DeleteAll: the commit empties the SQL database.
 	dropSQL bool
+	// alarm is the transaction's pending change of the alarm (SetAlarm,
+	// DeleteAlarm, DeleteAll), nil for none.
+	alarm *alarmOp
 }
 
 // NewStorage returns an empty storage, for tests of an object's code
@@ -365,6 +371,7 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 			s.set(k, *w)
 		}
 	}
+	s.commitAlarm(tx.alarm)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ReservedPrefix starts the storage keys where dosim keeps its own records
@@ -131,9 +132,15 @@ func (s *Storage) DeleteAll(ctx context.Context) error {
 	}
 	if s.txn != nil {
 		s.dropSQL = true
-	} else if s.sql != nil {
-		if err := s.sql.dropAll(); err != nil {
-			return err
+		s.txn.alarm = &alarmOp{} // deleteAll deletes the alarm too (rule L8)
+	} else {
+		if s.sql != nil {
+			if err := s.sql.dropAll(); err != nil {
+				return err
+			}
+		}
+		if s.host != nil {
+			s.host.SetAlarm(time.Time{}, false) // deleteAll deletes the alarm too (rule L8)
 		}
 	}
 	if s.txn == nil && s.j != nil {

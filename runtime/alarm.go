@@ -59,6 +59,12 @@ type alarmState struct {
 	// alarm was first due: GetAlarm returns it then (rule O6).
 	waiting bool
 	first   time.Duration
+	// shown is the time a SetAlarm made while a failed delivery waited for
+	// its retry asked for (shownSet): GetAlarm shows it, but the retry is
+	// what is delivered, and nothing after it (the platform's behaviour,
+	// real workerd 1.20261117.1).
+	shown    time.Duration
+	shownSet bool
 	// gaveUp is the instance that saw the alarm given up, after its last
 	// delivery failed: set is false (it never fires again), but GetAlarm
 	// returns first while gaveUp is the object's live State, as the

@@ -15,6 +15,7 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
@@ -212,6 +213,27 @@ func (r *Runtime) callGate() (h *host, goes, strike bool) {
 		return t.h, goes, strike
 	}
 	return nil, true, false
+}
+
+// BlockConcurrencyLimit is how long, in virtual time, the function given
+// to BlockConcurrencyWhile may run before the platform cancels it and
+// resets the object (rule L6).
+const BlockConcurrencyLimit = 30 * time.Second
+
+// BlockConcurrency runs fn with the gate held closed (rule L6) and resets
+// the object when fn is still running BlockConcurrencyLimit later. The
+// timer is a background one: it draws nothing from the seed, so a run
+// whose function returns in time is the run it was.
+func (v hostView) BlockConcurrency(ctx context.Context, fn func(ctx context.Context) error) error {
+	h := v.h
+	st := h.state
+	t := h.ns.r.k.Background(BlockConcurrencyLimit, func() {
+		if h.state == st {
+			h.resetFor(transport.ResetBlockTimeout)
+		}
+	})
+	defer t.Stop()
+	return wire.HoldGate(ctx, func() error { return fn(ctx) })
 }
 
 // ResetAfterBlock resets the object because BlockConcurrencyWhile's

@@ -125,12 +125,23 @@ func (v hostView) SetAlarm(at time.Time, ok bool) {
 		h.alarm = prev
 		h.setLane(wire.LaneAlarm, prev.at, prev.set)
 	})
-	h.setAlarm(at.Sub(h.ns.r.start), ok)
+	d := at.Sub(h.ns.r.start)
+	if now := h.ns.r.k.Now(); ok && d < now {
+		d = now // a time already past is now: getAlarm says so, and it fires at once (O6)
+	}
+	if ok && prev.waiting {
+		// A failed delivery waits for its retry: the platform keeps the
+		// retry (it comes, counted, at its time), getAlarm shows the new
+		// time, and once the retry is delivered nothing follows (O6).
+		h.alarm.shown, h.alarm.shownSet = d, true
+		return
+	}
+	h.setAlarm(d, ok)
 }
 
 // Alarm returns the pending alarm: while a failed delivery waits for its
 // retry, the instant the alarm was first due, as the platform's getAlarm
-// returns it; after its last failed delivery, that instant too, to the
+// returns it (or the one a SetAlarm meanwhile asked for); after its last failed delivery, that instant too, to the
 // instance that saw it given up (rule O6).
 func (v hostView) Alarm() (time.Time, bool) {
 	h := v.h
@@ -140,7 +151,10 @@ func (v hostView) Alarm() (time.Time, bool) {
 		}
 		return time.Time{}, false
 	}
-	if h.alarm.waiting {
+	switch {
+	case h.alarm.waiting && h.alarm.shownSet:
+		return h.ns.r.start.Add(h.alarm.shown), true
+	case h.alarm.waiting:
 		return h.ns.r.start.Add(h.alarm.first), true
 	}
 	return h.ns.r.start.Add(h.alarm.at), true

@@ -19,9 +19,10 @@ import (
 // platform, where a thrown error arrives with its own properties (real
 // workerd 1.20261117.1): when its chain holds a *Error (the object passed
 // on the error of a call it made), the caller's keeps that one's
-// Retryable and Overloaded flags, and is Remote as well, so that it is
-// never retried (rule S4). DurableObjectReset is not carried over: it
-// says that the object called was reset. The error itself crosses as a
+// Retryable, Overloaded and DurableObjectReset flags (a thrown error with
+// durableObjectReset: true crosses with it on the platform), and is
+// Remote as well, so that it is never retried (rule S4) and leaves the
+// stub usable (rule L2). The error itself crosses as a
 // copy, made in the object's turn as results are (plain data, rule O5):
 // errors.As(err, &myErr) finds the copy, which shares no memory with the
 // object's error. errors.Is does not look into it: the copy of a sentinel
@@ -163,6 +164,7 @@ func newError(f *wire.Flight) *Error {
 		e.Overloaded = f.Fault == transport.Overloaded
 	case wire.FailReset: // after delivery: never retried (S4)
 		e.DurableObjectReset = true
+		e.Overloaded = f.Reset == transport.ResetBlockTimeout // as the platform flags its timeout
 		e.Msg = f.Fault.Message()
 		switch {
 		case f.Err != nil: // the object's own words: State.Abort's reason, a failed BlockConcurrencyWhile's error
@@ -176,7 +178,7 @@ func newError(f *wire.Flight) *Error {
 			r = crossing(f.Err, false)
 		}
 		e.Remote = true
-		e.Retryable, e.Overloaded = r.retryable, r.overloaded
+		e.Retryable, e.Overloaded, e.DurableObjectReset = r.retryable, r.overloaded, r.reset
 		e.Msg = "object error: " + r.msg
 		e.cause = r
 	case wire.FailRejected:

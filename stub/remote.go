@@ -15,6 +15,7 @@ type remoteError struct {
 	msg                   string
 	notData               bool
 	retryable, overloaded bool
+	reset                 bool // the object's error says it was reset (durableObjectReset)
 	copied                error
 }
 
@@ -93,7 +94,7 @@ func crossing(err error, copied bool) (r *remoteError) {
 			r.notData = true
 		}
 		if se, ok := e.(*Error); ok && !flagged { // the first *Error in the chain, as errors.As finds it
-			r.retryable, r.overloaded, flagged = se.Retryable, se.Overloaded, true
+			r.retryable, r.overloaded, r.reset, flagged = se.Retryable, se.Overloaded, se.DurableObjectReset, true
 		}
 		return false
 	})

@@ -31,6 +31,12 @@ const (
 	// code and ResetReasons leaves it out; its message is the platform's
 	// for an abort without a reason.
 	ResetAbort
+	// ResetBlockTimeout: the function given to BlockConcurrencyWhile ran
+	// 30 s of virtual time without returning (rule L6): the platform
+	// cancels it and resets the object; its caller's error is flagged
+	// overloaded as well as reset. Like ResetBlockFailed it follows from
+	// object code and ResetReasons leaves it out.
+	ResetBlockTimeout
 
 	numResetReasons
 )
@@ -42,6 +48,8 @@ var resetReasons = [numResetReasons]struct{ name, message string }{
 	ResetMemoryLimit: {"memory-limit", "Durable Object's isolate exceeded its memory limit and was reset."},
 	ResetBlockFailed: {"block-concurrency-failed", "Durable Object reset because the function given to blockConcurrencyWhile() failed."},
 	ResetAbort:       {"abort", "Application called abort() to reset Durable Object."},
+	ResetBlockTimeout: {"block-concurrency-timeout",
+		"A call to blockConcurrencyWhile() in a Durable Object waited for too long. The call was canceled and the Durable Object was reset."},
 }
 
 // ResetReasons lists every reason but NoReset, in declaration order.
