@@ -58,7 +58,7 @@ func TestH2_VerifyRefusesAMethodsArgsTwice(t *testing.T) {
 // the 2,048-byte limit) is inconclusive, "?", never IDEMPOTENT yes /
 // VERDICT ok, and its error is listed.
 func TestC6_VerifyAMethodThatFailedBothTimesShowsItsError(t *testing.T) {
-	key := strings.Repeat("k", 3000)
+	key := strings.Repeat("k", 2_000_001)
 	code, out, errOut := runCLI(t, "verify", "inventory", "--args", `SetQuantity=["`+key+`", 3]`)
 	assert.Equal(t, exitOK, code, errOut)
 	var row string
@@ -70,7 +70,7 @@ func TestC6_VerifyAMethodThatFailedBothTimesShowsItsError(t *testing.T) {
 	require.NotEmpty(t, row, out)
 	assert.Regexp(t, `yes +\? +inconclusive: both runs failed$`, row)
 	assert.Contains(t, out, "inventory.SetQuantity  once   object error: storage: Put \"kkkk")
-	assert.Contains(t, out, "Keys cannot be larger than 2048 bytes. A key of size 3000 was provided.")
+	assert.Contains(t, out, "Keys cannot be larger than 2000000 bytes. A key of size 2000001 was provided.")
 }
 
 // Rule H2: no message echoes a flag's or a file's value whole: a 500 KB

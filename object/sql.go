@@ -49,7 +49,8 @@ const sqlPageSize = 4096
 // that change durability, limits or the connection are refused, with the
 // reason (see sql_sandbox.go for the pragmas allowed); foreign keys are
 // enforced, as on the platform. A statement runs at most SQLMaxSteps
-// steps, a string or blob is at most DefaultSQLMaxBytes, and the rows an
+// steps, a string, blob or row is at most SQLMaxValueBytes (and the
+// platform's other limits, SQLMaxStatementBytes and after), and the rows an
 // Exec returns at most SQLMaxResultBytes.
 type SQL struct {
 	conn  driver.Conn
@@ -470,6 +471,9 @@ func (s *Storage) QuerySQL(ctx context.Context, query string, args ...any) (*Cur
 	root := s
 	for root.txn != nil {
 		root = root.parent
+	}
+	if root.kv {
+		return nil, fmt.Errorf("%w: QuerySQL %s: %w", ErrSQL, shortSQL(query), ErrNotSQLiteBacked)
 	}
 	if root.sql == nil {
 		return nil, fmt.Errorf("%w: QuerySQL %s: the object has no SQL database (it never called State.SQL)", ErrSQL, shortSQL(query))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"unsafe"
 	"weak"
@@ -104,9 +105,13 @@ func (d *sqlDriver) attach(db *SQL, conn driver.Conn) error {
 		return fmt.Errorf("%w: open: authorizer: %w", ErrSQL, err)
 	}
 	sqlite3.Xsqlite3_progress_handler(raw.tls, raw.db, sqlProgressEvery, cFuncPointer(sqlProgress), 0)
-	// No string or blob, in a row, an argument or a result, larger than
-	// the database may be: zeroblob(1e9) is an error, not a gigabyte.
-	sqlite3.Xsqlite3_limit(raw.tls, raw.db, sqlite3.SQLITE_LIMIT_LENGTH, DefaultSQLMaxBytes)
+	// The platform's SQL limits (SQLMaxValueBytes and after): a string,
+	// blob or row, a statement's text, its bound parameters, a table's
+	// columns and a LIKE or GLOB pattern; zeroblob(1e9) is an error, not a
+	// gigabyte.
+	for _, l := range sqlLimits {
+		sqlite3.Xsqlite3_limit(raw.tls, raw.db, l.id, l.n)
+	}
 	// Foreign keys enforced, as on the platform.
 	va := libc.NewVaList(int32(1), uintptr(0))
 	if va == 0 {
@@ -213,8 +218,8 @@ func (d *sqlDriver) register() error {
 		if n < 1 {
 			n = 1
 		}
-		if n > DefaultSQLMaxBytes {
-			return nil, fmt.Errorf("randomblob(%d): at most %d bytes", n, DefaultSQLMaxBytes)
+		if n > SQLMaxValueBytes {
+			return nil, fmt.Errorf("randomblob(%d): at most %d bytes (SQLMaxValueBytes)", n, SQLMaxValueBytes)
 		}
 		b := make([]byte, (n+7)/8*8)
 		r := db.rand()
@@ -351,7 +356,12 @@ func (db *SQL) prepareError(rc int32) error {
 	if msg == "" {
 		msg = libc.GoString(sqlite3.Xsqlite3_errstr(db.raw.tls, rc))
 	}
-	return errors.New(msg)
+	// Where in the statement, as the platform says it ("near \"SELEC\":
+	// syntax error at offset 0").
+	if off := sqlite3.Xsqlite3_error_offset(db.raw.tls, db.raw.db); off >= 0 {
+		msg += fmt.Sprintf(" at offset %d", off)
+	}
+	return errors.New(platformSQLMessage(msg, int(sqlite3.Xsqlite3_extended_errcode(db.raw.tls, db.raw.db))))
 }
 
 // inTransaction reports whether a transaction (a savepoint of dosim's) is
@@ -360,14 +370,51 @@ func (db *SQL) inTransaction() bool {
 	return sqlite3.Xsqlite3_get_autocommit(db.raw.tls, db.raw.db) == 0
 }
 
-// explain makes SQLite's errors that need it clearer.
+// explain words SQLite's errors as the platform does ("no such table: t:
+// SQLITE_ERROR": SQLite's message and its result code's name), and says
+// which of dosim's limits an error that needs it met. The error still
+// wraps SQLite's.
 func explain(err error) error {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
-		return fmt.Errorf("%w (the database is limited to %d bytes, DefaultSQLMaxBytes)", err, DefaultSQLMaxBytes)
+	if !errors.As(err, &se) {
+		return err
 	}
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_TOOBIG {
-		return fmt.Errorf("%w (a string or blob is limited to %d bytes, DefaultSQLMaxBytes)", err, DefaultSQLMaxBytes)
+	// The driver's message is "errstr: errmsg (code)" (or "errstr
+	// (code)"); the platform's is errmsg and the code's names.
+	msg := strings.TrimSuffix(se.Error(), fmt.Sprintf(" (%d)", se.Code()))
+	if generic, ok := sqlErrstr[se.Code()&0xff]; ok {
+		msg = strings.TrimPrefix(msg, generic+": ")
 	}
-	return err
+	msg = platformSQLMessage(msg, se.Code())
+	switch {
+	case se.Code()&0xff == sqlite3.SQLITE_FULL:
+		msg += fmt.Sprintf(" (the database is limited to %d bytes, DefaultSQLMaxBytes)", DefaultSQLMaxBytes)
+	case se.Code()&0xff == sqlite3.SQLITE_TOOBIG && strings.Contains(msg, "string or blob"):
+		msg += fmt.Sprintf(" (a string, blob or row is limited to %d bytes, SQLMaxValueBytes)", SQLMaxValueBytes)
+	}
+	return &sqliteError{msg: msg, err: err}
+}
+
+// sqlErrstr is sqlite3_errstr of each primary result code, the prefix
+// the driver puts before SQLite's message.
+var sqlErrstr = func() map[int]string {
+	tls := libc.NewTLS()
+	defer tls.Close()
+	m := map[int]string{}
+	for c := range sqlCodeNames {
+		if c > 0 {
+			m[c] = libc.GoString(sqlite3.Xsqlite3_errstr(tls, int32(c)))
+		}
+	}
+	return m
+}()
+
+// sqlLimits are the sqlite3_limit settings of every connection: the
+// platform's SQL limits.
+var sqlLimits = []struct{ id, n int32 }{
+	{sqlite3.SQLITE_LIMIT_LENGTH, SQLMaxValueBytes},
+	{sqlite3.SQLITE_LIMIT_SQL_LENGTH, SQLMaxStatementBytes},
+	{sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, SQLMaxParams},
+	{sqlite3.SQLITE_LIMIT_COLUMN, SQLMaxColumns},
+	{sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH, SQLMaxPatternBytes},
 }

@@ -5,6 +5,9 @@ package object_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,7 +107,7 @@ func TestQ5_ValuesAndResultsAreBounded(t *testing.T) {
 	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
 		db := st.SQL()
 		_, err := db.Exec(ctx, "SELECT zeroblob(1000000000)")
-		assert.ErrorContains(t, err, "a string or blob is limited to")
+		assert.ErrorContains(t, err, "a string, blob or row is limited to 2000000 bytes")
 		_, err = db.Exec(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 40) SELECT randomblob(1000000) FROM n")
 		assert.ErrorContains(t, err, "SQLMaxResultBytes")
 		c, err := db.Exec(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 10) SELECT randomblob(1000000) FROM n")
@@ -297,4 +300,54 @@ func TestQ5_AStalledStatementIsInterruptedNotAbandoned(t *testing.T) {
 		_, err = db.Exec(context.Background(), "SELECT 1")
 		assert.ErrorContains(t, err, "the database is closed")
 	}
+}
+
+// Q5: the SQL limits are the platform's (object.SQLMaxStatementBytes and
+// after): real workerd 1.20261117.1 under localDisk storage runs a
+// 100,000-byte statement and refuses 100,001 bytes ("statement too long:
+// SQLITE_TOOBIG"), binds 100 parameters and not 101 ("too many SQL
+// variables"), makes a table of 100 columns and not 101 ("too many columns
+// on c101: SQLITE_ERROR"), takes a 50-byte LIKE pattern and not 51 ("LIKE
+// or GLOB pattern too complex: SQLITE_ERROR"); the limits page gives a
+// string, blob or row 2,000,000 bytes.
+func TestQ5_TheSQLLimitsAreThePlatforms(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		stmt := func(n int) string { return "SELECT 1" + strings.Repeat(" ", n-len("SELECT 1")) }
+		marks := func(n int) (string, []any) {
+			return "SELECT " + strings.TrimSuffix(strings.Repeat("?,", n), ","), slices.Repeat([]any{1}, n)
+		}
+		table := func(n int) string {
+			cols := make([]string, n)
+			for i := range cols {
+				cols[i] = fmt.Sprintf("c%d", i)
+			}
+			return fmt.Sprintf("CREATE TABLE c%d (%s)", n, strings.Join(cols, ","))
+		}
+		_, err := db.Exec(ctx, stmt(100_000))
+		assert.NoError(t, err, "a 100,000-byte statement")
+		_, err = db.Exec(ctx, stmt(100_001))
+		assert.ErrorContains(t, err, "statement too long: SQLITE_TOOBIG")
+		q, args := marks(100)
+		_, err = db.Exec(ctx, q, args...)
+		assert.NoError(t, err, "100 parameters")
+		q, args = marks(101)
+		_, err = db.Exec(ctx, q, args...)
+		assert.ErrorContains(t, err, "too many SQL variables")
+		_, err = db.Exec(ctx, table(100))
+		assert.NoError(t, err, "100 columns")
+		_, err = db.Exec(ctx, table(101))
+		assert.ErrorContains(t, err, "too many columns on c101: SQLITE_ERROR")
+		_, err = db.Exec(ctx, "SELECT 'a' LIKE ?", strings.Repeat("a", 50))
+		assert.NoError(t, err, "a 50-byte pattern")
+		_, err = db.Exec(ctx, "SELECT 'a' LIKE ?", strings.Repeat("a", 51))
+		assert.ErrorContains(t, err, "LIKE or GLOB pattern too complex: SQLITE_ERROR")
+		_, err = db.Exec(ctx, "CREATE TABLE v (b); INSERT INTO v VALUES (?)", make([]byte, object.SQLMaxValueBytes-16))
+		assert.NoError(t, err, "a row of 2,000,000 bytes with its header")
+		_, err = db.Exec(ctx, "INSERT INTO v VALUES (?)", make([]byte, object.SQLMaxValueBytes+1))
+		assert.ErrorContains(t, err, "SQLITE_TOOBIG")
+		_, err = db.Exec(ctx, "SELECT * FROM nosuch")
+		assert.ErrorContains(t, err, "no such table: nosuch: SQLITE_ERROR", "the platform's form: the message and the code's name")
+		return nil
+	})
 }

@@ -45,10 +45,17 @@ func (s *State) Storage() *Storage {
 // SQL returns the object's SQL database, created on first use (rule Q1):
 // see SQL. Like Storage, it survives resets and eviction; once the
 // instance is stale (rule L4) it returns a handle whose every operation
-// fails with an error wrapping ErrInstanceReset and ErrSQL.
+// fails with an error wrapping ErrInstanceReset and ErrSQL. A
+// key-value-backed object (KeyValueBacked, runtime.KeyValueBacked) has no
+// SQL: every operation of the handle fails with an error wrapping
+// ErrNotSQLiteBacked and ErrSQL, as ctx.storage.sql throws on the
+// platform.
 func (s *State) SQL() *SQL {
 	if s.reset != nil {
 		return &SQL{revoked: s.reset}
+	}
+	if s.storage.kv {
+		return &SQL{revoked: ErrNotSQLiteBacked}
 	}
 	return s.storage.sqlDB(s.host)
 }

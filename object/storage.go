@@ -59,6 +59,9 @@ type Storage struct {
 	// host keeps the object's alarm, which is storage's (storage_alarm.go);
 	// nil for a storage of no object and in a transaction.
 	host Host
+	// kv is set for a key-value-backed object's storage (Backend), and in
+	// its transactions.
+	kv bool
 }
 
 // NotifyWrites makes the storage call fn before each write it takes at
@@ -86,16 +89,6 @@ type txn struct {
 // NewStorage returns an empty storage, for tests of an object's code
 // without a runtime. The runtime makes one per object.
 func NewStorage() *Storage { return &Storage{data: map[string]any{}} }
-
-// checkKey refuses a key longer than MaxKeyBytes, with the platform's
-// message. Any other key is a key, the empty one too (as on the platform).
-func checkKey(op, key string) error {
-	if len(key) > MaxKeyBytes {
-		msg := fmt.Sprintf("Keys cannot be larger than %d bytes. A key of size %d was provided.", MaxKeyBytes, len(key))
-		return fmt.Errorf("%w: %s %s: %s", ErrStorage, op, shortKey(key), msg)
-	}
-	return nil
-}
 
 // shortKey quotes key for an error message, cut after 40 bytes.
 func shortKey(key string) string {
@@ -153,14 +146,11 @@ func (s *Storage) delAs(key string, allow bool) {
 	delete(s.data, key)
 }
 
-// copyIn copies value for storing under key and checks its size.
-func copyIn(op, key string, value any) (any, error) {
+// copyValue copies value for storing under key.
+func copyValue(op, key string, value any) (any, error) {
 	cp, _, err := clone.Copy(value, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s %q: %w", ErrStorage, op, key, whyNotData(value, err))
-	}
-	if err := checkSize(op, key, cp); err != nil {
-		return nil, err
 	}
 	return cp, nil
 }
@@ -197,7 +187,7 @@ func (s *Storage) Get(ctx context.Context, key string, dst any) (bool, error) {
 	if err := s.live("Get"); err != nil {
 		return false, err
 	}
-	if err := checkKey("Get", key); err != nil {
+	if err := s.checkKey("Get", key); err != nil {
 		return false, err
 	}
 	v, ok := s.lookup(key)
@@ -219,7 +209,7 @@ func GetAs[T any](ctx context.Context, s *Storage, key string) (T, bool, error) 
 	if err := s.live("Get"); err != nil {
 		return zero, false, err
 	}
-	if err := checkKey("Get", key); err != nil {
+	if err := s.checkKey("Get", key); err != nil {
 		return zero, false, err
 	}
 	v, ok := s.lookup(key)
@@ -245,10 +235,10 @@ func (s *Storage) Put(ctx context.Context, key string, value any, opts ...WriteO
 	if err := s.live("Put"); err != nil {
 		return err
 	}
-	if err := checkKey("Put", key); err != nil {
+	if err := s.checkKey("Put", key); err != nil {
 		return err
 	}
-	cp, err := copyIn("Put", key, value)
+	cp, err := s.copyIn("Put", key, value)
 	if err != nil {
 		return err
 	}
@@ -262,7 +252,7 @@ func (s *Storage) Delete(ctx context.Context, key string, opts ...WriteOption) (
 	if err := s.live("Delete"); err != nil {
 		return false, err
 	}
-	if err := checkKey("Delete", key); err != nil {
+	if err := s.checkKey("Delete", key); err != nil {
 		return false, err
 	}
 	_, ok := s.lookup(key)
@@ -347,7 +337,7 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 	if err := s.live("Transaction"); err != nil {
 		return err
 	}
-	tx := &Storage{txn: &txn{parent: s, writes: map[string]*any{}}}
+	tx := &Storage{txn: &txn{parent: s, writes: map[string]*any{}}, kv: s.kv}
 	defer func() { tx.done = true }()
 	if err := wire.HoldGate(ctx, func() error { return fn(ctx, tx) }); err != nil {
 		return err

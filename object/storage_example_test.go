@@ -13,7 +13,7 @@ import (
 // pages through keys in order from where the last page stopped.
 func ExampleStorage_PutMany() {
 	ctx := context.Background()
-	s := object.NewStorage()
+	s := object.NewKeyValueStorage()
 
 	err := s.PutMany(ctx, map[string]any{"cart:1": 3, "cart:2": 1, "cart:3": 7, "owner": "ada"})
 	fmt.Println("put:", err)

@@ -17,7 +17,7 @@ import (
 // same errors.
 func TestStorageO4_GetAsGetsWhatGetGets(t *testing.T) {
 	ctx := context.Background()
-	s := object.NewStorage()
+	s := object.NewKeyValueStorage()
 	require.NoError(t, s.Put(ctx, "n", 41))
 	require.NoError(t, s.Put(ctx, "it", item{Name: "apple", Tags: []string{"red"}, Qty: 2}))
 

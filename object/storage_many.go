@@ -16,12 +16,12 @@ const ReservedPrefix = "__dosim/"
 
 // checkKeys checks a multi-key call's keys: at most MaxKeysPerCall of
 // them, each a valid key.
-func checkKeys(op string, keys []string) error {
+func (s *Storage) checkKeys(op string, keys []string) error {
 	if err := checkCount(op, len(keys)); err != nil {
 		return err
 	}
 	for _, k := range keys {
-		if err := checkKey(op, k); err != nil {
+		if err := s.checkKey(op, k); err != nil {
 			return err
 		}
 	}
@@ -46,7 +46,7 @@ func (s *Storage) GetMany(ctx context.Context, keys []string) (map[string]Entry,
 	if err := s.live("GetMany"); err != nil {
 		return nil, err
 	}
-	if err := checkKeys("GetMany", keys); err != nil {
+	if err := s.checkKeys("GetMany", keys); err != nil {
 		return nil, err
 	}
 	out := make(map[string]Entry, len(keys))
@@ -75,10 +75,10 @@ func (s *Storage) PutMany(ctx context.Context, entries map[string]any, opts ...W
 	slices.Sort(keys)
 	copies := make([]any, len(keys))
 	for i, k := range keys {
-		if err := checkKey("PutMany", k); err != nil {
+		if err := s.checkKey("PutMany", k); err != nil {
 			return err
 		}
-		cp, err := copyIn("PutMany", k, entries[k])
+		cp, err := s.copyIn("PutMany", k, entries[k])
 		if err != nil {
 			return err
 		}
@@ -101,7 +101,7 @@ func (s *Storage) DeleteMany(ctx context.Context, keys []string, opts ...WriteOp
 		return 0, err
 	}
 	for _, k := range keys {
-		if err := checkKey("DeleteMany", k); err != nil {
+		if err := s.checkKey("DeleteMany", k); err != nil {
 			return 0, err
 		}
 	}

@@ -45,7 +45,7 @@ func TestO4_EmptyKeyIsAllowed(t *testing.T) {
 // refused with the platform's message (real workerd 1.20261117.1).
 func TestO4_ValuesAreSizedAsV8SerialisesThem(t *testing.T) {
 	ctx := context.Background()
-	s := object.NewStorage()
+	s := object.NewKeyValueStorage()
 	require.NoError(t, s.Put(ctx, "bytes", make([]byte, 131_072)), "bytes count raw, not as base64")
 	require.NoError(t, s.Put(ctx, "text", strings.Repeat("x", 131_100)))
 	err := s.Put(ctx, "over", strings.Repeat("x", 131_101))
@@ -62,7 +62,7 @@ func TestO4_ValuesAreSizedAsV8SerialisesThem(t *testing.T) {
 // 1.20261117.1).
 func TestO4_KeysOver2048BytesAreRefusedInThePlatformsWords(t *testing.T) {
 	ctx := context.Background()
-	s := object.NewStorage()
+	s := object.NewKeyValueStorage()
 	key := strings.Repeat("k", 2049)
 	const want = "Keys cannot be larger than 2048 bytes. A key of size 2049 was provided."
 	err := s.Put(ctx, key, 1)

@@ -95,7 +95,11 @@ type compiled struct {
 }
 
 func newHost(ns *Namespace, id object.ID) *host {
-	h := &host{ns: ns, id: id, storage: object.NewStorage()}
+	st := object.NewStorage()
+	if ns.backend == object.KeyValueBacked {
+		st = object.NewKeyValueStorage()
+	}
+	h := &host{ns: ns, id: id, storage: st}
 	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
 	h.state = object.NewHostedState(seal.Key{}, id, h.storage, hostView{h})
 	h.startJournal()

@@ -36,6 +36,8 @@ type Namespace struct {
 	resets map[[32]byte]int
 	// rerunDuplicates turns rule S6's refusal off (RerunDuplicates).
 	rerunDuplicates bool
+	// backend is the storage the namespace's objects have (KeyValueBacked).
+	backend object.Backend
 }
 
 // NamespaceOption configures one namespace (Runtime.Namespace).
@@ -63,8 +65,21 @@ func RerunDuplicates() NamespaceOption {
 	return namespaceOptionFunc(func(ns *Namespace) { ns.rerunDuplicates = true })
 }
 
+// KeyValueBacked makes the namespace's class key-value-backed, as a class
+// declared with new_classes is on the platform: its objects have no SQL
+// (State.SQL fails with object.ErrNotSQLiteBacked) and the key-value
+// limits MaxKeyBytes and MaxValueBytes (rule L8). Without it a namespace
+// is SQLite-backed, as new classes are.
+func KeyValueBacked() NamespaceOption {
+	return namespaceOptionFunc(func(ns *Namespace) { ns.backend = object.KeyValueBacked })
+}
+
+// Backend returns the storage the namespace's objects have.
+func (ns *Namespace) Backend() object.Backend { return ns.backend }
+
 // Namespace defines a namespace named name whose objects ctor builds,
-// configured by opts (RerunDuplicates; none for a model of the platform).
+// configured by opts (KeyValueBacked; RerunDuplicates, which a model of
+// the platform never uses).
 // A nil constructor, an empty name or a name already defined gives a
 // namespace whose Get returns the error; Run returns it too.
 func (r *Runtime) Namespace(name string, ctor Constructor, opts ...NamespaceOption) *Namespace {

@@ -219,7 +219,11 @@ func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
 	}
 	rp := newReplayer(first.Ctor)
 	r := New(WithStart(first.At), WithEviction(false), withReplay(rp))
-	ns := r.Namespace(t.Namespace, ctor)
+	var opts []NamespaceOption
+	if t.Backend == object.KeyValueBacked {
+		opts = append(opts, KeyValueBacked())
+	}
+	ns := r.Namespace(t.Namespace, ctor, opts...)
 	id := ns.IDFromName(t.Object)
 	if len(t.Object) == 64 {
 		if hid, err := ns.IDFromString(t.Object); err == nil {

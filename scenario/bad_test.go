@@ -49,6 +49,12 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{`bad.yaml:1: seed: is a string ("seven"): want an integer from 0 to 18446744073709551615`}, nil},
 		{"negative seed", "seed: -1\n" + head + "calls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{`bad.yaml:1: seed: is an integer (-1): want an integer from 0 to 18446744073709551615`}, nil},
+		{"namespace storage unknown (L8)", "namespaces:\n  INVENTORY: {class: inventory, storage: kv}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{`bad.yaml:2: namespaces.INVENTORY.storage: is "kv": want sqlite (the default: a class declared with new_sqlite_classes) or key-value (new_classes)`}, nil},
+		{"namespace mapping without a class (L8)", "namespaces:\n  INVENTORY: {storage: key-value}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{`bad.yaml:2: namespaces.INVENTORY.class: missing: this field is required`}, nil},
+		{"namespace mapping with an unknown field (L8)", "namespaces:\n  INVENTORY: {class: inventory, backend: key-value}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{`bad.yaml:2: namespaces.INVENTORY.backend: unknown field; allowed are class, storage`}, nil},
 		{"unknown class", "namespaces:\n  INVENTORY: invntory\nstubs:\n  shop: {}\ncalls: [{stub: shop, method: Get}]\n",
 			[]string{
 				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,

@@ -23,6 +23,7 @@ var (
 	fetchKeys     = []string{"method", "path", "body", "streaming"}
 	endKeys       = []string{"storage", "effects", "resets", "sql"}
 	storageKeys   = []string{"stub", "key", "value", "absent"}
+	namespaceKeys = []string{"class", "storage"}
 	sqlKeys       = []string{"stub", "query", "args", "rows"}
 	errorKeys     = []string{"retryable", "overloaded", "remote", "contains"}
 	callExpectKey = []string{ExpectOutcome, ExpectAttempts, ExpectExecutions, ExpectRejected, ExpectCalls,
@@ -37,6 +38,8 @@ type rawFile struct {
 	eviction   val[bool]
 	namespaces *entries
 	classes    []val[string] // the namespaces' classes, one per key
+	nsShapes   []*fields     // the namespaces' mapping form, nil where a class name is given
+	storages   []val[string] // the namespaces' storage (mapping form only)
 	stubs      *entries
 	stubDefs   []*rawStub // one per key
 	faults     *rawFaults
@@ -54,8 +57,16 @@ func decodeFile(root *yaml.Node) *rawFile {
 	f.name, f.desc = decodeStr(get("name")), decodeStr(get("description"))
 	f.seed, f.eviction = decodeUint(get("seed")), decodeBool(get("eviction"))
 	if f.namespaces = decodeEntries(get("namespaces"), "namespaces"); f.namespaces != nil {
-		for _, v := range f.namespaces.vals {
-			f.classes = append(f.classes, decodeStr(v))
+		for i, v := range f.namespaces.vals {
+			var shape *fields
+			if r := resolve(v); r != nil && r.Kind == yaml.MappingNode {
+				shape = decodeFields(v, join("namespaces", f.namespaces.keys[i].Value), namespaceKeys...)
+				f.classes = append(f.classes, decodeStr(shape.get("class")))
+			} else {
+				f.classes = append(f.classes, decodeStr(v))
+			}
+			f.nsShapes = append(f.nsShapes, shape)
+			f.storages = append(f.storages, decodeStr(shape.get("storage")))
 		}
 	}
 	if f.stubs = decodeEntries(get("stubs"), "stubs"); f.stubs != nil {

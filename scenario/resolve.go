@@ -16,6 +16,7 @@ import (
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/optrange"
 	"github.com/dosim/dosim/internal/quote"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"go.yaml.in/yaml/v3"
@@ -73,6 +74,16 @@ func (p *parser) resolveNamespaces(f *rawFile) {
 	for i, k := range e.keys {
 		path := join("namespaces", k.Value)
 		p.brokenNS[k.Value] = true // until it is defined
+		backend, ok := p.namespaceStorage(f, i, path)
+		if !ok {
+			continue
+		}
+		if f.nsShapes[i] != nil {
+			path = join(path, "class")
+			if !p.require(f.nsShapes[i], "class", f.nsShapes[i].at) {
+				continue
+			}
+		}
 		cname, ok := p.name(f.classes[i], path)
 		if !ok {
 			continue
@@ -88,10 +99,37 @@ func (p *parser) resolveNamespaces(f *rawFile) {
 			continue
 		}
 		delete(p.brokenNS, k.Value)
-		ns := &Namespace{Name: k.Value, Class: NamedClass{Name: cname, New: reg.classes[cname]}, Line: k.Line, methods: info.methods, fetch: info.fetch}
+		ns := &Namespace{Name: k.Value, Class: NamedClass{Name: cname, New: reg.classes[cname]}, Storage: backend, Line: k.Line, methods: info.methods, fetch: info.fetch}
 		p.namespaces[ns.Name] = ns
 		p.s.Namespaces = append(p.s.Namespaces, ns)
 	}
+}
+
+// namespaceStorage reads the i-th namespace's storage: sqlite (the
+// default, as for new classes on the platform) or key-value. It reports
+// false when the namespace's mapping form or its storage is bad.
+func (p *parser) namespaceStorage(f *rawFile, i int, path string) (object.Backend, bool) {
+	if f.nsShapes[i] == nil {
+		return object.SQLiteBacked, true
+	}
+	if !p.shape(f.nsShapes[i]) {
+		return 0, false
+	}
+	x := f.storages[i]
+	if !x.given() {
+		return object.SQLiteBacked, true
+	}
+	v, ok := p.str(x, join(path, "storage"))
+	if !ok {
+		return 0, false
+	}
+	for _, b := range []object.Backend{object.SQLiteBacked, object.KeyValueBacked} {
+		if v == b.String() {
+			return b, true
+		}
+	}
+	p.errorf(x.n, join(path, "storage"), nil, "is %s: want sqlite (the default: a class declared with new_sqlite_classes) or key-value (new_classes)", quote.Q(v))
+	return 0, false
 }
 
 // namespaceNames lists the namespaces declared, for a message.

@@ -135,7 +135,10 @@ type Explore struct {
 type Namespace struct {
 	Name  string     // as the file names it
 	Class NamedClass // the class it is bound to
-	Line  int        // where the file defines it
+	// Storage is the class's storage: SQLite-backed unless the file says
+	// storage: key-value (rule L8).
+	Storage object.Backend
+	Line    int // where the file defines it
 
 	methods object.Methods
 	fetch   bool

@@ -55,8 +55,8 @@ func TestQ1_ScenarioExpectsSQLRows(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		`s.yaml:11: expect.sql[0]: expected SHOW/o SQL "SELECT seat, holder FROM seats ORDER BY seat" = [[1,"alice"],[2,"carol"]], got SHOW/o SQL "SELECT seat, holder FROM seats ORDER BY seat" = [[1,"alice"],[2,"bob"]]`,
-		`s.yaml:12: expect.sql[1]: expected SHOW/o SQL "SELEC seat FROM seats" = [], got SHOW/o SQL "SELEC seat FROM seats" failed: sql: QuerySQL "SELEC seat FROM seats": near "SELEC": syntax error`,
-		`s.yaml:13: expect.sql[2]: expected SHOW/o SQL "SELECT * FROM nope" = [], got SHOW/o SQL "SELECT * FROM nope" failed: sql: QuerySQL "SELECT * FROM nope": no such table: nope`,
+		`s.yaml:12: expect.sql[1]: expected SHOW/o SQL "SELEC seat FROM seats" = [], got SHOW/o SQL "SELEC seat FROM seats" failed: sql: QuerySQL "SELEC seat FROM seats": near "SELEC": syntax error at offset 0: SQLITE_ERROR`,
+		`s.yaml:13: expect.sql[2]: expected SHOW/o SQL "SELECT * FROM nope" = [], got SHOW/o SQL "SELECT * FROM nope" failed: sql: QuerySQL "SELECT * FROM nope": no such table: nope: SQLITE_ERROR`,
 		`s.yaml:14: expect.sql[3]: expected SHOP/o SQL "SELECT 1" = [[1]], got SHOP/o SQL "SELECT 1" failed: sql: QuerySQL "SELECT 1": the object has no SQL database (it never called State.SQL)`,
 		`s.yaml:15: expect.sql[4]: expected SHOW/o SQL "DELETE FROM seats" = [], got SHOW/o SQL "DELETE FROM seats" failed: sql: QuerySQL "DELETE FROM seats": the statement writes: QuerySQL only reads (attempt to write a readonly database)`,
 	}, got)

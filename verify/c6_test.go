@@ -149,7 +149,7 @@ func (r *refuser) Methods() object.Methods {
 func (r *refuser) Refuse(ctx context.Context) error { return errors.New("closed on sundays") }
 
 func (r *refuser) LongKey(ctx context.Context) error {
-	return r.st.Storage().Put(ctx, strings.Repeat("k", 3000), 1)
+	return r.st.Storage().Put(ctx, strings.Repeat("k", object.MaxSQLitePairBytes+1), 1)
 }
 
 // Block resets the object: BlockConcurrencyWhile's function fails (L6).
@@ -191,7 +191,7 @@ func TestC6_FailuresAndResetsAreInconclusive(t *testing.T) {
 		{"Shrug", verify.VerdictInconclusive, verify.ReasonBothFailed,
 			[]string{"the call failed in both runs (once: object error: closed on sundays; twice: object error: closed on sundays)"}},
 		{"LongKey", verify.VerdictInconclusive, verify.ReasonBothFailed,
-			[]string{"once: object error: ", "A key of size 3000 was provided.", "twice: object error: "}},
+			[]string{"once: object error: ", "A key of size 2000001 was provided.", "twice: object error: "}},
 		{"Block", verify.VerdictInconclusive, verify.ReasonReset,
 			[]string{"the object was reset during the call (once: migration failed; twice: migration failed)", "cannot be compared"}},
 		{"WriteFail", verify.VerdictDanger, "",

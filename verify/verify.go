@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/fields"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -246,7 +247,11 @@ func isMarked(ns *runtime.Namespace, method string) (bool, error) {
 // (rule C6): its instances keep every optional interface. The namespace
 // runs every duplicate delivery again, marked or not.
 func asItIs(rt *runtime.Runtime, ns *runtime.Namespace) *runtime.Namespace {
-	return rt.Namespace(ns.Name(), ns.Constructor(), runtime.RerunDuplicates())
+	opts := []runtime.NamespaceOption{runtime.RerunDuplicates()}
+	if ns.Backend() == object.KeyValueBacked {
+		opts = append(opts, runtime.KeyValueBacked())
+	}
+	return rt.Namespace(ns.Name(), ns.Constructor(), opts...)
 }
 
 // world runs the method once, or twice (a lost reply, then the duplicate
