@@ -23,7 +23,7 @@ func manyKeys(n int) []string {
 
 func TestL8_GetManyTakesAtMost128KeysPutAndDeleteMore(t *testing.T) {
 	ctx := context.Background()
-	s := object.NewStorage()
+	s := object.NewKeyValueStorage()
 
 	entries := map[string]any{}
 	for _, k := range manyKeys(128) {

@@ -57,8 +57,8 @@ const (
 	// and 131,101 are refused ("A value of size 131107 was provided."), as
 	// on the platform; a 131,072-byte []byte counts 131,085 and is stored.
 	MaxValueBytes = 128 << 10
-	// MaxKeysPerCall is the most keys one GetMany, PutMany or DeleteMany
-	// may name.
+	// MaxKeysPerCall is the most keys one GetMany of a key-value-backed
+	// object may name (a SQLite-backed object's takes any number).
 	MaxKeysPerCall = 128
 )
 

@@ -402,7 +402,11 @@ func runDosim(ctx context.Context, c dosimCase, class string) (map[string]any, e
 	rt := runtime.New(runtime.WithSeed(1))
 	defer rt.Close()
 	w := newWorld()
-	ns := rt.Namespace("OBJ", func(st *object.State) object.Object { return &mirror{st: st, w: w} })
+	var opts []runtime.NamespaceOption
+	if class == "kv" {
+		opts = append(opts, runtime.KeyValueBacked())
+	}
+	ns := rt.Namespace("OBJ", func(st *object.State) object.Object { return &mirror{st: st, w: w} }, opts...)
 	e := &env{rt: rt, ns: ns, w: w, name: c.name + "-" + class}
 	var obs map[string]any
 	err := rt.Run(func(ctx context.Context) error {

@@ -165,7 +165,11 @@ func serveOnce(t *testing.T, bin, dir string) (*platform, error) {
 	if err != nil {
 		t.Fatalf("reading the config: %v", err)
 	}
-	config := strings.NewReplacer("{{PORT}}", fmt.Sprint(port), "{{WORKER}}", "worker.js").Replace(string(tmpl))
+	store, err := os.MkdirTemp(dir, "store-")
+	if err != nil {
+		return nil, err
+	}
+	config := strings.NewReplacer("{{PORT}}", fmt.Sprint(port), "{{WORKER}}", "worker.js", "{{STORE}}", store).Replace(string(tmpl))
 	if err := os.WriteFile(filepath.Join(dir, "worker.js"), worker, 0o644); err != nil {
 		return nil, err
 	}
