@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/agent"
-	"github.com/dosim/dosim/object"
 )
 
 // The Go blocks of docs/objects.md's section on retries, schedules and
@@ -26,7 +25,6 @@ func (g *Gateway) Charge(ctx context.Context, cents int) (string, error) {
 
 type Reminders struct {
 	agent.Agent
-	st *object.State
 }
 
 func (r *Reminders) plan(ctx context.Context) {

@@ -92,8 +92,10 @@ func (c *Cursor) One(dst any) error {
 	// The platform's words (cursor.one(), real workerd 1.20261117.1).
 	switch {
 	case len(c.rows) == 0:
+		//lint:ignore ST1005 the platform's words end with a period
 		return fmt.Errorf("%w: One: Expected exactly one result from SQL query, but got no results.", ErrSQL)
 	case len(c.rows) > 1:
+		//lint:ignore ST1005 the platform's words end with a period
 		return fmt.Errorf("%w: One: Expected exactly one result from SQL query, but got multiple results.", ErrSQL)
 	}
 	return c.scan(c.rows[0], dst)
