@@ -88,8 +88,10 @@ func TestAlarmFiresWhenTimeReachesItO6(t *testing.T) {
 }
 
 // O6: a failing handler (error or panic) is retried after 2 s, 4 s, 8 s,
-// 16 s, 32 s and 64 s, each plus up to 25% of jitter, learning its retry
-// count, and then given up (real workerd 1.20261117.1, alarm-scheduler.c++).
+// 16 s and 32 s, learning its retry count, and then given up (real workerd
+// 1.20261117.1, alarm-scheduler.c++). The object is key-value-backed,
+// whose waits are exact; a SQLite-backed one's carry a jitter
+// (runtime's TestO6_ASQLiteBackedObjectsRetryWaitsCarryAJitter).
 func TestAlarmRetriesO6(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -111,7 +113,7 @@ func TestAlarmRetriesO6(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := newWorld(t, 1)
+			w := newWorld(t, 1, runtime.KeyValueBacked())
 			w.alarmErr = c.fail
 			w.setAlarmIn(time.Second)
 			// Deliveries at 1, 3, 7, 15, 31 and 63 s; the idle object is
@@ -151,7 +153,7 @@ func TestAlarmRetriesO6(t *testing.T) {
 // 1.20261117.1, as issue 22 reports it (getAlarm() after a failed alarm
 // handler returns the originally scheduled time; null in the handler).
 func TestO6_GetAlarmWhileARetryWaitsReturnsTheScheduledTime(t *testing.T) {
-	w := newWorld(t, 1)
+	w := newWorld(t, 1, runtime.KeyValueBacked()) // exact waits
 	var inHandler []bool
 	var a *object.State
 	w.alarmErr = func(info object.AlarmInfo) error {

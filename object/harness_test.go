@@ -61,7 +61,9 @@ func (a *agent) Alarm(ctx context.Context, info object.AlarmInfo) error {
 }
 
 // newWorld makes a world; the method "Crash" resets the object that runs it.
-func newWorld(t *testing.T, seed uint64) *world {
+// newWorld makes a world whose AGENT namespace takes opts (SQLite-backed
+// unless runtime.KeyValueBacked is among them).
+func newWorld(t *testing.T, seed uint64, opts ...runtime.NamespaceOption) *world {
 	t.Helper()
 	plan := transport.Plan(transport.Rule{Method: "Crash", Fault: transport.FailAfterDelivery})
 	w := &world{t: t}
@@ -70,7 +72,7 @@ func newWorld(t *testing.T, seed uint64) *world {
 	w.ns = w.rt.Namespace("AGENT", func(st *object.State) object.Object {
 		w.builds++
 		return &agent{w: w, st: st}
-	})
+	}, opts...)
 	return w
 }
 

@@ -57,7 +57,7 @@ func giveUp(t *testing.T) (*runtime.Runtime, *runtime.Namespace, *givenUp, time.
 	ns := rt.Namespace("G", func(st *object.State) object.Object {
 		g.st = st
 		return g
-	})
+	}, runtime.KeyValueBacked()) // exact waits
 	s := mustStub(t, ns, "g")
 	run(t, rt, func(ctx context.Context) error { _, err := s.Call(ctx, "Arm", true); return err })
 	require.NoError(t, rt.Advance(65*time.Second))
@@ -137,7 +137,7 @@ func TestO6_AGivenUpAlarmIsInTheStateATurnReplaysFrom(t *testing.T) {
 		g.st = st
 		return g
 	}
-	ns := rt.Namespace("G", ctor)
+	ns := rt.Namespace("G", ctor, runtime.KeyValueBacked()) // exact waits
 	run(t, rt, func(ctx context.Context) error { _, err := mustStub(t, ns, "g").Call(ctx, "Arm", true); return err })
 	require.NoError(t, rt.Advance(65*time.Second))
 	state := ns.ObjectStateOf(ns.IDFromName("g"))

@@ -55,7 +55,7 @@ func alarmRun(t *testing.T, fails int, sets ...[2]time.Duration) (answers []time
 	t.Cleanup(func() { _ = rt.Close() })
 	ns := rt.Namespace("A", func(st *object.State) object.Object {
 		return &recordingAlarm{st: st, rt: rt, log: &log, fails: &fails}
-	})
+	}, runtime.KeyValueBacked()) // exact waits
 	require.NoError(t, rt.Run(func(ctx context.Context) error {
 		for _, s := range sets {
 			if err := rt.Sleep(ctx, s[0]-rt.Elapsed()); err != nil {

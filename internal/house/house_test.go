@@ -583,6 +583,8 @@ var allowedEdges = map[edge]bool{
 	{from: "cli", to: "internal/optrange"}:       true,
 	{from: "transport", to: "internal/splitmix"}: true,
 	{from: "explore", to: "internal/splitmix"}:   true,
+	{from: "runtime", to: "internal/splitmix"}:   true,
+	{from: "verify", to: "object"}:               true,
 	{from: "explore", to: "internal/optrange"}:   true,
 	{from: "scenario", to: "internal/optrange"}:  true,
 	{from: "verify", to: "runtime"}:              true,
