@@ -1,6 +1,7 @@
 package object
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -51,7 +52,7 @@ const MaxSQLitePairBytes = 2_000_000
 // Object is not backed by SQLite storage, so the SQL API is not
 // available." (real workerd 1.20261117.1, ctx.storage.sql of a class
 // without enableSql).
-var ErrNotSQLiteBacked = fmt.Errorf("This Durable Object is not backed by SQLite storage, so the SQL API is not available.") //lint:ignore ST1005 the platform's words, quoted
+var ErrNotSQLiteBacked = errors.New("This Durable Object is not backed by SQLite storage, so the SQL API is not available. SQL can be enabled on a new Durable Object class by using the `new_sqlite_classes` instead of `new_classes` under `[[migrations]]` in your wrangler.toml, but an already-deployed class cannot be converted to SQLite (except by deleting the existing data).") //lint:ignore ST1005 the platform's words, quoted
 
 // NewKeyValueStorage returns an empty key-value-backed storage (see
 // KeyValueBacked), for tests of an object's code without a runtime;

@@ -276,7 +276,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	case err != nil:
 		return nil, bad("%v", err)
 	case !ok:
-		return nil, bad("no statement")
+		return nil, bad("SQL code did not contain a statement.") // the platform's words
 	}
 	switch {
 	case readOnlyQuery && multi:

@@ -113,12 +113,15 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 			return wrote, errors.New("VACUUM is not allowed: the database is in memory, and VACUUM INTO would write a file")
 		}
 		sv := vals
+		if !multi && !s.named && len(vals) != s.params {
+			return wrote, wrongBindings(len(vals), s.params)
+		}
 		if multi {
 			if s.named {
 				return wrote, fmt.Errorf("statement %d: numbered (?NNN) and named parameters are only for a single statement", n)
 			}
 			if next+s.params > len(vals) {
-				return wrote, fmt.Errorf("%d arguments for more ? marks (statement %d has %d, after %d)", len(vals), n, s.params, next)
+				return wrote, fmt.Errorf("%w (statement %d has %d, after %d)", wrongBindings(len(vals), next+s.params), n, s.params, next)
 			}
 			sv = make([]driver.NamedValue, s.params)
 			for i := range sv {
@@ -152,9 +155,16 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		}
 	}
 	if next != len(vals) {
-		return wrote, fmt.Errorf("%d arguments for %d ? marks in %d statements", len(vals), next, n)
+		return wrote, fmt.Errorf("%w (in %d statements)", wrongBindings(len(vals), next), n)
 	}
 	return wrote, nil
+}
+
+// wrongBindings is the error of an Exec given args arguments for marks ?
+// marks: the platform's words (real workerd 1.20261117.1, for too few and
+// too many alike), then the counts.
+func wrongBindings(args, marks int) error {
+	return fmt.Errorf("Wrong number of parameter bindings for SQL query. (%d arguments for %d ? marks)", args, marks) //lint:ignore ST1005 the platform's words, quoted
 }
 
 // firstKeyword is the first word of a statement, upper case, after space

@@ -266,7 +266,8 @@ func TestQ4_BadSQLIsAnErrorNeverACrash(t *testing.T) {
 			"SELECT * FROM nowhere":         "no such table: nowhere",
 			"BEGIN":                         "use SQL.Transaction",
 			"PRAGMA max_page_count = 1":     "the size limit",
-			"":                              "no statement",
+			"":                              "SQL code did not contain a statement.",
+			"  -- only a comment":           "SQL code did not contain a statement.",
 			"SELECT 'open":                  "unrecognized token",
 		} {
 			_, err := db.Exec(ctx, q)
@@ -276,7 +277,13 @@ func TestQ4_BadSQLIsAnErrorNeverACrash(t *testing.T) {
 		_, err = db.Exec(ctx, "SELECT ?", struct{}{})
 		assert.ErrorContains(t, err, "argument 1: struct {} cannot be bound")
 		_, err = db.Exec(ctx, "SELECT ?; SELECT ?", 1)
-		assert.ErrorContains(t, err, "1 arguments for more ? marks (statement 2 has 1, after 1)")
+		assert.ErrorContains(t, err, "Wrong number of parameter bindings for SQL query. (1 arguments for 2 ? marks) (statement 2 has 1, after 1)")
+		// One statement, too few or too many: the platform's words for both
+		// (real workerd 1.20261117.1, internal/platformtest's storage-sql).
+		for _, args := range [][]any{nil, {1, 2}} {
+			_, err = db.Exec(ctx, "SELECT ?", args...)
+			assert.ErrorContains(t, err, "Wrong number of parameter bindings for SQL query.", "%d arguments", len(args))
+		}
 		_, err = db.Exec(ctx, "CREATE TABLE big (b BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 20) INSERT INTO big SELECT zeroblob(1000000) FROM n")
 		assert.ErrorIs(t, err, object.ErrSQL)
 		assert.Contains(t, err.Error(), "full")

@@ -213,10 +213,51 @@ func (m *mirror) storage(ctx context.Context, which string) (map[string]any, err
 			return nil, err
 		}
 		list(ctx, s, r)
+	case "sql":
+		sqlCase(ctx, m.st, r)
 	default:
 		return nil, errors.New("no storage case " + which)
 	}
 	return r, nil
+}
+
+// sqlCase is worker.js's sql case: statements and their words, each as
+// exec(...).toArray() or exec(...).one(); on a key-value-backed object
+// each fails, as it has no SQL API.
+func sqlCase(ctx context.Context, st *object.State, r map[string]any) {
+	q := func(query string, args ...any) map[string]any {
+		c, err := st.SQL().Exec(ctx, query, args...)
+		if err != nil {
+			return attempt(nil, err)
+		}
+		rows := []any{}
+		for _, row := range c.Rows() {
+			rows = append(rows, row)
+		}
+		return attempt(rows, nil)
+	}
+	one := func(query string) map[string]any {
+		c, err := st.SQL().Exec(ctx, query)
+		if err != nil {
+			return attempt(nil, err)
+		}
+		var row map[string]any
+		return attempt(row, c.One(&row))
+	}
+	r["create"] = q("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE, n INTEGER)")
+	r["insert"] = q("INSERT INTO t (name, n) VALUES (?, ?), (?, ?)", "a", 1, "b", 2)
+	r["select"] = q("SELECT name, n FROM t ORDER BY name")
+	r["unique"] = q("INSERT INTO t (name, n) VALUES ('a', 3)")
+	r["params"] = q("SELECT name FROM t WHERE name = ?")
+	r["paramsExtra"] = q("SELECT name FROM t WHERE name = ?", "a", "b")
+	r["empty"] = q("")
+	r["syntax"] = q("SELEC 1")
+	r["multi"] = q("INSERT INTO t (name, n) VALUES ('c', 3); INSERT INTO nosuch VALUES (1)")
+	r["afterMulti"] = q("SELECT name FROM t ORDER BY name")
+	r["oneNone"] = one("SELECT n FROM t WHERE name = 'zz'")
+	r["oneMany"] = one("SELECT n FROM t")
+	r["one"] = one("SELECT n FROM t WHERE name = 'a'")
+	r["blob"] = q("SELECT length(?) AS len", make([]byte, 600000))
 }
 
 // pairs is the case of 128 and 129 keys in one put, get and delete.
