@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,24 @@ type TaskOptions struct {
 	// retries (rule A7, opt-in). By default a failing item blocks the
 	// queue until its attempts are used up.
 	Independent bool
+	// Idempotent (schedules only) decides whether Schedule adds a task
+	// when an identical one is stored (the same kind, callback and
+	// payload, and for Cron and Every the same expression or interval):
+	// with it true, Schedule returns the stored task and adds none. Nil
+	// takes the Agents SDK's default (agents 0.32.0, the Scheduler's
+	// insert): recurring schedules (Cron, Every) are idempotent unless it
+	// is false, one-shot ones (After, At) only when it is true; a one-shot
+	// matches whatever its time.
+	Idempotent *bool
+}
+
+// idempotent says whether a schedule of kind k with these options takes
+// the place of an identical stored one (TaskOptions.Idempotent).
+func (o TaskOptions) idempotent(k TaskKind) bool {
+	if o.Idempotent != nil {
+		return *o.Idempotent
+	}
+	return k == TaskCron || k == TaskInterval
 }
 
 // Task is a scheduled or queued task, as listed.
@@ -278,6 +297,9 @@ func taskOptions(op string, opts []TaskOptions, queued bool) (TaskOptions, error
 	if o.Independent && !queued {
 		return TaskOptions{}, fmt.Errorf("%s: %w: Independent applies to queued tasks only", op, ErrTask)
 	}
+	if o.Idempotent != nil && queued {
+		return TaskOptions{}, fmt.Errorf("%s: %w: Idempotent applies to schedules only (the SDK's queue has no such option)", op, ErrTask)
+	}
 	if o.Retry.ShouldRetry != nil {
 		return TaskOptions{}, fmt.Errorf("%s: %w: retry.ShouldRetry is a func and cannot be stored with a task; set it in the class's RetryDefaults", op, ErrRetryOptions)
 	}
@@ -321,6 +343,15 @@ func (s *turn) addTask(ctx context.Context, op string, rec taskRecord, o TaskOpt
 	m := merge(class, o.Retry)
 	rec.Retry = storedRetry{MaxAttempts: m.MaxAttempts, BaseDelayMs: m.BaseDelayMs, MaxDelayMs: m.MaxDelayMs, Breaker: o.Retry.Breaker}
 	rec.DeadLetter, rec.Independent = o.DeadLetter, o.Independent
+	if rec.Kind != TaskQueued && o.idempotent(rec.Kind) {
+		same, ok, err := s.sameSchedule(ctx, &rec)
+		if err != nil {
+			return Task{}, fmt.Errorf("%s: %w", op, err)
+		}
+		if ok {
+			return same.task(), nil
+		}
+	}
 	seq, err := s.nextSeq(ctx)
 	if err != nil {
 		return Task{}, fmt.Errorf("%s: %w", op, err)
@@ -332,6 +363,26 @@ func (s *turn) addTask(ctx context.Context, op string, rec taskRecord, o TaskOpt
 	s.index(ctx).add(&rec)
 	s.reportDue(ctx, rec.lane())
 	return rec.task(), nil
+}
+
+// sameSchedule finds the stored schedule an idempotent rec takes the
+// place of, as the SDK's findMatchingJob does: the same kind and callback,
+// an equal payload, and for cron and interval schedules the same
+// expression or interval. The first made wins.
+func (s *turn) sameSchedule(ctx context.Context, rec *taskRecord) (taskRecord, bool, error) {
+	recs, err := s.records(ctx, scheduleKeys)
+	if err != nil {
+		return taskRecord{}, false, err
+	}
+	for _, r := range recs {
+		switch {
+		case r.Kind != rec.Kind, r.Callback != rec.Callback, !reflect.DeepEqual(r.Payload, rec.Payload):
+		case r.Kind == TaskCron && r.Cron != rec.Cron, r.Kind == TaskInterval && r.Every != rec.Every:
+		default:
+			return r, true, nil
+		}
+	}
+	return taskRecord{}, false, nil
 }
 
 // TaskCounts returns how many scheduled tasks and queue items the storage

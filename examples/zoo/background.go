@@ -41,10 +41,12 @@ var poisonedQueue = Bug{
 	Background: true, FoundBy: FoundByRandom,
 }
 
-// Sweeper sweeps every hour once it is opened. Buggy, Open remembers in
-// a field that it made the schedule: a restart forgets the field, and the
-// next Open makes the schedule again, so the sweeps double. Fixed, Open
-// remembers it in storage, with the schedule.
+// Sweeper sweeps every hour once it is opened: each sweep schedules the
+// next, an hour later (a one-shot schedule, which the Agents SDK does not
+// deduplicate unless asked; a recurring one it would). Buggy, Open
+// remembers in a field that it started the chain: a restart forgets the
+// field, and the next Open starts another, so the sweeps double. Fixed,
+// Open remembers it in storage, with the schedule.
 type Sweeper struct {
 	agent.Agent
 	st      *object.State
@@ -67,7 +69,7 @@ func (s *Sweeper) Open(ctx context.Context) error {
 	} else if s.started {
 		return nil
 	}
-	if _, err := s.Schedule(ctx, agent.Every(time.Hour), "Sweep", nil); err != nil {
+	if _, err := s.Schedule(ctx, agent.After(time.Hour), "Sweep", nil); err != nil {
 		return err
 	}
 	s.started = true
@@ -77,13 +79,17 @@ func (s *Sweeper) Open(ctx context.Context) error {
 	return nil
 }
 
-// Sweep is one sweep: it counts.
+// Sweep is one sweep: it counts, and schedules the next.
 func (s *Sweeper) Sweep(ctx context.Context) error {
 	var n int
 	if _, err := s.st.Storage().Get(ctx, "swept", &n); err != nil {
 		return err
 	}
-	return s.st.Storage().Put(ctx, "swept", n+1)
+	if err := s.st.Storage().Put(ctx, "swept", n+1); err != nil {
+		return err
+	}
+	_, err := s.Schedule(ctx, agent.After(time.Hour), "Sweep", nil)
+	return err
 }
 
 // Schedules returns how many schedules the object holds.
