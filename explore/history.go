@@ -347,6 +347,11 @@ func callInput(method string, args []any) string { return "R " + method + " " + 
 func laneOp(t *runtime.Turn) hop {
 	op := hop{turn: t, seen: seen{known: true, key: eventsKey(t.Events)}, maybe: t.Cut != "", from: t.Began, to: t.Ended, calls: turnCalls(nil, t)}
 	op.first = alt{turn: t, input: "L " + t.Kind.String() + " " + strconv.FormatInt(t.At.UnixNano(), 10) + readsKey(t)}
+	if t.Kind == runtime.TurnAlarm && t.Backend == object.SQLiteBacked {
+		// its retry's wait is the seed's (rule O6): another seed's step
+		// is not this one's
+		op.first.input += " seed " + strconv.FormatUint(t.Seed, 10)
+	}
 	return op
 }
 

@@ -278,10 +278,11 @@ func (a alarmState) nextRetry(infra bool) alarmState {
 // alarmWait is the wait before the alarm's retry number retry, with
 // backoff exponent k: object.AlarmRetryWait, and, in a SQLite-backed
 // namespace, a jitter of up to a quarter of it on top (rule O6). The
-// jitter is a hash of the object's ID, the instant the failed delivery
-// was due and the retry number, never a draw from the runtime's source: it moves no other
-// draw, the same run gives the same waits, and a model that replays the
-// object's turns (rule C1) computes the same wait the run did.
+// jitter is the seed's, hashed with the object's ID, the instant the
+// failed delivery was due and the retry number; it is not a draw from the
+// runtime's source, so it moves no other draw, and a replay of the turn
+// (rule C1), which knows the run's seed (Turn.Seed), computes the same
+// wait the run did.
 //
 // The platform's, measured on real workerd 1.20261117.1: under localDisk
 // storage (a SQLite-backed class) 74 waits of 30 always-failing alarms
@@ -294,7 +295,7 @@ func (h *host) alarmWait(k, retry int, due time.Time) time.Duration {
 		return d
 	}
 	id := h.id.Bytes()
-	x := binary.LittleEndian.Uint64(id[:8]) ^ binary.LittleEndian.Uint64(id[8:16])
+	x := h.ns.r.alarmSeed ^ binary.LittleEndian.Uint64(id[:8]) ^ binary.LittleEndian.Uint64(id[8:16])
 	x = splitmix.Hash(splitmix.Hash(x^uint64(due.UnixNano())) + uint64(retry))
 	return d + time.Duration(x%uint64(d/object.AlarmJitterDivisor))
 }

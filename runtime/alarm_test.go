@@ -114,7 +114,8 @@ func TestO6_AKeyValueBackedObjectsRetryWaitsAreExact(t *testing.T) {
 
 // O6: a SQLite-backed object's retry waits carry a jitter of up to a
 // quarter: each wait k is in [2 s·2^k, 1.25·2 s·2^k), the same in two runs
-// of the same program, and not one constant fraction. Real workerd
+// of the same seed, other waits under other seeds, and not one constant
+// fraction. Real workerd
 // 1.20261117.1 under localDisk storage, where a class is SQLite-backed:
 // 74 waits of 30 always-failing alarms were 0.2% to 24.6% longer than
 // 2 s·2^k, spread evenly (alarm-scheduler.c++, RETRY_JITTER_FACTOR 0.25).
@@ -132,6 +133,13 @@ func TestO6_ASQLiteBackedObjectsRetryWaitsCarryAJitter(t *testing.T) {
 		fractions[(w-base)*1000/base] = true
 	}
 	assert.Greater(t, len(fractions), 1, "a jitter, not a constant: %v", a.waits())
+	other := 0
+	for seed := uint64(4); seed < 10; seed++ {
+		if _, c := armFlaky(t, seed, 0, time.Hour, sqlite...); !assert.ObjectsAreEqual(a.waits(), c.waits()) {
+			other++
+		}
+	}
+	assert.Positive(t, other, "the jitter is the seed's: another seed, other waits")
 }
 
 // O6: a delivery the infrastructure failed (the object was reset under

@@ -114,14 +114,17 @@ const DefaultInstantLimit = 100_000
 // done. Its methods are not safe for use by several goroutines: drive it
 // from the test's goroutine and from the tasks it runs.
 type Runtime struct {
-	seed   uint64
-	rng    *rand.Rand
-	pcg    *rand.PCG // rng's source, drawn from directly where it is hot (NewRequestID)
-	ties   []byte    // the top bytes of the kernel's draws (WithTieBytes, ties.go)
-	k      *sched.Kernel
-	log    *zap.Logger
-	faults *transport.FaultPlan
-	start  time.Time
+	seed uint64
+	// alarmSeed keys the alarm retry jitter (host.alarmWait): the seed, or
+	// in a replay the seed of the run whose turn it replays (Turn.Seed).
+	alarmSeed uint64
+	rng       *rand.Rand
+	pcg       *rand.PCG // rng's source, drawn from directly where it is hot (NewRequestID)
+	ties      []byte    // the top bytes of the kernel's draws (WithTieBytes, ties.go)
+	k         *sched.Kernel
+	log       *zap.Logger
+	faults    *transport.FaultPlan
+	start     time.Time
 
 	namespaces []*Namespace
 	byName     map[string]*Namespace
@@ -247,6 +250,7 @@ func New(opts ...Option) *Runtime {
 		}
 	}
 	r.pcg = rand.NewPCG(r.seed, r.seed^0x9e3779b97f4a7c15)
+	r.alarmSeed = r.seed
 	r.rng = rand.New(r.pcg)
 	switch {
 	case r.replay != nil:
