@@ -28,7 +28,7 @@ var (
 // refPolicy is the copy policy of arguments and results (rules O5, S11):
 // plain data is copied; a stub (ByRef) and an RPC target travel by
 // reference.
-var refPolicy = &clone.Policy{AllowRefs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
+var refPolicy = &clone.Policy{AllowRefs: true, Funcs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
 	t := v.Type()
 	switch {
 	case t.Implements(byRefType):

@@ -307,8 +307,7 @@ func TestO5_ArgumentsThatAreNotPlainDataAreRefused(t *testing.T) {
 			args []any
 			want string
 		}{
-			{[]any{map[string]any{"cb": func() {}}}, "stub: Take argument 1: value[cb] holds a func"},
-			{[]any{make(chan int)}, "stub: Take argument 1: value holds a channel"},
+			{[]any{make(chan int)}, "stub: Take argument 1: value holds a channel (no platform counterpart: send a stream as an io.Reader)"},
 			{[]any{struct{ Log *os.File }{os.Stderr}}, "stub: Take argument 1: value.Log is an operating-system handle (*os.File)"},
 			{[]any{self}, "stub: Take argument 1: value[me] is value again"},
 		} {

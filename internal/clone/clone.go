@@ -307,8 +307,17 @@ func (c *copier) copy(v reflect.Value) (reflect.Value, error) {
 	case reflect.Struct:
 		return c.structure(v)
 	case reflect.Func:
+		if c.p != nil && c.p.AllowRefs && c.p.Funcs {
+			if v.IsNil() {
+				return v, nil
+			}
+			return c.ref(v, v, "a function")
+		}
 		return reflect.Value{}, c.refuse("a func")
 	case reflect.Chan:
+		if c.p != nil && c.p.AllowRefs {
+			return reflect.Value{}, c.refuse("a channel (no platform counterpart: send a stream as an io.Reader)")
+		}
 		return reflect.Value{}, c.refuse("a channel")
 	case reflect.UnsafePointer:
 		return reflect.Value{}, c.refuse("an unsafe pointer")

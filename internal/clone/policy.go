@@ -5,9 +5,12 @@ import "reflect"
 // Policy says how to treat values that are not plain data.
 type Policy struct {
 	// AllowRefs passes readers and the values Ref claims by reference
-	// instead of failing. Funcs, channels, unsafe pointers and
-	// operating-system handles are refused whatever the policy.
+	// instead of failing; with Funcs, funcs too (a call's argument or
+	// result, as the platform passes a function as a stub to call it
+	// back). Channels, unsafe pointers and operating-system handles are
+	// refused whatever the policy.
 	AllowRefs bool
+	Funcs     bool
 	// Ref, if set, may replace a by-reference value (for example a stub by
 	// a non-retrying stub), names what it is with its article ("a stub")
 	// and reports whether v is such a value. It is asked only about
