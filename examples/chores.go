@@ -23,7 +23,9 @@ import (
 //     of an hour, for ever (planted); Watch(n) re-arms it n times, then
 //     stops (the fix).
 //   - Sprout makes an hourly schedule whose every run makes another
-//     hourly one: schedule rows that grow without bound (planted); Tend
+//     hourly one, opting out of the deduplication the Agents SDK does by
+//     default (TaskOptions.Idempotent false): schedule rows that grow
+//     without bound (planted); Tend
 //     makes one hourly schedule that does its work and nothing more (the
 //     fix).
 //   - Kick makes an hourly schedule that arms an alarm whose handler
@@ -46,13 +48,16 @@ func (c *Chores) Methods() object.Methods {
 		"WatchForever": object.Func(func(ctx context.Context) error { return c.watch(ctx, -1) }),
 		"Watch":        object.Func(func(ctx context.Context, n int) error { return c.watch(ctx, n) }),
 		"Sprout":       object.Func(func(ctx context.Context) error { return c.every(ctx, "Grow") }),
-		"Grow":         object.Func(func(ctx context.Context) error { return c.every(ctx, "Sweep") }),
-		"Tend":         object.Func(func(ctx context.Context) error { return c.every(ctx, "Sweep") }),
-		"Sweep":        object.Func(c.Sweep),
-		"Kick":         object.Func(func(ctx context.Context) error { return c.every(ctx, "Arm") }),
-		"KickOnce":     object.Func(c.Arm),
-		"Arm":          object.Func(c.Arm),
-		"Swept":        object.Retryable(c.Swept),
+		"Grow": object.Func(func(ctx context.Context) error {
+			_, err := c.Schedule(ctx, agent.Every(time.Hour), "Sweep", nil, agent.TaskOptions{Idempotent: new(false)})
+			return err
+		}),
+		"Tend":     object.Func(func(ctx context.Context) error { return c.every(ctx, "Sweep") }),
+		"Sweep":    object.Func(c.Sweep),
+		"Kick":     object.Func(func(ctx context.Context) error { return c.every(ctx, "Arm") }),
+		"KickOnce": object.Func(c.Arm),
+		"Arm":      object.Func(c.Arm),
+		"Swept":    object.Retryable(c.Swept),
 	}
 }
 

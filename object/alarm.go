@@ -10,7 +10,10 @@ import (
 // Alarm delivery (rule O6), as workerd's alarm scheduler does it
 // (src/workerd/server/alarm-scheduler.c++, real workerd 1.20261117.1): an
 // alarm is delivered at most AlarmMaxRetries+1 times (RetryCount 0 to 5)
-// when its handler keeps failing. The wait before a retry is
+// when its handler keeps failing, a SQLite-backed object's
+// AlarmMaxRetriesSQLite+1 times (RetryCount 0 to 6: real workerd
+// 1.20261117.1 under localDisk storage, internal/platformtest's
+// alarm-retry-all). The wait before a retry is
 // AlarmRetryBase·2^k, where k counts the retries since the last one the
 // infrastructure caused (see AlarmRetryWait). A delivery that failed
 // because of the infrastructure (the object was reset while its handler
@@ -18,10 +21,21 @@ import (
 // capped at AlarmBackoffCap (2 s·2^9, about 17 minutes), as the platform
 // caps its backoff.
 const (
-	AlarmRetryBase  = 2 * time.Second
-	AlarmMaxRetries = 5
-	AlarmBackoffCap = 9
+	AlarmRetryBase        = 2 * time.Second
+	AlarmMaxRetries       = 5
+	AlarmMaxRetriesSQLite = 6
+	AlarmBackoffCap       = 9
 )
+
+// AlarmRetries returns how many times a failing alarm of an object with
+// backend b is retried before it is given up: AlarmMaxRetriesSQLite for a
+// SQLite-backed object, AlarmMaxRetries for a key-value-backed one.
+func AlarmRetries(b Backend) int {
+	if b == KeyValueBacked {
+		return AlarmMaxRetries
+	}
+	return AlarmMaxRetriesSQLite
+}
 
 // AlarmJitterDivisor bounds the jitter of a SQLite-backed object's alarm
 // retry: up to AlarmRetryWait(k)/AlarmJitterDivisor (a quarter) more,

@@ -197,11 +197,13 @@ func (lt *laneTurn) run(ctx context.Context) {
 // deliverAlarm runs the object's Alarm handler if the alarm is due (rule
 // O6). A failed delivery (an error, a panic, or setupErr: the object could
 // not be built) is retried after a wait of 2 s·2^k (object.AlarmRetryWait),
-// at most AlarmMaxRetries times; the retry replaces any alarm the failing
+// at most object.AlarmRetries times; the retry replaces any alarm the failing
 // handler set. A delivery during which the object was reset failed because
 // of the infrastructure: it is retried without counting (nextRetry). After
 // a success the alarm stays deleted unless the handler set a new one; after
-// the last failed delivery GetAlarm still shows it (alarmState.gaveUp).
+// the last failed delivery (object.AlarmRetries: the backend's) a
+// key-value-backed object's GetAlarm still shows it (alarmState.gaveUp), a
+// SQLite-backed one's shows none.
 func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 	a := &h.alarm
 	r := h.ns.r
@@ -237,9 +239,13 @@ func (h *host) deliverAlarm(ctx context.Context, setupErr error) {
 		return
 	}
 	h.alarmFailures++
-	if prev.retry >= object.AlarmMaxRetries {
+	if prev.retry >= object.AlarmRetries(h.ns.backend) {
 		*a = alarmState{first: prev.first}
-		if !infra { // a reset under the handler renewed the instance: the new one sees none
+		// A key-value-backed object's GetAlarm still shows the alarm; a
+		// SQLite-backed one's shows none (real workerd 1.20261117.1 under
+		// inMemory and localDisk storage). A reset under the handler
+		// renewed the instance: the new one sees none either way.
+		if !infra && h.ns.backend == object.KeyValueBacked {
 			a.gaveUp = h.state
 		}
 		h.lane(wire.LaneAlarm).has = false

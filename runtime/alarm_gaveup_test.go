@@ -157,3 +157,26 @@ func TestO6_AGivenUpAlarmIsInTheStateATurnReplaysFrom(t *testing.T) {
 	assert.True(t, rep.Exact, rep.Diverged)
 	assert.Equal(t, got, rep.Value, "the replayed turn sees the given-up alarm's instant too")
 }
+
+// O6: after the last delivery of a SQLite-backed object's alarm that kept
+// failing (the seventh), GetAlarm shows none, where a key-value-backed
+// object's shows the scheduled instant
+// (TestO6_GetAlarmAfterTheLastDeliveryIsTheScheduledTime): real workerd
+// 1.20261117.1, internal/platformtest's alarm-retry-all, getAlarm() null
+// under localDisk storage for each of its three objects.
+func TestO6_ASQLiteBackedObjectShowsNoAlarmAfterTheLastDelivery(t *testing.T) {
+	rt := newRuntime(t, runtime.WithSeed(1))
+	g := &givenUp{}
+	ns := rt.Namespace("G", func(st *object.State) object.Object {
+		g.st = st
+		return g
+	})
+	run(t, rt, func(ctx context.Context) error { _, err := mustStub(t, ns, "g").Call(ctx, "Arm", true); return err })
+	for i := 0; i < 300 && len(g.deliveries) < 7; i++ {
+		require.NoError(t, rt.Advance(time.Second))
+	}
+	require.Len(t, g.deliveries, 7, "given up after 7 deliveries")
+	require.Len(t, eventsOf(rt, object.EventAlarmGaveUp), 1)
+	assert.Nil(t, getAlarm(t, rt, ns), "GetAlarm after the give-up")
+	assert.False(t, ns.ObjectStateOf(ns.IDFromName("g")).Alarm.GaveUp)
+}

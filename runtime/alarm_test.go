@@ -96,6 +96,26 @@ func TestO6_SixDeliveriesWithRetryCountsZeroToFiveThenGivenUp(t *testing.T) {
 	assert.False(t, bl[0].Alarm.Set, "nothing is pending once the alarm is given up")
 }
 
+// O6: a SQLite-backed object's failing alarm is delivered 7 times,
+// retryCount 0 to 6, then given up: real workerd 1.20261117.1 under
+// localDisk storage, where a class is SQLite-backed
+// (internal/platformtest's alarm-retry-all: 7 deliveries, retryCount
+// 0-6, for each of its three objects; under inMemory storage 6).
+func TestO6_ASQLiteBackedObjectsAlarmIsDeliveredSevenTimes(t *testing.T) {
+	rt, f := armFlaky(t, 7, 0, 24*time.Hour, []runtime.NamespaceOption{}...)
+	counts, retries := retryCounts(f.infos)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6}, counts)
+	assert.Equal(t, []bool{false, true, true, true, true, true, true}, retries)
+	gaveUp := eventsOf(rt, object.EventAlarmGaveUp)
+	require.Len(t, gaveUp, 1)
+	assert.Equal(t, 6, gaveUp[0].Retry)
+	bl := rt.Backlogs()
+	require.Len(t, bl, 1)
+	assert.False(t, bl[0].Alarm.Set, "nothing pending")
+	assert.Equal(t, 6, object.AlarmRetries(object.SQLiteBacked))
+	assert.Equal(t, 5, object.AlarmRetries(object.KeyValueBacked))
+}
+
 // O6: a key-value-backed object's waits are exact, whatever the seed:
 // real workerd 1.20261117.1 under inMemory storage, where a class is
 // key-value-backed, measured 2001, 4001, 8206, 16001, 32001 ms for four
@@ -123,7 +143,7 @@ func TestO6_ASQLiteBackedObjectsRetryWaitsCarryAJitter(t *testing.T) {
 	sqlite := []runtime.NamespaceOption{} // not nil: no option, the default backend
 	_, a := armFlaky(t, 3, 0, time.Hour, sqlite...)
 	_, b := armFlaky(t, 3, 0, time.Hour, sqlite...)
-	require.Len(t, a.waits(), 5)
+	require.Len(t, a.waits(), object.AlarmMaxRetriesSQLite)
 	assert.Equal(t, a.waits(), b.waits(), "the same program, the same waits")
 	fractions := map[time.Duration]bool{}
 	for k, w := range a.waits() {
