@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -16,16 +17,15 @@ import (
 func (e *Explorer) exhaustive(ctx context.Context) (*Summary, error) {
 	seed := e.opts.First
 	sum := e.newSummary()
-	t, err := newTree(e.opts, sum, func(rules []transport.Rule) treeRun {
+	t, err := newTree(e.opts, sum, func(rules []transport.Rule) (*SeedResult, []runtime.CallRecord) {
 		r, err := e.check(seed, rules, checkSweep)
 		if err != nil { // check reports a run's error as a violation; this is not reached
 			r = &SeedResult{Seed: seed, Violations: []Violation{{Seed: seed, Kind: KindError, Message: err.Error()}}}
 		}
-		tr := treeRun{res: r}
-		if r.Result != nil {
-			tr.calls = r.Result.Calls
+		if r.Result == nil {
+			return r, nil
 		}
-		return tr
+		return r, r.Result.Calls
 	})
 	if err != nil {
 		return nil, err
@@ -76,9 +76,9 @@ func (fe *FuncExplorer) exhaustive(ctx context.Context) (*Summary, error) {
 		Horizon: horizon(o.Horizon, nil), RecurringAlarms: o.RecurringAlarms,
 		MaxAmbiguous: o.MaxAmbiguous, NoLinearizability: o.NoLinearizability, NoShrink: o.NoShrink,
 		MinChecked: max(o.MinChecked, 0), Shards: []Shard{{Index: 0, Count: 1}}, Violations: []Violation{}}
-	t, err := newTree(o, sum, func(rules []transport.Rule) treeRun {
+	t, err := newTree(o, sum, func(rules []transport.Rule) (*SeedResult, []runtime.CallRecord) {
 		r := fe.check(seed, rules, checkMode{}, true)
-		return treeRun{res: &r.SeedResult, calls: r.report.Calls}
+		return &r.SeedResult, r.report.Calls
 	})
 	if err != nil {
 		return nil, err

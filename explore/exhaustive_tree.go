@@ -55,20 +55,31 @@ import (
 	"github.com/dosim/dosim/transport"
 )
 
-// treeRun is one run of the tree: what its check found and its calls.
+// treeRun is one run of the tree as the search keeps it, while its level
+// runs and until the next level is made: its check's verdict without the
+// run (SeedResult.Result, with every call record, is dropped as soon as
+// the run ends), whether its faults all struck, and, unless its level is
+// the last, its decision points, from which the next level is made. So
+// the search holds one level's runs at a time, the last level's in a size
+// that does not grow with the calls (issue 35: 2.4 GB at 400 calls and
+// one fault before, all of it call records and decision points).
 type treeRun struct {
-	res   *SeedResult
-	calls []runtime.CallRecord
+	res    *SeedResult
+	points []transport.Rule
+	struck bool
 }
 
 // tree is an exhaustive search in progress.
 type tree struct {
-	opts   Options
-	kinds  []transport.Fault
-	run    func(rules []transport.Rule) treeRun
-	sum    *Summary
-	cert   *Certificate
-	hash   *placementHash
+	opts  Options
+	kinds []transport.Fault
+	run   func(rules []transport.Rule) (*SeedResult, []runtime.CallRecord)
+	sum   *Summary
+	cert  *Certificate
+	hash  *placementHash
+	// points are the decision points of the runs counted so far (the
+	// certificate's Points); the workers add to them, under mu.
+	mu     sync.Mutex
 	points map[transport.Rule]bool
 	// fail is the first failing placement, and failRes its run's check.
 	fail    []transport.Rule
@@ -76,7 +87,7 @@ type tree struct {
 }
 
 // newTree prepares the search of opts's rates' kinds, recording into sum.
-func newTree(opts Options, sum *Summary, run func(rules []transport.Rule) treeRun) (*tree, error) {
+func newTree(opts Options, sum *Summary, run func(rules []transport.Rule) (*SeedResult, []runtime.CallRecord)) (*tree, error) {
 	var kinds []transport.Fault
 	var names []string
 	for _, f := range transport.Faults() {
@@ -97,12 +108,12 @@ func newTree(opts Options, sum *Summary, run func(rules []transport.Rule) treeRu
 func (t *tree) search(ctx context.Context) error {
 	level := [][]transport.Rule{{}} // the fault-free run; not nil: nil draws random faults
 	for k := 0; ; k++ {
-		results := t.runLevel(ctx, level)
+		results := t.runLevel(ctx, level, k == t.opts.MaxFaults)
 		seen := map[string]bool{}
 		var children [][]transport.Rule
 		for i, r := range results {
 			node := level[i]
-			if !struck(node, r.calls) {
+			if !r.struck {
 				t.cert.Duplicates++
 				continue
 			}
@@ -113,7 +124,7 @@ func (t *tree) search(ctx context.Context) error {
 			if k == t.opts.MaxFaults || t.fail != nil {
 				continue
 			}
-			children = t.expand(node, r.calls, children, seen)
+			children = t.expand(node, r.points, children, seen)
 			if made := t.cert.Runs + t.cert.Duplicates + len(children); made > t.opts.MaxRuns {
 				return t.tooBig(made, "grew past")
 			}
@@ -144,7 +155,7 @@ func r0points(results []treeRun) []transport.Rule {
 	if len(results) == 0 {
 		return nil
 	}
-	return decisionPoints(results[0].calls)
+	return results[0].points
 }
 
 // estimate is how many fault sets of at most b faults of k kinds p points
@@ -176,7 +187,7 @@ func (t *tree) tooBig(runs int, how string) error {
 
 // runLevel runs a level's fault sets on the workers, in order, and returns
 // the runs of the first ones: all of them unless ctx was done first.
-func (t *tree) runLevel(ctx context.Context, level [][]transport.Rule) []treeRun {
+func (t *tree) runLevel(ctx context.Context, level [][]transport.Rule, last bool) []treeRun {
 	out := make([]treeRun, len(level))
 	var (
 		next atomic.Int64
@@ -191,7 +202,7 @@ func (t *tree) runLevel(ctx context.Context, level [][]transport.Rule) []treeRun
 				if k >= int64(len(level)) {
 					return
 				}
-				out[k] = t.run(slices.Clone(level[k]))
+				out[k] = t.keep(level[k], last)
 			}
 		}()
 	}
@@ -205,13 +216,31 @@ func (t *tree) runLevel(ctx context.Context, level [][]transport.Rule) []treeRun
 	return out
 }
 
+// keep runs the fault set node and returns what the search keeps of the
+// run (treeRun): on the last level, no decision points. A run whose
+// faults all struck adds its decision points to the certificate's.
+func (t *tree) keep(node []transport.Rule, last bool) treeRun {
+	res, calls := t.run(slices.Clone(node))
+	slim := *res
+	slim.Result = nil
+	r := treeRun{res: &slim, points: decisionPoints(calls), struck: struck(node, calls)}
+	if r.struck {
+		t.mu.Lock()
+		for _, p := range r.points {
+			t.points[p] = true
+		}
+		t.mu.Unlock()
+	}
+	if last {
+		r.points = nil
+	}
+	return r
+}
+
 // count adds a placement's run to the certificate and the summary.
 func (t *tree) count(node []transport.Rule, r treeRun) {
 	t.cert.Runs++
 	t.hash.add(node)
-	for _, p := range decisionPoints(r.calls) {
-		t.points[p] = true
-	}
 	s, res := t.sum, r.res
 	s.addPaths(res.paths)
 	s.addFired(res.Faults)
@@ -227,12 +256,12 @@ func (t *tree) count(node []transport.Rule, r treeRun) {
 // expand appends to children (deduplicated by seen) each fault set that
 // adds one fault of each kind, at one decision point of node's run that
 // node does not already fault, to node.
-func (t *tree) expand(node []transport.Rule, calls []runtime.CallRecord, children [][]transport.Rule, seen map[string]bool) [][]transport.Rule {
+func (t *tree) expand(node []transport.Rule, points []transport.Rule, children [][]transport.Rule, seen map[string]bool) [][]transport.Rule {
 	have := map[[2]int]bool{}
 	for _, r := range node {
 		have[[2]int{r.Call, r.Attempt}] = true
 	}
-	for _, p := range decisionPoints(calls) {
+	for _, p := range points {
 		if have[[2]int{p.Call, p.Attempt}] {
 			continue
 		}
