@@ -74,8 +74,10 @@ func (s *Summary) validateFingerprint() error {
 	case s.Fingerprint == "":
 		return s.bad("fingerprint", `""`, "a summary records its scenario's fingerprint: write it again with this version's dosim explore --json")
 	case s.Fingerprint != want:
-		return s.bad("fingerprint", s.Fingerprint, "it does not match the summary's scenario, digest, rates and options, its seeds, shards and counts (%s): "+
-			"the file was edited, is corrupt or was written by another version of dosim explore --json", want)
+		// The value that would match is not printed: pasted into the file,
+		// it would make an edit pass.
+		return s.bad("fingerprint", s.Fingerprint, "it does not match the summary's scenario, digest, rates and options, its seeds, shards and counts: "+
+			"the file was edited, is corrupt or was written by another version of dosim explore --json: write it again with dosim explore --json")
 	}
 	return nil
 }

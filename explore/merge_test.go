@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -228,4 +229,26 @@ func TestH2_MergeRechecksTheScenarioFile(t *testing.T) {
 	assert.NoError(t, sum.CheckScenarioFile(), "not there: merged elsewhere, not checked")
 	require.NoError(t, os.Mkdir(file, 0o755))
 	assert.ErrorContains(t, sum.CheckScenarioFile(), "is not a regular file")
+}
+
+// H2 (issue 36): a mismatched fingerprint's error does not print the value
+// that would match: pasted into the edited file, it made the edit pass
+// (a failing shard with its violations deleted merged "clean").
+func TestH2_AMismatchedFingerprintIsNotPrinted(t *testing.T) {
+	failing := shardJSON(t, explore.Shard{Index: 0, Count: 2}, true)
+	hidden := edit(t, failing, func(m map[string]any) {
+		m["violations"], m["failed"], m["total"] = []any{}, 0, 0
+		delete(m, "firstFailing")
+	})
+	_, err := explore.ReadSummary(bytes.NewReader(hidden))
+	require.ErrorIs(t, err, explore.ErrMerge)
+	assert.Contains(t, err.Error(), `"fingerprint"`)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(hidden, &m))
+	for _, s := range regexp.MustCompile(`sha256:[0-9a-f]{64}`).FindAllString(err.Error(), -1) {
+		assert.Equal(t, m["fingerprint"], s, "the error prints only the file's own fingerprint")
+		pasted := edit(t, hidden, func(m map[string]any) { m["fingerprint"] = s })
+		_, err := explore.ReadSummary(bytes.NewReader(pasted))
+		assert.Error(t, err, "a value pasted from the error must not make the edit pass")
+	}
 }
