@@ -349,8 +349,9 @@ func (sp *sqlSplitter) more() bool {
 // prepareError is a failed prepare's error: the sandbox's reason when the
 // authorizer refused, else SQLite's message.
 func (db *SQL) prepareError(rc int32) error {
-	if db.denied != "" {
-		return errors.New(db.denied)
+	if why := db.denied; why != "" {
+		db.denied = "" // the reason is this statement's: taken, not left for the next
+		return errors.New(why)
 	}
 	msg := libc.GoString(sqlite3.Xsqlite3_errmsg(db.raw.tls, db.raw.db))
 	if msg == "" {

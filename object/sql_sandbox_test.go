@@ -351,3 +351,25 @@ func TestQ5_TheSQLLimitsAreThePlatforms(t *testing.T) {
 		return nil
 	})
 }
+
+// Q5 (issue 36): a refused statement's reason stays with it: a later,
+// unrelated error on the same object carries its own words (a duplicate
+// key reported "ATTACH and DETACH are not allowed" before), whether or not
+// the later statement was met before.
+func TestQ5_ARefusalDoesNotOutliveItsStatement(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		_, err := db.Exec(ctx, "CREATE TABLE t (k TEXT PRIMARY KEY)")
+		require.NoError(t, err)
+		_, err = db.Exec(ctx, "INSERT INTO t VALUES ('a')") // met once: its cut is cached
+		require.NoError(t, err)
+		for _, refused := range []string{"ATTACH DATABASE ':memory:' AS other", "PRAGMA page_size = 65536"} {
+			_, err = db.Exec(ctx, refused)
+			require.ErrorContains(t, err, "not allowed", refused)
+			_, err = db.Exec(ctx, "INSERT INTO t VALUES ('a')")
+			assert.ErrorContains(t, err, "UNIQUE constraint failed: t.k", "after %s", refused)
+			assert.NotContains(t, err.Error(), "not allowed", "after %s", refused)
+		}
+		return nil
+	})
+}

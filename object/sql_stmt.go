@@ -225,6 +225,7 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 		db.mu.Unlock()
 	}()
 	db.trusted = trusted
+	db.denied = "" // a reason the authorizer gives now is this statement's
 	defer func() { db.trusted = false }()
 	// The runtime's contexts are not passed to the driver: a cancellable
 	// one would start a watcher goroutine per statement; the progress
