@@ -297,13 +297,16 @@ func (e *codeError) Unwrap() error { return e.err }
 
 // simulationError is a run that failed: exit code 1 when the code under
 // test stopped it (a task blocked outside the simulation past the stall
-// limit, or one that called runtime.Goexit, rule H1), as explore reports
-// it as a violation: the objects' code misbehaved, not dosim; else a
-// failure of the simulation itself, exit code 3.
+// limit, one that called runtime.Goexit, or work that waits past the end
+// of virtual time or sets itself up again at the same instant for ever,
+// rule H1), as explore reports it as a violation: the objects' code
+// misbehaved, not dosim; else a failure of the simulation itself, exit
+// code 3.
 func simulationError(err error) error {
 	var stall *runtime.StallError
 	var p *runtime.PanicError
-	if errors.As(err, &stall) || errors.As(err, &p) && p.Goexit {
+	var clock *runtime.ClockError
+	if errors.As(err, &stall) || errors.As(err, &p) && p.Goexit || errors.As(err, &clock) {
 		return &codeError{code: exitExpect, named: true, err: err,
 			msg: "the code under test stopped the simulation (not a bug in dosim): " + unprefixed(err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,13 +91,19 @@ func TestH2_FailedWritesExit2ThroughTheBinary(t *testing.T) {
 // stopper is a user's class whose methods stop the simulation: Stall
 // blocks outside it until the test releases it, Quit calls
 // runtime.Goexit (as t.FailNow from simulated code does).
-type stopper struct{ release chan struct{} }
+type stopper struct {
+	release chan struct{}
+	st      *object.State
+}
 
 func (s *stopper) Methods() object.Methods {
 	return object.Methods{
 		"Stall": object.Func(func(ctx context.Context) error { <-s.release; return nil }),
 		"Quit":  object.Func(func(ctx context.Context) error { goruntime.Goexit(); return nil }),
 		"Lie":   object.Func(func(ctx context.Context) error { return brokenErr{} }),
+		"Nap": object.Func(func(ctx context.Context) error {
+			return s.st.Sleep(ctx, time.Duration(math.MaxInt64)) // past the end of virtual time
+		}),
 	}
 }
 
@@ -118,17 +125,20 @@ func TestS4_RunShowsAnObjectErrorWhoseErrorPanics(t *testing.T) {
 }
 
 // Rule H1: a run or an amplify trial that the code under test stopped (a
-// stall outside the simulation, runtime.Goexit) is the code's failure:
+// stall outside the simulation, runtime.Goexit, a sleep past the end of
+// virtual time) is the code's failure:
 // exit code 1, as explore's violation, naming the task and what to do, not
 // exit 3 ("the simulation itself failed: a bug, please report it").
 func TestH1_RunAndAmplifyBlameTheCodeUnderTest(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release) // the stalled method returns, and its goroutine ends
-	classes := WithClasses(map[string]runtime.Constructor{"stopper": func(*object.State) object.Object { return &stopper{release: release} }})
+	classes := WithClasses(map[string]runtime.Constructor{"stopper": func(st *object.State) object.Object { return &stopper{release: release, st: st} }})
 	dir := t.TempDir()
 	for method, want := range map[string]string{
 		"Stall": `.Stall attempt 1" ran for more than 100ms of wall-clock time`,
 		"Quit":  `.Quit attempt 1" called runtime.Goexit`,
+		// issue 36: it exited 3 ("a bug in dosim, please report it")
+		"Nap": "waits for an instant past the end of virtual time",
 	} {
 		f := filepath.Join(dir, method+".yaml")
 		require.NoError(t, os.WriteFile(f, []byte("namespaces: {S: stopper}\nstubs: {s: {}}\ncalls:\n  - {stub: s, method: "+method+"}\n"), 0o644))
