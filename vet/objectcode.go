@@ -34,6 +34,10 @@ type Code struct {
 
 	byNode map[ast.Node]*Fn
 	byFunc map[*types.Func]*Fn
+	// byVar is the functions a package-level variable is declared with
+	// (var hook = func() {...}, var hook = work): code that uses the
+	// variable refers to them.
+	byVar map[*types.Var][]*Fn
 }
 
 // Fn is one function with a body: a declaration or a literal.
@@ -86,11 +90,12 @@ func (fn *Fn) walk(visit func(ast.Node) bool) {
 }
 
 func runObjectCode(pass *analysis.Pass) (any, error) {
-	c := &Code{byNode: map[ast.Node]*Fn{}, byFunc: map[*types.Func]*Fn{}}
+	c := &Code{byNode: map[ast.Node]*Fn{}, byFunc: map[*types.Func]*Fn{}, byVar: map[*types.Var][]*Fn{}}
 	if skipped(pass) {
 		return c, nil
 	}
 	c.collect(pass)
+	c.collectVars(pass)
 	for _, fn := range c.Funcs {
 		c.link(pass, fn)
 	}
@@ -140,6 +145,34 @@ func (c *Code) collect(pass *analysis.Pass) {
 	}
 }
 
+// collectVars records the functions package-level variables are declared
+// with (Code.byVar).
+func (c *Code) collectVars(pass *analysis.Pass) {
+	for _, f := range pass.Files {
+		if !includeTests && inTest(pass, f.Pos()) {
+			continue
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					v, ok := pass.TypesInfo.Defs[name].(*types.Var)
+					if !ok || i >= len(vs.Values) {
+						continue
+					}
+					if fn := c.target(pass.TypesInfo, vs.Values[i]); fn != nil {
+						c.byVar[v] = append(c.byVar[v], fn)
+					}
+				}
+			}
+		}
+	}
+}
+
 // declName is T.M for a method, F for a function.
 func declName(d *ast.FuncDecl) string {
 	if d.Recv == nil || len(d.Recv.List) == 0 {
@@ -171,10 +204,13 @@ func (c *Code) link(pass *analysis.Pass, fn *Fn) {
 		case *ast.FuncLit:
 			fn.refs = append(fn.refs, c.byNode[x])
 		case *ast.Ident:
-			if f, ok := pass.TypesInfo.Uses[x].(*types.Func); ok {
-				if to := c.Decl(f); to != nil {
+			switch u := pass.TypesInfo.Uses[x].(type) {
+			case *types.Func:
+				if to := c.Decl(u); to != nil {
 					fn.refs = append(fn.refs, to)
 				}
+			case *types.Var:
+				fn.refs = append(fn.refs, c.byVar[u]...)
 			}
 		}
 		return true

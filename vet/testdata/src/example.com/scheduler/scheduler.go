@@ -23,6 +23,7 @@ func (m *Mill) Methods() object.Methods { // want Methods:"reaches a go statemen
 		"Select": object.Func(m.Select),
 		"Spin":   object.Func(m.Spin),
 		"Quiet":  object.Func(m.Quiet),
+		"Hooked": object.Func(m.Hooked),
 		"Exit":   object.Func(func(ctx context.Context) error { runtime.Goexit(); return nil }), // want `runtime.Goexit in object code`
 	}
 }
@@ -82,4 +83,15 @@ func Pool(n int) int { // want Pool:"reaches a go statement"
 		mu.Unlock()
 	}
 	return sum
+}
+
+// startHook is a func kept in a package variable: object code that calls
+// it reaches its go statement (issue 36: it was missed).
+var startHook = func() {
+	go func() {}() // want `a go statement in object code \(reached from Mill.Hooked \(a Methods entry\)\)`
+}
+
+func (m *Mill) Hooked(ctx context.Context) error { // want Hooked:"reaches a go statement"
+	startHook()
+	return nil
 }
