@@ -45,7 +45,7 @@ func ChromeTrace(w io.Writer, reports ...Report) error {
 	for i, r := range reports {
 		t.add(i+1, r)
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(inertJSON{w})
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", " ")
 	return enc.Encode(t)

@@ -73,7 +73,9 @@ code, td.mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, 
 ul.failures { margin: 4px 0; padding-left: 20px; } ul.failures li { margin: 4px 0; }
 `
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc is text for an HTML page: HTML-escaped, and inert (no character that
+// can reorder or hide the text around it reaches the page as itself).
+func esc(s string) string { return html.EscapeString(inert(s)) }
 
 // Colours of the timeline.
 const (

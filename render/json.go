@@ -142,7 +142,7 @@ func ToJSON(r Report) JSONReport {
 // JSONReport, one per report, even for one report, so that a program
 // reads every output the same way (jq '.[0].calls').
 func JSON(w io.Writer, reports ...Report) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(inertJSON{w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	all := make([]JSONReport, len(reports))

@@ -306,7 +306,8 @@ func mermaidReply(a runtime.AttemptRecord) string {
 // line, without the characters Mermaid reads as syntax. Entity codes
 // (#quot;) are not used: not every Mermaid version decodes them in
 // sequence diagrams. A double quote becomes a single one, a semicolon a
-// comma, angle brackets the guillemets ‹ and ›.
+// comma, angle brackets the guillemets ‹ and ›, and a percent sign the
+// full-width ％, so that no %%{init: ...}%% directive comes through a name.
 func mermaidText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -319,6 +320,8 @@ func mermaidText(s string) string {
 			b.WriteString("‹")
 		case '>':
 			b.WriteString("›")
+		case '%':
+			b.WriteString("％")
 		case '\n', '\r', '\t':
 			b.WriteByte(' ')
 		default:
