@@ -21,8 +21,11 @@ import (
 //     track of it ("NS/obj #2"), so that the slices of a track nest as the
 //     format requires and each starts at a time of its own;
 //   - a complete slice ("X", category attempt) per attempt, from its start
-//     to its end, named after the call and the try ("AddOne try 2"), its
-//     link fault, what the object did and the call's outcome in args;
+//     to its end, at least 1 ms wide (chromeMinSlice: a run without
+//     latency takes no virtual time, and a slice of width 0 cannot be
+//     seen), named after the call and the try ("AddOne try 2"), its link
+//     fault, what the object did, the call's outcome and its real virtual
+//     duration in args;
 //   - inside it a slice (category turn) per attempt the object ran;
 //   - a flow arrow (named retry, "s" then "f") from each attempt to the
 //     retry after it;
@@ -81,6 +84,18 @@ const chromeAttempt = "attempt"
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
+// chromeMinSlice is the least width of an attempt's slice: a run without
+// latency has attempts that take no virtual time, and a slice of width 0
+// cannot be seen or clicked in a viewer. A slice shorter than this is
+// drawn this wide; its args say its real virtual duration.
+const chromeMinSlice = time.Millisecond
+
+// shownEnd is where attempt a's slice ends as drawn: its end, or
+// chromeMinSlice after its start when it is shorter.
+func shownEnd(a runtime.AttemptRecord) time.Duration {
+	return a.Start + max(a.End-a.Start, chromeMinSlice)
+}
+
 // chromeLane is a track of an object: the start of its last slice and the
 // end of its slices.
 type chromeLane struct {
@@ -130,7 +145,7 @@ func (t *chromeTrace) add(pid int, r Report) {
 	for _, s := range slots {
 		c := r.Calls[s.call]
 		a := c.Attempts[s.attempt]
-		tid := lane(c.Namespace+"/"+c.Object, a.Start, max(a.End, a.Start))
+		tid := lane(c.Namespace+"/"+c.Object, a.Start, shownEnd(a))
 		tidOf[s] = tid
 		t.attempt(pid, tid, r, s.call, a)
 	}
@@ -167,9 +182,10 @@ func (t *chromeTrace) add(pid int, r Report) {
 // the object ran it, and an instant for the link's fault.
 func (t *chromeTrace) attempt(pid, tid int, r Report, i int, a runtime.AttemptRecord) {
 	c := r.Calls[i]
-	dur := micros(max(a.End, a.Start) - a.Start)
+	dur := micros(shownEnd(a) - a.Start)
 	args := map[string]any{"call": i + 1, "label": r.label(i), "attempt": a.N, "requestId": a.RequestID,
-		"link": a.LinkText(), "object did": a.DidText(), "outcome": c.Outcome.String()}
+		"link": a.LinkText(), "object did": a.DidText(), "outcome": c.Outcome.String(),
+		"virtual duration": (max(a.End, a.Start) - a.Start).String()}
 	if a.Err != "" {
 		args["error"] = a.Err
 	}

@@ -213,3 +213,27 @@ func TestChromeTraceOverlappingAttemptsGetTracksOfTheirOwn(t *testing.T) {
 	assert.Equal(t, 5000.0, byPh["s"][0].Ts, "from the failed attempt (microseconds)")
 	assert.Equal(t, 10000.0, byPh["f"][0].Ts, "to its retry")
 }
+
+// Issue 36: a run without latency takes no virtual time, and its slices
+// were 0 wide in every viewer: no complete slice of the shipped scenarios'
+// traces is narrower than chromeMinSlice, and each attempt's args keep its
+// real virtual duration.
+func TestChromeTraceSlicesHaveAVisibleWidth(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, render.ChromeTrace(&b, shippedReports(t)...))
+	var trace struct{ TraceEvents []render.ChromeEvent }
+	require.NoError(t, json.Unmarshal(b.Bytes(), &trace))
+	slices := 0
+	for _, e := range trace.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		slices++
+		require.NotNil(t, e.Dur)
+		assert.GreaterOrEqual(t, *e.Dur, 1000.0, "%q is %v µs wide", e.Name, *e.Dur)
+		if e.Cat == "attempt" {
+			assert.Contains(t, e.Args, "virtual duration", e.Name)
+		}
+	}
+	assert.Positive(t, slices)
+}
