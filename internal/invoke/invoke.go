@@ -49,8 +49,12 @@ func sigOf(t reflect.Type) *Sig {
 		s.err = fmt.Sprintf("%s is variadic; %s", t, want)
 	case t.NumIn() == 0 || t.In(0) != ctxType:
 		s.err = fmt.Sprintf("%s does not take a context.Context first; %s", t, want)
-	case !(t.NumOut() == 1 && t.Out(0) == errType) && !(t.NumOut() == 2 && t.Out(1) == errType):
+	case t.NumOut() == 0:
+		s.err = fmt.Sprintf("%s returns nothing; %s", t, want)
+	case t.Out(t.NumOut()-1) != errType:
 		s.err = fmt.Sprintf("%s does not return error last; %s", t, want)
+	case t.NumOut() > 2:
+		s.err = fmt.Sprintf("%s returns %d values before its error, and a method returns one at most (return a struct of them); %s", t, t.NumOut()-1, want)
 	default:
 		s.result = t.NumOut() == 2
 		for i := 1; i < t.NumIn(); i++ {

@@ -67,6 +67,8 @@ func TestCompileReportsBadSignatures(t *testing.T) {
 		{func(ctx context.Context, xs ...int) error { return nil }, "is variadic"},
 		{func(n int) error { return nil }, "does not take a context.Context first"},
 		{func(ctx context.Context) (int, string) { return 0, "" }, "does not return error last"},
+		{func(ctx context.Context) (a, b int, err error) { return 0, 0, nil }, "returns 2 values before its error, and a method returns one at most"},
+		{func(ctx context.Context) {}, "returns nothing"},
 		{(func(context.Context) error)(nil), "function is nil"},
 	} {
 		_, err := Compile("m", tc.fn)

@@ -23,7 +23,7 @@
 // computed elsewhere, an embedded type's Methods) is refused with its
 // position and what is understood. So is an entry with a parameter or
 // result the generated file cannot name (a type another package leaves
-// unexported) or that cannot cross a call (a func, a channel or an unsafe
+// unexported) or that cannot cross a call (a channel or an unsafe
 // pointer outside a stub or an RPC target): the error names the entry,
 // the parameter and its type (checkTypes).
 //
@@ -361,8 +361,12 @@ func checkSig(sig *types.Signature) error {
 		return fmt.Errorf("variadic; %s", want)
 	case p.Len() == 0 || !isNamed(p.At(0).Type(), "context", "Context"):
 		return fmt.Errorf("does not take a context.Context first; %s", want)
-	case !(r.Len() == 1 && isError(r.At(0).Type())) && !(r.Len() == 2 && isError(r.At(1).Type())):
+	case r.Len() == 0:
+		return fmt.Errorf("returns nothing; %s", want)
+	case !isError(r.At(r.Len() - 1).Type()):
 		return fmt.Errorf("does not return error last; %s", want)
+	case r.Len() > 2:
+		return fmt.Errorf("returns %d values before its error, and a method returns one at most (return a struct of them); %s", r.Len()-1, want)
 	case sig.TypeParams().Len() > 0:
 		return fmt.Errorf("generic; %s", want)
 	}

@@ -105,7 +105,8 @@ func TestTypedStubRefusedForms(t *testing.T) {
 		{"Dashed", false, []string{`Methods entry "add-one"`, `the name "add-one" is not a Go identifier`, "rename the entry"}},
 		{"Clash", false, []string{`its typed method would be Get`, "rename one"}},
 		{"Taken", false, []string{"-type Taken", "already declares TakenStub"}},
-		{"Callback", false, []string{`Methods entry "On"`, "parameter 3 (fn) of type func(int): a func cannot cross a call", "pass data, or a stub"}},
+		{"TooMany", false, []string{`Methods entry "Split"`, "returns 2 values before its error, and a method returns one at most (return a struct of them)"}},
+		{"Nothing", false, []string{`Methods entry "Do"`, "returns nothing; want"}},
 		{"Piped", false, []string{`Methods entry "Open"`, "result of type github.com/dosim/dosim/internal/stubgen/testdata/bad.pipe: field C: a channel cannot cross a call"}},
 		{"Foreign", false, []string{`Methods entry "Put"`, "parameter 2 (s) of type []github.com/dosim/dosim/internal/stubgen/testdata/bad/other.secret",
 			"secret is unexported in package github.com/dosim/dosim/internal/stubgen/testdata/bad/other, so the stub's file cannot name it"}},
@@ -240,5 +241,21 @@ func TestTypedStubRefusesAPackageThatDoesNotCompile(t *testing.T) {
 	_, err := generate("testdata/good", "Shop")
 	if err == nil || !strings.Contains(err.Error(), "does not compile") || !strings.Contains(err.Error(), "undefinedThing") {
 		t.Fatalf("err = %v, want the package's compile error", err)
+	}
+}
+
+// S11 (issue 34): a func crosses a call by reference, so a typed stub
+// takes one as a parameter.
+func TestTypedStubTakesAFunc(t *testing.T) {
+	src, err := stubgen.Open("testdata/bad", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := classStub(src, "Callback")
+	if err != nil {
+		t.Fatalf("-type Callback: %v", err)
+	}
+	if !strings.Contains(string(out), "fn func(int)") {
+		t.Errorf("the generated stub does not take fn func(int):\n%s", out)
 	}
 }

@@ -107,7 +107,23 @@ func (Taken) Methods() object.Methods { return object.Methods{"A": object.Func(o
 // TakenStub takes the name.
 type TakenStub struct{}
 
-// Callback takes a func.
+// TooMany returns two values and an error.
+type TooMany struct{}
+
+// Methods lists it.
+func (TooMany) Methods() object.Methods {
+	return object.Methods{"Split": object.Func(func(ctx context.Context) (a, b int, err error) { return 0, 0, nil })}
+}
+
+// Nothing returns nothing.
+type Nothing struct{}
+
+// Methods lists it.
+func (Nothing) Methods() object.Methods {
+	return object.Methods{"Do": object.Func(func(ctx context.Context) {})}
+}
+
+// Callback takes a func: it crosses by reference (rule S11).
 type Callback struct{}
 
 // Methods lists it.
