@@ -136,7 +136,8 @@ exits 1 all the same.
 The lowest failing seed is shrunk to the fewest faults that still fail it (for
 at most --shrink-time; progress goes to standard error), and printed with the
 command that replays it; if its faults replayed as explicit rules do not fail,
-it says so and only the seed replays it. --artifacts writes the timeline,
+it says so and only the seed replays it. --artifacts writes the timeline (text,
+HTML and a chrome-trace, trace.json, for Perfetto),
 porcupine's visualisation of the history and the shrunk faults.
 
 --shard I/N runs every N-th seed starting at the I-th, so that N machines (a CI

@@ -14,7 +14,7 @@ import (
 // artifactFiles are the names of the artifacts every report may write
 // (Explorer.WriteArtifacts, FuncRun.WriteArtifacts): besides them, one
 // linearizability-OBJECT.html per object whose history failed the check.
-var artifactFiles = []string{"timeline.html", "timeline.txt", "violations.txt", "faults.yaml", "replay.txt"}
+var artifactFiles = []string{"timeline.html", "timeline.txt", "trace.json", "violations.txt", "faults.yaml", "replay.txt"}
 
 // ArtifactFile reports whether name (a base name, no folder) is one that
 // writing a failing seed's artifacts may replace: an output of another

@@ -32,7 +32,7 @@ func TestH2_ArtifactNamesAreSafeFileNames(t *testing.T) {
 		}
 		seen[name] = obj
 	}
-	for _, name := range []string{"timeline.html", "timeline.txt", "violations.txt", "faults.yaml", "replay.txt"} {
+	for _, name := range []string{"timeline.html", "timeline.txt", "trace.json", "violations.txt", "faults.yaml", "replay.txt"} {
 		assert.True(t, ArtifactFile(name), name)
 	}
 	for _, name := range []string{"summary.json", "shard-0.json", "timeline.json", "linearizability.txt"} {

@@ -171,9 +171,11 @@ func TestSameSeedSameVerdictD1(t *testing.T) {
 	}
 	first, second := read(t.TempDir()), read(t.TempDir())
 	assert.Equal(t, first, second)
-	for _, name := range []string{"timeline.html", "linearizability-INVENTORY-shop.html", "faults.yaml", "violations.txt", "replay.txt"} {
+	for _, name := range []string{"timeline.html", "trace.json", "linearizability-INVENTORY-shop.html", "faults.yaml", "violations.txt", "replay.txt"} {
 		assert.Contains(t, first, name)
 	}
+	// issue 36: the failing run as a chrome-trace, for Perfetto
+	assert.Contains(t, first["trace.json"], `"traceEvents"`)
 	assert.Contains(t, first["replay.txt"], fmt.Sprintf("dosim explore ../testdata/scenarios/ambiguous-delivery.yaml --replay %d --rates ", a.FirstFailing.Seed))
 	assert.Contains(t, first["faults.yaml"], "faults:\n  rules:\n    - {call: ")
 

@@ -480,11 +480,12 @@ func (fe *FuncExplorer) writeArtifacts(dir string, f *Failing, r *funcSeed, cmd 
 	}
 	var errs []error
 	if r.report != nil {
-		var tl, page bytes.Buffer
+		var tl, page, trace bytes.Buffer
 		rep := *r.report
 		rep.Violations = violationLines(r.Violations) // the page leads with them (rule C10)
 		errs = append(errs, render.Text(&tl, rep, render.TextOptions{}), write("timeline.txt", tl.Bytes()),
-			render.HTML(&page, rep), write("timeline.html", page.Bytes()))
+			render.HTML(&page, rep), write("timeline.html", page.Bytes()),
+			render.ChromeTrace(&trace, rep), write("trace.json", trace.Bytes()))
 	}
 	for _, v := range r.Violations {
 		h := r.Linear[v.Object]

@@ -387,6 +387,13 @@ func (e *Explorer) WriteArtifacts(dir string, f *Failing) ([]string, error) {
 		if err := write("timeline.html", b.Bytes()); err != nil {
 			return written, err
 		}
+		b.Reset()
+		if err := render.ChromeTrace(&b, rep); err != nil {
+			return written, err
+		}
+		if err := write("trace.json", b.Bytes()); err != nil {
+			return written, err
+		}
 	}
 	for _, v := range r.Violations {
 		h := r.Linear[v.Object]
