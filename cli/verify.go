@@ -27,6 +27,7 @@ type verifyCmd struct {
 	names   []string // the classes named
 	classes []verifyClass
 	checks  []verifyCheck
+	sc      *scenario.Scenario // --scenario's, when given
 }
 
 func (a *app) newVerify() *cobra.Command {
@@ -78,13 +79,13 @@ func (o *verifyCmd) bind(names []string, _ func(string) bool) { o.names = names 
 // validate picks the classes and every method's arguments.
 func (o *verifyCmd) validate() error {
 	var err error
-	o.classes, o.checks, err = o.a.verifyChecks(o.names, o.scenFile, o.argFlags)
+	o.classes, o.checks, o.sc, err = o.a.verifyChecks(o.names, o.scenFile, o.argFlags)
 	return err
 }
 
 // run checks every method and prints the verdicts.
 func (o *verifyCmd) run(e env) error {
-	return runVerify(e.out, o.classes, o.checks, o.showDiff, o.a.stallOption())
+	return runVerify(e.out, o.classes, verifyNamespaces(o.classes, o.sc), o.checks, o.showDiff, o.a.stallOption())
 }
 
 // verifyCheck is one method verify checks, with its sample call.
@@ -96,24 +97,24 @@ type verifyCheck struct {
 
 // verifyChecks picks the classes and every method's arguments before
 // anything runs: a method with none is an error, and nothing is printed.
-func (a *app) verifyChecks(names []string, scenFile string, argFlags []string) ([]verifyClass, []verifyCheck, error) {
+func (a *app) verifyChecks(names []string, scenFile string, argFlags []string) ([]verifyClass, []verifyCheck, *scenario.Scenario, error) {
 	var sc *scenario.Scenario
 	if scenFile != "" {
 		var err error
 		if sc, err = a.loadScenario(scenFile); err != nil {
-			return nil, nil, &codeError{code: exitUsage, msg: err.Error()}
+			return nil, nil, nil, &codeError{code: exitUsage, msg: err.Error()}
 		}
 	}
 	classes, err := a.pickClasses(names, sc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	given, err := parseArgFlags(argFlags)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := a.checkArgFlags(given, classes); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var fromScenario map[string][]any
 	if sc != nil {
@@ -139,18 +140,18 @@ func (a *app) verifyChecks(names []string, scenFile string, argFlags []string) (
 				sample.Args, ok, from = a, true, "--args "+m
 			}
 			if n := c.arity(m); !ok && n != 0 {
-				return nil, nil, usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
+				return nil, nil, nil, usageErrorf("verify: %s.%s takes %s and none were given: pass --args '%s=[...]' (or '%s.%s=[...]'), or have the class give samples by implementing object.Sampler (a method VerifySamples() map[string]object.Sample with an entry for %q)",
 					c.name, m, plural(n, "argument"), m, c.name, m, m)
 			}
 			if ok {
 				if err := checkArgs(from, c.name, m, c.methods[m], sample.Args); err != nil {
-					return nil, nil, err
+					return nil, nil, nil, err
 				}
 			}
 			checks = append(checks, verifyCheck{c, m, sample})
 		}
 	}
-	return classes, checks, nil
+	return classes, checks, sc, nil
 }
 
 func yesNo(b bool) string {

@@ -8,22 +8,50 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/quote"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/verify"
 )
+
+// verifyNamespaces defines the namespace each class is checked in, by
+// class name. With a scenario, its namespaces are defined together in one
+// runtime, under the file's names and storage, so that a class that calls
+// another through runtime.Binding finds it (verify defines the bound
+// namespaces in each of its worlds); a class the file does not name, and
+// every class without a file, is in a runtime of its own.
+func verifyNamespaces(classes []verifyClass, sc *scenario.Scenario) map[string]*runtime.Namespace {
+	namespaces := map[string]*runtime.Namespace{}
+	if sc != nil && len(sc.Namespaces) > 0 {
+		rt := runtime.New()
+		for _, n := range sc.Namespaces {
+			var opts []runtime.NamespaceOption
+			if n.Storage == object.KeyValueBacked {
+				opts = append(opts, runtime.KeyValueBacked())
+			}
+			ns := rt.Namespace(n.Name, n.Class.New, opts...)
+			if namespaces[n.Class.Name] == nil {
+				namespaces[n.Class.Name] = ns
+			}
+		}
+	}
+	for _, c := range classes {
+		if namespaces[c.name] == nil {
+			namespaces[c.name] = runtime.New().Namespace(c.name, c.new)
+		}
+	}
+	return namespaces
+}
 
 // runVerify checks every method, then prints the verdicts' table, the
 // calls that failed with their errors, what was not checked, and how twice
 // differed from once (rule C6). A marked method that is not idempotent
 // exits 1; an inconclusive one leaves the exit code alone (its row says
 // so). Nothing is printed when a check cannot run (exit 2).
-func runVerify(out io.Writer, classes []verifyClass, checks []verifyCheck, showDiff bool, stall time.Duration) error {
-	namespaces := map[string]*runtime.Namespace{}
-	for _, c := range classes {
-		rt := runtime.New()
-		defer rt.Close()
-		namespaces[c.name] = rt.Namespace(c.name, c.new)
+func runVerify(out io.Writer, classes []verifyClass, namespaces map[string]*runtime.Namespace, checks []verifyCheck, showDiff bool, stall time.Duration) error {
+	for _, ns := range namespaces {
+		defer func() { _ = ns.Runtime().Close() }() // several may share one: closing twice does nothing
 	}
 	reports := make([]verify.Report, len(checks))
 	for i, ch := range checks {

@@ -129,6 +129,17 @@ func (r *Runtime) dropOld() {
 
 // kept returns the records kept, in the order their calls began: every
 // one, or the last n under KeepLast(n).
+// CallsBegun returns how many calls have begun so far, those made by
+// objects included: the index in Calls the next call's record takes,
+// while every record is kept (WithKeepLastCalls keeps fewer).
+func (r *Runtime) CallsBegun() int {
+	total := 0
+	for _, s := range r.slabs {
+		total += s.begun
+	}
+	return total
+}
+
 func (r *Runtime) kept() []*wire.Call {
 	total := 0
 	for _, s := range r.slabs {

@@ -39,6 +39,12 @@ type replayer struct {
 	made      []CallOut // the calls out the replayed turns made, as answered
 	// together runs the turns interleaved with the main one (nil: none).
 	together *together
+	// bound holds the namespaces the replayed object binds to
+	// (runtime.Binding): a runtime apart, so that a call to one of its
+	// objects is a call out, answered from the turn's reads (stub's
+	// replayed), never delivered. Made on the first Binding; closed with
+	// the replay's runtime.
+	bound *Runtime
 }
 
 // turnReads is what one replayed turn is fed, and the events it records.

@@ -286,6 +286,9 @@ func (r *Runtime) Faults() *transport.FaultPlan { return r.faults }
 // from inside a simulated task.
 func (r *Runtime) Close() error {
 	err := r.k.Close()
+	if r.replay != nil && r.replay.bound != nil {
+		_ = r.replay.bound.Close()
+	}
 	for _, ns := range r.namespaces {
 		for _, h := range ns.hosts {
 			h.storage.Close(seal.Key{}) // frees SQL databases (rule Q1)

@@ -104,7 +104,11 @@ type World struct {
 	// there.
 	Unsettled string
 	Storage   map[string]any
-	Effects   []Effect
+	// Bound is the storage of the other objects the call reached (through
+	// runtime.Binding), by "NAMESPACE/object": a method that charges a
+	// billing object twice when run twice is not idempotent either.
+	Bound   map[string]map[string]any
+	Effects []Effect
 	// Memory is what the instance keeps in its fields after the call, as
 	// text (a rate limiter's tokens): "" for a class that keeps nothing
 	// there. A method that changes it twice where once changes it once
@@ -232,6 +236,7 @@ func isMarked(ns *runtime.Namespace, method string) (bool, error) {
 	rt := runtime.New()
 	defer rt.Close()
 	probe := rt.Namespace(ns.Name(), ns.Constructor())
+	bindings(rt, ns)
 	ms, err := probe.Methods(probe.IDFromName("verify"))
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrVerify, err)
@@ -241,6 +246,23 @@ func isMarked(ns *runtime.Namespace, method string) (bool, error) {
 		return false, fmt.Errorf("%w: %s has no method %q (it has %s)", ErrVerify, ns.Name(), method, strings.Join(slices.Sorted(maps.Keys(ms)), ", "))
 	}
 	return m.IsRetryable(), nil
+}
+
+// bindings defines in rt, fresh, the other namespaces of ns's runtime, as
+// they are defined there: what the class finds with runtime.Binding. A
+// marked method that calls another object is judged with that object's
+// writes and effects in the world (rule C6).
+func bindings(rt *runtime.Runtime, ns *runtime.Namespace) {
+	for _, other := range ns.Runtime().Namespaces() {
+		if other == ns || other.Err() != nil {
+			continue
+		}
+		var opts []runtime.NamespaceOption
+		if other.Backend() == object.KeyValueBacked {
+			opts = append(opts, runtime.KeyValueBacked())
+		}
+		rt.Namespace(other.Name(), other.Constructor(), opts...)
+	}
 }
 
 // asItIs defines ns's class in rt as it is, built by its own constructor
@@ -259,12 +281,13 @@ func asItIs(rt *runtime.Runtime, ns *runtime.Namespace) *runtime.Namespace {
 func world(ns *runtime.Namespace, method string, args []any, opts Options, twice bool) (World, error) {
 	var plan *transport.FaultPlan
 	if twice {
-		plan = transport.Plan(transport.Rule{Method: method, Attempt: 1, Fault: transport.LoseResponse})
+		plan = transport.Plan(transport.Rule{Namespace: ns.Name(), Method: method, Attempt: 1, Fault: transport.LoseResponse})
 	}
 	rt := runtime.New(runtime.WithSeed(opts.Seed), runtime.WithFaults(plan), runtime.WithHorizon(cmp.Or(opts.Horizon, Horizon)),
 		runtime.WithStallLimit(cmp.Or(opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
 	inner := asItIs(rt, ns)
+	bindings(rt, ns)
 	id := inner.IDFromName("verify")
 	if err := inner.Storage(id).Restore(opts.Snapshot); err != nil {
 		return World{}, fmt.Errorf("%w: snapshot: %w", ErrVerify, err)
@@ -298,6 +321,7 @@ func world(ns *runtime.Namespace, method string, args []any, opts Options, twice
 		return World{}, fmt.Errorf("%w: %s.%s: %w", ErrVerify, ns.Name(), method, err)
 	}
 	w.Storage = inner.Storage(id).Snapshot()
+	w.Bound = boundStorage(rt, inner)
 	if inst := inner.Instance(id); inst != nil {
 		w.Memory = fields.Text(inst)
 	}
@@ -323,24 +347,16 @@ func diffResult(once, twice World) string {
 // they do not.
 func diffState(once, twice World) string {
 	var b strings.Builder
-	keys := map[string]bool{}
-	for k := range once.Storage {
-		keys[k] = true
+	diffStorage(&b, "storage", once.Storage, twice.Storage)
+	objects := map[string]bool{}
+	for o := range once.Bound {
+		objects[o] = true
 	}
-	for k := range twice.Storage {
-		keys[k] = true
+	for o := range twice.Bound {
+		objects[o] = true
 	}
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		a, inA := once.Storage[k]
-		c, inB := twice.Storage[k]
-		switch {
-		case inA && !inB:
-			fmt.Fprintf(&b, "storage %q: once %#v, twice absent\n", k, a)
-		case !inA && inB:
-			fmt.Fprintf(&b, "storage %q: once absent, twice %#v\n", k, c)
-		case !reflect.DeepEqual(a, c):
-			fmt.Fprintf(&b, "storage %q: once %#v, twice %#v\n", k, a, c)
-		}
+	for _, o := range slices.Sorted(maps.Keys(objects)) {
+		diffStorage(&b, o+" storage", once.Bound[o], twice.Bound[o])
 	}
 	if !reflect.DeepEqual(once.Effects, twice.Effects) {
 		fmt.Fprintf(&b, "effects: once %s, twice %s\n", effects(once.Effects), effects(twice.Effects))
@@ -349,6 +365,59 @@ func diffState(once, twice World) string {
 		fmt.Fprintf(&b, "memory: once %s, twice %s\n", once.Memory, twice.Memory)
 	}
 	return b.String()
+}
+
+// diffStorage writes how two snapshots differ, key by key, each line led
+// by what.
+func diffStorage(b *strings.Builder, what string, once, twice map[string]any) {
+	keys := map[string]bool{}
+	for k := range once {
+		keys[k] = true
+	}
+	for k := range twice {
+		keys[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		a, inA := once[k]
+		c, inB := twice[k]
+		switch {
+		case inA && !inB:
+			fmt.Fprintf(b, "%s %q: once %#v, twice absent\n", what, k, a)
+		case !inA && inB:
+			fmt.Fprintf(b, "%s %q: once absent, twice %#v\n", what, k, c)
+		case !reflect.DeepEqual(a, c):
+			fmt.Fprintf(b, "%s %q: once %#v, twice %#v\n", what, k, a, c)
+		}
+	}
+}
+
+// boundStorage is the storage of every object of rt's other namespaces a
+// call reached, by "NAMESPACE/object" (World.Bound); nil when none.
+func boundStorage(rt *runtime.Runtime, inner *runtime.Namespace) map[string]map[string]any {
+	var out map[string]map[string]any
+	for _, c := range rt.Calls() {
+		if c.Namespace == inner.Name() {
+			continue
+		}
+		key := c.Namespace + "/" + c.Object
+		if _, done := out[key]; done {
+			continue
+		}
+		for _, ns := range rt.Namespaces() {
+			if ns.Name() != c.Namespace {
+				continue
+			}
+			id := ns.IDFromName(c.Object)
+			if hid, err := ns.IDFromString(c.Object); err == nil {
+				id = hid
+			}
+			if out == nil {
+				out = map[string]map[string]any{}
+			}
+			out[key] = ns.Storage(id).Snapshot()
+		}
+	}
+	return out
 }
 
 func show(v any, err string) string {

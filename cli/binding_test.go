@@ -1,0 +1,93 @@
+package cli_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// billing keeps a running total; Charge adds to it (not idempotent).
+type billing struct{ st *object.State }
+
+func (b *billing) Methods() object.Methods {
+	return object.Methods{"Charge": object.Func(func(ctx context.Context, cents int) (int, error) {
+		var total int
+		if _, err := b.st.Storage().Get(ctx, "total", &total); err != nil {
+			return 0, err
+		}
+		total += cents
+		return total, b.st.Storage().Put(ctx, "total", total)
+	})}
+}
+
+// limiter bills each use through its BILLING binding; Use is marked
+// Retryable though a second run charges again: the planted bug.
+type limiter struct{ st *object.State }
+
+func (l *limiter) Methods() object.Methods {
+	return object.Methods{"Use": object.Retryable(func(ctx context.Context, n int) (int, error) {
+		ns, err := runtime.Binding(l.st, "BILLING")
+		if err != nil {
+			return 0, err
+		}
+		acct, err := ns.GetByName("acct")
+		if err != nil {
+			return 0, err
+		}
+		return stub.CallAs[int](ctx, acct, "Charge", n)
+	})}
+}
+
+var twoClasses = map[string]runtime.Constructor{
+	"limiter": func(st *object.State) object.Object { return &limiter{st: st} },
+	"billing": func(st *object.State) object.Object { return &billing{st: st} },
+}
+
+const twoClassesYAML = `name: limiter-bills
+namespaces:
+  LIMITER: limiter
+  BILLING: billing
+stubs:
+  lim: {namespace: LIMITER, object: l}
+calls:
+  - {stub: lim, method: Use, args: [5]}
+`
+
+// Issue 36: a class that calls another (runtime.Binding) runs from a
+// scenario file through run, explore and verify: the callee's call is on
+// the timeline, and verify finds the marked method that charges twice
+// through the callee DANGER, naming the callee's storage.
+func TestC6_ASystemOfTwoClassesRunsFromYAML(t *testing.T) {
+	f := writeFile(t, "two.yaml", twoClassesYAML)
+	code, out, errOut := walletsim(t, twoClasses, "run", f)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "BILLING/acct", "the callee's call is on the timeline")
+	assert.Contains(t, out, "Charge")
+
+	code, _, errOut = walletsim(t, twoClasses, "explore", f, "--seeds", "20")
+	assert.Equal(t, 0, code, errOut) // see TestC1_ABoundCallOutReplaysFromItsReads
+
+	code, out, errOut = walletsim(t, twoClasses, "verify", "--scenario", f, "limiter")
+	assert.Equal(t, 1, code, "a dangerous marked method: %s%s", out, errOut)
+	assert.Contains(t, out, "DANGER")
+	assert.Contains(t, out, `BILLING/acct storage "total": once 5, twice 10`)
+}
+
+// C1 (issue 36): the model replays a turn in a runtime of its own, where
+// the bound namespace is not defined; the call out is answered from the
+// turn's reads. The system of two classes explores clean at the default
+// rates (its marked Use charging twice is verify's to find, above): the
+// judge cried wolf on 18 seeds of 20 ("the runtime has no namespace
+// BILLING", then "BILLING has no methods" when the replay delivered it).
+func TestC1_ABoundCallOutReplaysFromItsReads(t *testing.T) {
+	f := writeFile(t, "two.yaml", twoClassesYAML)
+	code, out, errOut := walletsim(t, twoClasses, "explore", f, "--seeds", "100")
+	assert.Equal(t, 0, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "100 seeds run")
+	assert.Contains(t, out, "clean: no violation")
+}
