@@ -89,7 +89,7 @@ func Load(dir string, typeNames []string, output string) (*Package, error) {
 	if len(typeNames) == 0 {
 		return nil, errors.New("no type named: want -type T[,U...]")
 	}
-	src, err := Open(dir, output)
+	src, err := open(dir, output, writes(typeNames))
 	if err != nil {
 		return nil, err
 	}
@@ -109,8 +109,24 @@ type Source struct{ pkg *packages.Package }
 
 // Open loads the package in dir, with output and the files dosim-gen
 // wrote read as empty (see Load).
-func Open(dir, output string) (*Source, error) {
-	generated := generatedFiles(dir, output)
+func Open(dir, output string) (*Source, error) { return open(dir, output, nil) }
+
+// writes reports the names the stubs of classes declare (TStub, NewTStub,
+// FreshTStub for each class T): until the stubs exist, the package's own
+// code that uses one does not compile, and that is not an error of the
+// package.
+func writes(classes []string) func(name string) bool {
+	names := map[string]bool{}
+	for _, c := range classes {
+		names[c+"Stub"], names["New"+c+"Stub"], names["Fresh"+c+"Stub"] = true, true, true
+	}
+	return func(name string) bool { return names[name] }
+}
+
+// open is Open; a type error "undefined: NAME" is ignored when
+// generated(NAME) (see writes).
+func open(dir, output string, generated func(name string) bool) (*Source, error) {
+	emptied := generatedFiles(dir, output)
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedTypes | packages.NeedSyntax |
 			packages.NeedTypesInfo | packages.NeedFiles | packages.NeedImports,
@@ -120,7 +136,7 @@ func Open(dir, output string) (*Source, error) {
 		// from source (SQLite's 151 files among them), some ten times the
 		// time of reading their export data.
 		ParseFile: func(fset *token.FileSet, name string, src []byte) (*ast.File, error) {
-			if empty, ok := generated[name]; ok {
+			if empty, ok := emptied[name]; ok {
 				src = empty
 			}
 			return parser.ParseFile(fset, name, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
@@ -142,6 +158,9 @@ func Open(dir, output string) (*Source, error) {
 		// judge, which read them emptied.
 		if e.Kind == packages.ListError && strings.HasPrefix(e.Msg, "# ") {
 			continue
+		}
+		if name, ok := strings.CutPrefix(e.Msg, "undefined: "); ok && e.Kind == packages.TypeError && generated != nil && generated(name) {
+			continue // written by this run (writes)
 		}
 		errs = append(errs, e)
 	}

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -257,5 +258,41 @@ func TestTypedStubTakesAFunc(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "fn func(int)") {
 		t.Errorf("the generated stub does not take fn func(int):\n%s", out)
+	}
+}
+
+// Issue 36: two classes of one package, one calling the other through
+// the other's typed stub, generate together: the package compiles only
+// once the stubs exist, and the generator does not need it to (a name it
+// writes, undefined until then, is not an error; any other is).
+func TestTypedStubsOfClassesThatUseEachOther(t *testing.T) {
+	out, err := generate("testdata/pair", "Billing", "Limiter")
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	for _, want := range []string{"func FreshBillingStub(", "func (c BillingStub) Charge(ctx context.Context, cents int) (int, error)", "func FreshLimiterStub("} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the stubs lack %q", want)
+		}
+	}
+	// With the stubs written, the package compiles.
+	written := filepath.Join("testdata", "pair", "billing_stub.go")
+	if err := os.WriteFile(written, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(written)
+	if b, err := exec.Command("go", "build", "./testdata/pair").CombinedOutput(); err != nil {
+		t.Fatalf("the package with its stubs does not compile: %v\n%s", err, b)
+	}
+	if err := os.Remove(written); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join("testdata", "pair", "zz_broken.go")
+	if err := os.WriteFile(broken, []byte("package pair\n\nvar _ = FreshBilingStub\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(broken) })
+	if _, err := generate("testdata/pair", "Billing", "Limiter"); err == nil || !strings.Contains(err.Error(), "FreshBilingStub") {
+		t.Fatalf("err = %v, want the misspelt name refused: only the names the generator writes may be undefined", err)
 	}
 }
