@@ -67,7 +67,7 @@ func TestC6_ASystemOfTwoClassesRunsFromYAML(t *testing.T) {
 	code, out, errOut := walletsim(t, twoClasses, "run", f)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "BILLING/acct", "the callee's call is on the timeline")
-	assert.Contains(t, out, "Charge")
+	assert.Contains(t, out, "Charge (by LIMITER/l)", "as a call the limiter made")
 
 	code, _, errOut = walletsim(t, twoClasses, "explore", f, "--seeds", "20")
 	assert.Equal(t, 0, code, errOut) // see TestC1_ABoundCallOutReplaysFromItsReads

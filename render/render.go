@@ -79,16 +79,21 @@ func (f Failure) String() string {
 	return fmt.Sprintf("%s: expected %s, got %s", f.Where, f.Want, f.Got)
 }
 
-// label returns what call i was, for a person.
+// label returns what call i was, for a person; a call an object made
+// says which ("Charge(5) (by LIMITER/l)").
 func (r *Report) label(i int) string {
-	if i < len(r.Labels) && r.Labels[i] != "" {
-		return r.Labels[i]
-	}
 	c := r.Calls[i]
-	if r.Labels != nil || c.Args == nil {
-		return c.Method
+	by := ""
+	if c.By != "" {
+		by = " (by " + c.By + ")"
 	}
-	return CallText(c.Method, c.Args)
+	if i < len(r.Labels) && r.Labels[i] != "" {
+		return r.Labels[i] + by
+	}
+	if r.Labels != nil || c.Args == nil {
+		return c.Method + by
+	}
+	return CallText(c.Method, c.Args) + by
 }
 
 // CallText writes a call as a person reads it: the method and its

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,4 +42,43 @@ func TestBindingIsTheRuntimesNamespace(t *testing.T) {
 	})
 	_, err := runtime.Binding(nil, "A")
 	assert.ErrorIs(t, err, runtime.ErrNamespace)
+}
+
+// forwarder passes Ping on to its binding B's Pong.
+type forwarder struct{ st *object.State }
+
+func (f *forwarder) Methods() object.Methods {
+	return object.Methods{
+		"Ping": object.Func(func(ctx context.Context) (string, error) {
+			ns, err := runtime.Binding(f.st, "B")
+			if err != nil {
+				return "", err
+			}
+			s, err := ns.GetByName("b")
+			if err != nil {
+				return "", err
+			}
+			return stub.CallAs[string](ctx, s, "Pong")
+		}),
+		"Pong": object.Func(func(ctx context.Context) (string, error) { return "pong", nil }),
+	}
+}
+
+// Issue 36: a call an object made says so in its record (By), and a call
+// the driver made says nothing.
+func TestACallRecordSaysWhichObjectMadeIt(t *testing.T) {
+	rt := newRuntime(t)
+	ctor := func(st *object.State) object.Object { return &forwarder{st: st} }
+	a := rt.Namespace("A", ctor)
+	rt.Namespace("B", ctor)
+	run(t, rt, func(ctx context.Context) error {
+		v, err := mustStub(t, a, "a").Call(ctx, "Ping")
+		assert.Equal(t, "pong", v)
+		return err
+	})
+	calls := rt.Calls()
+	require.Len(t, calls, 2)
+	assert.Equal(t, "", calls[0].By, "the driver's call")
+	assert.Equal(t, "Pong", calls[1].Method)
+	assert.Equal(t, "A/a", calls[1].By, "the call A/a made")
 }

@@ -24,9 +24,13 @@ type CallRecord struct {
 	// one its turns and effects name. Attempts before it that were known
 	// not to have reached the object may have carried others (rule S5:
 	// AttemptRecord.RequestID).
-	RequestID   string
-	Namespace   string
-	Object      string // the object's name, or its hex id
+	RequestID string
+	Namespace string
+	Object    string // the object's name, or its hex id
+	// By is the object whose turn made the call ("NAMESPACE/object": a
+	// method, an alarm or a task calling another object), "" when the
+	// driver made it (a test, a scenario's calls).
+	By          string
 	Method      string // "fetch" for Stub.Fetch
 	Start       time.Duration
 	End         time.Duration
@@ -162,6 +166,7 @@ func record(c *wire.Call) CallRecord {
 		Attempts:    make([]AttemptRecord, c.NumAttempts()),
 		Began:       uint64(c.Began),
 		Ended:       uint64(c.Ended),
+		By:          c.By(),
 	}
 	rec.Args, rec.Result, rec.OneShot = recordValues(c)
 	for j := range rec.Attempts {

@@ -473,11 +473,19 @@ func (c *connImpl) Begin(call *wire.Call) error {
 		return ErrTooManyCalls
 	}
 	if t := c.k.Current(); t != nil {
-		if ti, ok := t.Work().(*turnInfo); ok { // an object's turn calls out
+		var by *host
+		switch w := t.Work().(type) {
+		case *turnInfo: // an object's turn calls out
+			by = w.h
 			if c.callers == nil {
 				c.callers = map[*host]struct{}{}
 			}
-			c.callers[ti.h] = struct{}{}
+			c.callers[w.h] = struct{}{}
+		case *laneTurn: // an alarm, a scheduled or queued task calls out
+			by = w.h
+		}
+		if by != nil {
+			call.SetBy(by.ns.name + "/" + by.target.Object)
 		}
 		if c.hist != nil {
 			(*Runtime)(c).noteCall(call)

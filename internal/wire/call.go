@@ -214,6 +214,22 @@ type callMore struct {
 	// by N-1; a later attempt carries ID. nil for a call that never
 	// renewed it.
 	ids []uuid.UUID
+	// by is who made the call when an object's turn made it ("NS/object"):
+	// "" for the driver's calls.
+	by string
+}
+
+// SetBy records that the object called by ("NAMESPACE/object") made the
+// call, from one of its turns.
+func (c *Call) SetBy(by string) { c.extra().by = by }
+
+// By is the object that made the call ("NAMESPACE/object"), "" when the
+// driver (the test, the scenario) made it.
+func (c *Call) By() string {
+	if c.more == nil {
+		return ""
+	}
+	return c.more.by
 }
 
 func (c *Call) extra() *callMore {
