@@ -58,9 +58,10 @@ type TaskOptions struct {
 	// payload, and for Cron and Every the same expression or interval):
 	// with it true, Schedule returns the stored task and adds none. Nil
 	// takes the Agents SDK's default (agents 0.32.0, the Scheduler's
-	// insert): recurring schedules (Cron, Every) are idempotent unless it
-	// is false, one-shot ones (After, At) only when it is true; a one-shot
-	// matches whatever its time.
+	// insert): a Cron schedule is idempotent unless it is false, a
+	// one-shot one (After, At) only when it is true, and matches whatever
+	// its time. An Every schedule is always idempotent, as the SDK's
+	// scheduleEvery is (it takes no such option): false is refused.
 	Idempotent *bool
 }
 
@@ -249,6 +250,9 @@ func (a *Agent) Schedule(ctx context.Context, when When, callback string, payloa
 	o, err := taskOptions(op, opts, false)
 	if err != nil {
 		return Task{}, err
+	}
+	if when.kind == TaskInterval && o.Idempotent != nil && !*o.Idempotent {
+		return Task{}, fmt.Errorf("%s: %w: Idempotent false: an Every schedule is always idempotent, as the Agents SDK's scheduleEvery is (it takes no idempotent option); use a Cron schedule to add one row per call", op, ErrTask)
 	}
 	return s.addTask(ctx, op, rec, o)
 }

@@ -37,7 +37,7 @@ func scheduleIDs(t *testing.T, whens []agent.When, payloads []any, opts []agent.
 // Agents SDK's are (agents 0.32.0, Scheduler's insert: "recurring timings
 // deduplicate unless idempotent: false opts out"): the same schedule made
 // twice is one task, its first id; another expression, interval or
-// payload, or Idempotent false, makes another.
+// payload, or Idempotent false on a Cron schedule, makes another.
 func TestA6_RecurringSchedulesAreIdempotentByDefault(t *testing.T) {
 	none, no := agent.TaskOptions{}, agent.TaskOptions{Idempotent: new(false)}
 	cases := []struct {
@@ -52,7 +52,7 @@ func TestA6_RecurringSchedulesAreIdempotentByDefault(t *testing.T) {
 		{"another interval", []agent.When{agent.Every(time.Minute), agent.Every(2 * time.Minute)}, []any{"p", "p"}, []agent.TaskOptions{none, none}, false},
 		{"another cron", []agent.When{agent.Cron("0 9 * * *"), agent.Cron("0 10 * * *")}, []any{"p", "p"}, []agent.TaskOptions{none, none}, false},
 		{"another payload", []agent.When{agent.Every(time.Minute), agent.Every(time.Minute)}, []any{"p", "q"}, []agent.TaskOptions{none, none}, false},
-		{"opted out", []agent.When{agent.Every(time.Minute), agent.Every(time.Minute)}, []any{"p", "p"}, []agent.TaskOptions{none, no}, false},
+		{"opted out", []agent.When{agent.Cron("0 9 * * *"), agent.Cron("0 9 * * *")}, []any{"p", "p"}, []agent.TaskOptions{none, no}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -101,4 +101,19 @@ func TestA6_AQueuedTaskRefusesIdempotent(t *testing.T) {
 	})
 	require.ErrorIs(t, err, agent.ErrTask)
 	assert.ErrorContains(t, err, "Idempotent applies to schedules only")
+}
+
+// A6: an Every schedule is always idempotent, as the SDK's scheduleEvery
+// is (it ignores an idempotent: false, real workerd 1.20261117.1 with
+// agents 0.32.0, internal/platformtest's schedule-dedupe): Idempotent
+// false is refused, naming Cron as the way to add a row per call.
+func TestA6_AnEveryScheduleCannotOptOut(t *testing.T) {
+	w := newWorld(t, 1)
+	var err error
+	w.inside(func(ctx context.Context, st self) error {
+		_, err = st.Schedule(ctx, agent.Every(time.Minute), "Work", "p", agent.TaskOptions{Idempotent: new(false)})
+		return nil
+	})
+	require.ErrorIs(t, err, agent.ErrTask)
+	assert.ErrorContains(t, err, "an Every schedule is always idempotent")
 }

@@ -52,6 +52,11 @@ func checkCommand(t *testing.T, where string, words []string, makefile string) {
 		checkGoCommand(t, where, words[1:])
 	case len(words) >= 1 && (words[0] == "dosim" || words[0] == "dosimvet"):
 		checkPaths(t, where, words[1:])
+	case len(words) >= 1 && strings.HasPrefix(words[0], "scripts/"):
+		st, err := os.Stat(filepath.Join(repoRoot, words[0]))
+		if assert.NoError(t, err, "%s: %s is not in the repository", where, words[0]) {
+			assert.NotZero(t, st.Mode()&0o111, "%s: %s is not executable", where, words[0])
+		}
 	default:
 		t.Errorf("%s: a command the check does not know: %s", where, strings.Join(words, " "))
 	}

@@ -23,9 +23,9 @@ import (
 //     of an hour, for ever (planted); Watch(n) re-arms it n times, then
 //     stops (the fix).
 //   - Sprout makes an hourly schedule whose every run makes another
-//     hourly one, opting out of the deduplication the Agents SDK does by
-//     default (TaskOptions.Idempotent false): schedule rows that grow
-//     without bound (planted); Tend
+//     hourly (cron) one, opting out of the deduplication the Agents SDK
+//     does by default (TaskOptions.Idempotent false): schedule rows that
+//     grow without bound (planted); Tend
 //     makes one hourly schedule that does its work and nothing more (the
 //     fix).
 //   - Kick makes an hourly schedule that arms an alarm whose handler
@@ -49,7 +49,7 @@ func (c *Chores) Methods() object.Methods {
 		"Watch":        object.Func(func(ctx context.Context, n int) error { return c.watch(ctx, n) }),
 		"Sprout":       object.Func(func(ctx context.Context) error { return c.every(ctx, "Grow") }),
 		"Grow": object.Func(func(ctx context.Context) error {
-			_, err := c.Schedule(ctx, agent.Every(time.Hour), "Sweep", nil, agent.TaskOptions{Idempotent: new(false)})
+			_, err := c.Schedule(ctx, agent.Cron("@hourly"), "Sweep", nil, agent.TaskOptions{Idempotent: new(false)})
 			return err
 		}),
 		"Tend":     object.Func(func(ctx context.Context) error { return c.every(ctx, "Sweep") }),

@@ -52,6 +52,9 @@ func TestRulesNameTheCasesThatRun(t *testing.T) {
 	for _, c := range cases {
 		have = append(have, c.name)
 	}
+	for _, c := range agentsCases {
+		have = append(have, c.name)
+	}
 	named := map[string]bool{}
 	for rules, names := range rows {
 		for _, n := range names {

@@ -170,11 +170,16 @@ func serveOnce(t *testing.T, bin, dir string) (*platform, error) {
 		return nil, err
 	}
 	config := strings.NewReplacer("{{PORT}}", fmt.Sprint(port), "{{WORKER}}", "worker.js", "{{STORE}}", store).Replace(string(tmpl))
-	if err := os.WriteFile(filepath.Join(dir, "worker.js"), worker, 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.capnp"), []byte(config), 0o644); err != nil {
-		return nil, err
+	return serve(t, bin, dir, port, map[string][]byte{"worker.js": worker, "config.capnp": []byte(config)})
+}
+
+// serve writes files (config.capnp among them) into dir and starts
+// workerd serving the config on port, stopped when the test ends.
+func serve(t *testing.T, bin, dir string, port int, files map[string][]byte) (*platform, error) {
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	cmd := exec.Command(bin, "serve", "config.capnp")
 	cmd.Dir = dir
@@ -233,7 +238,13 @@ func (p *platform) waitReady(exited <-chan error) error {
 
 // observe runs a case on workerd and returns its observation.
 func (p *platform) observe(ctx context.Context, name, class string) (map[string]any, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/case/"+name+"?class="+class, nil)
+	return p.get(ctx, "/case/"+name+"?class="+class)
+}
+
+// get asks workerd for path and reads its answer, a JSON object.
+func (p *platform) get(ctx context.Context, path string) (map[string]any, error) {
+	name := path
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+path, nil)
 	if err != nil {
 		return nil, err
 	}
