@@ -129,10 +129,14 @@ func (v hostView) SetAlarm(at time.Time, ok bool) {
 	if now := h.ns.r.k.Now(); ok && d < now {
 		d = now // a time already past is now: getAlarm says so, and it fires at once (O6)
 	}
-	if ok && prev.waiting {
-		// A failed delivery waits for its retry: the platform keeps the
-		// retry (it comes, counted, at its time), getAlarm shows the new
-		// time, and once the retry is delivered nothing follows (O6).
+	if ok && prev.waiting && h.ns.backend != object.KeyValueBacked {
+		// A failed delivery waits for its retry: a SQLite-backed object's
+		// platform keeps the retry (it comes, counted, at its time),
+		// getAlarm shows the new time, and once the retry is delivered
+		// nothing follows. A key-value-backed object's new alarm replaces
+		// the retry: delivered at its time, retryCount 0 (O6; real workerd
+		// 1.20261117.1 under localDisk and inMemory storage,
+		// internal/platformtest's alarm-set-during-retry).
 		h.alarm.shown, h.alarm.shownSet = d, true
 		return
 	}

@@ -85,6 +85,15 @@ var cases = []dosimCase{
 	storageCase("list"),
 	storageCase("sql"),
 	{name: "alarm-retry-once", run: alarmRetryOnce},
+	{name: "alarm-past", run: alarmPast},
+	{name: "alarm-delete-all", run: func(ctx context.Context, e *env) (map[string]any, error) {
+		s, err := e.get(e.name)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"after": e.call(ctx, s, "", "DeleteAllWithAlarm")}, nil
+	}},
+	{name: "alarm-set-during-retry", run: alarmSetDuringRetry},
 	{name: "alarm-retry-all", slow: true, run: alarmRetryAll},
 }
 
@@ -94,8 +103,9 @@ func errorProps(ctx context.Context, e *env) (map[string]any, error) {
 		"retryable":  {"retryable": true},
 		"overloaded": {"overloaded": true},
 		"code":       {"code": "E_CUSTOM"},
+		"reset":      {"durableObjectReset": true},
 	}
-	for _, k := range []string{"retryable", "overloaded", "code"} {
+	for _, k := range []string{"retryable", "overloaded", "code", "reset"} {
 		n := e.name + "-" + k
 		s, err := e.get(n)
 		if err != nil {
@@ -427,4 +437,56 @@ func runDosim(ctx context.Context, c dosimCase, class string) (map[string]any, e
 		return nil, fmt.Errorf("dosim, seed %d: %w", rt.Seed(), err)
 	}
 	return normalize(obs)
+}
+
+// alarmPast is worker.js's alarm-past.
+func alarmPast(ctx context.Context, e *env) (map[string]any, error) {
+	s, err := e.get(e.name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := stub.CallAs[int64](ctx, s, "ArmAlarm", e.name, 3600000, 0); err != nil {
+		return nil, err
+	}
+	ahead, err := stub.CallAs[*int64](ctx, s, "SetAndRead", -60000)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.rt.Sleep(ctx, time.Second); err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"getAlarmSecondsAhead": attempt(ahead, nil),
+		"deliveries":           attempt(len(e.w.alarms[e.name].deliveries), nil),
+	}, nil
+}
+
+// alarmSetDuringRetry is worker.js's alarm-set-during-retry.
+func alarmSetDuringRetry(ctx context.Context, e *env) (map[string]any, error) {
+	s, err := e.get(e.name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := stub.CallAs[int64](ctx, s, "ArmAlarm", e.name, 100, 1); err != nil {
+		return nil, err
+	}
+	if err := e.rt.Sleep(ctx, time.Second); err != nil {
+		return nil, err
+	}
+	ahead, err := stub.CallAs[*int64](ctx, s, "SetAndRead", 100)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.rt.Sleep(ctx, 4*time.Second); err != nil {
+		return nil, err
+	}
+	counts := []int{}
+	for _, d := range e.w.alarms[e.name].deliveries {
+		counts = append(counts, d.RetryCount)
+	}
+	return map[string]any{
+		"getAlarmSecondsAhead": attempt(ahead, nil),
+		"retryCounts":          attempt(counts, nil),
+		"afterAll":             e.call(ctx, s, "", "GetAlarm"),
+	}, nil
 }

@@ -87,6 +87,8 @@ func (m *mirror) Methods() object.Methods {
 		"DeleteAlarm": object.Func(func(ctx context.Context) error {
 			return m.st.DeleteAlarm(ctx)
 		}),
+		"SetAndRead":         object.Func(m.setAndRead),
+		"DeleteAllWithAlarm": object.Func(m.deleteAllWithAlarm),
 	}
 }
 
@@ -99,6 +101,8 @@ func (m *mirror) throwWith(ctx context.Context, name, message string, props map[
 		return &stub.Error{Retryable: true, Msg: message}
 	case props["overloaded"] == true:
 		return &stub.Error{Overloaded: true, Msg: message}
+	case props["durableObjectReset"] == true:
+		return &stub.Error{DurableObjectReset: true, Msg: message}
 	case props["code"] != nil:
 		code, _ := props["code"].(string)
 		return &codeError{Code: code, Msg: message}
@@ -176,6 +180,48 @@ func (m *mirror) Alarm(ctx context.Context, info object.AlarmInfo) error {
 		return errors.New("alarm fails")
 	}
 	return nil
+}
+
+// setAndRead is worker.js's setAndRead: the alarm offsetMs from now, then
+// how many whole seconds ahead of now GetAlarm says it is (nil: none).
+func (m *mirror) setAndRead(ctx context.Context, offsetMs int) (*int64, error) {
+	now := m.st.Now()
+	if err := m.st.SetAlarm(ctx, now.Add(time.Duration(offsetMs)*time.Millisecond)); err != nil {
+		return nil, err
+	}
+	at, set, err := m.st.GetAlarm(ctx)
+	if err != nil || !set {
+		return nil, err
+	}
+	s := max(0, at.Sub(now).Round(time.Second).Milliseconds()/1000)
+	return &s, nil
+}
+
+// deleteAllWithAlarm is worker.js's: a key and an alarm, then DeleteAll.
+func (m *mirror) deleteAllWithAlarm(ctx context.Context) (map[string]any, error) {
+	s := m.st.Storage()
+	if err := s.Put(ctx, "x", 1); err != nil {
+		return nil, err
+	}
+	if err := m.st.SetAlarm(ctx, m.st.Now().Add(time.Minute)); err != nil {
+		return nil, err
+	}
+	if err := s.DeleteAll(ctx); err != nil {
+		return nil, err
+	}
+	alarm, err := m.getAlarm(ctx)
+	if err != nil {
+		return nil, err
+	}
+	x, found, err := object.GetAs[int](ctx, s, "x")
+	if err != nil {
+		return nil, err
+	}
+	var got any
+	if found {
+		got = x
+	}
+	return map[string]any{"alarm": alarm, "x": got}, nil
 }
 
 // getAlarm is storage.getAlarm(): Unix milliseconds, or nil.

@@ -187,6 +187,22 @@ class Base extends DurableObject {
   async getAlarm() {
     return await this.ctx.storage.getAlarm();
   }
+  // Sets the alarm offsetMs from now and reads it back in the same turn:
+  // how far from now getAlarm says it is (0 for an alarm set in the past,
+  // which the platform sets for now).
+  async setAndRead(offsetMs) {
+    const now = Date.now();
+    await this.ctx.storage.setAlarm(now + offsetMs);
+    const got = await this.ctx.storage.getAlarm();
+    return got === null ? null : Math.max(0, Math.round((got - now) / 1000));
+  }
+  // Stores a key and an alarm a minute out, then deleteAll: what is left.
+  async deleteAllWithAlarm() {
+    await this.ctx.storage.put("x", 1);
+    await this.ctx.storage.setAlarm(Date.now() + 60000);
+    await this.ctx.storage.deleteAll();
+    return { alarm: await this.ctx.storage.getAlarm(), x: (await this.ctx.storage.get("x")) ?? null };
+  }
   async deleteAlarm() {
     await this.ctx.storage.deleteAlarm();
   }
@@ -210,6 +226,7 @@ const cases = {
       retryable: { retryable: true },
       overloaded: { overloaded: true },
       code: { code: "E_CUSTOM" },
+      reset: { durableObjectReset: true },
     };
     for (const [k, props] of Object.entries(variants)) {
       const n = name + "-" + k;
@@ -310,6 +327,38 @@ const cases = {
     return {
       getAlarmDuringWaitIsScheduled: { value: during === at },
       deliveries: { value: log.deliveries.map((d) => ({ retryCount: d.retryCount, isRetry: d.isRetry, getAlarmInsideNull: d.getAlarmInside === null })) },
+      afterAll: { value: await stub.getAlarm() },
+    };
+  },
+  // An alarm set in the past is set for now (getAlarm in the same turn)
+  // and fires at once.
+  async "alarm-past"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    await stub.armAlarm(name, 3600000, 0); // the handler's log and config
+    const secondsAhead = await stub.setAndRead(-60000);
+    await sleep(1000);
+    return {
+      getAlarmSecondsAhead: { value: secondsAhead },
+      deliveries: { value: (await stub.alarmLog(name)).deliveries.length },
+    };
+  },
+  // deleteAll deletes the alarm too.
+  async "alarm-delete-all"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    return { after: await attempt(() => stub.deleteAllWithAlarm()) };
+  },
+  // An alarm set while a failed delivery waits for its retry: getAlarm
+  // shows it, but the retry is what comes, counted, and nothing after.
+  async "alarm-set-during-retry"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    await stub.armAlarm(name, 100, 1);
+    await sleep(1000); // the first delivery failed; its retry waits 2 s (2.5 s with jitter)
+    const secondsAhead = await stub.setAndRead(100);
+    await sleep(4000);
+    const log = await stub.alarmLog(name);
+    return {
+      getAlarmSecondsAhead: { value: secondsAhead },
+      retryCounts: { value: log.deliveries.map((d) => d.retryCount) },
       afterAll: { value: await stub.getAlarm() },
     };
   },
