@@ -94,6 +94,17 @@ var cases = []dosimCase{
 		return map[string]any{"after": e.call(ctx, s, "", "DeleteAllWithAlarm")}, nil
 	}},
 	{name: "alarm-set-during-retry", run: alarmSetDuringRetry},
+	{name: "block-timeout", slow: true, run: func(ctx context.Context, e *env) (map[string]any, error) {
+		s, err := e.get(e.name)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{
+			"held":     e.call(ctx, s, e.name, "Hold", e.name, 35000),
+			"sameStub": e.call(ctx, s, "", "Ping"),
+			"fresh":    e.call(ctx, nil, e.name, "Ping"),
+		}, nil
+	}},
 	{name: "alarm-retry-all", slow: true, run: alarmRetryAll},
 }
 

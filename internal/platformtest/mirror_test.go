@@ -64,6 +64,12 @@ func (m *mirror) Methods() object.Methods {
 		"ThrowWith":     object.Func(m.throwWith),
 		"Abort":         object.Func(m.abort),
 		"HoldThenAbort": object.Func(m.holdThenAbort),
+		"Hold": object.Func(func(ctx context.Context, name string, ms int) (string, error) {
+			m.w.bump(name, "hold")
+			return "held", m.st.BlockConcurrencyWhile(ctx, func(ctx context.Context) error {
+				return m.st.Sleep(ctx, time.Duration(ms)*time.Millisecond)
+			})
+		}),
 		"Slow": object.Func(func(ctx context.Context, name string, ms int) (string, error) {
 			m.w.bump(name, "slow")
 			return "slept", m.st.Sleep(ctx, time.Duration(ms)*time.Millisecond)

@@ -70,6 +70,12 @@ class Base extends DurableObject {
     });
     return "after abort";
   }
+  // Holds the input gate for ms inside blockConcurrencyWhile.
+  async hold(name, ms) {
+    bump(name, "hold");
+    await this.ctx.blockConcurrencyWhile(() => sleep(ms));
+    return "held";
+  }
   async slow(name, ms) {
     bump(name, "slow");
     await sleep(ms);
@@ -361,6 +367,15 @@ const cases = {
       retryCounts: { value: log.deliveries.map((d) => d.retryCount) },
       afterAll: { value: await stub.getAlarm() },
     };
+  },
+  // blockConcurrencyWhile held past its 30 s: the call fails, the object
+  // is reset, and the same stub fails after (slow: 35 s of real time).
+  async "block-timeout"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    const held = await attempt(() => stub.hold(name, 35000));
+    const sameStub = await attempt(() => stub.ping());
+    const fresh = await attempt(() => ns(env, cls).get(ns(env, cls).idFromName(name)).ping());
+    return { held, sameStub, fresh };
   },
   // An alarm that always fails: every delivery until the platform gives
   // up, the waits, and what getAlarm, a new setAlarm, deleteAlarm and a
