@@ -85,7 +85,9 @@ func (o *verifyCmd) validate() error {
 
 // run checks every method and prints the verdicts.
 func (o *verifyCmd) run(e env) error {
-	return runVerify(e.out, o.classes, verifyNamespaces(o.classes, o.sc), o.checks, o.showDiff, o.a.stallOption())
+	namespaces, closeAll := verifyNamespaces(o.classes, o.sc)
+	defer closeAll()
+	return runVerify(e.out, o.classes, namespaces, o.checks, o.showDiff, o.a.stallOption())
 }
 
 // verifyCheck is one method verify checks, with its sample call.

@@ -20,11 +20,19 @@ import (
 // runtime, under the file's names and storage, so that a class that calls
 // another through runtime.Binding finds it (verify defines the bound
 // namespaces in each of its worlds); a class the file does not name, and
-// every class without a file, is in a runtime of its own.
-func verifyNamespaces(classes []verifyClass, sc *scenario.Scenario) map[string]*runtime.Namespace {
-	namespaces := map[string]*runtime.Namespace{}
+// every class without a file, is in a runtime of its own. closeAll closes
+// every runtime made.
+func verifyNamespaces(classes []verifyClass, sc *scenario.Scenario) (namespaces map[string]*runtime.Namespace, closeAll func()) {
+	namespaces = map[string]*runtime.Namespace{}
+	var rts []*runtime.Runtime
+	closeAll = func() {
+		for _, rt := range rts {
+			_ = rt.Close()
+		}
+	}
 	if sc != nil && len(sc.Namespaces) > 0 {
 		rt := runtime.New()
+		rts = append(rts, rt)
 		for _, n := range sc.Namespaces {
 			var opts []runtime.NamespaceOption
 			if n.Storage == object.KeyValueBacked {
@@ -38,10 +46,12 @@ func verifyNamespaces(classes []verifyClass, sc *scenario.Scenario) map[string]*
 	}
 	for _, c := range classes {
 		if namespaces[c.name] == nil {
-			namespaces[c.name] = runtime.New().Namespace(c.name, c.new)
+			rt := runtime.New()
+			rts = append(rts, rt)
+			namespaces[c.name] = rt.Namespace(c.name, c.new)
 		}
 	}
-	return namespaces
+	return namespaces, closeAll
 }
 
 // runVerify checks every method, then prints the verdicts' table, the
@@ -50,9 +60,6 @@ func verifyNamespaces(classes []verifyClass, sc *scenario.Scenario) map[string]*
 // exits 1; an inconclusive one leaves the exit code alone (its row says
 // so). Nothing is printed when a check cannot run (exit 2).
 func runVerify(out io.Writer, classes []verifyClass, namespaces map[string]*runtime.Namespace, checks []verifyCheck, showDiff bool, stall time.Duration) error {
-	for _, ns := range namespaces {
-		defer func() { _ = ns.Runtime().Close() }() // several may share one: closing twice does nothing
-	}
 	reports := make([]verify.Report, len(checks))
 	for i, ch := range checks {
 		rep, err := verify.Idempotent(namespaces[ch.class.name], ch.method, ch.sample.Args, verify.Options{Snapshot: ch.sample.Storage, StallLimit: stall})
