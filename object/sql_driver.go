@@ -346,6 +346,12 @@ func (sp *sqlSplitter) more() bool {
 	return err != nil || stmt != 0
 }
 
+// changesSoFar is sqlite3_total_changes64: the rows the connection's
+// statements have changed since it opened. db.mu is held.
+func (db *SQL) changesSoFar() int64 {
+	return int64(sqlite3.Xsqlite3_total_changes64(db.raw.tls, db.raw.db))
+}
+
 // prepareError is a failed prepare's error: the sandbox's reason when the
 // authorizer refused, else SQLite's message.
 func (db *SQL) prepareError(rc int32) error {

@@ -33,3 +33,5 @@ func (sp *sqlSplitter) more() bool                   { return false }
 func (db *SQL) lockPRNG() func() { return func() {} }
 
 func (db *SQL) inTransaction() bool { return false }
+
+func (db *SQL) changesSoFar() int64 { return 0 }
