@@ -91,3 +91,37 @@ func TestC1_ABoundCallOutReplaysFromItsReads(t *testing.T) {
 	assert.Contains(t, out, "100 seeds run")
 	assert.Contains(t, out, "clean: no violation")
 }
+
+// Issue 36: a scenario file binds a name to a namespace of another name
+// (bindings:), as wrangler's durable_objects bindings do: run, explore
+// (whose model replays the limiter's turns with the same bindings) and
+// verify all see PAYMENTS under the name BILLING.
+func TestC6_ABindingNamesANamespaceOfAnotherName(t *testing.T) {
+	f := writeFile(t, "bound.yaml", `name: limiter-bills-payments
+namespaces:
+  LIMITER: {class: limiter, bindings: {BILLING: PAYMENTS}}
+  PAYMENTS: billing
+stubs:
+  lim: {namespace: LIMITER, object: l}
+calls:
+  - {stub: lim, method: Use, args: [5]}
+`)
+	code, out, errOut := walletsim(t, twoClasses, "run", f)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "PAYMENTS/acct")
+	code, out, errOut = walletsim(t, twoClasses, "explore", f, "--seeds", "50")
+	assert.Equal(t, 0, code, "%s%s", out, errOut)
+	code, out, _ = walletsim(t, twoClasses, "verify", "--scenario", f, "limiter")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, `PAYMENTS/acct storage "total": once 5, twice 10`)
+
+	bad := writeFile(t, "bad.yaml", `namespaces:
+  LIMITER: {class: limiter, bindings: {BILLING: PAYMNTS}}
+  PAYMENTS: billing
+stubs: {lim: {namespace: LIMITER, object: l}}
+calls: [{stub: lim, method: Use, args: [5]}]
+`)
+	code, _, errOut = walletsim(t, twoClasses, "run", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `namespaces.LIMITER.bindings.BILLING: is "PAYMNTS": no namespace of the file has that name; the namespaces are`)
+}

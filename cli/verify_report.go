@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/quote"
-	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/scenario"
@@ -34,11 +33,7 @@ func verifyNamespaces(classes []verifyClass, sc *scenario.Scenario) (namespaces 
 		rt := runtime.New()
 		rts = append(rts, rt)
 		for _, n := range sc.Namespaces {
-			var opts []runtime.NamespaceOption
-			if n.Storage == object.KeyValueBacked {
-				opts = append(opts, runtime.KeyValueBacked())
-			}
-			ns := rt.Namespace(n.Name, n.Class.New, opts...)
+			ns := rt.Namespace(n.Name, n.Class.New, n.Options()...)
 			if namespaces[n.Class.Name] == nil {
 				namespaces[n.Class.Name] = ns
 			}

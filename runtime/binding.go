@@ -32,7 +32,11 @@ func Binding(st *object.State, name string) (*Namespace, error) {
 		return nil, fmt.Errorf("%w: Binding(%q): the state is not one a runtime made for an object", ErrNamespace, name)
 	}
 	r := v.h.ns.r
-	if ns := r.byName[name]; ns != nil {
+	target := name
+	if t, ok := v.h.ns.bindings[name]; ok {
+		target = t // WithBinding
+	}
+	if ns := r.byName[target]; ns != nil {
 		return ns, nil
 	}
 	if rp := r.replay; rp != nil {
@@ -43,17 +47,17 @@ func Binding(st *object.State, name string) (*Namespace, error) {
 		if rp.bound == nil {
 			rp.bound = New()
 		}
-		if ns := rp.bound.byName[name]; ns != nil {
+		if ns := rp.bound.byName[target]; ns != nil {
 			return ns, nil
 		}
-		return rp.bound.Namespace(name, func(*object.State) object.Object { return unreached{} }), nil
+		return rp.bound.Namespace(target, func(*object.State) object.Object { return unreached{} }), nil
 	}
 	names := make([]string, 0, len(r.namespaces))
 	for _, ns := range r.namespaces {
 		names = append(names, ns.name)
 	}
 	slices.Sort(names)
-	return nil, fmt.Errorf("%w: Binding(%q): the runtime has no namespace %q; it has %s", ErrNamespace, name, name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("%w: Binding(%q): the runtime has no namespace %q; it has %s", ErrNamespace, name, target, strings.Join(names, ", "))
 }
 
 // unreached is the class of a replay's bound namespaces: no call reaches

@@ -82,3 +82,23 @@ func TestACallRecordSaysWhichObjectMadeIt(t *testing.T) {
 	assert.Equal(t, "Pong", calls[1].Method)
 	assert.Equal(t, "A/a", calls[1].By, "the call A/a made")
 }
+
+// Issue 36: WithBinding makes a binding name a namespace of another name,
+// as a Worker's env.BILLING may name a namespace called otherwise; the
+// namespace says its bindings, and an unknown target is named in the error.
+func TestWithBindingNamesAnotherNamespace(t *testing.T) {
+	rt := newRuntime(t)
+	ns := rt.Namespace("A", func(st *object.State) object.Object { return &binder{st: st} },
+		runtime.WithBinding("BILLING", "PAYMENTS"), runtime.WithBinding("GONE", "NOWHERE"))
+	rt.Namespace("PAYMENTS", func(st *object.State) object.Object { return &binder{st: st} })
+	assert.Equal(t, map[string]string{"BILLING": "PAYMENTS", "GONE": "NOWHERE"}, ns.Bindings())
+	s := mustStub(t, ns, "a")
+	run(t, rt, func(ctx context.Context) error {
+		v, err := s.Call(ctx, "Bind", "BILLING")
+		require.NoError(t, err)
+		assert.Equal(t, "PAYMENTS", v)
+		_, err = s.Call(ctx, "Bind", "GONE")
+		assert.ErrorContains(t, err, `Binding("GONE"): the runtime has no namespace "NOWHERE"`)
+		return nil
+	})
+}

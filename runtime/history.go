@@ -141,6 +141,9 @@ type Turn struct {
 	// Seed is the run's seed: a replay computes from it what the run
 	// derived from it inside the turn (an alarm retry's jitter, rule O6).
 	Seed uint64
+	// Bindings are the namespace's bindings (WithBinding): a replay's
+	// runtime.Binding resolves them as the run's did. Shared: do not change.
+	Bindings map[string]string
 	// Call and Attempt say which call's attempt a request turn ran: Call is
 	// the call's number (its position in Calls, from 1). Method and Args
 	// are the call's: Args are the runtime's own copies, to read, not to
@@ -235,7 +238,7 @@ func (hs *history) begin(h *host, kind TurnKind) *turnLog {
 	tl := &hs.slab[0]
 	hs.slab = hs.slab[1:]
 	now := h.ns.r.k.Now()
-	*tl = turnLog{h: h, open: true, Turn: Turn{Kind: kind, Namespace: h.ns.name, Object: h.target.Object, Backend: h.ns.backend, Seed: h.ns.r.alarmSeed,
+	*tl = turnLog{h: h, open: true, Turn: Turn{Kind: kind, Namespace: h.ns.name, Object: h.target.Object, Backend: h.ns.backend, Seed: h.ns.r.alarmSeed, Bindings: h.ns.bindings,
 		At: h.ns.r.start.Add(now), Start: now, Began: hs.stamp}}
 	hs.turns = append(hs.turns, tl)
 	return tl

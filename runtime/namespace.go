@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/object"
@@ -36,6 +37,9 @@ type Namespace struct {
 	resets map[[32]byte]int
 	// rerunDuplicates turns rule S6's refusal off (RerunDuplicates).
 	rerunDuplicates bool
+	// bindings maps a binding's name to the namespace it names
+	// (WithBinding); nil when every binding is a namespace's own name.
+	bindings map[string]string
 	// backend is the storage the namespace's objects have (KeyValueBacked).
 	backend object.Backend
 }
@@ -72,6 +76,33 @@ func RerunDuplicates() NamespaceOption {
 // is SQLite-backed, as new classes are.
 func KeyValueBacked() NamespaceOption {
 	return namespaceOptionFunc(func(ns *Namespace) { ns.backend = object.KeyValueBacked })
+}
+
+// WithBinding makes the namespace's objects find the namespace called
+// namespace under the name binding (runtime.Binding(st, binding)): a
+// Worker's env.BINDING naming a Durable Object namespace of another name.
+// Without it a binding is the namespace of that name.
+func WithBinding(binding, namespace string) NamespaceOption {
+	return namespaceOptionFunc(func(ns *Namespace) {
+		if ns.bindings == nil {
+			ns.bindings = map[string]string{}
+		}
+		ns.bindings[binding] = namespace
+	})
+}
+
+// Bindings returns the namespace's bindings set with WithBinding (binding
+// name to namespace name), a copy; nil when there are none.
+func (ns *Namespace) Bindings() map[string]string { return maps.Clone(ns.bindings) }
+
+// bindingOptions are the options that give another namespace these
+// bindings.
+func bindingOptions(bindings map[string]string) []NamespaceOption {
+	var opts []NamespaceOption
+	for b, n := range bindings {
+		opts = append(opts, WithBinding(b, n))
+	}
+	return opts
 }
 
 // Backend returns the storage the namespace's objects have.

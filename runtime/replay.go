@@ -220,7 +220,7 @@ func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
 	rp := newReplayer(first.Ctor)
 	r := New(WithStart(first.At), WithEviction(false), withReplay(rp))
 	r.alarmSeed = first.Seed
-	var opts []NamespaceOption
+	opts := bindingOptions(t.Bindings)
 	if t.Backend == object.KeyValueBacked {
 		opts = append(opts, KeyValueBacked())
 	}

@@ -23,7 +23,7 @@ var (
 	fetchKeys     = []string{"method", "path", "body", "streaming"}
 	endKeys       = []string{"storage", "effects", "resets", "sql"}
 	storageKeys   = []string{"stub", "key", "value", "absent"}
-	namespaceKeys = []string{"class", "storage"}
+	namespaceKeys = []string{"class", "storage", "bindings"}
 	sqlKeys       = []string{"stub", "query", "args", "rows"}
 	errorKeys     = []string{"retryable", "overloaded", "remote", "contains"}
 	callExpectKey = []string{ExpectOutcome, ExpectAttempts, ExpectExecutions, ExpectRejected, ExpectCalls,
@@ -40,6 +40,7 @@ type rawFile struct {
 	classes    []val[string] // the namespaces' classes, one per key
 	nsShapes   []*fields     // the namespaces' mapping form, nil where a class name is given
 	storages   []val[string] // the namespaces' storage (mapping form only)
+	bindings   []*entries    // the namespaces' bindings (mapping form only; nil: none)
 	stubs      *entries
 	stubDefs   []*rawStub // one per key
 	faults     *rawFaults
@@ -67,6 +68,11 @@ func decodeFile(root *yaml.Node) *rawFile {
 			}
 			f.nsShapes = append(f.nsShapes, shape)
 			f.storages = append(f.storages, decodeStr(shape.get("storage")))
+			var b *entries
+			if shape != nil {
+				b = decodeEntries(shape.get("bindings"), join(join("namespaces", f.namespaces.keys[i].Value), "bindings"))
+			}
+			f.bindings = append(f.bindings, b)
 		}
 	}
 	if f.stubs = decodeEntries(get("stubs"), "stubs"); f.stubs != nil {

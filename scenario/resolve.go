@@ -103,6 +103,32 @@ func (p *parser) resolveNamespaces(f *rawFile) {
 		p.namespaces[ns.Name] = ns
 		p.s.Namespaces = append(p.s.Namespaces, ns)
 	}
+	for i, k := range e.keys {
+		if ns := p.namespaces[k.Value]; ns != nil && i < len(f.bindings) && f.bindings[i] != nil {
+			ns.Bindings = p.resolveBindings(f.bindings[i], join(join("namespaces", k.Value), "bindings"))
+		}
+	}
+}
+
+// resolveBindings reads a namespace's bindings: BINDING: NAMESPACE, each
+// naming a namespace of the file (runtime.WithBinding).
+func (p *parser) resolveBindings(b *entries, path string) map[string]string {
+	if !p.entries(b, path, "BINDING: namespace (a namespace of the file)") {
+		return nil
+	}
+	out := map[string]string{}
+	for i, k := range b.keys {
+		target, ok := p.str(decodeStr(b.vals[i]), join(path, k.Value))
+		if !ok {
+			continue
+		}
+		if p.namespaces[target] == nil && !p.brokenNS[target] {
+			p.errorf(b.vals[i], join(path, k.Value), nil, "is %s: no namespace of the file has that name; the namespaces are %s", quote.Q(target), p.namespaceNames())
+			continue
+		}
+		out[k.Value] = target
+	}
+	return out
 }
 
 // namespaceStorage reads the i-th namespace's storage: sqlite (the

@@ -393,11 +393,7 @@ func (s *Scenario) runner(rt *runtime.Runtime, res *Result, cfg *runConfig) (*ru
 		if c, ok := cfg.classes[ns.Name]; ok && c != nil {
 			ctor = c
 		}
-		var opts []runtime.NamespaceOption
-		if ns.Storage == object.KeyValueBacked {
-			opts = append(opts, runtime.KeyValueBacked())
-		}
-		nss[ns] = rt.Namespace(ns.Name, ctor, opts...)
+		nss[ns] = rt.Namespace(ns.Name, ctor, ns.Options()...)
 	}
 	stubs := make(map[*Stub]*stub.Stub, len(s.Stubs))
 	ids := make(map[*Stub]object.ID, len(s.Stubs))

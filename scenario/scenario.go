@@ -49,7 +49,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,10 +140,26 @@ type Namespace struct {
 	// Storage is the class's storage: SQLite-backed unless the file says
 	// storage: key-value (rule L8).
 	Storage object.Backend
-	Line    int // where the file defines it
+	// Bindings maps a binding's name to the namespace it names, as the
+	// file's bindings: say (runtime.WithBinding); nil when there are none.
+	Bindings map[string]string
+	Line     int // where the file defines it
 
 	methods object.Methods
 	fetch   bool
+}
+
+// Options are the runtime options that define the namespace as the file
+// does: its storage and its bindings.
+func (ns *Namespace) Options() []runtime.NamespaceOption {
+	var opts []runtime.NamespaceOption
+	if ns.Storage == object.KeyValueBacked {
+		opts = append(opts, runtime.KeyValueBacked())
+	}
+	for _, b := range slices.Sorted(maps.Keys(ns.Bindings)) {
+		opts = append(opts, runtime.WithBinding(b, ns.Bindings[b]))
+	}
+	return opts
 }
 
 // Methods returns the class's methods, as an instance lists them.

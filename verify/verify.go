@@ -235,7 +235,11 @@ func failures(once, twice World) string {
 func isMarked(ns *runtime.Namespace, method string) (bool, error) {
 	rt := runtime.New()
 	defer rt.Close()
-	probe := rt.Namespace(ns.Name(), ns.Constructor())
+	var probeOpts []runtime.NamespaceOption
+	for b, n := range ns.Bindings() {
+		probeOpts = append(probeOpts, runtime.WithBinding(b, n))
+	}
+	probe := rt.Namespace(ns.Name(), ns.Constructor(), probeOpts...)
 	bindings(rt, ns)
 	ms, err := probe.Methods(probe.IDFromName("verify"))
 	if err != nil {
@@ -258,6 +262,9 @@ func bindings(rt *runtime.Runtime, ns *runtime.Namespace) {
 			continue
 		}
 		var opts []runtime.NamespaceOption
+		for b, n := range other.Bindings() {
+			opts = append(opts, runtime.WithBinding(b, n))
+		}
 		if other.Backend() == object.KeyValueBacked {
 			opts = append(opts, runtime.KeyValueBacked())
 		}
@@ -270,6 +277,9 @@ func bindings(rt *runtime.Runtime, ns *runtime.Namespace) {
 // runs every duplicate delivery again, marked or not.
 func asItIs(rt *runtime.Runtime, ns *runtime.Namespace) *runtime.Namespace {
 	opts := []runtime.NamespaceOption{runtime.RerunDuplicates()}
+	for b, n := range ns.Bindings() {
+		opts = append(opts, runtime.WithBinding(b, n))
+	}
 	if ns.Backend() == object.KeyValueBacked {
 		opts = append(opts, runtime.KeyValueBacked())
 	}
