@@ -54,7 +54,11 @@ func TestBadInputMessages(t *testing.T) {
 		{"namespace mapping without a class (L8)", "namespaces:\n  INVENTORY: {storage: key-value}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{`bad.yaml:2: namespaces.INVENTORY.class: missing: this field is required`}, nil},
 		{"namespace mapping with an unknown field (L8)", "namespaces:\n  INVENTORY: {class: inventory, backend: key-value}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
-			[]string{`bad.yaml:2: namespaces.INVENTORY.backend: unknown field; allowed are class, storage`}, nil},
+			[]string{`bad.yaml:2: namespaces.INVENTORY.backend: unknown field; allowed are class, storage, bindings`}, nil},
+		{"bindings not a mapping", "namespaces:\n  INVENTORY: {class: inventory, bindings: [LEDGER]}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{`bad.yaml:2: namespaces.INVENTORY.bindings: is a list: want a mapping of BINDING: namespace (a namespace of the file)`}, nil},
+		{"binding to no namespace", "namespaces:\n  INVENTORY: {class: inventory, bindings: {LEDGER: LEDGR}}\nstubs:\n  shop: {namespace: INVENTORY, object: a}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{`bad.yaml:2: namespaces.INVENTORY.bindings.LEDGER: is "LEDGR": no namespace of the file has that name; the namespaces are INVENTORY`}, nil},
 		{"unknown class", "namespaces:\n  INVENTORY: invntory\nstubs:\n  shop: {}\ncalls: [{stub: shop, method: Get}]\n",
 			[]string{
 				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
