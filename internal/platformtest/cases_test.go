@@ -17,7 +17,10 @@ import (
 type dosimCase struct {
 	name string
 	slow bool // waits for real retries on workerd: only with DOSIM_WORKERD_SLOW=1
-	run  func(ctx context.Context, e *env) (map[string]any, error)
+	// waits: it sleeps seconds of real time on workerd (an alarm's retry):
+	// it runs in parallel with the others that wait.
+	waits bool
+	run   func(ctx context.Context, e *env) (map[string]any, error)
 }
 
 // env is what a case's Go side runs with: the runtime, the namespace of
@@ -84,8 +87,8 @@ var cases = []dosimCase{
 	storageCase("value-size"),
 	storageCase("list"),
 	storageCase("sql"),
-	{name: "alarm-retry-once", run: alarmRetryOnce},
-	{name: "alarm-past", run: alarmPast},
+	{name: "alarm-retry-once", waits: true, run: alarmRetryOnce},
+	{name: "alarm-past", waits: true, run: alarmPast},
 	{name: "alarm-delete-all", run: func(ctx context.Context, e *env) (map[string]any, error) {
 		s, err := e.get(e.name)
 		if err != nil {
@@ -93,7 +96,7 @@ var cases = []dosimCase{
 		}
 		return map[string]any{"after": e.call(ctx, s, "", "DeleteAllWithAlarm")}, nil
 	}},
-	{name: "alarm-set-during-retry", run: alarmSetDuringRetry},
+	{name: "alarm-set-during-retry", waits: true, run: alarmSetDuringRetry},
 	{name: "block-timeout", slow: true, run: func(ctx context.Context, e *env) (map[string]any, error) {
 		s, err := e.get(e.name)
 		if err != nil {

@@ -35,7 +35,7 @@ var awaiting = map[string]string{}
 func TestAgainstWorkerd(t *testing.T) {
 	p := startWorkerd(t)
 	slow := os.Getenv("DOSIM_WORKERD_SLOW") == "1"
-	var mu sync.Mutex // slow cases run in parallel
+	var mu sync.Mutex // slow cases and those that wait run in parallel
 	ran, awaited := 0, []string{}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
@@ -45,7 +45,7 @@ func TestAgainstWorkerd(t *testing.T) {
 			}
 			for _, class := range []string{"sql", "kv"} {
 				t.Run(c.name+"/"+class, func(t *testing.T) {
-					if c.slow {
+					if c.slow || c.waits {
 						t.Parallel()
 					}
 					diffs := compareCase(t, p, c, class)
