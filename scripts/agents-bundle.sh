@@ -11,11 +11,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 pin="$root/internal/platformtest/testdata/agents"
 version=$(node -e 'process.stdout.write(require(process.argv[1]).dependencies.agents)' "$pin/package.json")
-case "$(uname -s)" in
-Darwin) cache="$HOME/Library/Caches" ;;
-*) cache="${XDG_CACHE_HOME:-$HOME/.cache}" ;;
-esac
-dir="$cache/dosim/agents-$version"
+. "$root/scripts/cache-dir.sh"
+dir="$(dosim_cache_dir)/agents-$version"
 mkdir -p "$dir"
 cp "$pin/package.json" "$pin/worker.js" "$pin/email-stub.js" "$dir/"
 if [ ! -x "$dir/node_modules/.bin/esbuild" ] || [ ! -d "$dir/node_modules/agents" ]; then

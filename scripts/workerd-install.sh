@@ -10,11 +10,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 pin="$root/internal/platformtest/testdata/workerd"
 version=$(node -e 'process.stdout.write(require(process.argv[1]).dependencies.workerd)' "$pin/package.json")
-case "$(uname -s)" in
-Darwin) cache="$HOME/Library/Caches" ;;
-*) cache="${XDG_CACHE_HOME:-$HOME/.cache}" ;;
-esac
-dir="$cache/dosim/workerd-$version"
+. "$root/scripts/cache-dir.sh"
+dir="$(dosim_cache_dir)/workerd-$version"
 bin="$dir/node_modules/.bin/workerd"
 if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
 	echo "$bin"

@@ -235,11 +235,7 @@ func failures(once, twice World) string {
 func isMarked(ns *runtime.Namespace, method string) (bool, error) {
 	rt := runtime.New()
 	defer rt.Close()
-	var probeOpts []runtime.NamespaceOption
-	for b, n := range ns.Bindings() {
-		probeOpts = append(probeOpts, runtime.WithBinding(b, n))
-	}
-	probe := rt.Namespace(ns.Name(), ns.Constructor(), probeOpts...)
+	probe := rt.Namespace(ns.Name(), ns.Constructor(), definedAs(ns)...)
 	bindings(rt, ns)
 	ms, err := probe.Methods(probe.IDFromName("verify"))
 	if err != nil {
@@ -261,29 +257,28 @@ func bindings(rt *runtime.Runtime, ns *runtime.Namespace) {
 		if other == ns || other.Err() != nil {
 			continue
 		}
-		var opts []runtime.NamespaceOption
-		for b, n := range other.Bindings() {
-			opts = append(opts, runtime.WithBinding(b, n))
-		}
-		if other.Backend() == object.KeyValueBacked {
-			opts = append(opts, runtime.KeyValueBacked())
-		}
-		rt.Namespace(other.Name(), other.Constructor(), opts...)
+		rt.Namespace(other.Name(), other.Constructor(), definedAs(other)...)
 	}
 }
 
-// asItIs defines ns's class in rt as it is, built by its own constructor
-// (rule C6): its instances keep every optional interface. The namespace
-// runs every duplicate delivery again, marked or not.
-func asItIs(rt *runtime.Runtime, ns *runtime.Namespace) *runtime.Namespace {
-	opts := []runtime.NamespaceOption{runtime.RerunDuplicates()}
+// definedAs are the options that define a namespace as ns is defined: its
+// storage and its bindings.
+func definedAs(ns *runtime.Namespace) []runtime.NamespaceOption {
+	var opts []runtime.NamespaceOption
 	for b, n := range ns.Bindings() {
 		opts = append(opts, runtime.WithBinding(b, n))
 	}
 	if ns.Backend() == object.KeyValueBacked {
 		opts = append(opts, runtime.KeyValueBacked())
 	}
-	return rt.Namespace(ns.Name(), ns.Constructor(), opts...)
+	return opts
+}
+
+// asItIs defines ns's class in rt as it is, built by its own constructor
+// (rule C6): its instances keep every optional interface. The namespace
+// runs every duplicate delivery again, marked or not.
+func asItIs(rt *runtime.Runtime, ns *runtime.Namespace) *runtime.Namespace {
+	return rt.Namespace(ns.Name(), ns.Constructor(), append(definedAs(ns), runtime.RerunDuplicates())...)
 }
 
 // world runs the method once, or twice (a lost reply, then the duplicate
