@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/seal"
+	objturn "github.com/dosim/dosim/internal/turn"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 )
@@ -62,7 +63,7 @@ func turnOf(ctx context.Context, op string) (*turn, error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%s: ctx is nil", op)
 	}
-	st, _ := wire.StateFrom[*object.State](ctx)
+	st, _ := objturn.StateFrom[*object.State](ctx)
 	if st == nil {
 		return nil, fmt.Errorf("%s: %w", op, ErrNotInObject)
 	}

@@ -7,7 +7,7 @@ import (
 	"maps"
 
 	"github.com/dosim/dosim/internal/clone"
-	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/internal/turn"
 )
 
 // ErrStorage is wrapped by every error Storage returns for bad input.
@@ -339,7 +339,7 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 	}
 	tx := &Storage{txn: &txn{parent: s, writes: map[string]*any{}}, kv: s.kv}
 	defer func() { tx.done = true }()
-	if err := wire.HoldGate(ctx, func() error { return fn(ctx, tx) }); err != nil {
+	if err := turn.HoldGate(ctx, func() error { return fn(ctx, tx) }); err != nil {
 		return err
 	}
 	switch {

@@ -12,6 +12,7 @@ import (
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/splitmix"
+	"github.com/dosim/dosim/internal/turn"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 )
@@ -147,7 +148,7 @@ type laneTurn struct {
 // TurnState gives object code running in the turn its State.
 func (lt *laneTurn) TurnState() *object.State { return lt.h.state }
 
-var _ wire.Turn[*object.State] = (*laneTurn)(nil)
+var _ turn.Turn[*object.State] = (*laneTurn)(nil)
 
 // String names the turn in deadlock reports.
 func (lt *laneTurn) String() string {

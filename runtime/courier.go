@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // A courier is a first attempt's caller carrying its own request down a
@@ -36,7 +35,7 @@ import (
 // context), and the attempt must then never arrive (S9).
 type courier struct {
 	h   *host
-	f   *wire.Flight
+	f   *flight
 	cur *sched.Task
 	at  time.Duration // when the attempt is due
 }
@@ -49,7 +48,7 @@ var noCourier atomic.Bool
 // queued on its line, if its caller may carry it: the caller is the
 // running task, the attempt is alone on its line, and it is due before
 // the end of virtual time.
-func (r *Runtime) courierFor(h *host, f *wire.Flight, at time.Duration) (courier, bool) {
+func (r *Runtime) courierFor(h *host, f *flight, at time.Duration) (courier, bool) {
 	cur := r.k.Current()
 	if f.N != 1 || cur == nil || len(f.Line.Queue) != 1 || at >= sched.End || noCourier.Load() {
 		return courier{}, false

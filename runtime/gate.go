@@ -3,7 +3,7 @@ package runtime
 // The object's gates (rules L6, L7). The input gate is the host's
 // sched.Gate: a turn holds it except while it awaits a call or a sleep
 // (rule O3), and BlockConcurrencyWhile and Transaction keep it closed
-// across those too (wire.HoldGate). The output gate is here: a reply,
+// across those too (turn.HoldGate). The output gate is here: a reply,
 // and an outgoing call, is released only once the storage writes made
 // before it are durable. In virtual time the writes pending at a turn's
 // release point (its reply, an outgoing call, Storage.Sync) are confirmed
@@ -19,7 +19,7 @@ import (
 
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
-	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/internal/turn"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
 )
@@ -27,12 +27,12 @@ import (
 // A turn (turnInfo, laneTurn) is its task's sched.Work: a yielding wait
 // (a sleep, an awaited call) lets the object's input gate go and takes it
 // back after (rule O3), unless BlockConcurrencyWhile or Transaction holds
-// it closed (rule L6, wire.HoldGate): the turn's holds counts those.
+// it closed (rule L6, turn.HoldGate): the turn's holds counts those.
 var (
 	_ sched.Work      = (*turnInfo)(nil)
 	_ sched.Work      = (*laneTurn)(nil)
-	_ wire.GateHolder = (*turnInfo)(nil)
-	_ wire.GateHolder = (*laneTurn)(nil)
+	_ turn.GateHolder = (*turnInfo)(nil)
+	_ turn.GateHolder = (*laneTurn)(nil)
 )
 
 // leaveGate lets h's input gate go for a yielding wait of t, a turn of h
@@ -80,7 +80,7 @@ func (ti *turnInfo) Leave(t *sched.Task) bool { return ti.h.leaveFor(t, ti.holds
 // Return takes the gate back after the wait (sched.Work).
 func (ti *turnInfo) Return(t *sched.Task) { ti.h.returnFor(t, ti.log) }
 
-// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+// HoldGate runs fn with the gate kept closed (turn.GateHolder).
 func (ti *turnInfo) HoldGate(fn func() error) error { return holdGate(&ti.holds, fn) }
 
 // Leave lets the gate go for a yielding wait (sched.Work).
@@ -89,7 +89,7 @@ func (lt *laneTurn) Leave(t *sched.Task) bool { return lt.h.leaveFor(t, lt.holds
 // Return takes the gate back after the wait (sched.Work).
 func (lt *laneTurn) Return(t *sched.Task) { lt.h.returnFor(t, lt.log) }
 
-// HoldGate runs fn with the gate kept closed (wire.GateHolder).
+// HoldGate runs fn with the gate kept closed (turn.GateHolder).
 func (lt *laneTurn) HoldGate(fn func() error) error { return holdGate(&lt.holds, fn) }
 
 // startJournal makes h's storage keep its unconfirmed writes when a write
@@ -122,7 +122,7 @@ func (h *host) writer() any {
 // output, the output still goes, before the writes are lost; else it is
 // held, and discarded. The caller sends the output when goes is set, then
 // calls strike when it is set.
-func (h *host) outputGate(f *wire.Flight) (goes, strike bool) {
+func (h *host) outputGate(f *flight) (goes, strike bool) {
 	j := h.storage.Journal(seal.Key{})
 	if j == nil {
 		return true, false
@@ -170,7 +170,7 @@ func (h *host) loseWrites() {
 
 // replied ends a request turn's output gate: a StorageWriteFails fault
 // that found no write to fail leaves no trace in the attempt's record.
-func replied(f *wire.Flight) {
+func replied(f *flight) {
 	if f.Fault == transport.StorageWriteFails {
 		f.Fault, f.Rec.Fault = transport.None, transport.None
 	}
@@ -179,7 +179,7 @@ func replied(f *wire.Flight) {
 // sync is Storage.Sync's wait (rule L7): a release point of the running
 // turn that waits for every pending write, allowed unconfirmed or not.
 func (h *host) sync(ctx context.Context) error {
-	var f *wire.Flight
+	var f *flight
 	if cur := h.ns.r.k.Current(); cur != nil {
 		if ti, ok := cur.Work().(*turnInfo); ok && ti.h == h {
 			f = ti.f
@@ -233,7 +233,7 @@ func (v hostView) BlockConcurrency(ctx context.Context, fn func(ctx context.Cont
 		}
 	})
 	defer t.Stop()
-	return wire.HoldGate(ctx, func() error { return fn(ctx) })
+	return turn.HoldGate(ctx, func() error { return fn(ctx) })
 }
 
 // ResetAfterBlock resets the object because BlockConcurrencyWhile's

@@ -15,7 +15,7 @@ import (
 // a nil check when the runtime keeps none.
 
 // beginRequest opens the log of the request turn about to run f's method.
-func (h *host) beginRequest(f *wire.Flight) *turnLog {
+func (h *host) beginRequest(f *flight) *turnLog {
 	hs := h.ns.r.hist
 	if hs == nil {
 		return nil
@@ -40,7 +40,7 @@ func (h *host) endRequest(ctx context.Context, tl *turnLog) {
 
 // beginFetch opens the log of a fetch handler's turn, keeping what the
 // handler reads of the request's body.
-func (h *host) beginFetch(ctx context.Context, f *wire.Flight, req *http.Request) *turnLog {
+func (h *host) beginFetch(ctx context.Context, f *flight, req *http.Request) *turnLog {
 	tl := h.beginRequest(f)
 	if tl == nil {
 		return nil

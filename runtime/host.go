@@ -20,7 +20,6 @@ import (
 	"github.com/dosim/dosim/internal/spare"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
-	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
@@ -54,7 +53,7 @@ type host struct {
 	compiled []*compiled
 	// carried is the first attempt whose caller is delivering it (a
 	// courier, courier.go), while it does: nil otherwise.
-	carried *wire.Flight
+	carried *flight
 	// spare is the last turn run on its caller's task, free for the next:
 	// once such a turn has ended, nothing holds its turnInfo (the method's
 	// context is a sched.Context of its own, see newTurnContext).
@@ -100,7 +99,7 @@ func newHost(ns *Namespace, id object.ID) *host {
 		st = object.NewKeyValueStorage()
 	}
 	h := &host{ns: ns, id: id, storage: st}
-	h.target = &wire.Target{Namespace: ns.name, Object: id.Label(), Host: h}
+	h.target = &wire.Target{Namespace: ns.name, Object: id.Label()}
 	h.state = object.NewHostedState(seal.Key{}, id, h.storage, hostView{h})
 	h.startJournal()
 	if hs := ns.r.hist; hs != nil {
@@ -206,8 +205,8 @@ func find(class string, ms object.Methods, name string) (compiled, error) {
 
 // lookup returns the compiled method f calls: the instance's, compiled
 // once (a pointer: a compiled method is large), or an RPC target's.
-func (h *host) lookup(f *wire.Flight) (*compiled, error) {
-	if rpc, ok := f.Target.RPC.(object.Target); ok {
+func (h *host) lookup(f *flight) (*compiled, error) {
+	if rpc := f.RPC; rpc != nil {
 		if st, ok := rpc.(*sessionTarget); ok {
 			rpc = st.Target
 		}
@@ -244,7 +243,7 @@ const maxCompiled = 16
 // receive is the object's side of an arrival (see arrive): the host
 // records the delivery, remembers the request identity (rule S6) and
 // starts the turn.
-func (h *host) receive(f *wire.Flight) {
+func (h *host) receive(f *flight) {
 	r := h.ns.r
 	f.Rec.Delivered = true
 	dup := h.remember(f.Req.ID)
@@ -294,7 +293,7 @@ func (h *host) receive(f *wire.Flight) {
 // draw change every trace that has concurrent calls, so removing it would
 // change the goldens too. A first attempt the link delays gets here by
 // its caller too, when the caller carries it (courier.go).
-func (h *host) inline(ti *turnInfo, f *wire.Flight) bool {
+func (h *host) inline(ti *turnInfo, f *flight) bool {
 	r := h.ns.r
 	cur := r.k.Current()
 	if cur == nil || f.Fault.Stage() == transport.WhileRunning || !h.gate.Free() {
@@ -329,7 +328,7 @@ func (h *host) inline(ti *turnInfo, f *wire.Flight) bool {
 // sched.Work).
 type turnInfo struct {
 	h   *host
-	f   *wire.Flight
+	f   *flight
 	dup bool
 	// The host's list of active turns (life.go): started once the method
 	// (or handler) is about to run; dropped when a reset failed the request
@@ -429,7 +428,7 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 	h.respond(f, wire.FailNone, cp, nil, nil)
 }
 
-func (h *host) lookupFetch(f *wire.Flight) (*compiled, error) {
+func (h *host) lookupFetch(f *flight) (*compiled, error) {
 	if f.Req.HTTP == nil {
 		return h.lookup(f)
 	}
@@ -465,7 +464,7 @@ func deliveryArgs(args []any) []any {
 }
 
 // serveHTTP runs the object's fetch handler with the attempt's body.
-func (h *host) serveHTTP(ctx context.Context, f *wire.Flight) {
+func (h *host) serveHTTP(ctx context.Context, f *flight) {
 	k := h.ns.r.k
 	req := f.Req.HTTP.Clone(ctx)
 	req.Body = f.Body
@@ -504,8 +503,7 @@ func (h *host) copyResult(v any, claim string) (any, error) {
 		if claim != "" {
 			t = &sessionTarget{Target: t, first: claim}
 		}
-		target := &wire.Target{Namespace: h.target.Namespace, Object: h.target.Object, Host: h, RPC: t}
-		s, _ := stub.NewForRuntime(seal.Key{}, h.ns.r.conn(), target, false)
+		s, _ := h.ns.r.newStub(h, t, false)
 		return s, nil
 	}
 	cp, _, err := clone.Copy(v, refs)
@@ -542,11 +540,11 @@ type sessionTarget struct {
 // sessionClaim returns the marked method that began f's session, or ""
 // when the session's first method is unmarked: f's own method when it is
 // the session's first call (a call through a stub of the object).
-func sessionClaim(f *wire.Flight, m *compiled) string {
-	if st, ok := f.Target.RPC.(*sessionTarget); ok {
+func sessionClaim(f *flight, m *compiled) string {
+	if st, ok := f.RPC.(*sessionTarget); ok {
 		return st.first
 	}
-	if f.Target.RPC == nil && f.Req.HTTP == nil && m.retryable {
+	if f.RPC == nil && f.Req.HTTP == nil && m.retryable {
 		return f.Req.Method
 	}
 	return ""

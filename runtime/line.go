@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
-	"github.com/dosim/dosim/internal/wire"
 )
 
 // transmit carries f to h after the link's delay. On a stub's line
@@ -24,7 +23,7 @@ import (
 // A first attempt alone on its line may be carried by its caller instead
 // of a timer (courier.go): transmit then returns the courier, for send to
 // run once the link has taken f.
-func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) (courier, bool) {
+func (r *Runtime) transmit(h *host, f *flight, delay time.Duration) (courier, bool) {
 	l := f.Line
 	if l == nil || (delay <= 0 && len(l.Queue) == 0) {
 		if delay > 0 { // a retry, on a connection of its own
@@ -39,7 +38,7 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) (courie
 	if n := len(l.Queue); n > 0 {
 		at = max(at, l.Queue[n-1].At)
 	}
-	l.Push(wire.Queued{F: f, At: at})
+	l.Push(lineSlot{F: f, At: at})
 	if c, ok := r.courierFor(h, f, at); ok {
 		return c, true
 	}
@@ -47,9 +46,51 @@ func (r *Runtime) transmit(h *host, f *wire.Flight, delay time.Duration) (courie
 	return courier{}, false
 }
 
+// stubLine is a stub's connection to its object (endpoint.line), on which
+// its calls' first attempts travel (rule L1). Queue holds the attempts sent
+// on the line that have not arrived yet, in the order they were sent, each
+// arriving no earlier than the one before it. A retry travels on a fresh
+// connection of its own (flight.Line nil).
+type stubLine struct {
+	Queue []lineSlot
+	// Reserve is set while the line delivers an attempt due at the same
+	// instant as the one before it: its turn takes its place at the
+	// object's gate at once, so that the two keep their order.
+	Reserve bool
+	// one backs Queue while it holds one attempt, as it mostly does (a
+	// first attempt alone on its line): queueing it allocates nothing.
+	one [1]lineSlot
+}
+
+// lineSlot is an attempt waiting on a line, and when it arrives.
+type lineSlot struct {
+	F  *flight
+	At time.Duration
+}
+
+// Push queues q at the end of the line.
+func (l *stubLine) Push(q lineSlot) {
+	if cap(l.Queue) == 0 {
+		l.Queue = l.one[:0]
+	}
+	l.Queue = append(l.Queue, q)
+}
+
+// Pop removes the attempt at the head of the line, which is not empty, and
+// returns it. The line keeps nothing of it.
+func (l *stubLine) Pop() *flight {
+	f := l.Queue[0].F
+	l.Queue[0] = lineSlot{}
+	l.Queue = l.Queue[1:]
+	if len(l.Queue) == 0 {
+		l.Queue = l.one[:0]
+	}
+	return f
+}
+
 // drain delivers, in order, the attempts at the head of l's queue that are
 // due.
-func (r *Runtime) drain(h *host, l *wire.Line) {
+func (r *Runtime) drain(h *host, l *stubLine) {
 	now := r.k.Now()
 	for n := 0; len(l.Queue) > 0 && l.Queue[0].At <= now; n++ {
 		r.deliverHead(h, l, n > 0)
@@ -60,7 +101,7 @@ func (r *Runtime) drain(h *host, l *wire.Line) {
 // due; its turn takes its place at the object's gate at once (Reserve)
 // when one due before it on the line was delivered this instant (after),
 // or one due this instant follows it.
-func (r *Runtime) deliverHead(h *host, l *wire.Line, after bool) {
+func (r *Runtime) deliverHead(h *host, l *stubLine, after bool) {
 	now := r.k.Now()
 	f := l.Pop()
 	l.Reserve = after || (len(l.Queue) > 0 && l.Queue[0].At <= now)

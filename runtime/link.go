@@ -28,7 +28,7 @@ func (h *host) objectID() string {
 // send is where an attempt enters the simulated link. A first attempt
 // the link delays may be carried by its caller (courier.go) once the
 // link has taken it.
-func (r *Runtime) send(f *wire.Flight) {
+func (r *Runtime) send(f *flight) {
 	if c, ok := r.post(f); ok {
 		c.carry()
 	}
@@ -37,8 +37,8 @@ func (r *Runtime) send(f *wire.Flight) {
 // post hands f to the link: the output gate of the caller's turn (L7),
 // then the fault plan's decision, then the stub's line (L1). It reports
 // the courier that is to carry f, if one is.
-func (r *Runtime) post(f *wire.Flight) (courier, bool) {
-	h := f.Target.Host.(*host)
+func (r *Runtime) post(f *flight) (courier, bool) {
+	h := f.Host
 	if r.journaling {
 		from, goes, strike := r.callGate()
 		if !goes { // held by the output gate, then discarded (rule L7)
@@ -74,7 +74,7 @@ func (r *Runtime) post(f *wire.Flight) (courier, bool) {
 }
 
 // arrive is the moment the link delivers (or drops) an attempt.
-func (h *host) arrive(f *wire.Flight) {
+func (h *host) arrive(f *flight) {
 	f.Call.InFlight--
 	if f.Lost { // S9: a cancelled retry that had not reached the object never arrives
 		if f.Call.Finished && f.Call.InFlight == 0 {
@@ -93,7 +93,7 @@ func (h *host) arrive(f *wire.Flight) {
 // that strikes while it runs tells the caller now, and the method runs on
 // to its end; the Reset fault resets the object now, and the method runs
 // on, on the stale instance (rules L3, L4).
-func (h *host) starting(f *wire.Flight) {
+func (h *host) starting(f *flight) {
 	if f.Fault.Stage() == transport.WhileRunning {
 		h.fail(f)
 	}
@@ -103,7 +103,7 @@ func (h *host) starting(f *wire.Flight) {
 // struck after delivery replaces the reply: the caller learns of the fault
 // (the link's words, see transport.Fault.Message), not of the result; a
 // fault that resets the object resets it (rule O4).
-func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+func (h *host) respond(f *flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if f.Fault.Stage() >= transport.WhileRunning {
 		// The link lost the reply, or told the caller while the method
 		// ran: the turn still ended, and its writes are durable (rule
@@ -137,7 +137,7 @@ func (h *host) respond(f *wire.Flight, kind wire.FailKind, v any, resp *http.Res
 // up (its deadline, S9) is dropped, as the caller waits no more; the
 // attempt's record ends when the caller learned its fate (or the method
 // ended, D3, whichever is later).
-func (h *host) reply(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+func (h *host) reply(f *flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	r := h.ns.r
 	d := r.faults.ReplyDelay(transport.Attempt{Seed: r.seed, Call: int(f.Call.Seq), N: f.N})
 	if d <= 0 || f.Answered() {
@@ -151,7 +151,7 @@ func (h *host) reply(f *wire.Flight, kind wire.FailKind, v any, resp *http.Respo
 
 // fail tells the caller of a fault that struck after delivery, resetting
 // the object first for a fault that resets it (rule L3).
-func (h *host) fail(f *wire.Flight) {
+func (h *host) fail(f *flight) {
 	if !f.Fault.Resets() {
 		h.complete(f, wire.FailLink, nil, nil, nil)
 		return
@@ -165,7 +165,7 @@ func (h *host) fail(f *wire.Flight) {
 
 // complete tells the caller an attempt's fate now, unless it is decided
 // already (a reply on its way, Flight.Answered).
-func (h *host) complete(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+func (h *host) complete(f *flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if f.Answered() {
 		return
 	}
@@ -177,7 +177,7 @@ func (h *host) complete(f *wire.Flight, kind wire.FailKind, v any, resp *http.Re
 }
 
 // outcome sets an attempt's outcome.
-func (h *host) outcome(f *wire.Flight, kind wire.FailKind, v any, resp *http.Response, err error) {
+func (h *host) outcome(f *flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if kind == wire.FailSetup && err != nil && !errors.Is(err, ErrSetup) {
 		err = fmt.Errorf("%w: %w", ErrSetup, err)
 	}

@@ -230,7 +230,7 @@ func (ns *Namespace) Get(id object.ID, opts ...stub.Option) (*stub.Stub, error) 
 		return nil, fmt.Errorf("%s.Get(%s): %w: it belongs to namespace %q", ns.name, id.Label(), ErrID, id.Namespace())
 	}
 	h := ns.host(id)
-	s, err := stub.NewForRuntime(seal.Key{}, ns.r.conn(), h.target, true, opts...)
+	s, err := ns.r.newStub(h, nil, true, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s.Get(%s): %w", ns.name, id.Label(), err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/errchain"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/stub"
 )
@@ -41,9 +41,22 @@ func readObjectErr(what string, err error) (out error) {
 // crossingErr is the error a method returned as it leaves the object for
 // its caller (rules S4, O5): its text read in the object's own turn
 // (readObjectErr), its flags, and a copy of it made now, before the
-// object's code can change it (stub.CrossingForRuntime). nil stays nil.
+// object's code can change it (errchain.Cross). nil stays nil.
 func crossingErr(what string, err error) error {
-	return stub.CrossingForRuntime(seal.Key{}, readObjectErr(what, err))
+	err = readObjectErr(what, err)
+	if err == nil {
+		return nil
+	}
+	return errchain.Cross(err, true, stubFlags)
+}
+
+// stubFlags reads the flags of a *stub.Error in an object's error's chain
+// (the error of a call the object made), which its error crosses with.
+func stubFlags(e error) (retryable, overloaded, reset, ok bool) {
+	if se, is := e.(*stub.Error); is {
+		return se.Retryable, se.Overloaded, se.DurableObjectReset, true
+	}
+	return false, false, false, false
 }
 
 // noMethodError is the error for a method the object does not have. Called

@@ -8,6 +8,7 @@ import (
 	"github.com/dosim/dosim/internal/clone"
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/turn"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 )
@@ -50,7 +51,7 @@ func (v hostView) Effect(ctx context.Context, kind string, payload any) error {
 // TurnState gives object code running in a request's turn its State.
 func (ti *turnInfo) TurnState() *object.State { return ti.h.state }
 
-var _ wire.Turn[*object.State] = (*turnInfo)(nil)
+var _ turn.Turn[*object.State] = (*turnInfo)(nil)
 
 // Rand is the runtime's seeded source.
 func (v hostView) Rand() *rand.Rand { return v.h.ns.r.objectRand() }

@@ -212,7 +212,7 @@ func (rp *replayer) event(e object.Event) {
 }
 
 // ReplayCall answers a call the replayed turn makes to another object's
-// stub (wire.CallReplayer): from the turn's reads, when it made that
+// stub (turn.CallReplayer): from the turn's reads, when it made that
 // call there.
 func (ti *turnInfo) ReplayCall(namespace, name, method string, args []any) (any, error, bool) {
 	return ti.h.ns.r.replayCall(namespace, name, method, args)

@@ -33,7 +33,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -43,9 +42,7 @@ import (
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
-	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
-	"github.com/google/uuid"
 	"go.uber.org/zap"
 )
 
@@ -434,16 +431,6 @@ func (r *Runtime) Advance(d time.Duration) error {
 	return r.drive(r.k.Now()+d, nil)
 }
 
-// conn is the runtime as its stubs see it.
-func (r *Runtime) conn() stub.Conn { return (*connImpl)(r) }
-
-// connImpl implements stub.Conn for a Runtime.
-type connImpl Runtime
-
-var _ stub.Conn = (*connImpl)(nil)
-
-func (c *connImpl) Kernel() *sched.Kernel { return c.k }
-
 // rngReader reads bytes from the seeded source, for uuid generation.
 type rngReader struct{ rng *rand.Rand }
 
@@ -455,71 +442,6 @@ func (g rngReader) Read(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-// NewRequestID draws a version 4 (random) uuid from the seeded source, laid
-// out as uuid.NewRandom lays it out, without allocating.
-func (c *connImpl) NewRequestID() uuid.UUID {
-	var id uuid.UUID
-	binary.LittleEndian.PutUint64(id[:8], c.pcg.Uint64()) // rng's own source: the same draws, no interface call
-	binary.LittleEndian.PutUint64(id[8:], c.pcg.Uint64())
-	id[6] = (id[6] & 0x0f) | 0x40 // version 4
-	id[8] = (id[8] & 0x3f) | 0x80 // variant RFC 4122
-	return id
-}
-
-func (c *connImpl) Begin(call *wire.Call) error {
-	if c.begun >= c.maxCalls {
-		return ErrTooManyCalls
-	}
-	if t := c.k.Current(); t != nil {
-		var by *host
-		switch w := t.Work().(type) {
-		case *turnInfo: // an object's turn calls out
-			by = w.h
-			if c.callers == nil {
-				c.callers = map[*host]struct{}{}
-			}
-			c.callers[w.h] = struct{}{}
-		case *laneTurn: // an alarm, a scheduled or queued task calls out
-			by = w.h
-		}
-		if by != nil {
-			call.SetBy(by.ns.name + "/" + by.target.Object)
-		}
-		if c.hist != nil {
-			(*Runtime)(c).noteCall(call)
-		}
-	}
-	c.begun++
-	call.Seq = c.begun
-	call.Start = c.k.Now()
-	c.stamp++
-	call.Began = c.stamp
-	(*Runtime)(c).keep()
-	return nil
-}
-
-func (c *connImpl) Send(f *wire.Flight) { (*Runtime)(c).send(f) }
-
-// NewCall hands out the next record of the slab.
-func (c *connImpl) NewCall() *wire.Call { return (*Runtime)(c).newCall() }
-
-// End forgets the identity of a finished call once none of its attempts
-// can still arrive: nothing can be a duplicate of it any more, so the host
-// need not remember it for the rest of the window.
-func (c *connImpl) End(call *wire.Call) {
-	c.stamp++
-	call.Ended = c.stamp
-	if c.sink != nil {
-		c.sink(record(call))
-	}
-	if call.InFlight > 0 || call.NumAttempts() == 0 {
-		return
-	}
-	if h, ok := call.Site.Target.Host.(*host); ok {
-		h.forget(call.ID)
-	}
 }
 
 // Callers returns the objects ("NAMESPACE/object") whose methods made

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/transport"
 )
@@ -80,8 +79,9 @@ func decide(e ended, rng *rand.Rand) verdict {
 		return verdict{outcome: transport.OutcomeCancelled, blame: blameCancelled}
 	}
 	sleep := retryBackoff(rng, e.n) // S8
-	// S9: no retry whose backoff ends at or after the deadline.
-	if sched.AddTime(e.now, sleep) >= e.deadline {
+	// S9: no retry whose backoff ends at or after the deadline (written
+	// so that it cannot overflow near the end of virtual time).
+	if sleep >= e.deadline-e.now {
 		return verdict{outcome: transport.OutcomeTimeout, blame: blameFirst}
 	}
 	return verdict{retry: true, sleep: sleep}

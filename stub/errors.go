@@ -147,14 +147,16 @@ func brokenError(method string, cause error) *Error {
 	return e
 }
 
-// newError turns a failed flight into the caller's error.
-func newError(f *wire.Flight) *Error {
+// newError turns the failed attempt of fr's call whose reply is rep into
+// the caller's error.
+func newError(fr *frame, rep *wire.Reply) *Error {
+	f := rep
 	e := &Error{
 		Fault:     f.Fault,
-		Attempt:   f.N,
-		Namespace: f.Target.Namespace,
-		Object:    f.Target.Object,
-		Method:    f.Req.Method,
+		Attempt:   fr.out.N,
+		Namespace: fr.s.target.Namespace,
+		Object:    fr.s.target.Object,
+		Method:    fr.req.Method,
 		kind:      f.Kind,
 	}
 	switch f.Kind {
@@ -173,13 +175,10 @@ func newError(f *wire.Flight) *Error {
 			e.Msg = "object reset (" + f.Reset.String() + "): " + f.Reset.Message()
 		}
 	case wire.FailRemote: // never retried, whatever its flags (S4, decide)
-		r, ok := f.Err.(*remoteError)
-		if !ok { // not crossed in the object's turn (a fetch handler's panic, a result that cannot be copied): its text
-			r = crossing(f.Err, false)
-		}
+		r := crossed(f.Err)
 		e.Remote = true
-		e.Retryable, e.Overloaded, e.DurableObjectReset = r.retryable, r.overloaded, r.reset
-		e.Msg = "object error: " + r.msg
+		e.Retryable, e.Overloaded, e.DurableObjectReset = r.c.Retryable, r.c.Overloaded, r.c.Reset
+		e.Msg = "object error: " + r.c.Msg
 		e.cause = r
 	case wire.FailRejected:
 		e.Msg = "duplicate request rejected: the object already received this request identity and the method is not marked Retryable"
@@ -189,7 +188,7 @@ func newError(f *wire.Flight) *Error {
 		e.cause = f.Err
 		// A method the object does not have: the object's answer, as on
 		// the platform (a TypeError with remote = true).
-		e.Remote = f.Kind == wire.FailSetup && f.Req.HTTP == nil && errors.Is(f.Err, object.ErrNoMethod)
+		e.Remote = f.Kind == wire.FailSetup && fr.req.HTTP == nil && errors.Is(f.Err, object.ErrNoMethod)
 	}
 	return e
 }

@@ -3,18 +3,15 @@ package stub
 import (
 	"context"
 	"fmt"
-
-	"github.com/dosim/dosim/internal/sched"
 )
 
 // Promise is a call started with Stub.Start and not yet awaited. Calls can
 // be pipelined on its result before it resolves (Pipeline).
 type Promise struct {
 	s      *Stub
-	k      *sched.Kernel
 	ctx    context.Context // the context Start was called with; nil when it was outside a task
 	method string
-	done   sched.Signal
+	wait   func() error // waits for the call's task; nil when it never started
 	val    any
 	err    error
 	cs     *callState
@@ -23,17 +20,14 @@ type Promise struct {
 // Start begins a call in its own task and returns at once. Await its
 // promise for the result, or pipeline calls on it.
 func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
-	k := s.conn.Kernel()
-	p := &Promise{s: s, k: k, method: method, cs: &callState{}}
-	if ctx == nil || sched.FromContext(ctx) == nil {
-		p.err = sched.ErrNotInTask
-		p.done.Fire(k)
+	p := &Promise{s: s, method: method, cs: &callState{}}
+	name := fmt.Sprintf("promise %s/%s.%s", s.target.Namespace, s.target.Object, method)
+	if p.err = s.conn.InTask(ctx); p.err != nil {
 		return p
 	}
 	p.ctx = ctx
-	k.Go(ctx, fmt.Sprintf("promise %s/%s.%s", s.target.Namespace, s.target.Object, method), func(ctx context.Context) {
+	p.wait = s.conn.Go(ctx, name, func(ctx context.Context) {
 		p.val, _, p.err = s.do(ctx, method, args, nil, p.cs)
-		p.done.Fire(k)
 	})
 	return p
 }
@@ -41,17 +35,9 @@ func (s *Stub) Start(ctx context.Context, method string, args ...any) *Promise {
 // Await waits for the call and returns its result. It must be called from
 // a simulated task.
 func (p *Promise) Await() (any, error) {
-	if !p.done.Fired() {
-		if p.k.Halted() {
-			return nil, sched.ErrStalled
-		}
-		cur := p.k.Current()
-		if cur == nil {
-			return nil, sched.ErrNotInTask
-		}
-		p.done.Wait(context.Background(), cur, "awaiting "+p.method)
-		if !p.done.Fired() {
-			return nil, sched.ErrClosed
+	if p.wait != nil {
+		if err := p.wait(); err != nil {
+			return nil, err
 		}
 	}
 	return p.val, p.err
@@ -67,20 +53,17 @@ func (p *Promise) Await() (any, error) {
 // refuses an unmarked method, before it runs (the RPC-session rule, S12:
 // the error wraps runtime.ErrRetryableSession).
 func (p *Promise) Pipeline(method string, args ...any) *Promise {
-	k := p.k
-	q := &Promise{s: p.s, k: k, ctx: p.ctx, method: method, cs: &callState{}}
+	q := &Promise{s: p.s, ctx: p.ctx, method: method, cs: &callState{}}
 	p.cs.pipelined = true
 	// p.ctx is nil when p was started outside a task. Otherwise the
 	// pipelined call runs in a task of its own with p.ctx: that the task
 	// that started p may have ended since (its context then carries no
 	// task) does not matter.
 	if p.ctx == nil {
-		q.err = sched.ErrNotInTask
-		q.done.Fire(k)
+		q.err = p.err // the runtime's ErrNotInTask
 		return q
 	}
-	k.Go(p.ctx, "pipelined "+p.method+"."+method, func(ctx context.Context) {
-		defer q.done.Fire(k)
+	q.wait = p.s.conn.Go(p.ctx, "pipelined "+p.method+"."+method, func(ctx context.Context) {
 		v, err := p.Await()
 		if err != nil {
 			q.err = p.s.abandon(method, fmt.Errorf("stub: %s on the result of %s: %w: %w", method, p.method, ErrPipelined, err))

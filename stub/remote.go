@@ -4,37 +4,33 @@ import (
 	"reflect"
 
 	"github.com/dosim/dosim/internal/clone"
-	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/errchain"
 )
 
 // remoteError is an object's error after it crossed the boundary (rules
 // S4, O5): its text, the flags of a *Error in its chain, whether it
 // wrapped clone.ErrNotCopyable, and a copy of it (nil when it is not plain
-// data), which As finds.
-type remoteError struct {
-	msg                   string
-	notData               bool
-	retryable, overloaded bool
-	reset                 bool // the object's error says it was reset (durableObjectReset)
-	copied                error
-}
+// data), which As finds. Package runtime crosses an error in the object's
+// turn (errchain.Cross with Flags), so that the copy is of the error as
+// the method returned it.
+type remoteError struct{ c errchain.Crossed }
 
-func (r *remoteError) Error() string { return r.msg }
+func (r *remoteError) Error() string { return r.c.Msg }
 
 // Is matches ErrRemote, and clone.ErrNotCopyable (object.ErrNotPlainData)
 // when the object's error wrapped it. It does not look into the copy: an
 // object's sentinel, copied, is another value (see Error).
 func (r *remoteError) Is(target error) bool {
-	return target == ErrRemote || r.notData && target == clone.ErrNotCopyable
+	return target == ErrRemote || r.c.NotData && target == clone.ErrNotCopyable
 }
 
 // As sets target to the first error in the copy's chain that it can hold,
 // as errors.As would, so that errors.As(err, &myErr) works at the caller.
-// The chain is the object's code's, so it is walked as walk walks it: a
-// panicking Unwrap or As method ends the walk, and it stops after
-// maxChain errors.
+// The chain is the object's code's, so it is walked as errchain.Walk walks
+// it: a panicking Unwrap or As method ends the walk, and it stops after
+// errchain.MaxChain errors.
 func (r *remoteError) As(target any) bool {
-	if r.copied == nil {
+	if r.c.Copy == nil {
 		return false
 	}
 	tv := reflect.ValueOf(target)
@@ -43,7 +39,7 @@ func (r *remoteError) As(target any) bool {
 	}
 	want := tv.Type().Elem()
 	found := false
-	walk(r.copied, func(e error) bool {
+	errchain.Walk(r.c.Copy, func(e error) bool {
 		if reflect.TypeOf(e).AssignableTo(want) {
 			tv.Elem().Set(reflect.ValueOf(e))
 			found = true
@@ -58,95 +54,32 @@ func (r *remoteError) As(target any) bool {
 // own returns r with a copy of its own of the object's error, for one
 // more holder (the caller, beside the record: snapshot).
 func (r *remoteError) own() *remoteError {
-	if r.copied == nil {
+	if r.c.Copy == nil {
 		return r // nothing in it can be changed
 	}
 	c := *r
-	if cp, _, err := clone.Copy(r.copied, nil); err == nil {
-		c.copied, _ = cp.(error)
+	if cp, _, err := clone.Copy(r.c.Copy, nil); err == nil {
+		c.c.Copy, _ = cp.(error)
 	}
 	return &c
 }
 
-// CrossingForRuntime returns err, an error a method returned (its text
-// already read safely, in the object's turn), as it crosses to the
-// caller: a *remoteError with its text, flags and copy (see Error). For
-// package runtime, which calls it in the object's turn, so that the copy
-// is of the error as the method returned it.
-func CrossingForRuntime(_ seal.Key, err error) error {
-	if err == nil {
-		return nil
-	}
-	return crossing(err, true)
+// flagsOf reads the flags of a *Error for errchain.Cross: the flags an
+// object's error crosses with when its chain holds the error of a call
+// the object made (see Error). Package runtime reads them as well.
+func flagsOf(e error) (retryable, overloaded, reset, ok bool) {
+	se, ok := e.(*Error)
+	return ok && se.Retryable, ok && se.Overloaded, ok && se.DurableObjectReset, ok
 }
 
-// crossing builds the remoteError of err; copied: with a copy of err
-// when it is plain data.
-func crossing(err error, copied bool) (r *remoteError) {
-	r = &remoteError{msg: "<nil>"}
-	if err == nil {
-		return r
+// crossed returns the remoteError of err, an object's error: as package
+// runtime crossed it in the object's turn, or, when it did not (a fetch
+// handler's panic, a result that cannot be copied), its text and flags.
+func crossed(err error) *remoteError {
+	if c, ok := err.(*errchain.Crossed); ok {
+		return &remoteError{c: *c}
 	}
-	r.msg = errText(err)
-	flagged := false
-	walk(err, func(e error) bool {
-		if e == clone.ErrNotCopyable {
-			r.notData = true
-		}
-		if se, ok := e.(*Error); ok && !flagged { // the first *Error in the chain, as errors.As finds it
-			r.retryable, r.overloaded, r.reset, flagged = se.Retryable, se.Overloaded, se.DurableObjectReset, true
-		}
-		return false
-	})
-	if copied {
-		if cp, _, cerr := clone.Copy(err, nil); cerr == nil {
-			r.copied, _ = cp.(error)
-		}
-	}
-	return r
-}
-
-// errText is err's text; an Error method that panics gives what
-// runtime's readObjectErr would have made of it.
-func errText(err error) (msg string) {
-	defer func() {
-		if p := recover(); p != nil {
-			msg = "an error whose Error method panicked"
-		}
-	}()
-	return err.Error()
-}
-
-// maxChain is how many errors of an object's chain walk visits at most.
-const maxChain = 64
-
-// walk calls visit on err and the errors it wraps, depth first, until
-// visit returns true. The chain is the object's code's, so it is walked by
-// hand: at most maxChain errors, never through an Is method, and a
-// panicking Unwrap (or visit) ends the walk (errors.Is would loop for good
-// on an error that unwraps to itself).
-func walk(err error, visit func(error) bool) {
-	defer func() { _ = recover() }()
-	todo := []error{err}
-	for n := 0; len(todo) > 0 && n < maxChain; n++ {
-		e := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if e == nil {
-			continue
-		}
-		if visit(e) {
-			return
-		}
-		switch x := e.(type) {
-		case interface{ Unwrap() []error }:
-			errs := x.Unwrap()
-			for i := len(errs) - 1; i >= 0; i-- { // the first wrapped error first, as errors.As
-				todo = append(todo, errs[i])
-			}
-		case interface{ Unwrap() error }:
-			todo = append(todo, x.Unwrap())
-		}
-	}
+	return &remoteError{c: *errchain.Cross(err, false, flagsOf)}
 }
 
 var _ interface {

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -27,7 +28,6 @@ import (
 	"github.com/dosim/dosim/internal/spare"
 
 	"github.com/dosim/dosim/internal/clone"
-	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/wire"
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
@@ -62,11 +62,10 @@ import (
 // A stub that reaches you as a call's argument or result is a connection of
 // its own: it starts unbroken and breaks by the same rule.
 type Stub struct {
-	conn     Conn
-	target   *wire.Target
+	conn     Conn         // the connection first attempts travel on (L1)
+	target   *wire.Target // conn's
 	retrying bool
 	cfg      config
-	line     wire.Line        // the connection first attempts travel on (L1)
 	broken   error            // the error that broke the stub, nil while it works (L2)
 	spare    spare.One[frame] // the last call's frame, free for the next (see frame)
 	sites    []*wire.Site
@@ -124,7 +123,7 @@ func (s *Stub) String() string {
 func (s *Stub) asRef() *Stub {
 	c := *s
 	c.retrying = false
-	c.line, c.broken, c.spare = wire.Line{}, nil, spare.One[frame]{} // a connection of its own (L1, L2); a frame of its own
+	c.conn, c.broken, c.spare = s.conn.Fork(), nil, spare.One[frame]{} // a connection of its own (L1, L2); a frame of its own
 	return &c
 }
 
@@ -138,11 +137,10 @@ var _ object.ByRef = (*Stub)(nil)
 // refs is the copy policy of arguments and results (object.CopyPolicy).
 var refs = object.CopyPolicy(seal.Key{})
 
-// NewForRuntime returns a stub of target, minted by the runtime whose
-// connection is conn: one from Namespace.Get retries (rule S1), one that
-// arrives as a call's result does not. For package runtime, which calls it
-// from Namespace.Get and for the stubs it hands out.
-func NewForRuntime(_ seal.Key, conn Conn, target *wire.Target, retrying bool, opts ...Option) (*Stub, error) {
+// New returns a stub whose calls travel on conn: one from Namespace.Get
+// retries (rule S1), one that arrives as a call's result does not. Package
+// runtime mints its stubs with it (see Conn).
+func New(conn Conn, retrying bool, opts ...Option) (*Stub, error) {
 	cfg := defaults()
 	for _, opt := range opts {
 		if opt == nil {
@@ -152,7 +150,7 @@ func NewForRuntime(_ seal.Key, conn Conn, target *wire.Target, retrying bool, op
 			return nil, err
 		}
 	}
-	return &Stub{conn: conn, target: target, retrying: retrying, cfg: cfg}, nil
+	return &Stub{conn: conn, target: conn.Target(), retrying: retrying, cfg: cfg}, nil
 }
 
 // Call invokes method on the object with copies of args and returns a copy
@@ -202,21 +200,13 @@ func (s *Stub) Fetch(ctx context.Context, req *http.Request) (*http.Response, er
 // sent, its answer comes from the turn's history. A fetch cannot be
 // answered so: it gets the replay's divergence error.
 func (s *Stub) replayed(ctx context.Context, method string, args []any, hreq *http.Request) (any, error, bool) {
-	t := sched.FromContext(ctx)
-	if t == nil {
-		return nil, nil, false
-	}
-	rp, ok := t.Work().(wire.CallReplayer)
-	if !ok {
-		return nil, nil, false
-	}
 	if hreq != nil {
 		method = "fetch"
 	}
 	// A copy, so that args does not escape through the interface call: a
 	// call's variadic arguments stay on its caller's stack (a replay is
 	// rare; every call would pay the allocation otherwise).
-	return rp.ReplayCall(s.target.Namespace, s.target.Object, method, slices.Clone(args))
+	return s.conn.Replay(ctx, method, slices.Clone(args))
 }
 
 // bodyReplayable reports whether every attempt can send the same body.
@@ -232,23 +222,18 @@ type callState struct {
 // do runs one call: the retry loop of rules S3-S14. It sends attempts,
 // keeps their records, and asks decide what to do after each.
 func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Request, cs *callState) (any, *http.Response, error) {
-	if ctx == nil {
-		return nil, nil, sched.ErrNotInTask
-	}
-	k := s.conn.Kernel()
+	c := s.conn
 	// A goroutine outside the simulation (started by a method, say) gets
-	// runtime.ErrNotInTask here, before it touches anything (see
-	// sched.Kernel.Enter).
-	cur, err := k.Enter(ctx)
-	if err != nil {
-		if errors.Is(err, sched.ErrNotInTask) {
+	// runtime.ErrNotInTask here, before it touches anything.
+	if replaying, err := c.Enter(ctx); err != nil {
+		if replaying {
 			if v, rerr, ok := s.replayed(ctx, method, args, hreq); ok {
 				return v, nil, rerr
 			}
 		}
 		return nil, nil, err
 	}
-	fr, replayable, err := s.begin(k, method, args, hreq)
+	fr, replayable, err := s.begin(method, args, hreq)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,54 +241,48 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 	if s.broken != nil { // L2: a broken stub sends nothing
 		return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.refused(method))
 	}
-	deadline := sched.AddTime(rec.Start, s.cfg.timeout) // saturated: a call near the end of virtual time
+	deadline := rec.Start + s.cfg.timeout
+	if deadline < rec.Start { // saturated: a call near the end of virtual time
+		deadline = math.MaxInt64
+	}
 	var first *Error
 	if ctx.Err() != nil { // S14: no attempt starts after cancellation
 		return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, nil, 0))
 	}
 	for n := 1; ; n++ {
-		a, f, err := fr.send(n, hreq)
+		a, rep, err := fr.send(ctx, n, hreq, deadline)
 		if err != nil {
+			if fr.closed {
+				return nil, nil, err
+			}
 			return fr.finish(transport.OutcomeNotReplayable, nil, nil, err)
 		}
-		// The first attempt is never cancelled (S9); a retry is cancelled at
-		// the deadline or when the caller's context is (S14).
-		var done bool
-		if n == 1 {
-			done = f.Done.Wait(context.Background(), cur, "waiting for a reply")
-		} else {
-			done = f.Done.WaitFor(ctx, cur, "waiting for a reply", max(deadline-k.Now(), 0))
-		}
-		if !done && k.Closed() {
-			return nil, nil, sched.ErrClosed
-		}
-		if f.Kind == wire.FailBroken { // L2: the stub broke while this one waited on its line
-			a.Extend(k.Now())
+		if rep.Kind == wire.FailBroken { // L2: the stub broke while this one waited on its line
+			a.Extend(c.Now())
 			rec.SetAttemptErr(a, s.refused(method)) // the record's own copy
 			return fr.finish(transport.OutcomeBrokenStub, nil, nil, s.refused(method))
 		}
-		e := fr.judge(ctx, a, f, done)
+		e := fr.judge(ctx, a, &rep)
 		if n == 1 {
 			first = e
 		}
-		end := ended{n: n, stopped: !done, kind: f.Kind, replayable: replayable, maxRetries: s.cfg.maxRetries,
-			now: k.Now(), deadline: deadline}
-		if !done || e != nil {
+		end := ended{n: n, stopped: !rep.Answered, kind: rep.Kind, replayable: replayable, maxRetries: s.cfg.maxRetries,
+			now: c.Now(), deadline: deadline}
+		if !rep.Answered || e != nil {
 			end.retryable = e != nil && e.Retryable
 			end.pipelined = cs != nil && cs.pipelined
 			end.cancelled = ctx.Err() != nil
 		}
-		v := decide(end, k.Rand())
+		v := decide(end, c.Rand())
 		if !v.retry {
 			if v.blame == blameNone {
-				return fr.finish(v.outcome, f.Value, f.Resp, nil)
+				return fr.finish(v.outcome, rep.Value, rep.Resp, nil)
 			}
 			return fr.finish(v.outcome, nil, nil, s.blamed(ctx, v.blame, method, first, e, n))
 		}
-		if err := cur.Sleep(ctx, v.sleep); err != nil {
-			if k.Closed() {
-				return nil, nil, sched.ErrClosed
-			}
+		if slept, err := c.Sleep(ctx, v.sleep); err != nil {
+			return nil, nil, err // the runtime closed
+		} else if !slept {
 			return fr.finish(transport.OutcomeCancelled, nil, nil, s.cancelled(ctx, method, first, n))
 		}
 		if cs != nil && cs.pipelined { // S12: pipelined during the backoff
@@ -316,10 +295,10 @@ func (s *Stub) do(ctx context.Context, method string, args []any, hreq *http.Req
 // holds it any more), its record with copies of args, its request. It
 // reports whether every attempt can send the same request (a body that
 // can be rewound, no argument passed by reference).
-func (s *Stub) begin(k *sched.Kernel, method string, args []any, hreq *http.Request) (fr *frame, replayable bool, err error) {
-	fr = s.spare.Take() // the frame of this stub's last call, which nothing holds any more
+func (s *Stub) begin(method string, args []any, hreq *http.Request) (fr *frame, replayable bool, err error) {
+	fr = s.spare.Take() // the frame of this stub's last call
 	if fr == nil {
-		fr = &frame{k: k, s: s}
+		fr = &frame{s: s}
 	}
 	rec := s.conn.NewCall()
 	fr.rec = rec
@@ -359,57 +338,50 @@ func (s *Stub) begin(k *sched.Kernel, method string, args []any, hreq *http.Requ
 	return fr, replayable, nil
 }
 
-// send starts attempt n of the frame's call: its record and its flight
-// (the frame's own, unless the runtime may still hold the first one), on
-// the stub's line for the first attempt and a fresh connection for a
-// retry (L1), with the request's body rewound for a retry, and a new
+// send makes attempt n of the frame's call and waits for its reply (see
+// Conn.RoundTrip): a retry with the request's body rewound, and a new
 // request identity after attempts known not to have reached the object
-// (S5). The error is a body that could not be rewound: nothing was sent.
-func (fr *frame) send(n int, hreq *http.Request) (*wire.Attempt, *wire.Flight, error) {
+// (S5). The error is a body that could not be rewound (nothing was sent)
+// or, with fr.closed set, the runtime's closing.
+func (fr *frame) send(ctx context.Context, n int, hreq *http.Request, deadline time.Duration) (*wire.Attempt, wire.Reply, error) {
 	s, rec := fr.s, fr.rec
 	if fr.fresh { // S5: the last attempt never reached the object, nor did any before it
 		fr.renew()
 	}
-	a, f := rec.NewAttempt(fr.k.Now()), &fr.flight
-	if n > 1 && !fr.flight.Settled { // the runtime may still hold the first
-		f, fr.shared = &wire.Flight{}, true
-	}
-	*f = wire.Flight{Call: rec, Target: s.target, Req: &fr.req, N: n, Rec: a}
-	if n == 1 {
-		f.Line = &s.line // a retry goes on a fresh connection (L1)
-	}
+	a := rec.NewAttempt(s.conn.Now())
+	fr.out = wire.Send{Call: rec, Rec: a, Req: fr.req, N: n, Deadline: deadline}
 	if hreq != nil {
-		f.Body = hreq.Body
+		fr.out.Body = hreq.Body
 		if n > 1 && hreq.GetBody != nil {
 			body, err := hreq.GetBody()
 			if err != nil {
-				return nil, nil, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err)
+				return nil, wire.Reply{}, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err)
 			}
-			f.Body = body
+			fr.out.Body = body
 		}
 	}
-	s.conn.Send(f)
-	return a, f, nil
+	rep, err := s.conn.RoundTrip(ctx, &fr.out)
+	fr.closed = err != nil
+	return a, rep, err
 }
 
-// judge records how attempt a, whose flight is f, ended (done: it got a
-// reply before the caller stopped waiting) and returns its error, nil
-// when it succeeded or was abandoned.
-func (fr *frame) judge(ctx context.Context, a *wire.Attempt, f *wire.Flight, done bool) *Error {
-	rec, now := fr.rec, fr.k.Now()
-	a.Extend(now)
+// judge records how attempt a ended, as its reply says, and returns its
+// error, nil when it succeeded or was abandoned (the caller stopped
+// waiting first).
+func (fr *frame) judge(ctx context.Context, a *wire.Attempt, rep *wire.Reply) *Error {
+	rec := fr.rec
+	a.Extend(fr.s.conn.Now())
 	switch {
-	case !done:
-		f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
+	case !rep.Answered: // S9: it never arrives, or its turn sees ctx cancelled
 		a.Cancelled = true
 		rec.SetAttemptErr(a, errDeadline)
 		if err := ctx.Err(); err != nil {
 			rec.SetAttemptErr(a, err)
 		}
-	case f.Kind != wire.FailNone:
-		fr.identity(f) // the next attempt's (S5)
-		e := newError(f)
-		rec.SetAttemptErr(a, e) // the caller gets a copy, if it gets e (finish)
+	case rep.Kind != wire.FailNone:
+		fr.identity(rep)       // the next attempt's (S5)
+		e := newError(fr, rep) // the caller gets a copy, if it gets e (finish)
+		rec.SetAttemptErr(a, e)
 		return e
 	}
 	return nil
@@ -428,34 +400,30 @@ func (s *Stub) blamed(ctx context.Context, b blame, method string, first, last *
 	return first
 }
 
-// frame is what a call needs only while it runs, in one allocation. An
-// attempt reuses the flight of the one before when the runtime let go of
-// it (Flight.Settled), and the stub keeps the frame for its next call when
-// the runtime let go of every flight the call sent: a fault-free call, or
-// one whose retries all ran on their callers' tasks, then allocates no
-// frame.
+// frame is what a call needs only while it runs, in one allocation, which
+// the stub keeps for its next call.
 type frame struct {
-	k      *sched.Kernel
-	s      *Stub
-	rec    *wire.Call
-	req    wire.Request
-	flight wire.Flight // every attempt's while the runtime lets go of each
-	shared bool        // an attempt had a flight of its own: keep nothing
+	s   *Stub
+	rec *wire.Call
+	req wire.Request
+	out wire.Send // the attempt being sent
 	// kept: an attempt failed so that it may have reached the object: the
 	// request keeps its identity for good (S5). fresh: the last attempt
 	// is known not to have reached it, and neither did any before it: a
 	// retry takes a new identity.
 	kept, fresh bool
+	closed      bool // the runtime closed while an attempt waited
 }
 
-// identity notes how attempt f, which failed, bears on the identity of
-// the next (rule S5, as workerd's actor-call-retry-test.c++: "not-delivered
-// actor calls retry with a new token", "ambiguous actor calls retry with
-// the same token"): after a failure known not to have reached the object
-// a retry takes a new one, unless an earlier attempt may have reached it;
-// once one may have, every later attempt keeps its identity.
-func (fr *frame) identity(f *wire.Flight) {
-	if notReached(f.Kind, f.Fault) && !fr.kept {
+// identity notes how an attempt that failed with rep bears on the
+// identity of the next (rule S5, as workerd's actor-call-retry-test.c++:
+// "not-delivered actor calls retry with a new token", "ambiguous actor
+// calls retry with the same token"): after a failure known not to have
+// reached the object a retry takes a new one, unless an earlier attempt
+// may have reached it; once one may have, every later attempt keeps its
+// identity.
+func (fr *frame) identity(rep *wire.Reply) {
+	if notReached(rep.Kind, rep.Fault) && !fr.kept {
 		fr.fresh = true
 		return
 	}
@@ -474,7 +442,7 @@ func (fr *frame) renew() {
 // finish closes the call's record and returns the call's result.
 func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, err error) (any, *http.Response, error) {
 	rec := fr.rec
-	rec.End = fr.k.Now()
+	rec.End = fr.s.conn.Now()
 	rec.Outcome = outcome
 	rec.SetErr(err)
 	err = snapshot(err) // the caller's own: changing it cannot change the trace
@@ -489,11 +457,9 @@ func (fr *frame) finish(outcome transport.Outcome, v any, resp *http.Response, e
 	if err != nil && breaks(outcome, err) {
 		fr.s.breakLine(err)
 	}
-	if fr.flight.Settled && !fr.shared {
-		s := fr.s
-		*fr = frame{k: fr.k, s: s}
-		s.spare.Put(fr)
-	}
+	s := fr.s
+	*fr = frame{s: s}
+	s.spare.Put(fr)
 	return v, resp, err
 }
 
@@ -519,17 +485,7 @@ func (s *Stub) breakLine(err error) {
 		return
 	}
 	s.broken = snapshot(err) // the stub's own: the caller's copy may be changed
-	err = s.broken
-	k := s.conn.Kernel()
-	for _, q := range s.line.Queue {
-		f := q.F
-		if f.Done.Fired() {
-			continue
-		}
-		f.Abandon() // it never arrives (host.arrive drops a lost flight)
-		f.Kind, f.Err = wire.FailBroken, err
-		f.Done.Fire(k)
-	}
+	s.conn.Break(s.broken)
 }
 
 // refused is the error of a call of method on the broken stub (rule L2):

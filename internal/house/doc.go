@@ -17,6 +17,8 @@
 // sentinel (no func-, any- or interface-typed hook waits there), and no
 // func init() assigns to, changes or takes the address of another
 // package's variable, or calls a function of another of the module's
-// packages. Packages meet through typed seams instead: the package that
-// owns a type exports what the runtime needs, sealed by internal/seal.
+// packages. Packages meet through typed seams instead: the stub and the
+// runtime through the stub.Conn interface the runtime implements; object
+// and runtime through what the package that owns a type exports, sealed by
+// internal/seal.
 package house

@@ -509,6 +509,8 @@ var rank = map[string]int{
 	"internal/invoke":     11,
 	"vet":                 10,
 	"internal/wire":       12,
+	"internal/turn":       11,
+	"internal/errchain":   11,
 
 	"object":                        20,
 	"agent":                         25,
@@ -538,31 +540,37 @@ var rank = map[string]int{
 var allowedEdges = map[edge]bool{
 	{from: "internal/invoke", to: "internal/clone"}: true,
 
-	{from: "internal/wire", to: "internal/sched"}: true,
-	{from: "internal/wire", to: "transport"}:      true,
+	{from: "internal/wire", to: "transport"}: true,
+
+	{from: "internal/turn", to: "internal/sched"}: true,
+
+	{from: "internal/errchain", to: "internal/clone"}: true,
 
 	{from: "object", to: "internal/clone"}: true,
 	{from: "object", to: "internal/seal"}:  true,
+	{from: "object", to: "internal/turn"}:  true,
 	{from: "object", to: "internal/wire"}:  true,
 
 	{from: "agent", to: "internal/clone"}: true,
 	{from: "agent", to: "internal/seal"}:  true,
+	{from: "agent", to: "internal/turn"}:  true,
 	{from: "agent", to: "internal/wire"}:  true,
 	{from: "agent", to: "object"}:         true,
 
-	{from: "stub", to: "internal/clone"}: true,
-	{from: "stub", to: "internal/quote"}: true,
-	{from: "stub", to: "internal/sched"}: true,
-	{from: "stub", to: "internal/seal"}:  true,
-	{from: "stub", to: "internal/spare"}: true,
-	{from: "stub", to: "internal/wire"}:  true,
-	{from: "stub", to: "object"}:         true,
-	{from: "stub", to: "transport"}:      true,
+	{from: "stub", to: "internal/clone"}:    true,
+	{from: "stub", to: "internal/errchain"}: true,
+	{from: "stub", to: "internal/quote"}:    true,
+	{from: "stub", to: "internal/seal"}:     true,
+	{from: "stub", to: "internal/spare"}:    true,
+	{from: "stub", to: "internal/wire"}:     true,
+	{from: "stub", to: "object"}:            true,
+	{from: "stub", to: "transport"}:         true,
 
 	{from: "stub/typed", to: "stub"}: true,
 
 	{from: "runtime", to: "agent"}:             true,
 	{from: "runtime", to: "internal/clone"}:    true,
+	{from: "runtime", to: "internal/errchain"}: true,
 	{from: "runtime", to: "internal/fields"}:   true,
 	{from: "runtime", to: "internal/invoke"}:   true,
 	{from: "runtime", to: "internal/layout"}:   true,
@@ -570,6 +578,7 @@ var allowedEdges = map[edge]bool{
 	{from: "runtime", to: "internal/sched"}:    true,
 	{from: "runtime", to: "internal/seal"}:     true,
 	{from: "runtime", to: "internal/spare"}:    true,
+	{from: "runtime", to: "internal/turn"}:     true,
 	{from: "runtime", to: "internal/wire"}:     true,
 	{from: "runtime", to: "object"}:            true,
 	{from: "runtime", to: "stub"}:              true,

@@ -5,7 +5,7 @@
 // only package runtime calls: the constructors of an object's ID and
 // State, the journal of its storage, the constructor of a stub, the copy
 // policy of arguments and results (object.NewHostedState,
-// stub.NewForRuntime, ...). Each takes a Key as a parameter. A package
+// object.CopyPolicy, ...). Each takes a Key as a parameter. A package
 // outside this module cannot import an internal package, so it cannot name
 // a Key nor build one: the compiler keeps those entry points for dosim, as
 // protobuf's protoimpl keeps its constructors for generated code, while

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/transport"
 	"github.com/google/uuid"
 )
@@ -19,16 +18,10 @@ const MaxCalls = math.MaxInt32
 // ErrTooManyCalls is stub.Conn.Begin's error for the call past MaxCalls.
 var ErrTooManyCalls = errors.New("a runtime makes at most 2,147,483,647 calls: start a new runtime (runtime.New) for more")
 
-// Target is what a stub points at.
+// Target names the object a stub points at, for records and errors.
 type Target struct {
 	Namespace string
 	Object    string // label: the name, or the hex id
-	// Host is the runtime's host for the object, opaque to stubs: a
-	// *runtime.host (unexported), asserted only by package runtime.
-	Host any
-	// RPC is an RPC target living in Host, for by-reference stubs: an
-	// object.Target, or nil for a stub of the object itself.
-	RPC any
 }
 
 // Request is one call, the same on every attempt (rule S5) but for its
@@ -56,102 +49,35 @@ const (
 	FailBroken            // the stub broke while the attempt waited on its line (rule L2)
 )
 
-// Line is a stub's connection to its object, on which its calls' first
-// attempts travel (rule L1). The runtime keeps Queue: the attempts sent on
-// the line that have not arrived yet, in the order they were sent, each
-// arriving no earlier than the one before it. A retry travels on a fresh
-// connection of its own (Flight.Line nil).
-type Line struct {
-	Queue []Queued
-	// Reserve is set while the line delivers an attempt due at the same
-	// instant as the one before it: its turn takes its place at the
-	// object's gate at once, so that the two keep their order.
-	Reserve bool
-	// one backs Queue while it holds one attempt, as it mostly does (a
-	// first attempt alone on its line): queueing it allocates nothing.
-	one [1]Queued
+// Send is one attempt as a stub sends it (stub.Conn.RoundTrip).
+type Send struct {
+	Call *Call
+	Rec  *Attempt // the attempt's record
+	// Req is the request this attempt carries: the call's, with the
+	// identity this attempt has (rule S5).
+	Req  Request
+	N    int           // the attempt's number, from 1
+	Body io.ReadCloser // for fetch: this attempt's body
+	// Deadline is when a retry's caller stops waiting for its reply (rule
+	// S9). The first attempt's caller waits for its reply whatever happens.
+	Deadline time.Duration
 }
 
-// Push queues q at the end of the line.
-func (l *Line) Push(q Queued) {
-	if cap(l.Queue) == 0 {
-		l.Queue = l.one[:0]
-	}
-	l.Queue = append(l.Queue, q)
-}
-
-// Pop removes the attempt at the head of the line, which is not empty, and
-// returns it. The line keeps nothing of it.
-func (l *Line) Pop() *Flight {
-	f := l.Queue[0].F
-	l.Queue[0] = Queued{}
-	l.Queue = l.Queue[1:]
-	if len(l.Queue) == 0 {
-		l.Queue = l.one[:0]
-	}
-	return f
-}
-
-// Queued is an attempt waiting on a Line, and when it arrives.
-type Queued struct {
-	F  *Flight
-	At time.Duration
-}
-
-// Flight is one attempt in flight.
-type Flight struct {
-	Call   *Call
-	Target *Target
-	Req    *Request
-	N      int
-	Rec    *Attempt
-	Body   io.ReadCloser // for fetch: this attempt's body
-	Done   sched.Signal
-	// Line is the stub's connection the attempt travels on (rule L1); nil
-	// for a retry, which goes on a fresh connection.
-	Line *Line
-
-	// Outcome, set before Done fires.
-	Value any
-	Resp  *http.Response
-	Kind  FailKind
-	Fault transport.Fault
-	// Reset is why the object was reset under the attempt (FailReset;
-	// NoReset for FailAfterDelivery), and, set at send,
-	// the reason of a Reset fault.
+// Reply is how an attempt ended, as its caller learns it
+// (stub.Conn.RoundTrip).
+type Reply struct {
+	// Answered: the caller learned the attempt's fate before it stopped
+	// waiting (a retry's deadline, its context: rule S9). An attempt not
+	// answered is abandoned: it never arrives, or its turn sees its context
+	// cancelled; the rest of the reply is zero.
+	Answered bool
+	Value    any
+	Resp     *http.Response
+	Kind     FailKind
+	Fault    transport.Fault
+	// Reset is why the object was reset under the attempt (FailReset).
 	Reset transport.ResetReason
-	Err   error // the cause (object error, setup error)
-	// Lost is set when the caller has stopped waiting (a retry cancelled
-	// at the deadline or by the caller's context, rule S9). A lost attempt
-	// that has not arrived never arrives; one already at the object has its
-	// context cancelled through Cancel.
-	Lost bool
-	// Replied is set when the object's reply has left it and travels back
-	// to the caller with the reply's latency: the outcome is set, Done
-	// fires on arrival, and nothing at the object (a reset, a write that
-	// fails after the output gate released the reply) changes it any more.
-	Replied bool
-	// Settled is set by the runtime when it holds the flight no more: the
-	// turn ran on its caller's task and ended, and the reply is in (see
-	// stub's frame, which is then reused).
-	Settled bool
-	// Cancel, set by the host when it starts a turn for a retry on a task
-	// of its own, cancels that turn's context. The stub calls it when it
-	// marks the flight Lost.
-	Cancel func()
-}
-
-// Answered reports whether the attempt's outcome is decided: its reply
-// is in, or on its way back (Replied).
-func (f *Flight) Answered() bool { return f.Replied || f.Done.Fired() }
-
-// Abandon marks the flight lost (the caller stopped waiting) and cancels
-// the context of its turn if one is under way (rule S9).
-func (f *Flight) Abandon() {
-	f.Lost = true
-	if f.Cancel != nil {
-		f.Cancel()
-	}
+	Err   error // the cause (the object's error, a setup error)
 }
 
 // Call is the runtime's record of one call, filled in by the stub and the

@@ -1,17 +1,11 @@
 // Package wire holds the records dosim's public packages share without
 // importing each other: a call's record and its attempts (Call, Attempt),
-// what an attempt carries (Target, Request, Flight, Line), an object's
-// lanes (Lane), and the turn a task runs (Turn, StateFrom, HoldGate). It
-// holds no hooks: where package runtime needs
-// something of package object or package stub, the package that owns it
-// exports it, typed and sealed (see internal/seal), and runtime calls it.
+// what a stub sends on each attempt and what comes back (Request, Reply),
+// the names of the object an attempt is for (Target), and an object's
+// lanes (Lane). It holds records only: an attempt in flight is the
+// runtime's (its flight and its line), the retry policy the stub's, and the
+// one crosses to the other as values through stub.Conn.
 package wire
-
-import (
-	"context"
-
-	"github.com/dosim/dosim/internal/sched"
-)
 
 // Lane is one of an object's background timers. Each lane runs its work
 // one turn at a time, through the object's input gate.
@@ -24,56 +18,3 @@ const (
 	LaneQueue                // queued tasks (rule A6)
 	Lanes                    // how many lanes there are
 )
-
-// Turn is implemented by the Work of a task that runs an object turn (a
-// request, an alarm, a scheduled or queued task): S is *object.State,
-// which wire, below package object, cannot name. Package object asks for
-// Turn[*object.State] (StateFrom), and package runtime's turn types say
-// at compile time that they implement it.
-type Turn[S any] interface {
-	// TurnState returns the State of the object the turn runs in.
-	TurnState() S
-}
-
-// CallReplayer is implemented by the Work of a task that runs an object
-// turn: a call the turn makes through a stub of another runtime while the
-// turn is replayed alone (runtime.Replay) is answered from the turn's
-// history instead of being sent. ok is false when the turn is not being
-// replayed.
-type CallReplayer interface {
-	ReplayCall(namespace, object, method string, args []any) (v any, err error, ok bool)
-}
-
-// StateFrom returns the state of the object whose turn runs on ctx's
-// task (package object calls it as StateFrom[*object.State]); ok is false
-// outside an object turn.
-func StateFrom[S any](ctx context.Context) (st S, ok bool) {
-	t := sched.FromContext(ctx)
-	if t == nil {
-		return st, false
-	}
-	tu, ok := t.Work().(Turn[S])
-	if !ok {
-		return st, false
-	}
-	return tu.TurnState(), true
-}
-
-// GateHolder is implemented by the Work of a task that runs an object
-// turn (sched.Work): HoldGate runs fn with the turn's input gate kept
-// closed.
-type GateHolder interface {
-	HoldGate(fn func() error) error
-}
-
-// HoldGate runs fn with the input gate of the turn on ctx's task kept
-// closed: a sleep or an awaited call inside fn does not open it (rule L6,
-// BlockConcurrencyWhile and Transaction). Outside a turn it just runs fn.
-func HoldGate(ctx context.Context, fn func() error) error {
-	if t := sched.FromContext(ctx); t != nil {
-		if g, ok := t.Work().(GateHolder); ok {
-			return g.HoldGate(fn)
-		}
-	}
-	return fn()
-}
