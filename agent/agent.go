@@ -40,7 +40,7 @@ var _ object.TaskRunner = (*Agent)(nil)
 // RunTasks runs the due tasks of lane, then reports when the lane is next
 // due. For package runtime, which reaches it through the instance
 // (object.TaskRunner).
-func (a *Agent) RunTasks(ctx context.Context, _ seal.Key, lane wire.Lane) {
+func (a *Agent) RunTasks(ctx context.Context, lane wire.Lane) {
 	s, err := a.turn(ctx, "agent.Agent.RunTasks")
 	if err != nil {
 		return
@@ -67,7 +67,7 @@ func turnOf(ctx context.Context, op string) (*turn, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%s: %w", op, ErrNotInObject)
 	}
-	host, storage := st.Hosted(seal.Key{})
+	host, storage := object.Hosting(seal.Key{}).Of(st)
 	return &turn{st: st, host: host, storage: storage}, nil
 }
 

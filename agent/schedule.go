@@ -318,7 +318,7 @@ func (s *turn) addTask(ctx context.Context, op string, rec taskRecord, o TaskOpt
 	}
 	payload, _, err := clone.Copy(rec.Payload, nil)
 	if err != nil {
-		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, object.CopyPolicy(seal.Key{}).Explain(rec.Payload, err))
+		return Task{}, fmt.Errorf("%s: %w: payload: %w", op, ErrTask, object.Hosting(seal.Key{}).CopyPolicy().Explain(rec.Payload, err))
 	}
 	rec.Payload = payload
 	if inst, err := s.host.Instance(); err == nil && inst != nil {
@@ -393,7 +393,7 @@ func (s *turn) sameSchedule(ctx context.Context, rec *taskRecord) (taskRecord, b
 // holds (rule C8: what an object leaves behind). For package runtime,
 // which counts them for every object, built or evicted.
 func TaskCounts(_ seal.Key, s *object.Storage) (schedules, queued int) {
-	return s.Count(seal.Key{}, scheduleKeys), s.Count(seal.Key{}, queueKeys)
+	return object.Hosting(seal.Key{}).Count(s, scheduleKeys), object.Hosting(seal.Key{}).Count(s, queueKeys)
 }
 
 // ListSchedules returns the object's scheduled tasks, earliest first.

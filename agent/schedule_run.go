@@ -62,7 +62,7 @@ func (s *turn) popDue(ctx context.Context, lane wire.Lane) (*taskRecord, *retryi
 
 // stored reports whether the task is still in storage (not cancelled).
 func (s *turn) stored(rec *taskRecord) bool {
-	return s.storage.Has(seal.Key{}, rec.key())
+	return object.Hosting(seal.Key{}).Has(s.storage, rec.key())
 }
 
 // runTask makes one attempt of a task's run (rt: the run so far, nil for

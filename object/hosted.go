@@ -14,9 +14,19 @@ import (
 // This file is package object's side of its seam with package runtime, the
 // way database/sql/driver is a driver's side of its seam with database/sql:
 // the interfaces the runtime implements for object code (Host), and the
-// constructors and methods the runtime calls. Each of those takes a
-// seal.Key, a type only dosim's own packages can name, so that they are
-// for the runtime alone; user code never needs them.
+// constructors and methods the runtime calls, which are the methods of one
+// value, Hosting's. Hosting takes a seal.Key, a type only dosim's own
+// packages can name, so that they are for the runtime alone; user code
+// never needs them, and go doc shows them as one line.
+
+// Hosting returns package object's entry points for package runtime and
+// package agent. For dosim's packages.
+func Hosting(seal.Key) hosting { return hosting{} }
+
+// hosting holds package object's entry points for package runtime and
+// package agent (Hosting): its methods make an object's ID and State and
+// drive its storage as only the runtime may.
+type hosting struct{}
 
 // Host is what an object's State needs from the runtime hosting it.
 // Package runtime implements it; its methods name types of dosim's
@@ -87,16 +97,16 @@ type Journal interface {
 	Lose() []any
 }
 
-// NewHostedID returns the id of an object of namespace, from its 32 raw
+// NewID returns the id of an object of namespace, from its 32 raw
 // bytes and, for an id made from a name, that name. For package runtime,
 // which makes and checks the bytes (rule O1).
-func NewHostedID(_ seal.Key, namespace string, raw [32]byte, name string) ID {
+func (hosting) NewID(namespace string, raw [32]byte, name string) ID {
 	return ID{ns: namespace, raw: raw, name: name}
 }
 
-// NewHostedState returns the State of the object with id, whose storage
+// NewState returns the State of the object with id, whose storage
 // and host are the runtime's. For package runtime.
-func NewHostedState(_ seal.Key, id ID, storage *Storage, host Host) *State {
+func (hosting) NewState(id ID, storage *Storage, host Host) *State {
 	if storage != nil && storage.txn == nil {
 		storage.host = host // the alarm is storage's (storage_alarm.go)
 	}
@@ -107,7 +117,7 @@ func NewHostedState(_ seal.Key, id ID, storage *Storage, host Host) *State {
 // evicted: its storage refuses every operation from now on, rule L4), and
 // returns a new State for the next instance, with the same id, storage
 // and host. For package runtime.
-func (s *State) Renew(_ seal.Key, why string) *State {
+func (hosting) Renew(s *State, why string) *State {
 	s.reset = fmt.Errorf("%w (%s): a new instance serves the object, this one may not touch its storage", ErrInstanceReset, why)
 	return &State{id: s.id, storage: s.storage, host: s.host}
 }
@@ -115,32 +125,32 @@ func (s *State) Renew(_ seal.Key, why string) *State {
 // TaskRunner is implemented by an instance whose class embeds
 // agent.Agent: package agent's scheduled and queued tasks (rule A6) run
 // through it. Package runtime reaches it through the instance, as it
-// reaches Alarmer; its method takes a seal.Key, so that only package
-// agent implements it.
+// reaches Alarmer; its method takes a wire.Lane, a type only dosim's
+// packages can name, so that only package agent implements it.
 type TaskRunner interface {
 	// RunTasks runs the due tasks of lane (wire.LaneSchedule or
 	// wire.LaneQueue), then reports the lane's next due time through
 	// Host.TasksDue. Package runtime calls it in a turn holding the
 	// object's input gate.
-	RunTasks(ctx context.Context, _ seal.Key, lane wire.Lane)
+	RunTasks(ctx context.Context, lane wire.Lane)
 }
 
-// Hosted returns what package agent needs of s: the host and the object's
+// Of returns what package agent needs of s: the host and the object's
 // storage, the same handle whether or not the instance is stale (its
 // tasks are the runtime's to run). For package agent.
-func (s *State) Hosted(seal.Key) (Host, *Storage) { return s.host, s.storage }
+func (hosting) Of(s *State) (Host, *Storage) { return s.host, s.storage }
 
 // Has reports whether key is stored, as the current transaction sees it,
 // outside any turn and without touching the journal. For package agent,
 // which checks that a running task was not cancelled.
-func (s *Storage) Has(_ seal.Key, key string) bool {
+func (hosting) Has(s *Storage, key string) bool {
 	_, ok := s.lookup(key)
 	return ok
 }
 
 // Count returns how many stored keys start with prefix. For package
 // agent, which counts an object's tasks (rule C8).
-func (s *Storage) Count(_ seal.Key, prefix string) int {
+func (hosting) Count(s *Storage, prefix string) int {
 	n := 0
 	for k := range s.flatten() {
 		if strings.HasPrefix(k, prefix) {
@@ -152,14 +162,14 @@ func (s *Storage) Count(_ seal.Key, prefix string) int {
 
 // Close frees what the storage holds outside the Go heap (its SQL
 // database). For package runtime, which calls it when it closes.
-func (s *Storage) Close(seal.Key) { s.closeSQL() }
+func (hosting) Close(s *Storage) { s.closeSQL() }
 
 // StartJournal makes the storage keep a journal of its unconfirmed writes
 // (rule L7) and returns it; current names the turn making a write (nil:
 // outside any turn, durable at once), sync is Sync's wait, and lost makes
 // the pending writes fail when SQLite itself undid them (a statement's ON
 // CONFLICT ROLLBACK). For package runtime.
-func (s *Storage) StartJournal(_ seal.Key, current func() any, sync func(ctx context.Context) error, lost func()) Journal {
+func (hosting) StartJournal(s *Storage, current func() any, sync func(ctx context.Context) error, lost func()) Journal {
 	s.j = &journal{current: current, sync: sync, lost: lost}
 	return storageJournal{s}
 }
@@ -169,7 +179,7 @@ func (s *Storage) StartJournal(_ seal.Key, current func() any, sync func(ctx con
 // writes: undo puts it back if they are lost. It reports whether it
 // journaled the write: not without a journal, nor outside a turn, where
 // a write is durable at once. For package runtime.
-func (s *Storage) JournalUndo(_ seal.Key, undo func()) bool {
+func (hosting) JournalUndo(s *Storage, undo func()) bool {
 	if s.j == nil {
 		return false
 	}
@@ -183,7 +193,7 @@ func (s *Storage) JournalUndo(_ seal.Key, undo func()) bool {
 
 // Journal returns the storage's journal, nil when it keeps none
 // (StartJournal). For package runtime.
-func (s *Storage) Journal(seal.Key) Journal {
+func (hosting) Journal(s *Storage) Journal {
 	if s.j == nil {
 		return nil
 	}
@@ -194,7 +204,7 @@ func (s *Storage) Journal(seal.Key) Journal {
 // each SQL table with rowids lists its rows in rowid order, with their
 // rowids (see SQLSnapshotPrefix), so that Restore brings back the order in
 // which a SELECT without ORDER BY reads them. For package runtime.
-func (s *Storage) SnapshotInOrder(seal.Key) map[string]any {
+func (hosting) SnapshotInOrder(s *Storage) map[string]any {
 	out := s.snapshotKV()
 	s.snapshotSQL(out, true)
 	return out

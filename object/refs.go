@@ -65,7 +65,7 @@ func arriveAs(v reflect.Value) (r reflect.Value, what string, ok bool) {
 // CopyPolicy returns the copy policy of a call's arguments and results:
 // stubs and RPC targets travel by reference, a stub arriving as one that
 // never retries. For packages runtime and stub.
-func CopyPolicy(seal.Key) *clone.Policy { return refPolicy }
+func (hosting) CopyPolicy() *clone.Policy { return refPolicy }
 
 // whyNotData is the error for v, which failed to copy as plain data with
 // err, naming a stub or an RPC target inside v as one (see

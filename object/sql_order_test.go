@@ -47,7 +47,7 @@ func TestQ2_ARestoredTableReadsInTheOrderItWasTakenIn(t *testing.T) {
 		_, err := db.Exec(ctx, orderSchema)
 		require.NoError(t, err)
 		want = reads(ctx, t, db)
-		snap, plain = st.Storage().SnapshotInOrder(seal.Key{}), st.Storage().Snapshot()
+		snap, plain = object.Hosting(seal.Key{}).SnapshotInOrder(st.Storage()), st.Storage().Snapshot()
 		return nil
 	})
 	require.Equal(t, []any{"5A", "bob"}, want[2][1:], "the row put back last reads last")

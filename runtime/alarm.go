@@ -10,7 +10,6 @@ import (
 
 	"github.com/dosim/dosim/internal/invoke"
 	"github.com/dosim/dosim/internal/sched"
-	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/splitmix"
 	"github.com/dosim/dosim/internal/turn"
 	"github.com/dosim/dosim/internal/wire"
@@ -187,7 +186,7 @@ func (lt *laneTurn) run(ctx context.Context) {
 		return
 	}
 	if tr, ok := h.inst.(object.TaskRunner); ok {
-		tr.RunTasks(ctx, seal.Key{}, l)
+		tr.RunTasks(ctx, l)
 		return
 	}
 	// Only a class that embeds agent.Agent makes tasks; this one (its code

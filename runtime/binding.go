@@ -26,7 +26,7 @@ func Binding(st *object.State, name string) (*Namespace, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%w: Binding(nil, %q): want the object's *object.State", ErrNamespace, name)
 	}
-	h, _ := st.Hosted(seal.Key{})
+	h, _ := object.Hosting(seal.Key{}).Of(st)
 	v, ok := h.(hostView)
 	if !ok || v.h == nil {
 		return nil, fmt.Errorf("%w: Binding(%q): the state is not one a runtime made for an object", ErrNamespace, name)

@@ -98,7 +98,7 @@ func (h *host) startJournal() {
 	if !h.ns.r.faults.Names(transport.StorageWriteFails) {
 		return
 	}
-	h.storage.StartJournal(seal.Key{}, h.writer, h.sync, h.strike)
+	object.Hosting(seal.Key{}).StartJournal(h.storage, h.writer, h.sync, h.strike)
 	h.ns.r.journaling = true
 }
 
@@ -123,7 +123,7 @@ func (h *host) writer() any {
 // held, and discarded. The caller sends the output when goes is set, then
 // calls strike when it is set.
 func (h *host) outputGate(f *flight) (goes, strike bool) {
-	j := h.storage.Journal(seal.Key{})
+	j := object.Hosting(seal.Key{}).Journal(h.storage)
 	if j == nil {
 		return true, false
 	}
@@ -144,7 +144,7 @@ func (h *host) outputGate(f *flight) (goes, strike bool) {
 // it and failed the delivery, which is retried (rule O6). No fault strikes
 // a background turn's own release points.
 func (h *host) confirmWrites() {
-	if j := h.storage.Journal(seal.Key{}); j != nil {
+	if j := object.Hosting(seal.Key{}).Journal(h.storage); j != nil {
 		j.Confirm()
 	}
 }
@@ -160,7 +160,7 @@ func (h *host) strike() {
 // loseWrites makes the pending writes vanish, each writer's attempt
 // recording them as lost.
 func (h *host) loseWrites() {
-	for _, by := range h.storage.Journal(seal.Key{}).Lose() {
+	for _, by := range object.Hosting(seal.Key{}).Journal(h.storage).Lose() {
 		if ti, ok := by.(*turnInfo); ok {
 			ti.f.Call.LoseWrite(ti.f.Rec)
 		}
@@ -249,7 +249,7 @@ func (v hostView) ResetAfterBlock(err error) {
 // platform's words when reason is empty.
 func (v hostView) Abort(reason string) {
 	h := v.h
-	if h.storage.Journal(seal.Key{}) != nil {
+	if object.Hosting(seal.Key{}).Journal(h.storage) != nil {
 		h.loseWrites()
 	}
 	if reason == "" {

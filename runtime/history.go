@@ -419,7 +419,7 @@ func (r *Runtime) noteEvent(h *host, e object.Event) {
 
 // objectState is the storage and alarm of h now.
 func (h *host) objectState() ObjectState {
-	return ObjectState{Storage: h.storage.SnapshotInOrder(seal.Key{}), Alarm: h.alarmState()}
+	return ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotInOrder(h.storage), Alarm: h.alarmState()}
 }
 
 // alarmState is h's alarm, in absolute time.

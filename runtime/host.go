@@ -100,7 +100,7 @@ func newHost(ns *Namespace, id object.ID) *host {
 	}
 	h := &host{ns: ns, id: id, storage: st}
 	h.target = &wire.Target{Namespace: ns.name, Object: id.Label()}
-	h.state = object.NewHostedState(seal.Key{}, id, h.storage, hostView{h})
+	h.state = object.Hosting(seal.Key{}).NewState(id, h.storage, hostView{h})
 	h.startJournal()
 	if hs := ns.r.hist; hs != nil {
 		h.storage.NotifyWrites(func() { hs.noteOutside(ns.r, h) })
@@ -514,7 +514,7 @@ func (h *host) copyResult(v any, claim string) (any, error) {
 }
 
 // refs is the copy policy of arguments and results (rules O5, S11).
-var refs = object.CopyPolicy(seal.Key{})
+var refs = object.Hosting(seal.Key{}).CopyPolicy()
 
 // The RPC-session rule (rule S12; the message and its check are in the
 // real workerd 1.20261117.1 binary: `After calling a method marked with

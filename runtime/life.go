@@ -92,7 +92,7 @@ func (h *host) drop(why string) {
 		hs.cutOpen(h, "reset")
 	}
 	h.inst, h.methods, h.handler, h.compiled = nil, nil, nil, nil
-	h.state = h.state.Renew(seal.Key{}, why)
+	h.state = object.Hosting(seal.Key{}).Renew(h.state, why)
 }
 
 // resetFor resets the object (rule L3): the instance is dropped, and the

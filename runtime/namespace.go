@@ -156,7 +156,7 @@ func (ns *Namespace) makeID(body []byte, name string) object.ID {
 	copy(raw[8:28], body)
 	c := idCheck(raw[:28])
 	copy(raw[28:], c[:])
-	return object.NewHostedID(seal.Key{}, ns.name, raw, name)
+	return object.Hosting(seal.Key{}).NewID(ns.name, raw, name)
 }
 
 // IDFromName returns the id of the object called name: the same name always
@@ -213,7 +213,7 @@ func (ns *Namespace) IDFromString(s string) (object.ID, error) {
 		return object.ID{}, fmt.Errorf("%s.IDFromString(%q): %w: it belongs to %s, not %q", ns.name, s, ErrID, other, ns.name)
 	}
 	raw := [32]byte(b)
-	return object.NewHostedID(seal.Key{}, ns.name, raw, ns.names[raw]), nil
+	return object.Hosting(seal.Key{}).NewID(ns.name, raw, ns.names[raw]), nil
 }
 
 // Get returns a stub for the object with id. The stub retries failed

@@ -15,7 +15,7 @@ import (
 
 // This file is the object host adapter: hostView is what package object
 // sees of the host running an object (object.Host), for alarms, and what
-// package agent sees of it through State.Hosted, for scheduled and queued
+// package agent sees of it through object.Hosting, for scheduled and queued
 // tasks, retries and shared values.
 
 // hostView is the object.Host the object's State talks to.
@@ -122,7 +122,7 @@ func (v hostView) Invoke(ctx context.Context, name string, payload any) error {
 func (v hostView) SetAlarm(at time.Time, ok bool) {
 	h := v.h
 	prev := h.alarm
-	h.storage.JournalUndo(seal.Key{}, func() {
+	object.Hosting(seal.Key{}).JournalUndo(h.storage, func() {
 		h.alarm = prev
 		h.setLane(wire.LaneAlarm, prev.at, prev.set)
 	})

@@ -42,6 +42,7 @@ import (
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/wire"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/transport"
 	"go.uber.org/zap"
 )
@@ -288,7 +289,7 @@ func (r *Runtime) Close() error {
 	}
 	for _, ns := range r.namespaces {
 		for _, h := range ns.hosts {
-			h.storage.Close(seal.Key{}) // frees SQL databases (rule Q1)
+			object.Hosting(seal.Key{}).Close(h.storage) // frees SQL databases (rule Q1)
 		}
 	}
 	return err

@@ -24,7 +24,7 @@ type holder struct {
 func TestS1_AStubInsideAStructArrivesAsAStubThatDoesNotRetry(t *testing.T) {
 	w := newWorld(t, 1)
 	s := w.stub(t)
-	policy := object.CopyPolicy(seal.Key{})
+	policy := object.Hosting(seal.Key{}).CopyPolicy()
 
 	v, res, err := clone.Copy(holder{Stub: s, N: 3}, policy)
 	require.NoError(t, err)

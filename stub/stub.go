@@ -135,7 +135,7 @@ func (s *Stub) ArriveAs(seal.Key) (any, string) { return s.asRef(), "a stub" }
 var _ object.ByRef = (*Stub)(nil)
 
 // refs is the copy policy of arguments and results (object.CopyPolicy).
-var refs = object.CopyPolicy(seal.Key{})
+var refs = object.Hosting(seal.Key{}).CopyPolicy()
 
 // New returns a stub whose calls travel on conn: one from Namespace.Get
 // retries (rule S1), one that arrives as a call's result does not. Package

@@ -1,11 +1,11 @@
 // Package seal holds the key that keeps the runtime-only entry points of
 // dosim's public packages for dosim's own packages.
 //
-// Package object and package stub export a few functions and methods that
-// only package runtime calls: the constructors of an object's ID and
-// State, the journal of its storage, the constructor of a stub, the copy
-// policy of arguments and results (object.NewHostedState,
-// object.CopyPolicy, ...). Each takes a Key as a parameter. A package
+// Package object exports one function that only dosim's packages call,
+// object.Hosting, whose value's methods make an object's ID and State,
+// drive its storage's journal and give the copy policy of arguments and
+// results; package object's ByRef and package agent's TaskCounts are the
+// others. Each takes a Key as a parameter. A package
 // outside this module cannot import an internal package, so it cannot name
 // a Key nor build one: the compiler keeps those entry points for dosim, as
 // protobuf's protoimpl keeps its constructors for generated code, while
