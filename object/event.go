@@ -42,6 +42,16 @@ const (
 	EventReset = "reset"
 	// EventEvicted: the object was evicted after Event.Delay of idleness (rule L5).
 	EventEvicted = "evicted"
+	// EventWebSocketAccept: the object accepted a WebSocket (Name) with
+	// tags (Note) (rule W1).
+	EventWebSocketAccept = "websocket.accept"
+	// EventWebSocketMessage: a client's message (Note) reached the
+	// object's handler (rule W2); Err when the handler failed.
+	EventWebSocketMessage = "websocket.message"
+	// EventWebSocketClose: a socket closed, by the object or after the
+	// client's close reached the handler; Note has the code, Reason the
+	// reason.
+	EventWebSocketClose = "websocket.close"
 )
 
 // Event is one entry of the runtime's typed event log: what alarms,
@@ -126,6 +136,8 @@ func (e Event) Text() string {
 		add("reason=%s message=%q", e.Reason, e.Err)
 	case EventEvicted:
 		add("idle=%v", e.Delay)
+	case EventWebSocketAccept, EventWebSocketMessage, EventWebSocketClose:
+		e.socketText(add)
 	case EventBreaker:
 		add("name=%s state=%s", e.Name, e.State)
 	case EventBreakerRefused:
@@ -151,4 +163,19 @@ func (e Event) Text() string {
 		add("err=%q", e.Err)
 	}
 	return b.String()
+}
+
+// socketText writes a WebSocket event's fields: the socket, its note (the
+// tags, the message, the close code), the close reason, the error.
+func (e Event) socketText(add func(format string, args ...any)) {
+	add("socket=%s", e.Name)
+	if e.Note != "" {
+		add("%s", e.Note)
+	}
+	if e.Kind == EventWebSocketClose {
+		add("reason=%q", e.Reason)
+	}
+	if e.Err != "" {
+		add("err=%q", e.Err)
+	}
 }

@@ -79,6 +79,20 @@ type Host interface {
 	// Abort resets the object because its code called State.Abort with
 	// reason (rule L3).
 	Abort(reason string)
+
+	// AcceptWebSocket keeps server, accepted with tags, among the
+	// object's sockets, and links its pair (rule W1).
+	AcceptWebSocket(server *WebSocket, tags []string) error
+	// WebSockets returns the object's open sockets, those with tag when it
+	// is not "".
+	WebSockets(tag string) []*WebSocket
+	// WebSocketTags returns the tags ws was accepted with.
+	WebSocketTags(ws *WebSocket) []string
+	// SetWebSocketAutoResponse sets the object's auto-response pair.
+	SetWebSocketAutoResponse(request, response string)
+	// WebSocketAutoResponseTimestamp returns when ws last got the
+	// auto-response.
+	WebSocketAutoResponseTimestamp(ws *WebSocket) (time.Time, bool)
 }
 
 // Journal is what the runtime drives of an object's storage when a write

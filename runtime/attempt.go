@@ -281,6 +281,8 @@ func (e *endpoint) Begin(call *wire.Call) error {
 			c.callers[w.h] = struct{}{}
 		case *laneTurn: // an alarm, a scheduled or queued task calls out
 			by = w.h
+		case *wsTurn: // a WebSocket event's handler calls out
+			by = w.h
 		}
 		if by != nil {
 			call.SetBy(by.ns.name + "/" + by.target.Object)

@@ -211,6 +211,9 @@ func (r *Runtime) callGate() (h *host, goes, strike bool) {
 	case *laneTurn:
 		goes, strike = t.h.outputGate(nil)
 		return t.h, goes, strike
+	case *wsTurn:
+		goes, strike = t.h.outputGate(nil)
+		return t.h, goes, strike
 	}
 	return nil, true, false
 }

@@ -33,13 +33,14 @@ type TurnKind uint8
 
 // The kinds of turn.
 const (
-	TurnRequest  TurnKind = iota + 1 // an attempt of a call: the method or the fetch handler
-	TurnAlarm                        // a delivery of the object's alarm (rule O6)
-	TurnSchedule                     // a run of the object's due scheduled tasks (rule A6)
-	TurnQueue                        // a run of the object's due queue items (rule A6)
+	TurnRequest   TurnKind = iota + 1 // an attempt of a call: the method or the fetch handler
+	TurnAlarm                         // a delivery of the object's alarm (rule O6)
+	TurnSchedule                      // a run of the object's due scheduled tasks (rule A6)
+	TurnQueue                         // a run of the object's due queue items (rule A6)
+	TurnWebSocket                     // a WebSocket event: a client's message or close (rule W2)
 )
 
-var turnKindNames = [...]string{"", "request", "alarm", "schedule", "queue"}
+var turnKindNames = [...]string{"", "request", "alarm", "schedule", "queue", "websocket"}
 
 // String names the kind: "request", "alarm", "schedule", "queue".
 func (k TurnKind) String() string {

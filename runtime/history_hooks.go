@@ -133,5 +133,9 @@ func noteLost(by any) {
 		if t.log != nil && t.log.Cut == "" {
 			t.log.Cut = "writes lost"
 		}
+	case *wsTurn:
+		if t.log != nil && t.log.Cut == "" {
+			t.log.Cut = "writes lost"
+		}
 	}
 }

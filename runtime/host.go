@@ -66,6 +66,7 @@ type host struct {
 	hasOne bool
 	seen   map[uuid.UUID]struct{}
 
+	ws       sockets           // accepted WebSockets (rules W1-W5, websocket.go)
 	building bool              // the constructor is running
 	alarm    alarmState        // rule O6, see alarm.go
 	lanes    *[wire.Lanes]lane // background timers: alarm, schedules, queue; nil until used
@@ -475,22 +476,30 @@ func (h *host) serveHTTP(ctx context.Context, f *flight) {
 	h.starting(f)
 	f.Rec.Executed = true
 	rec := httptest.NewRecorder()
+	w := &fetchWriter{ResponseRecorder: rec, req: req}
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				err = &invoke.Panic{Value: p, Stack: debug.Stack()}
 			}
 		}()
-		h.handler.ServeHTTP(rec, req)
+		h.handler.ServeHTTP(w, req)
 		return nil
 	}()
 	h.endFetch(ctx, tl, rec)
 	f.Rec.Extend(k.Now())
+	if err == nil {
+		err = w.check()
+	}
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, err)
 		return
 	}
-	h.respond(f, wire.FailNone, nil, rec.Result(), nil)
+	resp := rec.Result()
+	if w.ws != nil {
+		resp.Body = socketBody{ws: w.ws}
+	}
+	h.respond(f, wire.FailNone, nil, resp, nil)
 }
 
 // copyResult copies a method's result across the boundary (rule O5); an

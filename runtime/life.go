@@ -187,7 +187,7 @@ func (h *host) active() {
 
 // busy reports whether a request, task or alarm turn is under way.
 func (h *host) busy() bool {
-	if h.turns != nil {
+	if h.turns != nil || h.ws.turns > 0 {
 		return true
 	}
 	if h.lanes != nil {

@@ -293,6 +293,9 @@ func (rp *replayer) turnBody(ctx context.Context, r *Runtime, t *Turn, out *Repl
 	case TurnAlarm, TurnSchedule, TurnQueue:
 		rp.h.runLane(ctx, laneOf(t.Kind))
 		return nil
+	case TurnWebSocket:
+		rp.diverge("it is a WebSocket event, which a replay does not run yet")
+		return fmt.Errorf("%w: a WebSocket event", ErrReplayDiverged)
 	}
 	return fmt.Errorf("replay: turn kind %v", t.Kind)
 }

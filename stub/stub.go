@@ -543,3 +543,32 @@ func (s *Stub) abandon(method string, err error) error {
 	s.conn.End(rec)
 	return err
 }
+
+// Connect opens a WebSocket to the object and returns its client end
+// (rules W1-W5): req, a GET, is sent as a fetch asking for the upgrade
+// (the Upgrade header is added when missing), retried as fetches are,
+// and the object's 101 response carries the client end
+// (object.WebSocketOf). Another status is an error wrapping
+// object.ErrWebSocket, in the platform's words.
+func (s *Stub) Connect(ctx context.Context, req *http.Request) (*object.WebSocket, error) {
+	if req == nil {
+		return nil, errors.New("stub: Connect: request is nil")
+	}
+	if req.Header.Get("Upgrade") == "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Connection", "Upgrade")
+	}
+	resp, err := s.Fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		return nil, fmt.Errorf("stub: Connect: %w: TypeError: Failed to establish the WebSocket connection: expected server to reply with HTTP status code 101 (switching protocols), but received %d instead.", object.ErrWebSocket, resp.StatusCode)
+	}
+	ws, ok := object.WebSocketOf(resp)
+	if !ok {
+		return nil, fmt.Errorf("stub: Connect: %w: the 101 response carries no WebSocket (answer with object.Upgrade)", object.ErrWebSocket)
+	}
+	return ws, nil
+}

@@ -74,7 +74,8 @@ var families = []struct {
 	{letter: "D", count: 3},
 	{letter: "L", count: 8},
 	{letter: "Q", count: 5},
-	{letter: "U", count: 4},
+	{letter: "U", count: 5},
+	{letter: "W", count: 5},
 	{letter: "H", count: 2},
 	{letter: "C", count: 11},
 }

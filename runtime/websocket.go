@@ -1,0 +1,441 @@
+package runtime
+
+// WebSockets (rules W1-W5), after the platform's WebSocket Hibernation
+// API: the host keeps an object's accepted sockets, their tags and
+// attachments beside its storage, so that they outlive the instance (an
+// evicted object hibernates with its sockets open, W4). A client's
+// message, or its close, is an event of the socket; each socket's events
+// run in order, one turn each through the object's input gate (W2), on a
+// task of the socket's (wsTurn). What the object sends waits in the
+// client end's inbox until the client receives it.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dosim/dosim/internal/sched"
+	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/turn"
+	"github.com/dosim/dosim/object"
+)
+
+// sockets is an object's WebSocket state, its host's.
+type sockets struct {
+	open      []*socket // the accepted sockets still open, in the order accepted
+	accepted  int       // how many were ever accepted: socket labels
+	autoReq   string    // the auto-response pair (SetWebSocketAutoResponse)
+	autoResp  string
+	hasAuto   bool
+	byHandler map[*object.WebSocket]*socket
+	turns     int // WebSocket event turns under way
+}
+
+// socket is one accepted pair: the runtime's link between its ends.
+type socket struct {
+	h              *host
+	n              int
+	server, client *object.WebSocket
+	tags           []string
+	attachment     []byte
+	autoAt         time.Duration
+	autoSent       bool
+
+	inbox  []object.Message // sent to the client, not yet received
+	closed *object.CloseError
+	wait   *sched.Signal // the client's Receive, waiting
+
+	events       []wsEvent // the client's, waiting for their turns (W2)
+	running      bool      // a task runs the events
+	serverClosed bool      // the object's end is closed: it gets no more events
+	clientClosed bool      // the client sent its close
+}
+
+// wsEvent is a client's message or close, for the object's handler.
+type wsEvent struct {
+	msg    object.Message
+	close  bool
+	code   int
+	reason string
+}
+
+// AcceptWebSocket keeps server among the object's sockets (rule W1).
+func (v hostView) AcceptWebSocket(server *object.WebSocket, tags []string) error {
+	h := v.h
+	ws := &h.ws
+	if len(ws.open) >= object.MaxWebSockets {
+		return fmt.Errorf("%w: Error: only %d websockets can be accepted on a single Durable Object instance", object.ErrWebSocket, object.MaxWebSockets)
+	}
+	hosting := object.Hosting(seal.Key{})
+	ws.accepted++
+	s := &socket{h: h, n: ws.accepted, server: server, client: hosting.Peer(server), tags: slices.Clone(tags)}
+	hosting.LinkWebSocket(server, s)
+	ws.open = append(ws.open, s)
+	if ws.byHandler == nil {
+		ws.byHandler = map[*object.WebSocket]*socket{}
+	}
+	ws.byHandler[server] = s
+	h.event(object.Event{Kind: object.EventWebSocketAccept, Name: s.label(), Note: tagsNote(tags)})
+	return nil
+}
+
+// tagsNote is the accept event's note: the socket's tags.
+func tagsNote(tags []string) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	b := []byte("tags=")
+	for i, t := range tags {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, t)
+	}
+	return string(b)
+}
+
+// WebSockets returns the open sockets, those with tag when it is not "".
+func (v hostView) WebSockets(tag string) []*object.WebSocket {
+	var out []*object.WebSocket
+	for _, s := range v.h.ws.open {
+		if tag == "" || slices.Contains(s.tags, tag) {
+			out = append(out, s.server)
+		}
+	}
+	return out
+}
+
+// WebSocketTags returns the tags ws was accepted with.
+func (v hostView) WebSocketTags(ws *object.WebSocket) []string {
+	if s := v.h.ws.byHandler[ws]; s != nil {
+		return slices.Clone(s.tags)
+	}
+	return nil
+}
+
+// SetWebSocketAutoResponse sets the object's auto-response pair.
+func (v hostView) SetWebSocketAutoResponse(request, response string) {
+	ws := &v.h.ws
+	ws.autoReq, ws.autoResp, ws.hasAuto = request, response, request != "" || response != ""
+}
+
+// WebSocketAutoResponseTimestamp returns when ws last got the
+// auto-response.
+func (v hostView) WebSocketAutoResponseTimestamp(ws *object.WebSocket) (time.Time, bool) {
+	s := v.h.ws.byHandler[ws]
+	if s == nil || !s.autoSent {
+		return time.Time{}, false
+	}
+	return v.h.ns.r.start.Add(s.autoAt), true
+}
+
+// label names the socket in the trace: ws1, ws2, ...
+func (s *socket) label() string { return "ws" + strconv.Itoa(s.n) }
+
+// Label names an end of the socket.
+func (s *socket) Label(ws *object.WebSocket) string {
+	if ws == s.client {
+		return s.label() + " (client)"
+	}
+	return s.label()
+}
+
+// Attach keeps the server end's serialized attachment (rule W3).
+func (s *socket) Attach(_ *object.WebSocket, data []byte) { s.attachment = data }
+
+// Attachment returns the server end's serialized attachment.
+func (s *socket) Attachment(*object.WebSocket) []byte { return s.attachment }
+
+// errAfterClose is the platform's error for a send on a closed end.
+var errAfterClose = fmt.Errorf("%w: TypeError: Can't call WebSocket send() after close().", object.ErrWebSocket)
+
+// Send carries a message from one end to the other: the client's becomes
+// an event of the object (or the auto-response, rule W4); the object's
+// waits in the client's inbox.
+func (s *socket) Send(from *object.WebSocket, m object.Message) error {
+	k := s.h.ns.r.k
+	if from == s.server {
+		if s.serverClosed {
+			return errAfterClose
+		}
+		if s.clientClosed || s.closed != nil {
+			return nil // the client is gone: the message is lost on the wire
+		}
+		s.inbox = append(s.inbox, m)
+		s.wake()
+		return nil
+	}
+	if s.clientClosed {
+		return errAfterClose
+	}
+	if s.serverClosed {
+		return nil
+	}
+	ws := &s.h.ws
+	if ws.hasAuto && !m.Binary && m.Text == ws.autoReq {
+		s.inbox = append(s.inbox, object.Message{Text: ws.autoResp})
+		s.autoAt, s.autoSent = k.Now(), true
+		s.wake()
+		return nil
+	}
+	s.events = append(s.events, wsEvent{msg: m})
+	s.run()
+	return nil
+}
+
+// Close closes the connection from one end: the object's closes it at
+// once; the client's becomes the object's close event, after which the
+// socket is closed with the client's code (the platform answers a
+// client's close itself).
+func (s *socket) Close(from *object.WebSocket, code int, reason string) error {
+	if from == s.server {
+		if s.serverClosed {
+			return nil
+		}
+		s.shut(code, reason)
+		return nil
+	}
+	if s.clientClosed {
+		return nil
+	}
+	s.clientClosed = true
+	if s.serverClosed {
+		return nil
+	}
+	s.events = append(s.events, wsEvent{close: true, code: code, reason: reason})
+	s.run()
+	return nil
+}
+
+// shut closes the object's end: the socket leaves the object's list, and
+// the client learns code and reason once it has received what came before.
+func (s *socket) shut(code int, reason string) {
+	s.serverClosed = true
+	ws := &s.h.ws
+	if i := slices.Index(ws.open, s); i >= 0 {
+		ws.open = slices.Delete(ws.open, i, i+1)
+	}
+	delete(ws.byHandler, s.server)
+	if s.closed == nil {
+		s.closed = &object.CloseError{Code: code, Reason: reason}
+	}
+	s.h.event(object.Event{Kind: object.EventWebSocketClose, Name: s.label(), Note: "code=" + strconv.Itoa(code), Reason: reason})
+	s.wake()
+}
+
+// wake lets the client's waiting Receive go on.
+func (s *socket) wake() {
+	if s.wait != nil {
+		w := s.wait
+		s.wait = nil
+		w.Fire(s.h.ns.r.k)
+	}
+}
+
+// Receive waits for the next message to the client end (see
+// object.WebSocket.Receive).
+func (s *socket) Receive(ctx context.Context, _ *object.WebSocket) (object.Message, error) {
+	if ctx == nil {
+		return object.Message{}, ErrNotInTask
+	}
+	k := s.h.ns.r.k
+	cur, err := k.Enter(ctx)
+	if err != nil {
+		return object.Message{}, err
+	}
+	for {
+		if len(s.inbox) > 0 {
+			m := s.inbox[0]
+			s.inbox = s.inbox[1:]
+			return m, nil
+		}
+		if s.closed != nil {
+			cp := *s.closed
+			return object.Message{}, &cp
+		}
+		sig := new(sched.Signal)
+		s.wait = sig
+		if !sig.Wait(ctx, cur, "waiting for a WebSocket message on "+s.label()) {
+			if s.wait == sig {
+				s.wait = nil
+			}
+			if k.Closed() {
+				return object.Message{}, ErrClosed
+			}
+			return object.Message{}, ctx.Err()
+		}
+	}
+}
+
+// run starts the task that runs the socket's events, unless one runs.
+func (s *socket) run() {
+	if s.running || len(s.events) == 0 {
+		return
+	}
+	s.running = true
+	wt := &wsTurn{h: s.h, s: s}
+	s.h.ns.r.k.Go(context.Background(), "websocket "+s.label(), wt.run)
+}
+
+// wsTurn is attached to the task running a socket's events (its
+// sched.Work): each event is one turn through the object's input gate.
+type wsTurn struct {
+	h     *host
+	s     *socket
+	holds int32
+	log   *turnLog
+}
+
+var (
+	_ sched.Work               = (*wsTurn)(nil)
+	_ turn.GateHolder          = (*wsTurn)(nil)
+	_ turn.Turn[*object.State] = (*wsTurn)(nil)
+)
+
+// TurnState gives object code running in the turn its State.
+func (wt *wsTurn) TurnState() *object.State { return wt.h.state }
+
+// String names the turn in deadlock reports.
+func (wt *wsTurn) String() string {
+	return fmt.Sprintf("%s/%s websocket %s", wt.h.ns.name, wt.h.target.Object, wt.s.label())
+}
+
+// Leave lets the gate go for a yielding wait (sched.Work).
+func (wt *wsTurn) Leave(t *sched.Task) bool { return wt.h.leaveFor(t, wt.holds, wt.log) }
+
+// Return takes the gate back after the wait (sched.Work).
+func (wt *wsTurn) Return(t *sched.Task) { wt.h.returnFor(t, wt.log) }
+
+// HoldGate runs fn with the gate kept closed (turn.GateHolder).
+func (wt *wsTurn) HoldGate(fn func() error) error { return holdGate(&wt.holds, fn) }
+
+// ReplayCall answers a call out of a replayed turn (see turnInfo's).
+func (wt *wsTurn) ReplayCall(namespace, name, method string, args []any) (any, error, bool) {
+	return wt.h.ns.r.replayCall(namespace, name, method, args)
+}
+
+func (wt *wsTurn) ofObject() (*host, *turnLog) { return wt.h, wt.log }
+
+// run runs the socket's events in order, one turn each.
+func (wt *wsTurn) run(ctx context.Context) {
+	s := wt.s
+	t := sched.FromContext(ctx)
+	t.SetWork(wt)
+	defer func() { s.running = false }()
+	for len(s.events) > 0 {
+		ev := s.events[0]
+		s.events = s.events[1:]
+		if s.serverClosed {
+			continue // the object closed it: nothing more reaches it
+		}
+		wt.one(ctx, t, ev)
+	}
+}
+
+// one runs one event's turn: the handler of a (re)built instance (rule
+// W4: a hibernated object's constructor runs again), through the gate.
+func (wt *wsTurn) one(ctx context.Context, t *sched.Task, ev wsEvent) {
+	s, h := wt.s, wt.h
+	h.gate.Acquire(t, "waiting for the object's input gate")
+	defer h.gate.Release()
+	h.ws.turns++ // the object is busy: it is not evicted meanwhile (busy)
+	defer func() {
+		h.ws.turns--
+		h.active() // rule L5: the idle time runs from the end of the turn
+	}()
+	if hs := h.ns.r.hist; hs != nil {
+		wt.log = hs.begin(h, TurnWebSocket)
+		wt.log.Cut = "a WebSocket event (the model does not replay them yet)"
+		defer func() { hs.end(wt.log); wt.log = nil }()
+	}
+	defer h.confirmWrites() // rule L7: the turn's completion is a release point
+	kind := object.EventWebSocketMessage
+	if ev.close {
+		kind = object.EventWebSocketClose
+	}
+	e := object.Event{Kind: kind, Name: s.label(), Note: ev.msg.String()}
+	if ev.close {
+		e.Note, e.Reason = "code="+strconv.Itoa(ev.code)+" by=client", ev.reason
+	}
+	err := h.build()
+	if err == nil {
+		err = wt.deliver(ctx, ev)
+	}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	if !ev.close || err == nil {
+		h.event(e)
+	}
+	if ev.close && !s.serverClosed {
+		s.shut(ev.code, ev.reason) // the platform answers the client's close
+	}
+}
+
+// deliver calls the instance's handler for ev, a panic returned as an
+// error naming it.
+func (wt *wsTurn) deliver(ctx context.Context, ev wsEvent) (err error) {
+	h, s := wt.h, wt.s
+	what := h.ns.name + "/" + h.target.Object + ".WebSocketMessage"
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", what, p)
+		}
+	}()
+	if ev.close {
+		what = h.ns.name + "/" + h.target.Object + ".WebSocketClose"
+		if c, ok := h.inst.(object.WebSocketCloser); ok {
+			return readObjectErr(what, c.WebSocketClose(ctx, s.server, ev.code, ev.reason, true))
+		}
+		return nil
+	}
+	if m, ok := h.inst.(object.WebSocketMessager); ok {
+		return readObjectErr(what, m.WebSocketMessage(ctx, s.server, ev.msg))
+	}
+	return nil
+}
+
+// fetchWriter is the ResponseWriter a fetch handler writes to: the
+// recorder, which can carry the client end of a WebSocket back
+// (object.Upgrade).
+type fetchWriter struct {
+	*httptest.ResponseRecorder
+	req *http.Request
+	ws  *object.WebSocket
+}
+
+// UpgradeWebSocket makes the response carry ws, the client end of an
+// accepted pair (object.Upgrade), when the request asked for it.
+func (w *fetchWriter) UpgradeWebSocket(ws *object.WebSocket) error {
+	if !strings.EqualFold(w.req.Header.Get("Upgrade"), "websocket") {
+		return fmt.Errorf("%w: TypeError: Worker tried to return a WebSocket in a response to a request which did not contain the header \"Upgrade: websocket\".", object.ErrWebSocket)
+	}
+	if w.req.Method != http.MethodGet {
+		return fmt.Errorf("%w: WebSocket must be initiated with a GET request.", object.ErrWebSocket)
+	}
+	w.ws = ws
+	return nil
+}
+
+// check refuses a response that carries a socket with another status
+// than 101, as the platform does.
+func (w *fetchWriter) check() error {
+	if w.ws != nil && w.Code != http.StatusSwitchingProtocols {
+		return fmt.Errorf("%w: RangeError: Responses with a WebSocket must have status code 101.", object.ErrWebSocket)
+	}
+	return nil
+}
+
+// socketBody is the body of a 101 response: empty, carrying the client
+// end (object.WebSocketOf).
+type socketBody struct{ ws *object.WebSocket }
+
+func (socketBody) Read([]byte) (int, error)       { return 0, io.EOF }
+func (socketBody) Close() error                   { return nil }
+func (b socketBody) WebSocket() *object.WebSocket { return b.ws }

@@ -1,0 +1,330 @@
+package runtime_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/stub"
+	"github.com/dosim/dosim/transport"
+)
+
+// chatRoom is a chat room after the platform's WebSocket hibernation
+// example: a client joins with its name (kept as the socket's
+// attachment), each message is broadcast to every member, and a leave
+// is broadcast too. fromField makes it keep names in a field instead, the
+// bug hibernation exposes (rule W4).
+type chatRoom struct {
+	st        *object.State
+	names     map[*object.WebSocket]string // used only with fromField
+	fromField bool
+	built     *int
+}
+
+func (c *chatRoom) Methods() object.Methods {
+	return object.Methods{"Members": object.Func(func(ctx context.Context) (int, error) {
+		return len(c.st.GetWebSockets("member")), nil
+	})}
+}
+
+func (c *chatRoom) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("name")
+	client, server := object.NewWebSocketPair()
+	if err := c.st.AcceptWebSocket(server, "member", "user:"+name); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if c.fromField {
+		c.names[server] = name
+	} else if err := server.SerializeAttachment(map[string]string{"name": name}); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if err := object.Upgrade(w, client); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+}
+
+// name is the member's name: its attachment's, or the field's.
+func (c *chatRoom) name(ws *object.WebSocket) string {
+	if c.fromField {
+		return c.names[ws]
+	}
+	var a struct {
+		Name string `json:"name"`
+	}
+	_, _ = ws.DeserializeAttachment(&a)
+	return a.Name
+}
+
+func (c *chatRoom) WebSocketMessage(ctx context.Context, ws *object.WebSocket, msg object.Message) error {
+	line := c.name(ws) + ": " + msg.Text
+	for _, m := range c.st.GetWebSockets("member") {
+		if err := m.Send(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *chatRoom) WebSocketClose(ctx context.Context, ws *object.WebSocket, code int, reason string, wasClean bool) error {
+	for _, m := range c.st.GetWebSockets("member") {
+		if m != ws {
+			_ = m.Send(c.name(ws) + " left")
+		}
+	}
+	return nil
+}
+
+// newChat returns the chat room class; built counts constructor runs.
+func newChat(fromField bool, built *int) runtime.Constructor {
+	return func(st *object.State) object.Object {
+		*built++
+		return &chatRoom{st: st, fromField: fromField, built: built, names: map[*object.WebSocket]string{}}
+	}
+}
+
+// join connects name to room.
+func join(t *testing.T, ctx context.Context, room *stub.Stub, name string) *object.WebSocket {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://room/?name="+name, nil)
+	require.NoError(t, err)
+	ws, err := room.Connect(ctx, req)
+	require.NoError(t, err)
+	return ws
+}
+
+// receive reads the client's next text message.
+func receive(t *testing.T, ctx context.Context, ws *object.WebSocket) string {
+	t.Helper()
+	m, err := ws.Receive(ctx)
+	require.NoError(t, err)
+	return m.Text
+}
+
+// W1, W2: members join with tags and an attachment; a message reaches the
+// handler as a turn and is broadcast to every member, in order; a
+// client's close reaches WebSocketClose, and the socket leaves the list.
+func TestW1_W2_AChatRoomBroadcastsToItsMembers(t *testing.T) {
+	var built int
+	rt := newRuntime(t)
+	ns := rt.Namespace("ROOM", newChat(false, &built))
+	run(t, rt, func(ctx context.Context) error {
+		room, err := ns.GetByName("lobby")
+		require.NoError(t, err)
+		alice, bob := join(t, ctx, room, "alice"), join(t, ctx, room, "bob")
+		require.NoError(t, alice.Send("hi"))
+		require.NoError(t, alice.Send("all"))
+		assert.Equal(t, "alice: hi", receive(t, ctx, bob))
+		assert.Equal(t, "alice: all", receive(t, ctx, bob))
+		assert.Equal(t, "alice: hi", receive(t, ctx, alice))
+		members, err := stub.CallAs[int](ctx, room, "Members")
+		require.NoError(t, err)
+		assert.Equal(t, 2, members)
+
+		require.NoError(t, bob.Close(1000, "bye"))
+		assert.Equal(t, "alice: all", receive(t, ctx, alice))
+		assert.Equal(t, "bob left", receive(t, ctx, alice))
+		_, err = bob.Receive(ctx)
+		var closed *object.CloseError
+		require.ErrorAs(t, err, &closed)
+		assert.Equal(t, 1000, closed.Code)
+		assert.Equal(t, "bye", closed.Reason)
+		members, err = stub.CallAs[int](ctx, room, "Members")
+		require.NoError(t, err)
+		assert.Equal(t, 1, members)
+		assert.ErrorIs(t, bob.Send("late"), object.ErrWebSocket, "a send after close is refused")
+		return nil
+	})
+	assert.Equal(t, 1, built)
+	trace := rt.Trace()
+	assert.Contains(t, trace, `websocket.accept socket=ws1 tags="member","user:alice"`)
+	assert.Contains(t, trace, "websocket.message socket=ws1 hi")
+	assert.Contains(t, trace, `websocket.close socket=ws2 code=1000 by=client reason="bye"`)
+}
+
+// W1, W3: the platform's limits, in its words.
+func TestW1_W3_TheLimitsAreThePlatforms(t *testing.T) {
+	rt := newRuntime(t)
+	var errs []error
+	ns := rt.Namespace("LIMITS", func(st *object.State) object.Object {
+		return limitsClass{st: st, errs: &errs}
+	})
+	run(t, rt, func(ctx context.Context) error {
+		s, err := ns.GetByName("x")
+		require.NoError(t, err)
+		req, _ := http.NewRequest(http.MethodGet, "http://x/", nil)
+		_, err = s.Connect(ctx, req)
+		require.NoError(t, err)
+		return nil
+	})
+	require.Len(t, errs, 4)
+	assert.EqualError(t, errs[0], "websocket: Error: a Hibernatable WebSocket cannot have more than 10 tags")
+	assert.EqualError(t, errs[1], `websocket: Error: "`+strings.Repeat("t", 257)+`" is longer than the max tag length (256 characters).`)
+	assert.EqualError(t, errs[2], "websocket: Error: A WebSocket 'attachment' cannot be larger than 2048 bytes.'attachment' was 2503 bytes.")
+	assert.EqualError(t, errs[3], "websocket: InvalidAccessError: Invalid WebSocket close code: 1001.")
+}
+
+type limitsClass struct {
+	st   *object.State
+	errs *[]error
+}
+
+func (limitsClass) Methods() object.Methods { return object.Methods{} }
+
+func (c limitsClass) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	client, server := object.NewWebSocketPair()
+	tags := make([]string, 11)
+	for i := range tags {
+		tags[i] = "t"
+	}
+	*c.errs = append(*c.errs, c.st.AcceptWebSocket(server, tags...))
+	*c.errs = append(*c.errs, c.st.AcceptWebSocket(server, strings.Repeat("t", 257)))
+	if err := c.st.AcceptWebSocket(server); err != nil {
+		panic(err)
+	}
+	*c.errs = append(*c.errs, server.SerializeAttachment(strings.Repeat("a", 2501)))
+	*c.errs = append(*c.errs, server.Close(1001, ""))
+	if err := object.Upgrade(w, client); err != nil {
+		panic(err)
+	}
+}
+
+// W4: an object whose only work is its sockets is evicted when idle
+// (rule L5's time) and its sockets stay open: the next message runs the
+// constructor again, and the attachment is still there. A class that kept
+// the name in a field instead has lost it.
+func TestW4_HibernationRerunsTheConstructorAndKeepsAttachments(t *testing.T) {
+	for _, fromField := range []bool{false, true} {
+		var built int
+		rt := newRuntime(t)
+		ns := rt.Namespace("ROOM", newChat(fromField, &built))
+		var got string
+		run(t, rt, func(ctx context.Context) error {
+			room, err := ns.GetByName("lobby")
+			require.NoError(t, err)
+			alice := join(t, ctx, room, "alice")
+			require.NoError(t, rt.Sleep(ctx, runtime.EvictAfterMax+time.Second)) // hibernates
+			require.NoError(t, alice.Send("back"))
+			got = receive(t, ctx, alice)
+			return nil
+		})
+		assert.Equal(t, 2, built, "the wake ran the constructor again (fromField=%v)", fromField)
+		assert.Contains(t, rt.Trace(), "evicted")
+		if fromField {
+			assert.Equal(t, ": back", got, "a field does not survive hibernation")
+		} else {
+			assert.Equal(t, "alice: back", got, "the attachment survives hibernation")
+		}
+	}
+}
+
+// W4: an auto-response pair is answered without a turn of the object, and
+// its timestamp is kept per socket.
+func TestW4_AnAutoResponseDoesNotWakeTheObject(t *testing.T) {
+	var built int
+	rt := newRuntime(t)
+	var st *object.State
+	ns := rt.Namespace("ROOM", func(s *object.State) object.Object {
+		st = s
+		s.SetWebSocketAutoResponse("ping", "pong")
+		return newChat(false, &built)(s)
+	})
+	run(t, rt, func(ctx context.Context) error {
+		room, err := ns.GetByName("lobby")
+		require.NoError(t, err)
+		alice := join(t, ctx, room, "alice")
+		require.NoError(t, rt.Sleep(ctx, runtime.EvictAfterMax+time.Second))
+		require.NoError(t, alice.Send("ping"))
+		assert.Equal(t, "pong", receive(t, ctx, alice))
+		at, ok := st.GetWebSocketAutoResponseTimestamp(st.GetWebSockets("")[0])
+		assert.True(t, ok)
+		assert.Equal(t, rt.Now(), at)
+		return nil
+	})
+	assert.Equal(t, 1, built, "the auto-response did not wake the hibernated object")
+	assert.NotContains(t, rt.Trace(), "websocket.message")
+}
+
+// W5: an upgrade whose 101 reply is lost leaves the caller with the
+// ambiguous error, and its retry is refused as a duplicate (a fetch is
+// never marked retryable), while the object holds the accepted socket:
+// an orphan no client has.
+func TestW5_ALostUpgradeReplyLeavesAnOrphanSocket(t *testing.T) {
+	var built int
+	rt := newRuntime(t, runtime.WithFaults(transport.Plan(transport.Rule{Method: "fetch", Attempt: 1, Fault: transport.LoseResponse})))
+	ns := rt.Namespace("ROOM", newChat(false, &built))
+	run(t, rt, func(ctx context.Context) error {
+		room, err := ns.GetByName("lobby")
+		require.NoError(t, err)
+		req, _ := http.NewRequest(http.MethodGet, "http://room/?name=alice", nil)
+		_, err = room.Connect(ctx, req)
+		var e *stub.Error
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, transport.LoseResponse, e.Fault)
+		members, err := stub.CallAs[int](ctx, mustGet(t, ns, "lobby"), "Members")
+		require.NoError(t, err)
+		assert.Equal(t, 1, members, "the object holds the socket its caller never got")
+		return nil
+	})
+	calls := rt.Calls()
+	require.NotEmpty(t, calls)
+	assert.Len(t, calls[0].Attempts, 2, "the upgrade was retried once, and refused as a duplicate")
+}
+
+func mustGet(t *testing.T, ns *runtime.Namespace, name string) *stub.Stub {
+	t.Helper()
+	s, err := ns.GetByName(name)
+	require.NoError(t, err)
+	return s
+}
+
+// A response that carries a socket must be a 101 to a request that asked
+// for the upgrade, as on the platform; Connect says what it got instead.
+func TestW1_AnUpgradeMustBeAskedForAndAnswered101(t *testing.T) {
+	var built int
+	rt := newRuntime(t)
+	ns := rt.Namespace("ROOM", newChat(false, &built))
+	run(t, rt, func(ctx context.Context) error {
+		room := mustGet(t, ns, "lobby")
+		req, _ := http.NewRequest(http.MethodGet, "http://room/?name=a", nil)
+		resp, err := room.Fetch(ctx, req) // no Upgrade header: the handler's Upgrade fails, 500
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+		_, ok := object.WebSocketOf(resp)
+		assert.False(t, ok)
+		return nil
+	})
+}
+
+// D1: the same seed gives the same trace, sockets and all.
+func TestD1_AWebSocketRunIsDeterministic(t *testing.T) {
+	trace := func() string {
+		var built int
+		rt := newRuntime(t, runtime.WithSeed(7), runtime.WithFaults(transport.Plan().WithLatency(transport.Latency{P50: 5 * time.Millisecond, P99: 50 * time.Millisecond})))
+		ns := rt.Namespace("ROOM", newChat(false, &built))
+		run(t, rt, func(ctx context.Context) error {
+			room := mustGet(t, ns, "lobby")
+			a, b := join(t, ctx, room, "a"), join(t, ctx, room, "b")
+			for _, m := range []string{"1", "2", "3"} {
+				require.NoError(t, a.Send(m))
+				require.NoError(t, b.Send(m))
+			}
+			for range 6 {
+				receive(t, ctx, a)
+			}
+			return nil
+		})
+		return rt.Trace()
+	}
+	first := trace()
+	assert.Equal(t, first, trace())
+	assert.Contains(t, first, "websocket.message")
+}
