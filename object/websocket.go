@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -23,15 +24,14 @@ import (
 // is the platform's (real workerd 1.20261117.1).
 var ErrWebSocket = errors.New("websocket")
 
-// The platform's limits (rules W1, W3).
+// The platform's limits (rules W1, W3), as real workerd 1.20261117.1
+// enforces them.
 const (
-	MaxWebSocketTags        = 10    // tags of one socket
+	MaxWebSocketTags        = 10    // distinct tags of one socket
 	MaxWebSocketTagLength   = 256   // characters of one tag
 	MaxWebSockets           = 32768 // sockets one object accepts
-	MaxWebSocketAttachment  = 2048  // bytes of a socket's serialized attachment
+	MaxWebSocketAttachment  = 16384 // bytes of a socket's attachment, as V8 serializes it
 	MaxWebSocketCloseReason = 123   // bytes of a close reason, UTF-8
-	closeNoStatus           = 1005  // the code a close without one reports
-	closeAbnormal           = 1006  // the code of a connection dropped without a close
 )
 
 // A Message is one WebSocket message: text, or binary data.
@@ -117,10 +117,11 @@ func (ws *WebSocket) send(m Message) error {
 	return ws.link.Send(ws, m)
 }
 
-// Close closes the connection with code (1000, or 3000 to 4999) and a
-// reason of at most 123 bytes; the other end learns both.
+// Close closes the connection with code (1000 to 4999 but for 1004, 1005,
+// 1006 and 1015, which the protocol keeps for itself) and a reason of at
+// most 123 bytes; the other end learns both.
 func (ws *WebSocket) Close(code int, reason string) error {
-	if code != 1000 && (code < 3000 || code > 4999) {
+	if code < 1000 || code > 4999 || code == 1004 || code == 1005 || code == 1006 || code == 1015 {
 		return fmt.Errorf("%w: InvalidAccessError: Invalid WebSocket close code: %d.", ErrWebSocket, code)
 	}
 	if len(reason) > MaxWebSocketCloseReason {
@@ -149,9 +150,10 @@ func (ws *WebSocket) Receive(ctx context.Context) (Message, error) {
 	return ws.link.Receive(ctx, ws)
 }
 
-// SerializeAttachment keeps v with the socket, as JSON of at most 2,048
-// bytes (rule W3): it survives the object's hibernation, where fields do
-// not. nil removes it.
+// SerializeAttachment keeps v, plain data, with the socket (rule W3): it
+// survives the object's hibernation, where fields do not. v is kept as
+// JSON and measured as the platform measures it, by the size of V8's
+// serialization of the same value (at most 16,384 bytes). nil removes it.
 func (ws *WebSocket) SerializeAttachment(v any) error {
 	if !ws.server || ws.link == nil {
 		return fmt.Errorf("%w: only an accepted server end (State.AcceptWebSocket) keeps an attachment", ErrWebSocket)
@@ -164,8 +166,8 @@ func (ws *WebSocket) SerializeAttachment(v any) error {
 	if err != nil {
 		return fmt.Errorf("%w: attachment: %w", ErrWebSocket, err)
 	}
-	if len(data) > MaxWebSocketAttachment {
-		return fmt.Errorf("%w: Error: A WebSocket 'attachment' cannot be larger than %d bytes.'attachment' was %d bytes.", ErrWebSocket, MaxWebSocketAttachment, len(data))
+	if n := v8Size(data); n > MaxWebSocketAttachment {
+		return fmt.Errorf("%w: Error: A WebSocket 'attachment' cannot be larger than %d bytes.'attachment' was %d bytes.", ErrWebSocket, MaxWebSocketAttachment, n)
 	}
 	ws.link.Attach(ws, data)
 	return nil
@@ -241,17 +243,22 @@ type WebSocketCloser interface {
 }
 
 // AcceptWebSocket accepts the server end of a pair with tags, through
-// which GetWebSockets finds it (rule W1): at most 10 tags of at most 256
-// characters, and at most 32,768 sockets an object. The object's
+// which GetWebSockets finds it (rule W1): at most 10 distinct tags (a tag
+// given twice counts once, and is kept once) of at most 256 characters,
+// and at most 32,768 sockets an object. The object's
 // handlers get its events from now on, through any instance of the
 // object: an accepted socket survives hibernation (rule W4).
 func (s *State) AcceptWebSocket(ws *WebSocket, tags ...string) error {
 	if ws == nil || !ws.server {
 		return fmt.Errorf("%w: AcceptWebSocket takes the server end of a pair (NewWebSocketPair)", ErrWebSocket)
 	}
-	if ws.link != nil || ws.peer.used {
+	if ws.link != nil {
+		return fmt.Errorf("%w: Error: Cannot call `acceptWebSocket()` if the WebSocket was already accepted via `accept()`", ErrWebSocket)
+	}
+	if ws.peer.used {
 		return fmt.Errorf("%w: Error: Cannot call `acceptWebSocket()` on this WebSocket because its pair has already been accepted or used in a Response.", ErrWebSocket)
 	}
+	tags = distinct(tags)
 	if len(tags) > MaxWebSocketTags {
 		return fmt.Errorf("%w: Error: a Hibernatable WebSocket cannot have more than %d tags", ErrWebSocket, MaxWebSocketTags)
 	}
@@ -266,8 +273,10 @@ func (s *State) AcceptWebSocket(ws *WebSocket, tags ...string) error {
 	return s.host.AcceptWebSocket(ws, tags)
 }
 
-// GetWebSockets returns the object's open sockets (their server ends) in
-// the order they were accepted; with a tag, those accepted with it.
+// GetWebSockets returns the object's open sockets (their server ends):
+// all of them newest first, or those accepted with tag oldest first, as
+// the platform lists them (its list of all sockets grows at the front,
+// each tag's at the back).
 func (s *State) GetWebSockets(tag string) []*WebSocket { return s.host.WebSockets(tag) }
 
 // GetTags returns the tags ws was accepted with.
@@ -297,3 +306,14 @@ func (hosting) Peer(ws *WebSocket) *WebSocket { return ws.peer }
 
 // IsServer reports whether ws is a pair's server end. For package runtime.
 func (hosting) IsServer(ws *WebSocket) bool { return ws.server }
+
+// distinct returns tags without repeats, in the order first given.
+func distinct(tags []string) []string {
+	out := tags[:0:0]
+	for _, t := range tags {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}

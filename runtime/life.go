@@ -26,6 +26,15 @@ const (
 	EvictAfterMax = 140 * time.Second
 )
 
+// HibernateAfter is how long an object that holds accepted WebSockets
+// stays idle before it hibernates (rule W4): its instance is evicted, its
+// sockets stay open, and the next event builds a new one. It is workerd's
+// inactivity timeout (server.c++, ActorContainer::handleShutdown: "After
+// 10 seconds of inactivity, we destroy the Worker::Actor and hibernate any
+// active JS WebSockets"; real workerd 1.20261117.1 hibernates a socket's
+// object idle 15 s), and the platform's documented 10 s for hibernation.
+const HibernateAfter = 10 * time.Second
+
 // WithEviction turns the eviction of idle objects on or off (rule L5; on
 // by default, as on the platform).
 func WithEviction(on bool) Option { return optionFunc(func(r *Runtime) { r.noEvict = !on }) }
@@ -157,8 +166,12 @@ func (h *host) resetWith(reason transport.ResetReason, msg string) {
 // idleLimit is how long the object stays idle before it is evicted: a
 // value in [EvictAfterMin, EvictAfterMax] drawn from a hash of the seed
 // and the object's id, not from the runtime's seeded source, so that
-// eviction leaves every other draw (and so the trace) as it was.
+// eviction leaves every other draw (and so the trace) as it was; for an
+// object that holds WebSockets, HibernateAfter (rule W4).
 func (h *host) idleLimit() time.Duration {
+	if len(h.ws.open) > 0 {
+		return HibernateAfter // rule W4
+	}
 	f := fnv.New64a()
 	var b [8]byte
 	seed := h.ns.r.seed

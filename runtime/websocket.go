@@ -101,10 +101,20 @@ func tagsNote(tags []string) string {
 }
 
 // WebSockets returns the open sockets, those with tag when it is not "".
+// All of them come newest first, those of a tag oldest first, as the
+// platform keeps them (workerd's hibernation manager: allWs.push_front,
+// each tag's list->add).
 func (v hostView) WebSockets(tag string) []*object.WebSocket {
-	var out []*object.WebSocket
-	for _, s := range v.h.ws.open {
-		if tag == "" || slices.Contains(s.tags, tag) {
+	open := v.h.ws.open
+	out := make([]*object.WebSocket, 0, len(open))
+	if tag == "" {
+		for i := len(open) - 1; i >= 0; i-- {
+			out = append(out, open[i].server)
+		}
+		return out
+	}
+	for _, s := range open {
+		if slices.Contains(s.tags, tag) {
 			out = append(out, s.server)
 		}
 	}
@@ -189,44 +199,49 @@ func (s *socket) Send(from *object.WebSocket, m object.Message) error {
 	return nil
 }
 
-// Close closes the connection from one end: the object's closes it at
-// once; the client's becomes the object's close event, after which the
-// socket is closed with the client's code (the platform answers a
-// client's close itself).
+// Close closes the connection from one end. The object's close leaves
+// the object's lists at once and reaches the client, whose WebSocket
+// answers it, as a browser's does: the answer is an event of the object's
+// (WebSocketClose with the object's code and reason, as on the platform).
+// The client's close is an event of the object's; the socket leaves the
+// object's lists after its turn, and the client learns of a close only if
+// the object closes the socket too (the platform does not answer a
+// client's close for a hibernatable socket: its handler must).
 func (s *socket) Close(from *object.WebSocket, code int, reason string) error {
 	if from == s.server {
 		if s.serverClosed {
 			return nil
 		}
-		s.shut(code, reason)
+		s.serverClosed = true
+		s.leave()
+		s.h.event(object.Event{Kind: object.EventWebSocketClose, Name: s.label(), Note: "code=" + strconv.Itoa(code) + " by=object", Reason: reason})
+		if s.closed == nil {
+			s.closed = &object.CloseError{Code: code, Reason: reason}
+			s.wake()
+		}
+		if !s.clientClosed { // the client's WebSocket answers the close
+			s.clientClosed = true
+			s.events = append(s.events, wsEvent{close: true, code: code, reason: reason})
+			s.run()
+		}
 		return nil
 	}
 	if s.clientClosed {
 		return nil
 	}
 	s.clientClosed = true
-	if s.serverClosed {
-		return nil
-	}
 	s.events = append(s.events, wsEvent{close: true, code: code, reason: reason})
 	s.run()
 	return nil
 }
 
-// shut closes the object's end: the socket leaves the object's list, and
-// the client learns code and reason once it has received what came before.
-func (s *socket) shut(code int, reason string) {
-	s.serverClosed = true
+// leave takes the socket out of the object's lists.
+func (s *socket) leave() {
 	ws := &s.h.ws
 	if i := slices.Index(ws.open, s); i >= 0 {
 		ws.open = slices.Delete(ws.open, i, i+1)
 	}
 	delete(ws.byHandler, s.server)
-	if s.closed == nil {
-		s.closed = &object.CloseError{Code: code, Reason: reason}
-	}
-	s.h.event(object.Event{Kind: object.EventWebSocketClose, Name: s.label(), Note: "code=" + strconv.Itoa(code), Reason: reason})
-	s.wake()
 }
 
 // wake lets the client's waiting Receive go on.
@@ -331,8 +346,8 @@ func (wt *wsTurn) run(ctx context.Context) {
 	for len(s.events) > 0 {
 		ev := s.events[0]
 		s.events = s.events[1:]
-		if s.serverClosed {
-			continue // the object closed it: nothing more reaches it
+		if s.serverClosed && !ev.close {
+			continue // the object closed it: no message reaches it any more
 		}
 		wt.one(ctx, t, ev)
 	}
@@ -370,11 +385,9 @@ func (wt *wsTurn) one(ctx context.Context, t *sched.Task, ev wsEvent) {
 	if err != nil {
 		e.Err = err.Error()
 	}
-	if !ev.close || err == nil {
-		h.event(e)
-	}
-	if ev.close && !s.serverClosed {
-		s.shut(ev.code, ev.reason) // the platform answers the client's close
+	h.event(e)
+	if ev.close {
+		s.leave()
 	}
 }
 

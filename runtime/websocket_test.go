@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,13 +75,16 @@ func (c *chatRoom) WebSocketMessage(ctx context.Context, ws *object.WebSocket, m
 	return nil
 }
 
+// WebSocketClose tells the others, and closes the socket with the
+// client's code and reason: the platform does not answer a client's close
+// for a hibernatable socket, its handler does.
 func (c *chatRoom) WebSocketClose(ctx context.Context, ws *object.WebSocket, code int, reason string, wasClean bool) error {
 	for _, m := range c.st.GetWebSockets("member") {
 		if m != ws {
 			_ = m.Send(c.name(ws) + " left")
 		}
 	}
-	return nil
+	return ws.Close(code, reason)
 }
 
 // newChat returns the chat room class; built counts constructor runs.
@@ -168,8 +172,8 @@ func TestW1_W3_TheLimitsAreThePlatforms(t *testing.T) {
 	require.Len(t, errs, 4)
 	assert.EqualError(t, errs[0], "websocket: Error: a Hibernatable WebSocket cannot have more than 10 tags")
 	assert.EqualError(t, errs[1], `websocket: Error: "`+strings.Repeat("t", 257)+`" is longer than the max tag length (256 characters).`)
-	assert.EqualError(t, errs[2], "websocket: Error: A WebSocket 'attachment' cannot be larger than 2048 bytes.'attachment' was 2503 bytes.")
-	assert.EqualError(t, errs[3], "websocket: InvalidAccessError: Invalid WebSocket close code: 1001.")
+	assert.EqualError(t, errs[2], "websocket: Error: A WebSocket 'attachment' cannot be larger than 16384 bytes.'attachment' was 16387 bytes.")
+	assert.EqualError(t, errs[3], "websocket: InvalidAccessError: Invalid WebSocket close code: 1005.")
 }
 
 type limitsClass struct {
@@ -183,22 +187,22 @@ func (c limitsClass) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	client, server := object.NewWebSocketPair()
 	tags := make([]string, 11)
 	for i := range tags {
-		tags[i] = "t"
+		tags[i] = "t" + strconv.Itoa(i)
 	}
 	*c.errs = append(*c.errs, c.st.AcceptWebSocket(server, tags...))
 	*c.errs = append(*c.errs, c.st.AcceptWebSocket(server, strings.Repeat("t", 257)))
 	if err := c.st.AcceptWebSocket(server); err != nil {
 		panic(err)
 	}
-	*c.errs = append(*c.errs, server.SerializeAttachment(strings.Repeat("a", 2501)))
-	*c.errs = append(*c.errs, server.Close(1001, ""))
+	*c.errs = append(*c.errs, server.SerializeAttachment(strings.Repeat("a", 16382)))
+	*c.errs = append(*c.errs, server.Close(1005, ""))
 	if err := object.Upgrade(w, client); err != nil {
 		panic(err)
 	}
 }
 
-// W4: an object whose only work is its sockets is evicted when idle
-// (rule L5's time) and its sockets stay open: the next message runs the
+// W4: an object whose only work is its sockets hibernates when idle 10 s
+// (runtime.HibernateAfter, workerd's) and its sockets stay open: the next message runs the
 // constructor again, and the attachment is still there. A class that kept
 // the name in a field instead has lost it.
 func TestW4_HibernationRerunsTheConstructorAndKeepsAttachments(t *testing.T) {
@@ -211,7 +215,7 @@ func TestW4_HibernationRerunsTheConstructorAndKeepsAttachments(t *testing.T) {
 			room, err := ns.GetByName("lobby")
 			require.NoError(t, err)
 			alice := join(t, ctx, room, "alice")
-			require.NoError(t, rt.Sleep(ctx, runtime.EvictAfterMax+time.Second)) // hibernates
+			require.NoError(t, rt.Sleep(ctx, runtime.HibernateAfter+time.Second)) // hibernates
 			require.NoError(t, alice.Send("back"))
 			got = receive(t, ctx, alice)
 			return nil
@@ -241,7 +245,7 @@ func TestW4_AnAutoResponseDoesNotWakeTheObject(t *testing.T) {
 		room, err := ns.GetByName("lobby")
 		require.NoError(t, err)
 		alice := join(t, ctx, room, "alice")
-		require.NoError(t, rt.Sleep(ctx, runtime.EvictAfterMax+time.Second))
+		require.NoError(t, rt.Sleep(ctx, runtime.HibernateAfter+time.Second))
 		require.NoError(t, alice.Send("ping"))
 		assert.Equal(t, "pong", receive(t, ctx, alice))
 		at, ok := st.GetWebSocketAutoResponseTimestamp(st.GetWebSockets("")[0])
@@ -327,4 +331,49 @@ func TestD1_AWebSocketRunIsDeterministic(t *testing.T) {
 	first := trace()
 	assert.Equal(t, first, trace())
 	assert.Contains(t, first, "websocket.message")
+}
+
+// slowRoom answers each message after 20 s of work: longer than
+// HibernateAfter.
+type slowRoom struct{ st *object.State }
+
+func (slowRoom) Methods() object.Methods { return object.Methods{} }
+
+func (r slowRoom) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	client, server := object.NewWebSocketPair()
+	if err := r.st.AcceptWebSocket(server); err != nil {
+		panic(err)
+	}
+	if err := object.Upgrade(w, client); err != nil {
+		panic(err)
+	}
+}
+
+func (r slowRoom) WebSocketMessage(ctx context.Context, ws *object.WebSocket, msg object.Message) error {
+	if err := r.st.Sleep(ctx, 20*time.Second); err != nil {
+		return err
+	}
+	return ws.Send("done " + msg.Text)
+}
+
+// W4: a socket's turn under way keeps its object from hibernating, however
+// long it runs; once idle 10 s after it, the object hibernates.
+func TestW4_ATurnUnderWayKeepsTheObjectAwake(t *testing.T) {
+	var built int
+	rt := newRuntime(t)
+	ns := rt.Namespace("SLOW", func(st *object.State) object.Object { built++; return slowRoom{st: st} })
+	run(t, rt, func(ctx context.Context) error {
+		req, _ := http.NewRequest(http.MethodGet, "http://slow/", nil)
+		ws, err := mustGet(t, ns, "s").Connect(ctx, req)
+		require.NoError(t, err)
+		require.NoError(t, ws.Send("1"))
+		assert.Equal(t, "done 1", receive(t, ctx, ws))
+		assert.NotContains(t, rt.Trace(), "evicted", "not evicted while the turn ran")
+		require.NoError(t, rt.Sleep(ctx, runtime.HibernateAfter+time.Second))
+		require.NoError(t, ws.Send("2"))
+		assert.Equal(t, "done 2", receive(t, ctx, ws))
+		assert.Contains(t, rt.Trace(), "evicted")
+		assert.Equal(t, 2, built, "hibernated once idle")
+		return nil
+	})
 }

@@ -68,6 +68,21 @@ func storageCase(which string) dosimCase {
 
 // cases are the platform-observable cases, in worker.js's order.
 var cases = []dosimCase{
+	{name: "websocket-chat", waits: true, run: websocketChat},
+	{name: "websocket-wake", waits: true, run: websocketWake},
+	{name: "websocket-auto", run: websocketAuto},
+	{name: "websocket-limits", run: func(ctx context.Context, e *env) (map[string]any, error) {
+		s, err := e.get(e.name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.Call(ctx, "WsLimits")
+		if err != nil {
+			return nil, err
+		}
+		r, _ := v.(map[string]any)
+		return r, nil
+	}},
 	{name: "error-props", run: errorProps},
 	{name: "missing-method", run: func(ctx context.Context, e *env) (map[string]any, error) {
 		s, err := e.get(e.name)
@@ -439,7 +454,10 @@ func runDosim(ctx context.Context, c dosimCase, class string) (map[string]any, e
 	if class == "kv" {
 		opts = append(opts, runtime.KeyValueBacked())
 	}
-	ns := rt.Namespace("OBJ", func(st *object.State) object.Object { return &mirror{st: st, w: w} }, opts...)
+	ns := rt.Namespace("OBJ", func(st *object.State) object.Object {
+		w.bump(st.ID().String(), "built")
+		return &mirror{st: st, w: w}
+	}, opts...)
 	e := &env{rt: rt, ns: ns, w: w, name: c.name + "-" + class, class: class}
 	var obs map[string]any
 	err := rt.Run(func(ctx context.Context) error {

@@ -15,6 +15,7 @@ import (
 type world struct {
 	runs   map[string]int
 	alarms map[string]*alarmLog
+	wsLogs map[string]*wsLog
 }
 
 func newWorld() *world { return &world{runs: map[string]int{}, alarms: map[string]*alarmLog{}} }
@@ -90,6 +91,12 @@ func (m *mirror) Methods() object.Methods {
 		"AlarmDeliveries": object.Func(func(ctx context.Context, name string) (int, error) {
 			return len(m.w.alarms[name].deliveries), nil
 		}),
+		"Built": object.Func(func(ctx context.Context) (int, error) {
+			return m.w.runs[m.st.ID().String()+"/built"], nil
+		}),
+		"WsInfo":   object.Func(m.wsInfo),
+		"WsAuto":   object.Func(m.wsAuto),
+		"WsLimits": object.Func(m.wsLimits),
 		"DeleteAlarm": object.Func(func(ctx context.Context) error {
 			return m.st.DeleteAlarm(ctx)
 		}),

@@ -16,6 +16,12 @@ function count(name, what) {
   return runs.get(name + "/" + what) || 0;
 }
 const alarmLog = new Map();
+// What each object's WebSocket handlers saw, by object name.
+const wsLog = new Map();
+function wsLogOf(name) {
+  if (!wsLog.has(name)) wsLog.set(name, { messages: [], closes: [] });
+  return wsLog.get(name);
+}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -38,10 +44,17 @@ async function attempt(fn) {
   }
 }
 
+// How many times each object's constructor ran, by id.
+const built = new Map();
+
 class Base extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.ctx = ctx;
+    built.set(ctx.id.toString(), (built.get(ctx.id.toString()) || 0) + 1);
+  }
+  built() {
+    return built.get(this.ctx.id.toString()) || 0;
   }
   ping() {
     return "pong";
@@ -215,6 +228,125 @@ class Base extends DurableObject {
   alarmLog(name) {
     return alarmLog.get(name);
   }
+  // WebSockets (rules W1-W5): GET /ws?name=&tags=[...]&att={...} accepts
+  // a socket with those tags and attachment and answers 101.
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname !== "/ws") return new Response("no such path", { status: 404 });
+    const pair = new WebSocketPair();
+    const [client, server] = Object.values(pair);
+    this.ctx.acceptWebSocket(server, JSON.parse(url.searchParams.get("tags") || "[]"));
+    const att = url.searchParams.get("att");
+    if (att !== null) server.serializeAttachment(JSON.parse(att));
+    return new Response(null, { status: 101, webSocket: client });
+  }
+  // A message is broadcast to every member as "<attachment name>: <msg>";
+  // "close-me" makes the object close the socket with 4000 "kick".
+  webSocketMessage(ws, msg) {
+    const att = ws.deserializeAttachment();
+    const name = att ? att.room : "";
+    wsLogOf(name).messages.push(msg);
+    if (msg === "close-me") {
+      ws.close(4000, "kick");
+      return;
+    }
+    for (const w of this.ctx.getWebSockets("member")) w.send(att.name + ": " + msg);
+  }
+  webSocketClose(ws, code, reason, wasClean) {
+    const att = ws.deserializeAttachment();
+    wsLogOf(att ? att.room : "").closes.push({ code, reason, wasClean });
+  }
+  wsInfo(name) {
+    const all = this.ctx.getWebSockets();
+    return {
+      open: all.length,
+      members: this.ctx.getWebSockets("member").length,
+      tags: all.map((w) => this.ctx.getTags(w)),
+      log: wsLogOf(name),
+      autoAnswered: all.map((w) => this.ctx.getWebSocketAutoResponseTimestamp(w) !== null),
+    };
+  }
+  wsAuto(request, response) {
+    this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(request, response));
+  }
+  // The WebSocket API's limits, inside the object. A DOMException's
+  // legacy numeric code is dropped: Go has no such thing, and its class
+  // and message are compared.
+  wsLimits() {
+    const r = {};
+    const pair = () => Object.values(new WebSocketPair());
+    const [, s0] = pair();
+    r.tags11Same = tryErr(() => this.ctx.acceptWebSocket(s0, Array(11).fill("t")));
+    r.tags11SameGot = { value: this.ctx.getTags(s0) };
+    const [, s1] = pair();
+    r.tags11 = tryErr(() => this.ctx.acceptWebSocket(s1, Array.from({ length: 11 }, (_, i) => "t" + i)));
+    const [, s2] = pair();
+    r.tag257 = tryErr(() => this.ctx.acceptWebSocket(s2, ["t".repeat(257)]));
+    const [c3, s3] = pair();
+    r.sendBeforeAccept = tryErr(() => s3.send("x"));
+    this.ctx.acceptWebSocket(s3, []);
+    for (const n of [2046, 16382, 16383]) {
+      r["attachment" + n] = tryErr(() => s3.serializeAttachment("a".repeat(n)));
+      if (r["attachment" + n].error) r["attachment" + n].error.message = r["attachment" + n].error.message.split("'attachment' was")[0];
+    }
+    for (const c of [999, 1001, 1004, 1005, 1006, 1015, 2999, 5000]) {
+      const [, sc] = pair();
+      this.ctx.acceptWebSocket(sc, []);
+      r["closeCode" + c] = tryErr(() => sc.close(c, ""));
+    }
+    r.closeReason124 = tryErr(() => s3.close(1000, "r".repeat(124)));
+    r.acceptTwice = tryErr(() => this.ctx.acceptWebSocket(s3, []));
+    s3.close(1000, "done");
+    r.sendAfterClose = tryErr(() => s3.send("x"));
+    for (const v of Object.values(r)) if (v.error) delete v.error.code;
+    return r;
+  }
+}
+
+function tryErr(fn) {
+  try {
+    const v = fn();
+    return { value: v === undefined ? null : v };
+  } catch (e) {
+    return errObs(e);
+  }
+}
+
+// connect opens a WebSocket to stub as user with tags, and returns the
+// client end with an inbox: next() is the next message, or the close as
+// {closed: {code, reason, wasClean}}, or "timeout" after 3 s.
+async function connect(stub, room, user, tags) {
+  const q = new URLSearchParams({ tags: JSON.stringify(tags), att: JSON.stringify({ name: user, room }) });
+  const resp = await stub.fetch("http://do/ws?" + q, { headers: { Upgrade: "websocket" } });
+  const ws = resp.webSocket;
+  ws.accept();
+  const inbox = [];
+  let wake = null;
+  ws.addEventListener("message", (e) => {
+    inbox.push(e.data);
+    if (wake) wake();
+  });
+  ws.addEventListener("close", (e) => {
+    inbox.push({ closed: { code: e.code, reason: e.reason, wasClean: e.wasClean } });
+    if (wake) wake();
+  });
+  const next = async () => {
+    for (let i = 0; i < 30 && inbox.length === 0; i++) {
+      await Promise.race([new Promise((r) => (wake = r)), sleep(100)]);
+    }
+    return inbox.length ? inbox.shift() : "timeout";
+  };
+  return { ws, status: resp.status, next };
+}
+
+// waitFor polls stub.wsInfo(name) until ok(info) or 3 s.
+async function waitFor(stub, name, ok) {
+  let info = await stub.wsInfo(name);
+  for (let i = 0; i < 30 && !ok(info); i++) {
+    await sleep(100);
+    info = await stub.wsInfo(name);
+  }
+  return info;
 }
 
 export class SqlObject extends Base {}
@@ -225,6 +357,54 @@ function ns(env, cls) {
 }
 
 const cases = {
+  // A chat of two members: tags, attachments, a broadcast, a client's
+  // close and an object's close, as each side sees them (rules W1-W3).
+  async "websocket-chat"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    const r = {};
+    const a = await connect(stub, name, "a", ["member", "user:a"]);
+    const b = await connect(stub, name, "b", ["member", "user:b"]);
+    r.status = { value: [a.status, b.status] };
+    a.ws.send("hi");
+    r.bGot = { value: await b.next() };
+    r.aGot = { value: await a.next() };
+    r.info = { value: await stub.wsInfo(name) };
+    b.ws.close(1000, "bye");
+    r.bClosed = { value: await b.next() };
+    r.afterClientClose = { value: await waitFor(stub, name, (i) => i.log.closes.length >= 1) };
+    a.ws.send("close-me");
+    r.aClosed = { value: await a.next() };
+    await sleep(300);
+    r.afterObjectClose = { value: await stub.wsInfo(name) };
+    return r;
+  },
+  // An auto-response pair is answered without the object's handler.
+  async "websocket-auto"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    await stub.wsAuto("ping", "pong");
+    const a = await connect(stub, name, "a", ["member"]);
+    a.ws.send("ping");
+    const r = { got: { value: await a.next() } };
+    r.info = { value: await stub.wsInfo(name) };
+    return r;
+  },
+  // Hibernation (rule W4): an object whose only work is a socket, idle
+  // 15 s and then 75 s: does a message after each run its constructor
+  // again, and does the attachment outlive it?
+  async "websocket-wake"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    const a = await connect(stub, name, "a", ["member"]);
+    const r = { builtAtStart: { value: await stub.built() } };
+    await sleep(15000);
+    a.ws.send("after15s");
+    r.gotAfter15s = { value: await a.next() };
+    r.builtAfter15s = { value: await stub.built() };
+    return r;
+  },
+  async "websocket-limits"(env, cls, name) {
+    const stub = ns(env, cls).get(ns(env, cls).idFromName(name));
+    return await stub.wsLimits();
+  },
   // A thrown Error with properties: what the caller sees, and how often it ran.
   async "error-props"(env, cls, name) {
     const r = {};
