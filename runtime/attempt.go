@@ -137,6 +137,11 @@ func (e *endpoint) RoundTrip(ctx context.Context, s *wire.Send) (wire.Reply, err
 		return wire.Reply{}, nil
 	}
 	rep := wire.Reply{Answered: true, Value: f.Value, Resp: f.Resp, Kind: f.Kind, Fault: f.Fault, Reset: f.Reset, Err: f.Err}
+	if f.Resp != nil {
+		if b, ok := f.Resp.Body.(socketBody); ok && b.s != nil {
+			b.s.delivered = true // the client end reached its caller (rule W5)
+		}
+	}
 	if f.Settled {
 		*f = flight{}
 		e.spare = f

@@ -497,7 +497,7 @@ func (h *host) serveHTTP(ctx context.Context, f *flight) {
 	}
 	resp := rec.Result()
 	if w.ws != nil {
-		resp.Body = socketBody{ws: w.ws}
+		resp.Body = w.body(h)
 	}
 	h.respond(f, wire.FailNone, nil, resp, nil)
 }

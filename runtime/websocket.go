@@ -55,6 +55,18 @@ type socket struct {
 	running      bool      // a task runs the events
 	serverClosed bool      // the object's end is closed: it gets no more events
 	clientClosed bool      // the client sent its close
+	delivered    bool      // the 101 reply carrying the client end reached its caller
+}
+
+// orphans names the open sockets whose client end never reached a caller.
+func (ws *sockets) orphans() []string {
+	var out []string
+	for _, s := range ws.open {
+		if !s.delivered {
+			out = append(out, s.label())
+		}
+	}
+	return out
 }
 
 // wsEvent is a client's message or close, for the object's handler.
@@ -436,6 +448,12 @@ func (w *fetchWriter) UpgradeWebSocket(ws *object.WebSocket) error {
 	return nil
 }
 
+// body is the 101 response's body: the client end, and its socket.
+func (w *fetchWriter) body(h *host) socketBody {
+	s := h.ws.byClient(w.ws)
+	return socketBody{ws: w.ws, s: s}
+}
+
 // check refuses a response that carries a socket with another status
 // than 101, as the platform does.
 func (w *fetchWriter) check() error {
@@ -446,9 +464,23 @@ func (w *fetchWriter) check() error {
 }
 
 // socketBody is the body of a 101 response: empty, carrying the client
-// end (object.WebSocketOf).
-type socketBody struct{ ws *object.WebSocket }
+// end (object.WebSocketOf) and the socket, which learns when the reply
+// reaches its caller (endpoint.RoundTrip).
+type socketBody struct {
+	ws *object.WebSocket
+	s  *socket
+}
 
 func (socketBody) Read([]byte) (int, error)       { return 0, io.EOF }
 func (socketBody) Close() error                   { return nil }
 func (b socketBody) WebSocket() *object.WebSocket { return b.ws }
+
+// byClient returns the socket whose client end is ws.
+func (ws *sockets) byClient(c *object.WebSocket) *socket {
+	for _, s := range ws.open {
+		if s.client == c {
+			return s
+		}
+	}
+	return nil
+}
