@@ -80,6 +80,7 @@ type socketLink interface {
 	Send(from *WebSocket, m Message) error
 	Close(from *WebSocket, code int, reason string) error
 	Receive(ctx context.Context, at *WebSocket) (Message, error)
+	Disconnect(from *WebSocket) error
 	Attach(ws *WebSocket, data []byte)
 	Attachment(ws *WebSocket) []byte
 	Label(ws *WebSocket) string
@@ -148,6 +149,18 @@ func (ws *WebSocket) Receive(ctx context.Context) (Message, error) {
 		return Message{}, fmt.Errorf("%w: the server end of this socket was never accepted (State.AcceptWebSocket)", ErrWebSocket)
 	}
 	return ws.link.Receive(ctx, ws)
+}
+
+// Disconnect drops the connection without a close, as a lost network or a
+// closed laptop lid does (rule W5), from the client end: what is on its way
+// either way is lost, Receive ends with a *CloseError of code 1006, and the
+// object's WebSocketClose gets code 1006, the platform's reason ("WebSocket
+// disconnected without sending Close frame.") and wasClean false.
+func (ws *WebSocket) Disconnect() error {
+	if ws.link == nil {
+		return fmt.Errorf("%w: the server end of this socket was never accepted (State.AcceptWebSocket)", ErrWebSocket)
+	}
+	return ws.link.Disconnect(ws)
 }
 
 // SerializeAttachment keeps v, plain data, with the socket (rule W3): it

@@ -134,6 +134,7 @@ type Runtime struct {
 	contexts []sched.Context // the contexts newTurnContext hands out next (records.go)
 	nctx     int             // the size of the last slab of contexts
 	begun    int32           // calls begun: the next call's Seq
+	sockets  int             // WebSockets accepted: each one's latency draws (websocket_wire.go)
 	maxCalls int32           // wire.MaxCalls; lower in a test of ErrTooManyCalls
 	records  Records         // which records Calls keeps (WithRecords)
 	sink     func(CallRecord)

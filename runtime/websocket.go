@@ -51,11 +51,16 @@ type socket struct {
 	closed *object.CloseError
 	wait   *sched.Signal // the client's Receive, waiting
 
-	events       []wsEvent // the client's, waiting for their turns (W2)
+	events       []wsEvent // the client's, arrived, waiting for their turns (W2)
 	running      bool      // a task runs the events
 	serverClosed bool      // the object's end is closed: it gets no more events
 	clientClosed bool      // the client sent its close
 	delivered    bool      // the 101 reply carrying the client end reached its caller
+
+	id       int    // the runtime's number of the socket: its latency draws
+	up, down wsWire // to the object, to the client (websocket_wire.go)
+	dropped  bool   // the connection dropped without a close (Disconnect)
+	gen      int    // counts drops: a wire's arrival of an earlier generation is lost
 }
 
 // orphans names the open sockets whose client end never reached a caller.
@@ -69,12 +74,14 @@ func (ws *sockets) orphans() []string {
 	return out
 }
 
-// wsEvent is a client's message or close, for the object's handler.
+// wsEvent is a message or a close on its way, or, arrived, for the
+// object's handler.
 type wsEvent struct {
-	msg    object.Message
-	close  bool
-	code   int
-	reason string
+	msg     object.Message
+	close   bool
+	code    int
+	reason  string
+	unclean bool // the connection dropped: no close frame came (wasClean false)
 }
 
 // AcceptWebSocket keeps server among the object's sockets (rule W1).
@@ -86,7 +93,8 @@ func (v hostView) AcceptWebSocket(server *object.WebSocket, tags []string) error
 	}
 	hosting := object.Hosting(seal.Key{})
 	ws.accepted++
-	s := &socket{h: h, n: ws.accepted, server: server, client: hosting.Peer(server), tags: slices.Clone(tags)}
+	h.ns.r.sockets++
+	s := &socket{h: h, n: ws.accepted, id: h.ns.r.sockets, server: server, client: hosting.Peer(server), tags: slices.Clone(tags)}
 	hosting.LinkWebSocket(server, s)
 	ws.open = append(ws.open, s)
 	if ws.byHandler == nil {
@@ -177,48 +185,39 @@ func (s *socket) Attachment(*object.WebSocket) []byte { return s.attachment }
 // errAfterClose is the platform's error for a send on a closed end.
 var errAfterClose = fmt.Errorf("%w: TypeError: Can't call WebSocket send() after close().", object.ErrWebSocket)
 
-// Send carries a message from one end to the other: the client's becomes
-// an event of the object (or the auto-response, rule W4); the object's
-// waits in the client's inbox.
+// Send sends a message from one end to the other, down its wire
+// (websocket_wire.go): the client's becomes, when it arrives, an event of
+// the object (or the auto-response, rule W4); the object's waits in the
+// client's inbox.
 func (s *socket) Send(from *object.WebSocket, m object.Message) error {
-	k := s.h.ns.r.k
 	if from == s.server {
 		if s.serverClosed {
 			return errAfterClose
 		}
-		if s.clientClosed || s.closed != nil {
+		if s.clientGone() {
 			return nil // the client is gone: the message is lost on the wire
 		}
-		s.inbox = append(s.inbox, m)
-		s.wake()
+		s.post(&s.down, false, wsEvent{msg: m})
 		return nil
 	}
 	if s.clientClosed {
 		return errAfterClose
 	}
-	if s.serverClosed {
+	if s.serverClosed || s.dropped {
 		return nil
 	}
-	ws := &s.h.ws
-	if ws.hasAuto && !m.Binary && m.Text == ws.autoReq {
-		s.inbox = append(s.inbox, object.Message{Text: ws.autoResp})
-		s.autoAt, s.autoSent = k.Now(), true
-		s.wake()
-		return nil
-	}
-	s.events = append(s.events, wsEvent{msg: m})
-	s.run()
+	s.post(&s.up, true, wsEvent{msg: m})
 	return nil
 }
 
 // Close closes the connection from one end. The object's close leaves
-// the object's lists at once and reaches the client, whose WebSocket
+// the object's lists at once and travels to the client, whose WebSocket
 // answers it, as a browser's does: the answer is an event of the object's
 // (WebSocketClose with the object's code and reason, as on the platform).
-// The client's close is an event of the object's; the socket leaves the
-// object's lists after its turn, and the client learns of a close only if
-// the object closes the socket too (the platform does not answer a
-// client's close for a hibernatable socket: its handler must).
+// The client's close travels to the object as an event of its; the socket
+// leaves the object's lists after its turn, and the client learns of a
+// close only if the object closes the socket too (the platform does not
+// answer a client's close for a hibernatable socket: its handler must).
 func (s *socket) Close(from *object.WebSocket, code int, reason string) error {
 	if from == s.server {
 		if s.serverClosed {
@@ -227,25 +226,21 @@ func (s *socket) Close(from *object.WebSocket, code int, reason string) error {
 		s.serverClosed = true
 		s.leave()
 		s.h.event(object.Event{Kind: object.EventWebSocketClose, Name: s.label(), Note: "code=" + strconv.Itoa(code) + " by=object", Reason: reason})
-		if s.closed == nil {
-			s.closed = &object.CloseError{Code: code, Reason: reason}
-			s.wake()
-		}
-		if !s.clientClosed { // the client's WebSocket answers the close
-			s.clientClosed = true
-			s.events = append(s.events, wsEvent{close: true, code: code, reason: reason})
-			s.run()
+		if !s.clientGone() {
+			s.post(&s.down, false, wsEvent{close: true, code: code, reason: reason})
 		}
 		return nil
 	}
-	if s.clientClosed {
+	if s.clientClosed || s.dropped {
 		return nil
 	}
 	s.clientClosed = true
-	s.events = append(s.events, wsEvent{close: true, code: code, reason: reason})
-	s.run()
+	s.post(&s.up, true, wsEvent{close: true, code: code, reason: reason})
 	return nil
 }
+
+// clientGone reports whether nothing sent to the client arrives any more.
+func (s *socket) clientGone() bool { return s.dropped || s.closed != nil }
 
 // leave takes the socket out of the object's lists.
 func (s *socket) leave() {
@@ -389,6 +384,9 @@ func (wt *wsTurn) one(ctx context.Context, t *sched.Task, ev wsEvent) {
 	e := object.Event{Kind: kind, Name: s.label(), Note: ev.msg.String()}
 	if ev.close {
 		e.Note, e.Reason = "code="+strconv.Itoa(ev.code)+" by=client", ev.reason
+		if ev.unclean {
+			e.Note = "code=" + strconv.Itoa(ev.code) + " dropped"
+		}
 	}
 	err := h.build()
 	if err == nil {
@@ -416,7 +414,7 @@ func (wt *wsTurn) deliver(ctx context.Context, ev wsEvent) (err error) {
 	if ev.close {
 		what = h.ns.name + "/" + h.target.Object + ".WebSocketClose"
 		if c, ok := h.inst.(object.WebSocketCloser); ok {
-			return readObjectErr(what, c.WebSocketClose(ctx, s.server, ev.code, ev.reason, true))
+			return readObjectErr(what, c.WebSocketClose(ctx, s.server, ev.code, ev.reason, !ev.unclean))
 		}
 		return nil
 	}

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -376,4 +377,104 @@ func TestW4_ATurnUnderWayKeepsTheObjectAwake(t *testing.T) {
 		assert.Equal(t, 2, built, "hibernated once idle")
 		return nil
 	})
+}
+
+// logRoom logs what reaches it, by socket, and echoes each message back.
+type logRoom struct {
+	st  *object.State
+	log *[]string
+}
+
+func (logRoom) Methods() object.Methods { return object.Methods{} }
+
+func (l logRoom) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	client, server := object.NewWebSocketPair()
+	if err := l.st.AcceptWebSocket(server, r.URL.Query().Get("name")); err != nil {
+		panic(err)
+	}
+	if err := object.Upgrade(w, client); err != nil {
+		panic(err)
+	}
+}
+
+func (l logRoom) WebSocketMessage(ctx context.Context, ws *object.WebSocket, msg object.Message) error {
+	*l.log = append(*l.log, l.st.GetTags(ws)[0]+msg.Text)
+	return ws.Send(msg.Text)
+}
+
+func (l logRoom) WebSocketClose(ctx context.Context, ws *object.WebSocket, code int, reason string, wasClean bool) error {
+	*l.log = append(*l.log, fmt.Sprintf("close %d %q clean=%v", code, reason, wasClean))
+	return nil
+}
+
+// connectAs opens a socket to the log room as name.
+func connectAs(t *testing.T, ctx context.Context, ns *runtime.Namespace, name string) *object.WebSocket {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://log/?name="+name, nil)
+	ws, err := mustGet(t, ns, "log").Connect(ctx, req)
+	require.NoError(t, err)
+	return ws
+}
+
+var wsLatency = transport.Plan().WithLatency(transport.Latency{P50: 5 * time.Millisecond, P99: 50 * time.Millisecond})
+
+// W5: with link latency, messages of one socket arrive in the order they
+// were sent, both ways; messages of two sockets overtake one another.
+func TestW5_LatencyReordersAcrossSocketsNeverWithinOne(t *testing.T) {
+	overtaken := 0
+	for seed := uint64(1); seed <= 20; seed++ {
+		var log []string
+		rt := newRuntime(t, runtime.WithSeed(seed), runtime.WithFaults(wsLatency))
+		ns := rt.Namespace("LOG", func(st *object.State) object.Object { return logRoom{st: st, log: &log} })
+		run(t, rt, func(ctx context.Context) error {
+			a, b := connectAs(t, ctx, ns, "a"), connectAs(t, ctx, ns, "b")
+			for i := range 10 {
+				require.NoError(t, a.Send(strconv.Itoa(i)))
+				require.NoError(t, b.Send(strconv.Itoa(i)))
+			}
+			for i := range 10 {
+				assert.Equal(t, strconv.Itoa(i), receive(t, ctx, a), "seed %d: a's echoes in order", seed)
+				assert.Equal(t, strconv.Itoa(i), receive(t, ctx, b), "seed %d: b's echoes in order", seed)
+			}
+			return nil
+		})
+		var as, bs []string
+		for _, e := range log {
+			if e[0] == 'a' {
+				as = append(as, e[1:])
+			} else {
+				bs = append(bs, e[1:])
+			}
+		}
+		want := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
+		assert.Equal(t, want, as, "seed %d: a's messages reach the object in order", seed)
+		assert.Equal(t, want, bs, "seed %d: b's messages reach the object in order", seed)
+		if log[0] != "a0" || log[1] != "b0" || log[2] != "a1" {
+			overtaken++
+		}
+	}
+	assert.Positive(t, overtaken, "latency reorders messages of different sockets")
+}
+
+// W5: a connection that drops loses what is on its wire; the client's
+// Receive ends with 1006, and the object's WebSocketClose gets 1006, the
+// platform's reason and wasClean false; the socket leaves the object.
+func TestW5_ADroppedConnectionClosesBothEnds(t *testing.T) {
+	var log []string
+	rt := newRuntime(t, runtime.WithSeed(3), runtime.WithFaults(wsLatency))
+	var st *object.State
+	ns := rt.Namespace("LOG", func(s *object.State) object.Object { st = s; return logRoom{st: s, log: &log} })
+	run(t, rt, func(ctx context.Context) error {
+		a := connectAs(t, ctx, ns, "a")
+		require.NoError(t, a.Send("lost"))
+		require.NoError(t, a.Disconnect())
+		_, err := a.Receive(ctx)
+		var closed *object.CloseError
+		require.ErrorAs(t, err, &closed)
+		assert.Equal(t, 1006, closed.Code)
+		require.NoError(t, rt.Sleep(ctx, time.Second))
+		assert.Empty(t, st.GetWebSockets(""))
+		return nil
+	})
+	assert.Equal(t, []string{`close 1006 "WebSocket disconnected without sending Close frame." clean=false`}, log)
 }

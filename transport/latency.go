@@ -89,9 +89,28 @@ func (p *FaultPlan) ReplyDelay(a Attempt) time.Duration {
 type leg uint64
 
 const (
-	legRequest leg = 0x6c61745f72657175 // "lat_requ"
-	legReply   leg = 0x6c61745f7265706c // "lat_repl"
+	legRequest  leg = 0x6c61745f72657175 // "lat_requ"
+	legReply    leg = 0x6c61745f7265706c // "lat_repl"
+	legToObject leg = 0x6c61745f77736f62 // "lat_wsob": a WebSocket message to the object
+	legToClient leg = 0x6c61745f7773636c // "lat_wscl": a WebSocket message to its client
 )
+
+// MessageDelay is the random latency of message n (from 1) of WebSocket
+// conn on its way to the object (toObject) or to its client: zero unless
+// the plan has a latency distribution. It depends on seed, conn, n and the
+// way only, apart from every other draw. The runtime keeps each way of a
+// socket in order (rule W5), so latency reorders messages across sockets,
+// never within one.
+func (p *FaultPlan) MessageDelay(seed uint64, conn, n int, toObject bool) time.Duration {
+	if p == nil {
+		return 0
+	}
+	which := legToClient
+	if toObject {
+		which = legToObject
+	}
+	return p.latency.draw(Attempt{Seed: seed, Call: conn, N: n}, which)
+}
 
 // draw is the latency of one leg of attempt a: a hash of the seed, the
 // call, the attempt and the leg, apart from the fault draws (Draw), which
