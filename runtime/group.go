@@ -3,9 +3,7 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"unsafe"
 
-	"github.com/dosim/dosim/internal/prefetch"
 	"github.com/dosim/dosim/internal/sched"
 )
 
@@ -68,24 +66,6 @@ func (g *groupRunner) Run(ctx context.Context, num uint32) {
 			g.idle = nil
 		}
 	}
-}
-
-// Prepare fetches what task num will touch first into the cache (see
-// sched.Preparer): for the task after next, its place in fns; for the
-// next, the function's closure, read from that place (fetched during the
-// task before). A func value points at its closure; a hint to a wrong
-// address is harmless.
-func (g *groupRunner) Prepare(num uint32, ahead int) {
-	i := g.index(num)
-	if i < 0 || i >= len(g.fns) {
-		return
-	}
-	if ahead > 1 {
-		prefetch.Line(unsafe.Pointer(&g.fns[i]))
-		return
-	}
-	fn := g.fns[i]
-	prefetch.Line(*(*unsafe.Pointer)(unsafe.Pointer(&fn)))
 }
 
 func runGuarded(ctx context.Context, fn func(ctx context.Context) error) (err error) {

@@ -89,7 +89,7 @@ func (r *Runtime) newCall() *wire.Call {
 		if k := len(r.slabs); k > 0 {
 			n = min(2*len(r.slabs[k-1].recs), slabRecords)
 		}
-		r.free = r.touch.slab(n)
+		r.free = make([]wire.Call, n)
 		r.slabs = append(r.slabs, slab{recs: r.free})
 		r.dropOld()
 	}

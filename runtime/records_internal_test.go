@@ -51,11 +51,10 @@ func TestD2_TheCallPastMaxCallsIsRefused(t *testing.T) {
 	}
 }
 
-// TestD2_RecordsAcrossPretouchedSlabs: full-size slabs are made one ahead
-// on a goroutine of their own (their pages touched off the calling core,
-// pretoucher); the records across them are every call's, in order, and
-// two runs of one seed give one trace (the slabs carry no state).
-func TestD2_RecordsAcrossPretouchedSlabs(t *testing.T) {
+// TestD2_RecordsAcrossSlabs: the records across several full-size slabs
+// are every call's, in order, and two runs of one seed give one trace
+// (the slabs carry no state).
+func TestD2_RecordsAcrossSlabs(t *testing.T) {
 	const calls = 3*slabRecords + 7
 	run := func() (*Runtime, string) {
 		r := New()
@@ -79,9 +78,6 @@ func TestD2_RecordsAcrossPretouchedSlabs(t *testing.T) {
 	}
 	r, trace := run()
 	defer r.Close()
-	if r.touch.ahead == nil {
-		t.Fatal("no slab was made ahead")
-	}
 	got := r.Calls()
 	if len(got) != calls {
 		t.Fatalf("%d records for %d calls", len(got), calls)

@@ -129,7 +129,6 @@ type Runtime struct {
 	setupErrs  []error
 
 	slabs    []slab          // the call records kept (records.go)
-	touch    pretoucher      // makes full-size slabs one ahead (slabs.go)
 	free     []wire.Call     // the records newCall hands out next: the current slab's rest
 	contexts []sched.Context // the contexts newTurnContext hands out next (records.go)
 	nctx     int             // the size of the last slab of contexts

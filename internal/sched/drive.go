@@ -65,11 +65,10 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 		case evStart:
 			run := p.(Runner)
 			ctx, name := run.Context()
-			t := k.pool.task(k, ctx)
+			t := &Task{k: k}
+			t.ctx.start(t, ctx)
+			t.life = &t.ctx
 			t.id, t.name, t.num, t.runner = ev.arg, name, ev.num, run
-			if pr, ok := run.(Preparer); ok {
-				k.hint(pr, ev.ref)
-			}
 			k.steps++
 			if k.pct != nil {
 				k.pct.step(t, k.steps, ev.prio, true)
@@ -91,28 +90,6 @@ func (k *Kernel) pick() (*Task, Wake, Stop) {
 			}
 			return t, why, 0
 		}
-	}
-}
-
-// hint names to pr, whose tasks' events point at slot ref, the tasks of
-// its that come next as the heap stands: the root, and the least of the
-// root's children. Both are at the top of the heap, in the cache.
-func (k *Kernel) hint(pr Preparer, ref uint32) {
-	h := k.events
-	if len(h) == 0 {
-		return
-	}
-	if h[0].kind == evStart && h[0].ref == ref {
-		pr.Prepare(h[0].num, 1)
-	}
-	m := 0
-	for j := 1; j <= arity && j < len(h); j++ {
-		if m == 0 || h[j].before(&h[m]) {
-			m = j
-		}
-	}
-	if m > 0 && h[m].kind == evStart && h[m].ref == ref {
-		pr.Prepare(h[m].num, 2)
 	}
 }
 
@@ -237,6 +214,6 @@ func (k *Kernel) Close() error {
 	}
 	k.workers = nil
 	k.wg.Wait()
-	k.events, k.refs, k.free, k.runner, k.pool = nil, nil, nil, nil, taskPool{}
+	k.events, k.refs, k.free, k.runner = nil, nil, nil, nil
 	return nil
 }

@@ -29,8 +29,8 @@
 // its caller's task gets one of its own (Context.Begin); each carries the
 // task until that life ends, and is never reused. There used to be three:
 // a *Task was itself the context of a task started with Go, a
-// SpawnContext that of a spawned task (whose Task the kernel may reuse,
-// see taskPool), and a TaskContext that of a turn on its caller's task.
+// SpawnContext that of a spawned task, and a TaskContext that of a turn
+// on its caller's task.
 //
 // The files, by concern: kernel.go (the Kernel, Enter), task.go (Task, Go,
 // Spawn, Block, Ready), worker.go (the goroutines that run tasks), work.go
@@ -38,8 +38,8 @@
 // (End, After, Alarm, Background), heap.go (the event heap and the slots
 // its events point at), cancel.go (cancel groups), drive.go (Drive, pick,
 // Abort, Close), watchdog.go (the stall limit), errors.go (the error
-// values and types), pool.go (the Task pool), list.go (intrusive lists),
-// pct.go (the PCT strategy).
+// values and types), list.go (intrusive lists), pct.go (the PCT
+// strategy).
 package sched
 
 import (
@@ -154,7 +154,6 @@ type Kernel struct {
 	free    []uint32
 	runner  Runner
 	runSlot uint32
-	pool    taskPool // the Tasks of spawned tasks (a speed trick, pool.go)
 	// limit is the instant past which virtual time never moves (SetLimit);
 	// 0 when there is none.
 	limit    time.Duration
@@ -210,11 +209,7 @@ func (k *Kernel) Enter(ctx context.Context) (*Task, error) {
 	}
 	t := FromContext(ctx)
 	cur := k.cur.Load()
-	// FromContext again, last: the pool reuses a spawned task's Task once
-	// it has ended (taskPool), so a goroutine that read ctx just before the
-	// end may find the Task running again. Its context was ended before the
-	// Task was reused (finish, recycle), so the second look sees that.
-	if t == nil || cur == nil || t.Finished() || FromContext(ctx) != t {
+	if t == nil || cur == nil || t.Finished() {
 		return nil, ErrNotInTask
 	}
 	if k.closed.Load() {

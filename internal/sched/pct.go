@@ -180,6 +180,5 @@ func (p *pct) step(t *Task, step uint64, key uint64, fresh bool) {
 	}
 }
 
-// forget drops t's priority once it has finished (a spawned task's Task is
-// reused, see taskPool).
+// forget drops t's priority once it has finished.
 func (p *pct) forget(t *Task) { delete(p.prio, t) }

@@ -210,10 +210,9 @@ func TestD1_EventHeapPopsInKeyOrder(t *testing.T) {
 	assert.Empty(t, k.events)
 }
 
-// H1, issue 14: the kernel reuses an ended spawned task's Task for the
-// next spawned task, but never its context: a context kept from the
-// first task stays ended (no task, ErrNotInTask) while the second runs
-// on the same Task, and still carries the first Runner's values.
+// H1, issue 14: a context kept from an ended spawned task stays ended
+// (no task, ErrNotInTask) while the next spawned task runs, and still
+// carries the first Runner's values.
 func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
@@ -238,46 +237,12 @@ func TestH1_AReusedTaskLeavesAKeptContextEnded(t *testing.T) {
 		k.Spawn(b, 2)
 	})
 	require.NotNil(t, first)
-	assert.Same(t, first, second, "the second task ran on the first one's Task")
-}
-
-// Issue 14: a recycled Task keeps nothing of the task before but its
-// kernel and its wait generation (which only grows, so that an event left
-// over from the first task stays stale). The first task here waited on a
-// cancellable context with a timeout, held a gate and carried work.
-func TestRecycledTaskKeepsOnlyItsKernelAndGeneration(t *testing.T) {
-	k := newKernel(1)
-	defer k.Close()
-	var g Gate
-	var used *Task
-	r := &funcRunner{name: "busy", fn: func(ctx context.Context, _ uint32) {
-		used = FromContext(ctx)
-		g.Acquire(used, "gate")
-		used.SetWork(&gateWork{name: "turn", g: &g})
-		cctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		require.NoError(t, used.Sleep(cctx, time.Millisecond))
-		g.Release()
-	}}
-	run(t, k, func(ctx context.Context) { k.Spawn(r, 1) })
-	require.Len(t, k.pool.spare, 1)
-	require.Same(t, used, k.pool.spare[0])
-	assert.Greater(t, used.gen, uint64(0))
-	v := reflect.ValueOf(used).Elem()
-	for i := range v.NumField() {
-		switch name := v.Type().Field(i).Name; name {
-		case "k", "gen":
-		case "done":
-			assert.False(t, used.done.Load())
-		default:
-			assert.True(t, v.Field(i).IsZero(), "field %s is cleared", name)
-		}
-	}
+	require.NotNil(t, second)
 }
 
 // H1, issue 14 (run with -race): a goroutine that kept a spawned task's
-// context and calls Enter with it while the task ends and its Task is
-// reused races with nothing, and ends up refused.
+// context and calls Enter with it while the task ends and other spawned
+// tasks run races with nothing, and ends up refused.
 func TestH1_AGoroutineWithAKeptContextWhileItsTaskIsReused(t *testing.T) {
 	k := newKernel(1)
 	defer k.Close()
@@ -301,45 +266,4 @@ func TestH1_AGoroutineWithAKeptContextWhileItsTaskIsReused(t *testing.T) {
 		}
 	})
 	assert.ErrorIs(t, <-refused, ErrNotInTask)
-}
-
-// prepRunner is a Runner that records the kernel's hints (Preparer).
-type prepRunner struct {
-	funcRunner
-	hints []string
-}
-
-func (r *prepRunner) Prepare(num uint32, ahead int) {
-	r.hints = append(r.hints, fmt.Sprintf("%d+%d", num, ahead))
-}
-
-// Issue 14: when a Preparer's task starts, the kernel names the Runner's
-// tasks that run next and after next (nothing else is pending here, so
-// the hints come true), and none of another Runner's.
-func TestSpawnHintsTheTasksThatRunNext(t *testing.T) {
-	k := newKernel(11)
-	defer k.Close()
-	var ran []uint32
-	r := &prepRunner{}
-	r.name = "p"
-	r.fn = func(ctx context.Context, num uint32) { ran = append(ran, num) }
-	other := &funcRunner{name: "other", fn: func(context.Context, uint32) {}}
-	run(t, k, func(ctx context.Context) {
-		for i := range uint32(30) {
-			k.Spawn(r, i+1)
-		}
-		require.NoError(t, FromContext(ctx).Sleep(ctx, time.Millisecond))
-		k.Spawn(other, 1) // alone: another Runner's task gets no hint from r's
-	})
-	require.Len(t, ran, 30)
-	var want []string
-	for i := range ran {
-		if i+1 < len(ran) {
-			want = append(want, fmt.Sprintf("%d+1", ran[i+1]))
-		}
-		if i+2 < len(ran) {
-			want = append(want, fmt.Sprintf("%d+2", ran[i+2]))
-		}
-	}
-	assert.Equal(t, want, r.hints)
 }

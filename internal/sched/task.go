@@ -34,7 +34,6 @@ type Task struct {
 	why     Wake // reason delivered with the pending ready event
 	killed  bool
 	inLive  bool // in the kernel's live list
-	spawned bool // started with Spawn (runner)
 
 	// The kernel's lists: live tasks (live) and, while it waits on a
 	// cancellable context, its cancel group (cgroup, wait) and
@@ -52,8 +51,7 @@ type Task struct {
 	// until it first runs.
 	runner Runner
 	// life is the context the task's function got, ended when the task
-	// ends: ctx for a task started with Go, one of the pool's for a
-	// spawned task (see taskPool).
+	// ends: ctx.
 	life *Context
 	ctx  Context
 
@@ -108,11 +106,9 @@ func (k *Kernel) Go(ctx context.Context, name string, fn func(ctx context.Contex
 // Runner runs the tasks started with Spawn: tasks that share one context
 // and name and are told apart by a number. Until such a task first runs it
 // is only an event (40 bytes, with no pointers) and a share of the
-// Runner's slot; it gets a Task when it runs, the Task of a spawned task
-// that ended if there is one. 100,000 tasks started together then hold
-// little memory, and the collector little to mark, while they wait, and a
-// task that runs after one that ended runs on a Task still in the cache
-// (issue 14).
+// Runner's slot; it gets a Task when it runs. 100,000 tasks started
+// together then hold little memory, and the collector little to mark,
+// while they wait (issue 14).
 type Runner interface {
 	// Context returns the context the tasks run with and the name they are
 	// reported by ("name num").
@@ -120,18 +116,6 @@ type Runner interface {
 	// Run runs task number num with ctx, a Context: the Runner's
 	// context, carrying the task until it ends.
 	Run(ctx context.Context, num uint32)
-}
-
-// Preparer is a Runner that can fetch what a task of its will touch into
-// the processor's cache ahead of time. When the kernel starts one of its
-// tasks, it names the Runner's tasks that come next: the next one (ahead
-// 1) and the one after it (ahead 2). The names are hints: new events may
-// still come first, and a Preparer must change nothing a run computes.
-// 100,000 tasks started together run in seeded order, which is no order
-// the hardware can guess, so each task's data is a cache miss unless
-// fetched while the task before runs (issue 14).
-type Preparer interface {
-	Prepare(num uint32, ahead int)
 }
 
 // Spawn starts task number num of r, runnable at the current instant; r

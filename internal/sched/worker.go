@@ -87,9 +87,6 @@ func (w *worker) loop() {
 		k.finish(t)
 		w.task = nil
 		k.workers = append(k.workers, w)
-		if t.spawned {
-			k.pool.put(t)
-		}
 		k.handoff(nil)
 	}
 }
