@@ -98,7 +98,7 @@ func WithClasses(classes map[string]runtime.Constructor) Option {
 }
 
 // WithBuiltInClasses registers dosim's own example classes (package
-// examples: booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox,
+// examples: booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox,
 // seats, seats-leaky, session, tally; examples.ClassNames lists them), and with
 // them the demo command and amplify's default class (inventory). It is
 // what cmd/dosim passes; give it beside WithClasses to have both.

@@ -227,7 +227,7 @@ func TestRunBadInputExits2(t *testing.T) {
 	code, out, errOut := runCLI(t, "run", "testdata/scenarios/overloaded.yaml", bad)
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, out, "nothing runs")
-	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`+"\n", errOut)
+	assert.Equal(t, bad+`:2: namespaces.INVENTORY: unknown class "inventori" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`+"\n", errOut)
 
 	code, out, errOut = runCLI(t, "run", filepath.Join(dir, "missing.yaml"))
 	assert.Equal(t, exitUsage, code)

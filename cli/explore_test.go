@@ -87,7 +87,7 @@ func TestExploreBadInput(t *testing.T) {
 		{[]string{"explore", ambiguous, "--max-ambiguous", "99"}, "--max-ambiguous 99: want 1 to 20"},
 		{[]string{"explore", "nope.yaml"}, "nope.yaml"},
 		{[]string{"explore", "merge", "nope.json"}, "open nope.json"},
-		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`},
+		{[]string{"verify", "teapot"}, `unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity"}, `--args "SetQuantity": want METHOD=JSON-ARRAY`},
 		{[]string{"verify", "inventory", "--args", "SetQuantity=[apple"}, "--args SetQuantity: \"[apple\" is not a JSON array"},
 		{[]string{"verify", "inventory", "--args", `SetQuantity=["apple", "three"]`}, `dosim: --args SetQuantity: inventory.SetQuantity(string, int): argument 2: "three" (a string) is of the wrong type: want an integer`},

@@ -228,13 +228,13 @@ func TestH2_VerifyRefusesArgsItWouldIgnore(t *testing.T) {
 		want string
 	}{
 		{[]string{"verify", "--args", "Nope=[1]"},
-			`dosim: --args Nope: no class verified has a method "Nope"; verified are booth (Confirm, Hold, Holder, Pay); booth-leaky (Confirm, Hold, Holder, Pay); bucket (Size); chores (Arm, Deliver, Grow, Kick, KickOnce, Poison, Sprout, Sweep, Swept, Tend, Watch, WatchForever); counter (Get, Increment, Reset); inventory (AddOne, Get, SetQuantity);`},
+			`dosim: --args Nope: no class verified has a method "Nope"; verified are booth (Confirm, Hold, Holder, Pay); booth-leaky (Confirm, Hold, Holder, Pay); bucket (Size); chat (Members); chores (Arm, Deliver, Grow, Kick, KickOnce, Poison, Sprout, Sweep, Swept, Tend, Watch, WatchForever); counter (Get, Increment, Reset); inventory (AddOne, Get, SetQuantity);`},
 		{[]string{"verify", "counter", "--args", `mailer.Send=["a@b.c", "hi"]`},
 			"dosim: --args mailer.Send: class mailer is not being verified (verified are counter); name it: dosim verify mailer\n"},
 		{[]string{"verify", "mailer", "--args", `mailer.Sned=[]`},
 			`dosim: --args mailer.Sned: class mailer has no method "Sned"; it has Send, Sent` + "\n"},
 		{[]string{"verify", "mailer", "--args", `teapot.Send=[]`},
-			`dosim: --args teapot.Send: unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally` + "\n"},
+			`dosim: --args teapot.Send: unknown class "teapot"; the built-in classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally` + "\n"},
 		{[]string{"verify", "counter", "--args", `Send=["a@b.c", "hi"]`},
 			`dosim: --args Send: no class verified has a method "Send"; verified are counter (Get, Increment, Reset)` + "\n"},
 	} {

@@ -300,7 +300,7 @@ func TestU2_WithClassesMerges(t *testing.T) {
 	code := cli.Main([]string{"verify", "nope"}, cli.WithClasses(wallets),
 		cli.WithClasses(map[string]runtime.Constructor{"purse": newSampledWallet}), cli.WithBuiltInClasses(), cli.WithOutput(&out, &errb))
 	assert.Equal(t, 2, code)
-	assert.Equal(t, "dosim: unknown class \"nope\"; the registered classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, purse, seats, seats-leaky, session, tally, wallet\n", errb.String())
+	assert.Equal(t, "dosim: unknown class \"nope\"; the registered classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, purse, seats, seats-leaky, session, tally, wallet\n", errb.String())
 	out.Reset()
 	errb.Reset()
 	code = cli.Main([]string{"demo"}, cli.WithClasses(wallets), cli.WithBuiltInClasses(), cli.WithOutput(&out, &errb))

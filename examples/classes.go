@@ -12,7 +12,7 @@ import (
 // dosim-gen from their Methods; go generate rewrites them, and a test fails
 // when they are stale. A package of many classes keeps the class in each
 // name; a package of one class takes -name Stub (see examples/wallet).
-//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Booth,Bucket,Chores,Counter,Inventory,Ledger,Mailer,Outbox,Seats,Session,Tally -output examples_stub.go
+//go:generate go run github.com/dosim/dosim/cmd/dosim-gen -type Booth,Bucket,Chat,Chores,Counter,Inventory,Ledger,Mailer,Outbox,Seats,Session,Tally -output examples_stub.go
 
 // Class is a built-in example class: what a scenario's namespace can be
 // bound to by name.
@@ -36,6 +36,7 @@ type Sample = object.Sample
 // The built-in classes' samples: what dosim verify tries.
 var (
 	bucketSamples = map[string]Sample{"Size": {}}
+	chatSamples   = map[string]Sample{"Members": {}}
 	boothSamples  = map[string]Sample{
 		"Hold":    {Args: []any{"ada-1", 1, "ada"}},
 		"Pay":     {Args: []any{"ada-1"}, Storage: boothHeld},
@@ -99,6 +100,9 @@ func (*Booth) VerifySamples() map[string]Sample { return boothSamples }
 // VerifySamples returns the bucket's sample calls (object.Sampler).
 func (*Bucket) VerifySamples() map[string]Sample { return bucketSamples }
 
+// VerifySamples returns the chat room's sample calls (object.Sampler).
+func (*Chat) VerifySamples() map[string]Sample { return chatSamples }
+
 // VerifySamples returns the chores' sample calls (object.Sampler).
 func (*Chores) VerifySamples() map[string]Sample { return choresSamples }
 
@@ -133,6 +137,8 @@ var classes = []Class{
 		Samples: boothSamples},
 	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
 		Samples: bucketSamples},
+	{Name: "chat", Doc: "a chat room of WebSockets after the platform's hibernation example: GET /join?name=NAME connects a member (its name in the socket's attachment), each message is broadcast to every member, a leave is announced (rules W1-W5)", New: NewChat,
+		Samples: chatSamples},
 	{Name: "chores", Doc: "background work that never settles, each beside its fix: a queue that never drains (Poison(true)), an alarm that re-arms for ever (WatchForever), schedules that keep growing (Sprout), an alarm retried for ever (Kick); rule C8", New: NewChores,
 		Samples: choresSamples},
 	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter,

@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestClassesAreListedAndBuild(t *testing.T) {
 	names := examples.ClassNames()
-	assert.Equal(t, []string{"booth", "booth-leaky", "bucket", "chores", "counter", "inventory", "ledger", "mailer", "outbox", "seats", "seats-leaky", "session", "tally"}, names)
+	assert.Equal(t, []string{"booth", "booth-leaky", "bucket", "chat", "chores", "counter", "inventory", "ledger", "mailer", "outbox", "seats", "seats-leaky", "session", "tally"}, names)
 	assert.True(t, slices.IsSorted(names))
 	_, ok := examples.LookupClass("nope")
 	assert.False(t, ok)

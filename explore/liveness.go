@@ -3,7 +3,6 @@ package explore
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dosim/dosim/runtime"
@@ -77,9 +76,6 @@ func liveness(seed uint64, h, ran time.Duration, end, after []runtime.Backlog, e
 			bad(obj, "an alarm retried for ever: its handler failed %d of %d deliveries in the %v after the run", fails, runs, ran)
 		case a.Alarm.Set && runs >= rearmsForever && !recurringOK:
 			bad(obj, "an alarm that keeps re-arming: delivered %d times in the %v after the run, and set again (explore.recurring-alarms: true if it is a heartbeat)", runs, ran)
-		}
-		if len(a.Orphans) > 0 {
-			bad(obj, "an orphan WebSocket: it holds %s, whose 101 reply never reached its caller, so no client has it and nothing will close it (rule W5)", strings.Join(a.Orphans, ", "))
 		}
 		if grew := a.Schedules - e.Schedules; grew >= growsForever {
 			bad(obj, "schedule rows that grow without bound: %d when the run ended, %d after %v", e.Schedules, a.Schedules, ran)

@@ -134,6 +134,9 @@ func (e *endpoint) RoundTrip(ctx context.Context, s *wire.Send) (wire.Reply, err
 			return wire.Reply{}, sched.ErrClosed
 		}
 		f.Abandon() // S9: it never arrives, or its turn sees ctx cancelled
+		if f.Replied {
+			lostSocket(f.Resp) // a 101 on its way back finds nobody (rule W5)
+		}
 		return wire.Reply{}, nil
 	}
 	rep := wire.Reply{Answered: true, Value: f.Value, Resp: f.Resp, Kind: f.Kind, Fault: f.Fault, Reset: f.Reset, Err: f.Err}

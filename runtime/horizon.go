@@ -149,25 +149,20 @@ type Backlog struct {
 	AlarmRuns, AlarmFailures int
 	// Schedules and Queued count the tasks its storage holds.
 	Schedules, Queued int
-	// Orphans names the WebSockets the object holds whose client end never
-	// reached a caller (its 101 reply was lost, rule W5): no client will
-	// ever send on them or close them.
-	Orphans []string
 }
 
 // Backlogs returns the background work of every object that used an
-// alarm, a schedule or a queue, or holds WebSockets, in the order their
-// hosts were made.
+// alarm, a schedule or a queue, in the order their hosts were made.
 func (r *Runtime) Backlogs() []Backlog {
 	var out []Backlog
 	for _, ns := range r.namespaces {
 		for _, h := range ns.order {
-			if h.lanes == nil && len(h.ws.open) == 0 {
+			if h.lanes == nil {
 				continue
 			}
 			s, q := agent.TaskCounts(seal.Key{}, h.storage)
 			out = append(out, Backlog{Namespace: ns.name, Object: h.target.Object, Alarm: h.alarmState(),
-				AlarmRuns: h.alarmRuns, AlarmFailures: h.alarmFailures, Schedules: s, Queued: q, Orphans: h.ws.orphans()})
+				AlarmRuns: h.alarmRuns, AlarmFailures: h.alarmFailures, Schedules: s, Queued: q})
 		}
 	}
 	return out

@@ -105,6 +105,7 @@ func (h *host) starting(f *flight) {
 // fault that resets the object resets it (rule O4).
 func (h *host) respond(f *flight, kind wire.FailKind, v any, resp *http.Response, err error) {
 	if f.Fault.Stage() >= transport.WhileRunning {
+		lostSocket(resp) // the 101 never reaches its caller: the connection drops (rule W5)
 		// The link lost the reply, or told the caller while the method
 		// ran: the turn still ended, and its writes are durable (rule
 		// L7). Left pending, a later turn's failed write would take them.
@@ -118,6 +119,8 @@ func (h *host) respond(f *flight, kind wire.FailKind, v any, resp *http.Response
 		goes, strike := h.outputGate(f)
 		if goes {
 			h.reply(f, kind, v, resp, err)
+		} else {
+			lostSocket(resp)
 		}
 		if strike {
 			h.strike()
@@ -166,8 +169,11 @@ func (h *host) fail(f *flight) {
 // complete tells the caller an attempt's fate now, unless it is decided
 // already (a reply on its way, Flight.Answered).
 func (h *host) complete(f *flight, kind wire.FailKind, v any, resp *http.Response, err error) {
-	if f.Answered() {
-		return
+	if f.Answered() || f.Lost {
+		lostSocket(resp) // decided already, or nobody waits: a 101 in it never arrives
+		if f.Answered() {
+			return
+		}
 	}
 	h.outcome(f, kind, v, resp, err)
 	if h.carried == f {

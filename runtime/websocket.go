@@ -63,17 +63,6 @@ type socket struct {
 	gen      int    // counts drops: a wire's arrival of an earlier generation is lost
 }
 
-// orphans names the open sockets whose client end never reached a caller.
-func (ws *sockets) orphans() []string {
-	var out []string
-	for _, s := range ws.open {
-		if !s.delivered {
-			out = append(out, s.label())
-		}
-	}
-	return out
-}
-
 // wsEvent is a message or a close on its way, or, arrived, for the
 // object's handler.
 type wsEvent struct {

@@ -260,9 +260,11 @@ func TestW4_AnAutoResponseDoesNotWakeTheObject(t *testing.T) {
 
 // W5: an upgrade whose 101 reply is lost leaves the caller with the
 // ambiguous error, and its retry is refused as a duplicate (a fetch is
-// never marked retryable), while the object holds the accepted socket:
-// an orphan no client has.
-func TestW5_ALostUpgradeReplyLeavesAnOrphanSocket(t *testing.T) {
+// never marked retryable). The object had accepted the socket; the caller's
+// end went with the lost reply, so the object sees the connection drop, as
+// workerd's hibernation manager sees a disconnected socket: WebSocketClose
+// with 1006 and wasClean false, and the socket leaves its list.
+func TestW5_ALostUpgradeReplyDropsTheConnection(t *testing.T) {
 	var built int
 	rt := newRuntime(t, runtime.WithFaults(transport.Plan(transport.Rule{Method: "fetch", Attempt: 1, Fault: transport.LoseResponse})))
 	ns := rt.Namespace("ROOM", newChat(false, &built))
@@ -276,12 +278,13 @@ func TestW5_ALostUpgradeReplyLeavesAnOrphanSocket(t *testing.T) {
 		assert.Equal(t, transport.LoseResponse, e.Fault)
 		members, err := stub.CallAs[int](ctx, mustGet(t, ns, "lobby"), "Members")
 		require.NoError(t, err)
-		assert.Equal(t, 1, members, "the object holds the socket its caller never got")
+		assert.Zero(t, members, "the dropped socket left the object")
 		return nil
 	})
 	calls := rt.Calls()
 	require.NotEmpty(t, calls)
 	assert.Len(t, calls[0].Attempts, 2, "the upgrade was retried once, and refused as a duplicate")
+	assert.Contains(t, rt.Trace(), `websocket.close socket=ws1 code=1006 dropped reason="WebSocket disconnected without sending Close frame."`)
 }
 
 func mustGet(t *testing.T, ns *runtime.Namespace, name string) *stub.Stub {

@@ -9,6 +9,7 @@ package runtime
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/dosim/dosim/internal/sched"
@@ -116,4 +117,18 @@ func (s *socket) Disconnect(from *object.WebSocket) error {
 		s.run()
 	}
 	return nil
+}
+
+// lostSocket drops the connection of the WebSocket a 101 response carries
+// when the response never reaches its caller (its reply lost, discarded
+// by the output gate, or arriving when nobody waits): the caller's end of
+// the connection goes with it, so the object's end sees it drop, as
+// workerd's hibernation manager sees a disconnected socket (rule W5).
+func lostSocket(resp *http.Response) {
+	if resp == nil {
+		return
+	}
+	if b, ok := resp.Body.(socketBody); ok && b.s != nil && !b.s.delivered {
+		_ = b.s.Disconnect(b.s.client)
+	}
 }

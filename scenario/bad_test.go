@@ -61,7 +61,7 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{`bad.yaml:2: namespaces.INVENTORY.bindings.LEDGER: is "LEDGR": no namespace of the file has that name; the namespaces are INVENTORY`}, nil},
 		{"unknown class", "namespaces:\n  INVENTORY: invntory\nstubs:\n  shop: {}\ncalls: [{stub: shop, method: Get}]\n",
 			[]string{
-				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
+				`bad.yaml:2: namespaces.INVENTORY: unknown class "invntory" (did you mean "inventory"?); the built-in classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`,
 			}, nil},
 		{"bad args beside a bad expect", head + "calls:\n  - stub: shop\n    method: AddOne\n    args: [1, 2, 3]\n    expect: {outcome: okk}\n",
 			[]string{
@@ -105,7 +105,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"call without a method", head + "calls:\n  - {stub: shop}\n",
 			[]string{"bad.yaml:6: calls[0].method: missing: a call needs a method (or a fetch)"}, nil},
 		{"fetch on a class without a handler", head + "calls:\n  - {stub: shop, fetch: {path: /a}}\n",
-			[]string{"bad.yaml:6: calls[0].fetch: class inventory has no fetch handler (it is not an http.Handler); classes with one: bucket"}, nil},
+			[]string{"bad.yaml:6: calls[0].fetch: class inventory has no fetch handler (it is not an http.Handler); classes with one: bucket, chat"}, nil},
 		{"bad fetch method and path", "namespaces: {F: bucket}\nstubs: {b: {}}\ncalls:\n  - stub: b\n    fetch: {method: FETCH, path: cat.txt}\n",
 			[]string{
 				`bad.yaml:5: calls[0].fetch.method: "FETCH" is not an HTTP method; allowed are GET, HEAD, POST, PUT, PATCH, DELETE`,

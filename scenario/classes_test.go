@@ -39,9 +39,9 @@ func TestU1_WithClassesMergesRegistries(t *testing.T) {
 	assert.True(t, res.Passed())
 
 	_, err = scenario.Parse("c.yaml", []byte(strings.Replace(counterFile, "counter", "wallet", 1)), builtIns, mine)
-	assert.ErrorContains(t, err, `unknown class "wallet"; the registered classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`)
+	assert.ErrorContains(t, err, `unknown class "wallet"; the registered classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`)
 	_, err = scenario.Parse("c.yaml", []byte(strings.Replace(counterFile, "counter", "wallet", 1)), builtIns)
-	assert.ErrorContains(t, err, `unknown class "wallet"; the built-in classes are booth, booth-leaky, bucket, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`)
+	assert.ErrorContains(t, err, `unknown class "wallet"; the built-in classes are booth, booth-leaky, bucket, chat, chores, counter, inventory, ledger, mailer, outbox, seats, seats-leaky, session, tally`)
 
 	// A later registry replaces a class of the same name: "counter" is now
 	// the inventory, which has no Increment.
