@@ -52,6 +52,9 @@ const (
 	// client's close reached the handler; Note has the code, Reason the
 	// reason.
 	EventWebSocketClose = "websocket.close"
+	// EventWebSocketError: the object's handler of a socket's event failed
+	// (Err), or the object could not be built for it.
+	EventWebSocketError = "websocket.error"
 )
 
 // Event is one entry of the runtime's typed event log: what alarms,
@@ -136,7 +139,7 @@ func (e Event) Text() string {
 		add("reason=%s message=%q", e.Reason, e.Err)
 	case EventEvicted:
 		add("idle=%v", e.Delay)
-	case EventWebSocketAccept, EventWebSocketMessage, EventWebSocketClose:
+	case EventWebSocketAccept, EventWebSocketMessage, EventWebSocketClose, EventWebSocketError:
 		e.socketText(add)
 	case EventBreaker:
 		add("name=%s state=%s", e.Name, e.State)

@@ -377,14 +377,14 @@ func (wt *wsTurn) one(ctx context.Context, t *sched.Task, ev wsEvent) {
 			e.Note = "code=" + strconv.Itoa(ev.code) + " dropped"
 		}
 	}
+	h.event(e)
 	err := h.build()
 	if err == nil {
 		err = wt.deliver(ctx, ev)
 	}
 	if err != nil {
-		e.Err = err.Error()
+		h.event(object.Event{Kind: object.EventWebSocketError, Name: s.label(), Err: err.Error()})
 	}
-	h.event(e)
 	if ev.close {
 		s.leave()
 	}

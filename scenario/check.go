@@ -61,6 +61,7 @@ func (r *Result) check() {
 			r.Failures = append(r.Failures, Failure{File: s.File, Line: e.Line, Path: e.Path, Call: who, Want: want, Got: got})
 		}
 	}
+	r.checkReceived()
 	for i := range s.Expect {
 		e := &s.Expect[i]
 		r.Checked++

@@ -20,7 +20,10 @@ var (
 	ruleKeys      = []string{"namespace", "object", "method", "call", "attempt", "fault", "delay", "reason"}
 	exploreKeys   = []string{"random", "latency", "expect", "horizon", "recurring-alarms", "strategy", "depth", "swarm", "exhaustive", "max-faults", "interleaving"}
 	callKeys      = []string{"stub", "method", "args", "fetch", "at", "outer", "expect"}
-	fetchKeys     = []string{"method", "path", "body", "streaming"}
+	fetchKeys     = []string{"method", "path", "body", "streaming", "websocket"}
+	socketKeys    = []string{"socket", "send", "receive", "close", "disconnect", "within"}
+	receiveKeys   = []string{"closed"}
+	closeKeys     = []string{"code", "reason"}
 	endKeys       = []string{"storage", "effects", "resets", "sql"}
 	storageKeys   = []string{"stub", "key", "value", "absent"}
 	namespaceKeys = []string{"class", "storage", "bindings"}
@@ -239,6 +242,42 @@ type rawStep struct {
 	sleep      val[string]
 	isSleep    bool
 	call       *rawCall
+	socket     *rawSocket
+}
+
+// rawSocket is a decoded socket step: one thing done on a WebSocket.
+type rawSocket struct {
+	at                 *yaml.Node
+	shape              *fields
+	name, send, within val[string]
+	receive            val[string] // a text
+	receiveN           *yaml.Node  // as written: a text or {closed: CODE}
+	closed             val[int64]
+	receiveShape       *fields
+	closeN             *yaml.Node
+	closeShape         *fields
+	code               val[int64]
+	reason             val[string]
+	disconnect         val[bool]
+}
+
+func decodeSocket(n *yaml.Node, path string) *rawSocket {
+	s := &rawSocket{at: n, shape: decodeFields(n, path, socketKeys...)}
+	get := s.shape.get
+	s.name, s.send, s.within, s.disconnect = decodeStr(get("socket")), decodeStr(get("send")), decodeDuration(get("within")), decodeBool(get("disconnect"))
+	if s.receiveN = get("receive"); s.receiveN != nil {
+		if rn := resolve(s.receiveN); rn.Kind == yaml.MappingNode {
+			s.receiveShape = decodeFields(rn, path+".receive", receiveKeys...)
+			s.closed = decodeInt(s.receiveShape.get("closed"))
+		} else {
+			s.receive = decodeStr(s.receiveN)
+		}
+	}
+	if s.closeN = get("close"); s.closeN != nil {
+		s.closeShape = decodeFields(s.closeN, path+".close", closeKeys...)
+		s.code, s.reason = decodeInt(s.closeShape.get("code")), decodeStr(s.closeShape.get("reason"))
+	}
+	return s
 }
 
 func decodeStep(n *yaml.Node, path string) *rawStep {
@@ -250,6 +289,8 @@ func decodeStep(n *yaml.Node, path string) *rawStep {
 		s.subs = decodeList(s.shape.get("concurrent"), func(c *yaml.Node, j int) *rawCall {
 			return decodeCall(c, fmt.Sprintf("%s.concurrent[%d]", path, j))
 		})
+	case hasKey(n, "socket"):
+		s.socket = decodeSocket(n, path)
 	case hasKey(n, "sleep"):
 		s.isSleep, s.shape = true, decodeFields(n, path, "sleep")
 		s.sleep = decodeDuration(s.shape.get("sleep"))
@@ -300,11 +341,13 @@ type rawFetch struct {
 	shape              *fields
 	method, path, body val[string]
 	streaming          val[bool]
+	websocket          val[string]
 }
 
 func decodeFetch(n *yaml.Node, path string) *rawFetch {
 	f := &rawFetch{at: n, shape: decodeFields(n, path, fetchKeys...)}
 	get := f.shape.get
 	f.method, f.path, f.body, f.streaming = decodeStr(get("method")), decodeStr(get("path")), decodeStr(get("body")), decodeBool(get("streaming"))
+	f.websocket = decodeStr(get("websocket"))
 	return f
 }

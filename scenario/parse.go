@@ -102,6 +102,8 @@ type parser struct {
 	// Names defined with a problem already reported: references to them
 	// report nothing more.
 	brokenNS, brokenStubs map[string]bool
+	// sockets are the WebSockets the fetches so far open (Fetch.WebSocket).
+	sockets []string
 }
 
 // parse reads the YAML document, decodes it and resolves it.

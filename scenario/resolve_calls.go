@@ -56,6 +56,11 @@ func (p *parser) resolveStep(r *rawStep, path string) *Step {
 			return nil
 		}
 		step.Sleep = d
+	case r.socket != nil:
+		step.Socket = p.resolveSocket(r.socket, path)
+		if step.Socket == nil {
+			return nil
+		}
 	default:
 		c := p.resolveCall(r.call)
 		if c == nil {
@@ -248,6 +253,22 @@ func (p *parser) resolveFetch(r *rawFetch, path string) *Fetch {
 	if r.streaming.given() {
 		v, good := p.boolean(r.streaming, path+".streaming")
 		ft.Streaming = v
+		ok = ok && good
+	}
+	if r.websocket.given() {
+		v, good := p.name(r.websocket, path+".websocket")
+		if good && ft.Method != http.MethodGet {
+			p.errorf(r.websocket.n, path+".websocket", nil, "a WebSocket opens with a GET, and this fetch is a %s (the platform's words: WebSocket must be initiated with a GET request.)", ft.Method)
+			good = false
+		}
+		if good && ft.Streaming {
+			p.errorf(r.websocket.n, path+".websocket", nil, "a WebSocket upgrade has no body: drop streaming")
+			good = false
+		}
+		if good && !slices.Contains(p.sockets, v) {
+			p.sockets = append(p.sockets, v)
+		}
+		ft.WebSocket = v
 		ok = ok && good
 	}
 	if !ok {

@@ -195,6 +195,8 @@ type Result struct {
 	// Outcomes holds, for each of the scenario's calls (Scenario.Calls
 	// order), which records it made and what it returned.
 	Outcomes []CallResult
+	// Received holds what each receive step got, in the order they ran.
+	Received []Received
 	// Checked counts the expectations checked; Failures lists those not met.
 	Checked  int
 	Failures []Failure // in the order of the file
@@ -461,6 +463,8 @@ type runner struct {
 	ids   map[*Stub]object.ID  // each stub's object, named once (IDFromName hashes)
 	nss   map[*Namespace]*runtime.Namespace
 	seq   int // call records begun so far: the next call's record index
+	// sockets are the client ends the run's fetches opened, by name.
+	sockets map[string]*object.WebSocket
 }
 
 // stub returns the stub a call through st goes through: the run's one
@@ -475,6 +479,8 @@ func (r *runner) stub(st *Stub) (*stub.Stub, error) {
 
 func (r *runner) step(ctx context.Context, st *Step) error {
 	switch {
+	case st.Socket != nil:
+		return r.socket(ctx, st.Socket)
 	case len(st.Calls) == 0:
 		return r.rt.Sleep(ctx, st.Sleep)
 	case !st.Concurrent:
@@ -518,6 +524,9 @@ func (r *runner) call(ctx context.Context, c *Call) error {
 			}
 			resp, err := s.Fetch(ctx, req.WithContext(ctx))
 			out.Err = err
+			if resp != nil && c.Fetch.WebSocket != "" {
+				r.opened(c.Fetch.WebSocket, resp)
+			}
 			if resp != nil {
 				out.Status = resp.StatusCode
 				b, _ := io.ReadAll(resp.Body)

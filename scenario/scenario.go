@@ -196,6 +196,33 @@ type Step struct {
 	Concurrent bool
 	// Sleep is the pause of a sleep step (which has no calls).
 	Sleep time.Duration
+	// Socket is a socket step's action on a WebSocket a fetch opened
+	// (which has no calls).
+	Socket *SocketStep
+}
+
+// SocketStep is one thing a scenario does on a WebSocket that a fetch
+// opened (Fetch.WebSocket), rules W1-W5: send a message, receive the next
+// one and compare it, close the connection or drop it.
+type SocketStep struct {
+	Path string // "calls[3]"
+	Line int
+	Name string // the socket, as its fetch named it
+	// Send sends Text as a text message.
+	Send bool
+	// Receive waits for the next message, at most Within, and expects
+	// Text, or, when Closed is not 0, the connection's close with that
+	// code.
+	Receive bool
+	Text    string
+	Closed  int
+	Within  time.Duration
+	// Close closes the connection with Code and Reason; Disconnect drops
+	// it without a close.
+	Close      bool
+	Code       int
+	Reason     string
+	Disconnect bool
 }
 
 // Call is one call the scenario makes: a method call or a fetch, through a
@@ -235,6 +262,10 @@ type Fetch struct {
 	// Streaming sends the body as a plain io.Reader that cannot be rewound,
 	// so the request is never retried (rule S11).
 	Streaming bool
+	// WebSocket, when not "", names the WebSocket this GET opens: the
+	// request asks for the upgrade, and a 101 response's client end is
+	// the socket the later socket steps of that name use.
+	WebSocket string
 }
 
 // Request builds the request; each call needs its own, since a body is read
@@ -247,7 +278,12 @@ func (f *Fetch) Request() (*http.Request, error) {
 	case f.Body != "":
 		body = strings.NewReader(f.Body) // http.NewRequest sets GetBody: replayable
 	}
-	return http.NewRequest(f.Method, "http://dosim.invalid"+f.Path, body)
+	req, err := http.NewRequest(f.Method, "http://dosim.invalid"+f.Path, body)
+	if err == nil && f.WebSocket != "" {
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Connection", "Upgrade")
+	}
+	return req, err
 }
 
 // Expectation is one thing a scenario expects: of a call (Kind outcome,
