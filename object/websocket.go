@@ -113,7 +113,7 @@ func (ws *WebSocket) SendBytes(data []byte) error {
 
 func (ws *WebSocket) send(m Message) error {
 	if ws.link == nil {
-		return fmt.Errorf("%w: TypeError: You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages.", ErrWebSocket)
+		return wsError("TypeError: You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages.")
 	}
 	return ws.link.Send(ws, m)
 }
@@ -123,16 +123,16 @@ func (ws *WebSocket) send(m Message) error {
 // most 123 bytes; the other end learns both.
 func (ws *WebSocket) Close(code int, reason string) error {
 	if code < 1000 || code > 4999 || code == 1004 || code == 1005 || code == 1006 || code == 1015 {
-		return fmt.Errorf("%w: InvalidAccessError: Invalid WebSocket close code: %d.", ErrWebSocket, code)
+		return wsError(fmt.Sprintf("InvalidAccessError: Invalid WebSocket close code: %d.", code))
 	}
 	if len(reason) > MaxWebSocketCloseReason {
-		return fmt.Errorf("%w: SyntaxError: WebSocket close reason must not be longer than 123 bytes when UTF-8 encoded.", ErrWebSocket)
+		return wsError("SyntaxError: WebSocket close reason must not be longer than 123 bytes when UTF-8 encoded.")
 	}
 	if !utf8.ValidString(reason) {
 		return fmt.Errorf("%w: close reason %q is not UTF-8", ErrWebSocket, reason)
 	}
 	if ws.link == nil {
-		return fmt.Errorf("%w: TypeError: You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages.", ErrWebSocket)
+		return wsError("TypeError: You must call one of accept() or state.acceptWebSocket() on this WebSocket before sending messages.")
 	}
 	return ws.link.Close(ws, code, reason)
 }
@@ -180,7 +180,7 @@ func (ws *WebSocket) SerializeAttachment(v any) error {
 		return fmt.Errorf("%w: attachment: %w", ErrWebSocket, err)
 	}
 	if n := v8Size(data); n > MaxWebSocketAttachment {
-		return fmt.Errorf("%w: Error: A WebSocket 'attachment' cannot be larger than %d bytes.'attachment' was %d bytes.", ErrWebSocket, MaxWebSocketAttachment, n)
+		return wsError(fmt.Sprintf("Error: A WebSocket 'attachment' cannot be larger than %d bytes.'attachment' was %d bytes.", MaxWebSocketAttachment, n))
 	}
 	ws.link.Attach(ws, data)
 	return nil
@@ -211,7 +211,7 @@ func Upgrade(w http.ResponseWriter, client *WebSocket) error {
 		return fmt.Errorf("%w: Upgrade takes the client end of a pair", ErrWebSocket)
 	}
 	if client.used {
-		return fmt.Errorf("%w: TypeError: Can't return WebSocket that was already used in a response.", ErrWebSocket)
+		return wsError("TypeError: Can't return WebSocket that was already used in a response.")
 	}
 	if client.link == nil {
 		return fmt.Errorf("%w: the server end was never accepted: call State.AcceptWebSocket first", ErrWebSocket)
@@ -269,7 +269,7 @@ func (s *State) AcceptWebSocket(ws *WebSocket, tags ...string) error {
 		return fmt.Errorf("%w: Error: Cannot call `acceptWebSocket()` if the WebSocket was already accepted via `accept()`", ErrWebSocket)
 	}
 	if ws.peer.used {
-		return fmt.Errorf("%w: Error: Cannot call `acceptWebSocket()` on this WebSocket because its pair has already been accepted or used in a Response.", ErrWebSocket)
+		return wsError("Error: Cannot call `acceptWebSocket()` on this WebSocket because its pair has already been accepted or used in a Response.")
 	}
 	tags = distinct(tags)
 	if len(tags) > MaxWebSocketTags {
@@ -277,7 +277,7 @@ func (s *State) AcceptWebSocket(ws *WebSocket, tags ...string) error {
 	}
 	for _, t := range tags {
 		if utf8.RuneCountInString(t) > MaxWebSocketTagLength {
-			return fmt.Errorf("%w: Error: \"%s\" is longer than the max tag length (%d characters).", ErrWebSocket, t, MaxWebSocketTagLength)
+			return wsError(fmt.Sprintf("Error: \"%s\" is longer than the max tag length (%d characters).", t, MaxWebSocketTagLength))
 		}
 	}
 	if s.reset != nil { // a stale instance (rule L4)
@@ -330,3 +330,7 @@ func distinct(tags []string) []string {
 	}
 	return out
 }
+
+// wsError is an error of the WebSocket API in the platform's words, which
+// end with a full stop: it wraps ErrWebSocket.
+func wsError(msg string) error { return fmt.Errorf("%w: %s", ErrWebSocket, msg) }

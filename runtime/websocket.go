@@ -172,7 +172,7 @@ func (s *socket) Attach(_ *object.WebSocket, data []byte) { s.attachment = data 
 func (s *socket) Attachment(*object.WebSocket) []byte { return s.attachment }
 
 // errAfterClose is the platform's error for a send on a closed end.
-var errAfterClose = fmt.Errorf("%w: TypeError: Can't call WebSocket send() after close().", object.ErrWebSocket)
+var errAfterClose = fmt.Errorf("%w: %s", object.ErrWebSocket, "TypeError: Can't call WebSocket send() after close().")
 
 // Send sends a message from one end to the other, down its wire
 // (websocket_wire.go): the client's becomes, when it arrives, an event of
@@ -426,10 +426,10 @@ type fetchWriter struct {
 // accepted pair (object.Upgrade), when the request asked for it.
 func (w *fetchWriter) UpgradeWebSocket(ws *object.WebSocket) error {
 	if !strings.EqualFold(w.req.Header.Get("Upgrade"), "websocket") {
-		return fmt.Errorf("%w: TypeError: Worker tried to return a WebSocket in a response to a request which did not contain the header \"Upgrade: websocket\".", object.ErrWebSocket)
+		return fmt.Errorf("%w: %s", object.ErrWebSocket, "TypeError: Worker tried to return a WebSocket in a response to a request which did not contain the header \"Upgrade: websocket\".")
 	}
 	if w.req.Method != http.MethodGet {
-		return fmt.Errorf("%w: WebSocket must be initiated with a GET request.", object.ErrWebSocket)
+		return fmt.Errorf("%w: %s", object.ErrWebSocket, "WebSocket must be initiated with a GET request.")
 	}
 	w.ws = ws
 	return nil
@@ -445,7 +445,7 @@ func (w *fetchWriter) body(h *host) socketBody {
 // than 101, as the platform does.
 func (w *fetchWriter) check() error {
 	if w.ws != nil && w.Code != http.StatusSwitchingProtocols {
-		return fmt.Errorf("%w: RangeError: Responses with a WebSocket must have status code 101.", object.ErrWebSocket)
+		return fmt.Errorf("%w: %s", object.ErrWebSocket, "RangeError: Responses with a WebSocket must have status code 101.")
 	}
 	return nil
 }

@@ -564,7 +564,7 @@ func (s *Stub) Connect(ctx context.Context, req *http.Request) (*object.WebSocke
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusSwitchingProtocols {
-		return nil, fmt.Errorf("stub: Connect: %w: TypeError: Failed to establish the WebSocket connection: expected server to reply with HTTP status code 101 (switching protocols), but received %d instead.", object.ErrWebSocket, resp.StatusCode)
+		return nil, fmt.Errorf("stub: Connect: %w: %s", object.ErrWebSocket, fmt.Sprintf("TypeError: Failed to establish the WebSocket connection: expected server to reply with HTTP status code 101 (switching protocols), but received %d instead.", resp.StatusCode))
 	}
 	ws, ok := object.WebSocketOf(resp)
 	if !ok {
