@@ -4,30 +4,17 @@ import (
 	"reflect"
 
 	"github.com/dosim/dosim/internal/clone"
-	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/internal/ref"
 )
 
-// ByRef is implemented by the values, other than RPC targets, that travel
-// by reference across a call and arrive as another value: a *stub.Stub
-// arrives as a stub of the same object that never retries (rule S1).
-// Package object sits below package stub and cannot name its type; its
-// copy policy (CopyPolicy) knows a stub by this interface, which only
-// dosim's packages can implement.
-type ByRef interface {
-	// ArriveAs returns what arrives on the other side of a call in place
-	// of the receiver, and names what the receiver is, with its article
-	// ("a stub").
-	ArriveAs(seal.Key) (arrived any, what string)
-}
-
 var (
-	byRefType  = reflect.TypeFor[ByRef]()
+	byRefType  = reflect.TypeFor[ref.Arriver]()
 	targetType = reflect.TypeFor[Target]()
 )
 
 // refPolicy is the copy policy of arguments and results (rules O5, S11):
-// plain data is copied; a stub (ByRef) and an RPC target travel by
-// reference.
+// plain data is copied; a stub (a ref.Arriver) and an RPC target travel
+// by reference.
 var refPolicy = &clone.Policy{AllowRefs: true, Funcs: true, Ref: func(v reflect.Value) (reflect.Value, string, bool) {
 	t := v.Type()
 	switch {
@@ -42,11 +29,10 @@ var refPolicy = &clone.Policy{AllowRefs: true, Funcs: true, Ref: func(v reflect.
 	return v, "", false
 }}
 
-// arriveAs asks v, whose type has ArriveAs, what it arrives as. Only a
-// value of the type that declares the method (a *stub.Stub) is claimed: a
-// struct that embeds a stub has the method by promotion and answers with
-// the stub inside it, of another type, and one that embeds a nil stub
-// panics in that call. Neither is claimed: the copy goes on inside it, and
+// arriveAs asks v, a ref.Arriver, what it arrives as. Only a value of the
+// type that arrives (a *stub.Stub) is claimed: a struct that embeds a stub
+// has the method by promotion and answers with the stub inside it, of
+// another type, and one that embeds a nil stub panics in that call. Neither is claimed: the copy goes on inside it, and
 // meets the stub (or the nil) in its field.
 func arriveAs(v reflect.Value) (r reflect.Value, what string, ok bool) {
 	defer func() {
@@ -54,7 +40,7 @@ func arriveAs(v reflect.Value) (r reflect.Value, what string, ok bool) {
 			r, what, ok = v, "", false
 		}
 	}()
-	arrived, what := v.Interface().(ByRef).ArriveAs(seal.Key{})
+	arrived, what := ref.Arrive(v.Interface().(ref.Arriver))
 	r = reflect.ValueOf(arrived)
 	if r.Type() != v.Type() {
 		return v, "", false

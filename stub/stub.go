@@ -24,6 +24,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/dosim/dosim/internal/ref"
 	"github.com/dosim/dosim/internal/seal"
 	"github.com/dosim/dosim/internal/spare"
 
@@ -62,6 +63,7 @@ import (
 // A stub that reaches you as a call's argument or result is a connection of
 // its own: it starts unbroken and breaks by the same rule.
 type Stub struct {
+	mark                  // arrives as asRef across a call (the copy policy's ref.Arriver)
 	conn     Conn         // the connection first attempts travel on (L1)
 	target   *wire.Target // conn's
 	retrying bool
@@ -124,15 +126,23 @@ func (s *Stub) asRef() *Stub {
 	c := *s
 	c.retrying = false
 	c.conn, c.broken, c.spare = s.conn.Fork(), nil, spare.One[frame]{} // a connection of its own (L1, L2); a frame of its own
-	return &c
+	return marked(&c)
 }
 
-// ArriveAs returns the stub as it arrives on the other side of a call
-// (asRef), named "a stub": the stub's side of object.ByRef, through which
-// object.CopyPolicy copies a stub. For dosim's packages.
-func (s *Stub) ArriveAs(seal.Key) (any, string) { return s.asRef(), "a stub" }
+// mark makes a stub a ref.Arriver, under a name go doc does not show.
+type mark = ref.Mark
 
-var _ object.ByRef = (*Stub)(nil)
+// arrival is what the stub arrives as on the other side of a call (asRef),
+// named "a stub": what the copy policy of arguments and results asks.
+func (s *Stub) arrival() (any, string) { return s.asRef(), "a stub" }
+
+// marked returns s with its Mark.
+func marked(s *Stub) *Stub {
+	s.mark = ref.NewMark(s.arrival)
+	return s
+}
+
+var _ ref.Arriver = (*Stub)(nil)
 
 // refs is the copy policy of arguments and results (object.CopyPolicy).
 var refs = object.Hosting(seal.Key{}).CopyPolicy()
@@ -150,7 +160,7 @@ func New(conn Conn, retrying bool, opts ...Option) (*Stub, error) {
 			return nil, err
 		}
 	}
-	return &Stub{conn: conn, target: conn.Target(), retrying: retrying, cfg: cfg}, nil
+	return marked(&Stub{conn: conn, target: conn.Target(), retrying: retrying, cfg: cfg}), nil
 }
 
 // Call invokes method on the object with copies of args and returns a copy

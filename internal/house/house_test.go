@@ -502,6 +502,7 @@ var rank = map[string]int{
 	"internal/quote":      10,
 	"internal/sched":      10,
 	"internal/seal":       10,
+	"internal/ref":        10,
 	"internal/spare":      10,
 	"internal/stubgen":    10,
 	"internal/testrun":    10,
@@ -547,6 +548,7 @@ var allowedEdges = map[edge]bool{
 	{from: "internal/errchain", to: "internal/clone"}: true,
 
 	{from: "object", to: "internal/clone"}: true,
+	{from: "object", to: "internal/ref"}:   true,
 	{from: "object", to: "internal/seal"}:  true,
 	{from: "object", to: "internal/turn"}:  true,
 	{from: "object", to: "internal/wire"}:  true,
@@ -560,6 +562,7 @@ var allowedEdges = map[edge]bool{
 	{from: "stub", to: "internal/clone"}:    true,
 	{from: "stub", to: "internal/errchain"}: true,
 	{from: "stub", to: "internal/quote"}:    true,
+	{from: "stub", to: "internal/ref"}:      true,
 	{from: "stub", to: "internal/seal"}:     true,
 	{from: "stub", to: "internal/spare"}:    true,
 	{from: "stub", to: "internal/wire"}:     true,

@@ -110,14 +110,17 @@ func (c *typeChecker) named(t *types.Named) error {
 	return nil
 }
 
-// isRef reports whether t travels by reference: a stub (object.ByRef) or
+// isRef reports whether t travels by reference: a stub (*stub.Stub) or
 // an RPC target (object.Target).
 func isRef(pkg *packages.Package, t types.Type) bool {
+	if types.TypeString(t, nil) == "*github.com/dosim/dosim/stub.Stub" {
+		return true
+	}
 	obj := findObject(pkg.Types)
 	if obj == nil {
 		return false
 	}
-	for _, name := range []string{"ByRef", "Target"} {
+	for _, name := range []string{"Target"} {
 		tn, ok := obj.Scope().Lookup(name).(*types.TypeName)
 		if !ok {
 			continue
