@@ -390,9 +390,9 @@ func (s *turn) sameSchedule(ctx context.Context, rec *taskRecord) (taskRecord, b
 }
 
 // TaskCounts returns how many scheduled tasks and queue items the storage
-// holds (rule C8: what an object leaves behind). For package runtime,
-// which counts them for every object, built or evicted.
-func TaskCounts(_ seal.Key, s *object.Storage) (schedules, queued int) {
+// holds (rule C8: what an object leaves behind). Package runtime counts
+// them for every object, built or evicted (runtime.Backlog).
+func TaskCounts(s *object.Storage) (schedules, queued int) {
 	return object.Hosting(seal.Key{}).Count(s, scheduleKeys), object.Hosting(seal.Key{}).Count(s, queueKeys)
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/dosim/dosim/agent"
-	"github.com/dosim/dosim/internal/seal"
 )
 
 // The horizon (rule C8): a bound on virtual time, so that work that never
@@ -160,7 +159,7 @@ func (r *Runtime) Backlogs() []Backlog {
 			if h.lanes == nil {
 				continue
 			}
-			s, q := agent.TaskCounts(seal.Key{}, h.storage)
+			s, q := agent.TaskCounts(h.storage)
 			out = append(out, Backlog{Namespace: ns.name, Object: h.target.Object, Alarm: h.alarmState(),
 				AlarmRuns: h.alarmRuns, AlarmFailures: h.alarmFailures, Schedules: s, Queued: q})
 		}

@@ -4,7 +4,7 @@
 // Package object exports one function that only dosim's packages call,
 // object.Hosting, whose value's methods make an object's ID and State,
 // drive its storage's journal and give the copy policy of arguments and
-// results; package agent's TaskCounts is the other. Each takes a Key as a parameter. A package
+// results. It takes a Key as its parameter. A package
 // outside this module cannot import an internal package, so it cannot name
 // a Key nor build one: the compiler keeps those entry points for dosim, as
 // protobuf's protoimpl keeps its constructors for generated code, while
