@@ -475,12 +475,12 @@ func writeCallTable(w io.Writer, r Report) {
 	fmt.Fprintln(w, "</tbody></table>")
 }
 
-// writeEventTable lists what alarms, schedules, queues and retries did.
+// writeEventTable lists the objects' events: alarms, tasks, retries, resets, WebSockets.
 func writeEventTable(w io.Writer, r Report) {
 	if len(r.Events) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "<h3>Alarms, schedules, queues and retries</h3>")
+	fmt.Fprintln(w, "<h3>Events: alarms, tasks, retries, resets, WebSockets</h3>")
 	fmt.Fprintln(w, "<table><thead><tr><th>at</th><th>object</th><th>event</th><th>detail</th></tr></thead><tbody>")
 	for _, e := range r.Events {
 		fmt.Fprintf(w, "<tr><td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"mono\">%s</td></tr>\n",

@@ -191,7 +191,7 @@ func writeEvents(w io.Writer, r Report, paint func(cell) string) {
 		return
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, paint(cell{"alarms, schedules, queues and retries", ansiBold}))
+	fmt.Fprintln(w, paint(cell{"events: alarms, tasks, retries, resets, WebSockets", ansiBold}))
 	rows := make([]row, 0, len(r.Events))
 	for _, e := range r.Events {
 		rows = append(rows, row{cells: []cell{{"", ""}, {Ms(e.At), ""}, {e.Namespace + "/" + e.Object, ""},
