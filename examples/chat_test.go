@@ -122,3 +122,19 @@ func TestW5_TheChatRoomExploresClean(t *testing.T) {
 type unexpected struct{ got string }
 
 func (e *unexpected) Error() string { return "a member received " + e.got + ", not \"ada: hi\"" }
+
+// W1: an upgrade answered with another status than 101 fails in the
+// platform's words, naming the status.
+func TestW1_AnUpgradeAnsweredWithoutA101Fails(t *testing.T) {
+	rt := runtime.New()
+	defer rt.Close()
+	ns := rt.Namespace("CHAT", examples.NewChat)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		req, err := http.NewRequest(http.MethodGet, "http://chat/join", nil) // no name: 400
+		require.NoError(t, err)
+		_, err = mustChat(t, ns).Connect(ctx, req)
+		assert.ErrorIs(t, err, object.ErrWebSocket)
+		assert.EqualError(t, err, "stub: Connect: websocket: TypeError: Failed to establish the WebSocket connection: expected server to reply with HTTP status code 101 (switching protocols), but received 400 instead.")
+		return nil
+	}))
+}
