@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/render"
@@ -110,6 +111,8 @@ func (op *hop) label() string {
 		return "end state"
 	case t.Kind == runtime.TurnAlarm && t.Alarm != nil:
 		return fmt.Sprintf("alarm delivery (retry %d) at %v", t.Alarm.Retry, t.Start)
+	case t.WebSocket != nil:
+		return webSocketLabel(t.WebSocket, t.Start)
 	case t.Kind != runtime.TurnRequest:
 		return fmt.Sprintf("%s run at %v", t.Kind, t.Start)
 	case t.Fetch != nil:
@@ -352,6 +355,9 @@ func laneOp(t *runtime.Turn) hop {
 		// is not this one's
 		op.first.input += " seed " + strconv.FormatUint(t.Seed, 10)
 	}
+	if e := t.WebSocket; e != nil { // what the socket's event delivered (rule W2)
+		op.first.input += fmt.Sprintf(" ws %d %q %x %t %t %d %q %t", e.Socket.N, e.Text, e.Data, e.Binary, e.Close, e.Code, e.Reason, e.Clean)
+	}
 	return op
 }
 
@@ -424,4 +430,16 @@ func sortedEffects(effects []string) []string {
 	out := slices.Clone(effects)
 	slices.Sort(out)
 	return out
+}
+
+// webSocketLabel names a WebSocket turn for a person: the socket and what
+// reached it.
+func webSocketLabel(e *runtime.WebSocketEvent, at time.Duration) string {
+	if e.Close {
+		return fmt.Sprintf("ws%d close %d at %v", e.Socket.N, e.Code, at)
+	}
+	if e.Binary {
+		return fmt.Sprintf("ws%d message <%d bytes> at %v", e.Socket.N, len(e.Data), at)
+	}
+	return fmt.Sprintf("ws%d message %q at %v", e.Socket.N, e.Text, at)
 }

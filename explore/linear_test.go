@@ -40,11 +40,7 @@ func TestH2_ShippedScenariosExploreCleanWithoutFaults(t *testing.T) {
 			}
 			sc, err := scenario.Load(f, builtIns)
 			require.NoError(t, err)
-			opts := explore.Options{Seeds: 100, Rates: noFaults}
-			if filepath.Base(f) == "chat.yaml" {
-				opts.MinChecked = -1 // its WebSocket turns are not modelled yet (issue 37): see TestC2_EveryShippedScenarioChecksEveryHistory
-			}
-			sum, err := explore.Run(sc, opts)
+			sum, err := explore.Run(sc, explore.Options{Seeds: 100, Rates: noFaults})
 			require.NoError(t, err)
 			assert.Equal(t, 100, sum.Ran)
 			assert.True(t, sum.Clean(), "violations without any fault: %v", sum.Violations)
@@ -156,8 +152,8 @@ func TestC2_EveryShippedScenarioChecksEveryHistory(t *testing.T) {
 		"queue-never-drains.yaml": "its run never ends (the liveness violation says so): there is no history to check",
 	}
 	// Files some of whose histories go unchecked, for the one reason
-	// named: the model does not replay WebSocket turns yet (issue 37).
-	partly := map[string]string{"chat.yaml": explore.ReasonUnreproducible}
+	// named. None today.
+	partly := map[string]string{}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			if why, ok := nothing[filepath.Base(f)]; ok {

@@ -206,6 +206,12 @@ func (m *model) intern(st runtime.ObjectState, effects []string, inst *instance)
 	if a := st.Alarm; a.Backoff != 0 || a.Infra || a.GaveUp {
 		b = fmt.Appendf(b, "|retry %d %t %t %d", a.Backoff, a.Infra, a.GaveUp, a.At.UnixNano())
 	}
+	if st.Accepted > 0 { // the WebSockets it holds, which its turns read (rule W1)
+		b = fmt.Appendf(b, "|sockets %d", st.Accepted)
+		for _, s := range st.Sockets {
+			b = fmt.Appendf(b, " %d %q %x", s.N, s.Tags, s.Attachment)
+		}
+	}
 	if inst != nil {
 		b = fmt.Appendf(b, "|instance %d %s", inst.n, inst.memory)
 	}

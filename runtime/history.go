@@ -179,6 +179,8 @@ type Turn struct {
 	Awaits []Await
 	// Events are the trace events the turn recorded, in order.
 	Events []object.Event
+	// WebSocket is what a WebSocket turn delivered (TurnWebSocket).
+	WebSocket *WebSocketEvent
 	// Cut says why the turn did not run as it would have alone, "" when
 	// it did: "reset" (the object was reset under it: its instance went
 	// stale and its storage refused it from then on), "writes lost" (a
@@ -420,7 +422,11 @@ func (r *Runtime) noteEvent(h *host, e object.Event) {
 
 // objectState is the storage and alarm of h now.
 func (h *host) objectState() ObjectState {
-	return ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotInOrder(h.storage), Alarm: h.alarmState()}
+	st := ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotInOrder(h.storage), Alarm: h.alarmState(), Accepted: h.ws.accepted}
+	for _, s := range h.ws.open {
+		st.Sockets = append(st.Sockets, s.state())
+	}
+	return st
 }
 
 // alarmState is h's alarm, in absolute time.

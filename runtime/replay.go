@@ -35,6 +35,35 @@ import (
 type ObjectState struct {
 	Storage map[string]any
 	Alarm   AlarmState
+	// Sockets are the WebSockets the object holds, in the order accepted,
+	// and Accepted how many it ever accepted (rule W1): what a turn reads
+	// of them (GetWebSockets, tags, attachments) and what labels the next.
+	Sockets  []SocketState `json:",omitempty"`
+	Accepted int           `json:",omitempty"`
+}
+
+// SocketState is a WebSocket an object holds: its label's number (ws1 is
+// 1), its tags and its serialized attachment.
+type SocketState struct {
+	N          int
+	Tags       []string
+	Attachment []byte
+}
+
+// WebSocketEvent is what a WebSocket turn delivered (TurnWebSocket): a
+// client's message, or a close (Close, with its Code, Reason and Clean),
+// on the socket numbered N, with its tags and attachment as the turn
+// began (a socket the object closed has left its list, yet its close
+// still reaches the handler).
+type WebSocketEvent struct {
+	Socket SocketState
+	Text   string
+	Data   []byte
+	Binary bool
+	Close  bool
+	Code   int
+	Reason string
+	Clean  bool
 }
 
 // Lineage is an instance as a checker keeps it (rule C2: the model keeps
@@ -244,6 +273,7 @@ func newSession(ctor Constructor, l Lineage, t *Turn) (*Session, Replayed) {
 	} else if a.GaveUp {
 		h.alarm = alarmState{first: a.At.Sub(r.start), gaveUp: h.state}
 	}
+	h.restoreSockets(l.Base)
 	s := &Session{r: r, rp: rp}
 	for i, u := range l.Turns {
 		var in *Interleaving

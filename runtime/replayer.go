@@ -294,8 +294,12 @@ func (rp *replayer) turnBody(ctx context.Context, r *Runtime, t *Turn, out *Repl
 		rp.h.runLane(ctx, laneOf(t.Kind))
 		return nil
 	case TurnWebSocket:
-		rp.diverge("it is a WebSocket event, which a replay does not run yet")
-		return fmt.Errorf("%w: a WebSocket event", ErrReplayDiverged)
+		if t.WebSocket == nil {
+			rp.diverge("its WebSocket event was not recorded")
+			return fmt.Errorf("%w: a WebSocket turn without its event", ErrReplayDiverged)
+		}
+		rp.h.replayWebSocket(ctx, t.WebSocket)
+		return nil
 	}
 	return fmt.Errorf("replay: turn kind %v", t.Kind)
 }

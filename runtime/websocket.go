@@ -85,11 +85,7 @@ func (v hostView) AcceptWebSocket(server *object.WebSocket, tags []string) error
 	h.ns.r.sockets++
 	s := &socket{h: h, n: ws.accepted, id: h.ns.r.sockets, server: server, client: hosting.Peer(server), tags: slices.Clone(tags)}
 	hosting.LinkWebSocket(server, s)
-	ws.open = append(ws.open, s)
-	if ws.byHandler == nil {
-		ws.byHandler = map[*object.WebSocket]*socket{}
-	}
-	ws.byHandler[server] = s
+	ws.add(s)
 	h.event(object.Event{Kind: object.EventWebSocketAccept, Name: s.label(), Note: tagsNote(tags)})
 	return nil
 }
@@ -284,9 +280,10 @@ func (s *socket) Receive(ctx context.Context, _ *object.WebSocket) (object.Messa
 	}
 }
 
-// run starts the task that runs the socket's events, unless one runs.
+// run starts the task that runs the socket's events, unless one runs. A
+// replay runs only the turns it is given (replayWebSocket).
 func (s *socket) run() {
-	if s.running || len(s.events) == 0 {
+	if s.running || len(s.events) == 0 || s.h.ns.r.replay != nil {
 		return
 	}
 	s.running = true
@@ -362,7 +359,7 @@ func (wt *wsTurn) one(ctx context.Context, t *sched.Task, ev wsEvent) {
 	}()
 	if hs := h.ns.r.hist; hs != nil {
 		wt.log = hs.begin(h, TurnWebSocket)
-		wt.log.Cut = "a WebSocket event (the model does not replay them yet)"
+		wt.log.WebSocket = s.eventOf(ev)
 		defer func() { hs.end(wt.log); wt.log = nil }()
 	}
 	defer h.confirmWrites() // rule L7: the turn's completion is a release point
@@ -470,4 +467,65 @@ func (ws *sockets) byClient(c *object.WebSocket) *socket {
 		}
 	}
 	return nil
+}
+
+// state is the socket as an object's state keeps it (ObjectState).
+func (s *socket) state() SocketState {
+	return SocketState{N: s.n, Tags: slices.Clone(s.tags), Attachment: slices.Clone(s.attachment)}
+}
+
+// eventOf records ev, about to be delivered, for the turn's history.
+func (s *socket) eventOf(ev wsEvent) *WebSocketEvent {
+	return &WebSocketEvent{Socket: s.state(), Text: ev.msg.Text, Data: slices.Clone(ev.msg.Data), Binary: ev.msg.Binary,
+		Close: ev.close, Code: ev.code, Reason: ev.reason, Clean: !ev.unclean}
+}
+
+// restoreSockets gives a replay's host the sockets st holds (rule C1:
+// what a turn reads of them is what the turn read).
+func (h *host) restoreSockets(st ObjectState) {
+	h.ws.accepted = st.Accepted
+	for _, ss := range st.Sockets {
+		h.ws.add(h.socketOf(ss))
+	}
+}
+
+// socketOf makes a socket of h as ss describes it, its pair linked.
+func (h *host) socketOf(ss SocketState) *socket {
+	hosting := object.Hosting(seal.Key{})
+	client, server := object.NewWebSocketPair()
+	s := &socket{h: h, n: ss.N, server: server, client: client, tags: slices.Clone(ss.Tags), attachment: slices.Clone(ss.Attachment), delivered: true}
+	hosting.LinkWebSocket(server, s)
+	return s
+}
+
+// add puts s among the open sockets.
+func (ws *sockets) add(s *socket) {
+	ws.open = append(ws.open, s)
+	if ws.byHandler == nil {
+		ws.byHandler = map[*object.WebSocket]*socket{}
+	}
+	ws.byHandler[s.server] = s
+}
+
+// replayWebSocket runs the WebSocket turn e records on the running task,
+// as the socket's task ran it: on the socket the state holds, or, for the
+// close of one the object had closed, on one made as it was.
+func (h *host) replayWebSocket(ctx context.Context, e *WebSocketEvent) {
+	var s *socket
+	for _, o := range h.ws.open {
+		if o.n == e.Socket.N {
+			s = o
+		}
+	}
+	if s == nil {
+		s = h.socketOf(e.Socket)
+		s.serverClosed = true
+	}
+	ev := wsEvent{msg: object.Message{Text: e.Text, Data: e.Data, Binary: e.Binary}, close: e.Close, code: e.Code, reason: e.Reason, unclean: !e.Clean}
+	t := sched.FromContext(ctx)
+	wt := &wsTurn{h: h, s: s}
+	saved := t.Work()
+	t.SetWork(wt)
+	wt.one(ctx, t, ev)
+	t.SetWork(saved)
 }
