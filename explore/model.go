@@ -206,9 +206,9 @@ func (m *model) intern(st runtime.ObjectState, effects []string, inst *instance)
 	if a := st.Alarm; a.Backoff != 0 || a.Infra || a.GaveUp {
 		b = fmt.Appendf(b, "|retry %d %t %t %d", a.Backoff, a.Infra, a.GaveUp, a.At.UnixNano())
 	}
-	if st.Accepted > 0 { // the WebSockets it holds, which its turns read (rule W1)
-		b = fmt.Appendf(b, "|sockets %d", st.Accepted)
-		for _, s := range st.Sockets {
+	if ws := st.WebSockets; ws != nil { // the WebSockets it holds, which its turns read (rule W1)
+		b = fmt.Appendf(b, "|sockets %d", ws.Accepted)
+		for _, s := range ws.Open {
 			b = fmt.Appendf(b, " %d %q %x", s.N, s.Tags, s.Attachment)
 		}
 	}

@@ -109,7 +109,7 @@ func (f *flight) Abandon() {
 // RoundTrip sends one attempt (send) and waits for its reply: the first
 // whatever happens (S9), a retry until its deadline or until ctx ends,
 // after which the attempt is abandoned.
-func (e *endpoint) RoundTrip(ctx context.Context, s *wire.Send) (wire.Reply, error) {
+func (e *endpoint) RoundTrip(ctx context.Context, s wire.Send) (wire.Reply, error) {
 	r := e.r
 	f := e.spare
 	if f != nil {

@@ -422,9 +422,13 @@ func (r *Runtime) noteEvent(h *host, e object.Event) {
 
 // objectState is the storage and alarm of h now.
 func (h *host) objectState() ObjectState {
-	st := ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotInOrder(h.storage), Alarm: h.alarmState(), Accepted: h.ws.accepted}
-	for _, s := range h.ws.open {
-		st.Sockets = append(st.Sockets, s.state())
+	st := ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotInOrder(h.storage), Alarm: h.alarmState()}
+	if h.ws != nil {
+		ss := &SocketsState{Accepted: h.ws.accepted}
+		for _, s := range h.ws.open {
+			ss.Open = append(ss.Open, s.state())
+		}
+		st.WebSockets = ss
 	}
 	return st
 }

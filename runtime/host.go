@@ -66,7 +66,7 @@ type host struct {
 	hasOne bool
 	seen   map[uuid.UUID]struct{}
 
-	ws       sockets           // accepted WebSockets (rules W1-W5, websocket.go)
+	ws       *sockets          // accepted WebSockets (rules W1-W5, websocket.go); nil until the first
 	building bool              // the constructor is running
 	alarm    alarmState        // rule O6, see alarm.go
 	lanes    *[wire.Lanes]lane // background timers: alarm, schedules, queue; nil until used

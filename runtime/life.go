@@ -169,7 +169,7 @@ func (h *host) resetWith(reason transport.ResetReason, msg string) {
 // eviction leaves every other draw (and so the trace) as it was; for an
 // object that holds WebSockets, HibernateAfter (rule W4).
 func (h *host) idleLimit() time.Duration {
-	if len(h.ws.open) > 0 {
+	if h.ws != nil && len(h.ws.open) > 0 {
 		return HibernateAfter // rule W4
 	}
 	f := fnv.New64a()
@@ -200,7 +200,7 @@ func (h *host) active() {
 
 // busy reports whether a request, task or alarm turn is under way.
 func (h *host) busy() bool {
-	if h.turns != nil || h.ws.turns > 0 {
+	if h.turns != nil || h.ws != nil && h.ws.turns > 0 {
 		return true
 	}
 	if h.lanes != nil {

@@ -35,11 +35,17 @@ import (
 type ObjectState struct {
 	Storage map[string]any
 	Alarm   AlarmState
-	// Sockets are the WebSockets the object holds, in the order accepted,
-	// and Accepted how many it ever accepted (rule W1): what a turn reads
-	// of them (GetWebSockets, tags, attachments) and what labels the next.
-	Sockets  []SocketState `json:",omitempty"`
-	Accepted int           `json:",omitempty"`
+	// WebSockets are the sockets the object holds, nil for an object that
+	// never accepted one (rule W1).
+	WebSockets *SocketsState `json:",omitempty"`
+}
+
+// SocketsState is the WebSockets an object holds, in the order accepted,
+// and how many it ever accepted: what a turn reads of them (GetWebSockets,
+// tags, attachments) and what labels the next.
+type SocketsState struct {
+	Open     []SocketState
+	Accepted int
 }
 
 // SocketState is a WebSocket an object holds: its label's number (ws1 is

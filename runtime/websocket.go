@@ -76,7 +76,7 @@ type wsEvent struct {
 // AcceptWebSocket keeps server among the object's sockets (rule W1).
 func (v hostView) AcceptWebSocket(server *object.WebSocket, tags []string) error {
 	h := v.h
-	ws := &h.ws
+	ws := h.sockets()
 	if len(ws.open) >= object.MaxWebSockets {
 		return fmt.Errorf("%w: Error: only %d websockets can be accepted on a single Durable Object instance", object.ErrWebSocket, object.MaxWebSockets)
 	}
@@ -110,6 +110,9 @@ func tagsNote(tags []string) string {
 // platform keeps them (workerd's hibernation manager: allWs.push_front,
 // each tag's list->add).
 func (v hostView) WebSockets(tag string) []*object.WebSocket {
+	if v.h.ws == nil {
+		return nil
+	}
 	open := v.h.ws.open
 	out := make([]*object.WebSocket, 0, len(open))
 	if tag == "" {
@@ -128,6 +131,9 @@ func (v hostView) WebSockets(tag string) []*object.WebSocket {
 
 // WebSocketTags returns the tags ws was accepted with.
 func (v hostView) WebSocketTags(ws *object.WebSocket) []string {
+	if v.h.ws == nil {
+		return nil
+	}
 	if s := v.h.ws.byHandler[ws]; s != nil {
 		return slices.Clone(s.tags)
 	}
@@ -136,13 +142,16 @@ func (v hostView) WebSocketTags(ws *object.WebSocket) []string {
 
 // SetWebSocketAutoResponse sets the object's auto-response pair.
 func (v hostView) SetWebSocketAutoResponse(request, response string) {
-	ws := &v.h.ws
+	ws := v.h.sockets()
 	ws.autoReq, ws.autoResp, ws.hasAuto = request, response, request != "" || response != ""
 }
 
 // WebSocketAutoResponseTimestamp returns when ws last got the
 // auto-response.
 func (v hostView) WebSocketAutoResponseTimestamp(ws *object.WebSocket) (time.Time, bool) {
+	if v.h.ws == nil {
+		return time.Time{}, false
+	}
 	s := v.h.ws.byHandler[ws]
 	if s == nil || !s.autoSent {
 		return time.Time{}, false
@@ -229,7 +238,7 @@ func (s *socket) clientGone() bool { return s.dropped || s.closed != nil }
 
 // leave takes the socket out of the object's lists.
 func (s *socket) leave() {
-	ws := &s.h.ws
+	ws := s.h.ws
 	if i := slices.Index(ws.open, s); i >= 0 {
 		ws.open = slices.Delete(ws.open, i, i+1)
 	}
@@ -483,9 +492,13 @@ func (s *socket) eventOf(ev wsEvent) *WebSocketEvent {
 // restoreSockets gives a replay's host the sockets st holds (rule C1:
 // what a turn reads of them is what the turn read).
 func (h *host) restoreSockets(st ObjectState) {
-	h.ws.accepted = st.Accepted
-	for _, ss := range st.Sockets {
-		h.ws.add(h.socketOf(ss))
+	if st.WebSockets == nil {
+		return
+	}
+	ws := h.sockets()
+	ws.accepted = st.WebSockets.Accepted
+	for _, ss := range st.WebSockets.Open {
+		ws.add(h.socketOf(ss))
 	}
 }
 
@@ -512,7 +525,7 @@ func (ws *sockets) add(s *socket) {
 // close of one the object had closed, on one made as it was.
 func (h *host) replayWebSocket(ctx context.Context, e *WebSocketEvent) {
 	var s *socket
-	for _, o := range h.ws.open {
+	for _, o := range h.sockets().open {
 		if o.n == e.Socket.N {
 			s = o
 		}
@@ -528,4 +541,13 @@ func (h *host) replayWebSocket(ctx context.Context, e *WebSocketEvent) {
 	t.SetWork(wt)
 	wt.one(ctx, t, ev)
 	t.SetWork(saved)
+}
+
+// sockets returns h's WebSockets, made on first use: most objects never
+// accept one, and a host keeps nothing for them.
+func (h *host) sockets() *sockets {
+	if h.ws == nil {
+		h.ws = &sockets{}
+	}
+	return h.ws
 }

@@ -78,7 +78,7 @@ func (s *socket) arrive(toObject bool, ev wsEvent) {
 		s.wake()
 		return
 	}
-	ws := &s.h.ws
+	ws := s.h.ws
 	if !ev.close && ws.hasAuto && !ev.msg.Binary && ev.msg.Text == ws.autoReq {
 		s.autoAt, s.autoSent = s.h.ns.r.k.Now(), true
 		s.post(&s.down, false, wsEvent{msg: object.Message{Text: ws.autoResp}})

@@ -62,7 +62,7 @@ type Conn interface {
 	// false). The first attempts of a Conn travel in order on its line
 	// (rule L1); a retry on a connection of its own. The error is the
 	// runtime's ErrClosed when it closed meanwhile.
-	RoundTrip(ctx context.Context, s *wire.Send) (wire.Reply, error)
+	RoundTrip(ctx context.Context, s wire.Send) (wire.Reply, error)
 	// Break fails the first attempts waiting on the line, which never
 	// arrive: their replies are of kind wire.FailBroken with err (rule L2).
 	Break(err error)

@@ -41,8 +41,8 @@ func (c *fakeConn) Sleep(_ context.Context, d time.Duration) (bool, error) {
 	c.slept = append(c.slept, d)
 	return true, nil
 }
-func (c *fakeConn) RoundTrip(_ context.Context, s *wire.Send) (wire.Reply, error) {
-	c.sent = append(c.sent, *s)
+func (c *fakeConn) RoundTrip(_ context.Context, s wire.Send) (wire.Reply, error) {
+	c.sent = append(c.sent, s)
 	return c.reply(s.N), nil
 }
 

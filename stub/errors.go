@@ -153,7 +153,7 @@ func newError(fr *frame, rep *wire.Reply) *Error {
 	f := rep
 	e := &Error{
 		Fault:     f.Fault,
-		Attempt:   fr.out.N,
+		Attempt:   fr.n,
 		Namespace: fr.s.target.Namespace,
 		Object:    fr.s.target.Object,
 		Method:    fr.req.Method,

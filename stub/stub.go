@@ -132,13 +132,13 @@ func (s *Stub) asRef() *Stub {
 // mark makes a stub a ref.Arriver, under a name go doc does not show.
 type mark = ref.Mark
 
-// arrival is what the stub arrives as on the other side of a call (asRef),
+// arrival is what a stub arrives as on the other side of a call (asRef),
 // named "a stub": what the copy policy of arguments and results asks.
-func (s *Stub) arrival() (any, string) { return s.asRef(), "a stub" }
+func arrival(s any) (any, string) { return s.(*Stub).asRef(), "a stub" }
 
 // marked returns s with its Mark.
 func marked(s *Stub) *Stub {
-	s.mark = ref.NewMark(s.arrival)
+	s.mark = ref.NewMark(s, arrival)
 	return s
 }
 
@@ -359,18 +359,19 @@ func (fr *frame) send(ctx context.Context, n int, hreq *http.Request, deadline t
 		fr.renew()
 	}
 	a := rec.NewAttempt(s.conn.Now())
-	fr.out = wire.Send{Call: rec, Rec: a, Req: fr.req, N: n, Deadline: deadline}
+	out := wire.Send{Call: rec, Rec: a, Req: fr.req, N: n, Deadline: deadline}
 	if hreq != nil {
-		fr.out.Body = hreq.Body
+		out.Body = hreq.Body
 		if n > 1 && hreq.GetBody != nil {
 			body, err := hreq.GetBody()
 			if err != nil {
 				return nil, wire.Reply{}, fmt.Errorf("stub: fetch: rewinding the body for attempt %d: %w", n, err)
 			}
-			fr.out.Body = body
+			out.Body = body
 		}
 	}
-	rep, err := s.conn.RoundTrip(ctx, &fr.out)
+	fr.n = n
+	rep, err := s.conn.RoundTrip(ctx, out) // by value: nothing of it escapes
 	fr.closed = err != nil
 	return a, rep, err
 }
@@ -416,7 +417,7 @@ type frame struct {
 	s   *Stub
 	rec *wire.Call
 	req wire.Request
-	out wire.Send // the attempt being sent
+	n   int // the attempt being made
 	// kept: an attempt failed so that it may have reached the object: the
 	// request keeps its identity for good (S5). fresh: the last attempt
 	// is known not to have reached it, and neither did any before it: a
