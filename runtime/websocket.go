@@ -464,8 +464,13 @@ type socketBody struct {
 	s  *socket
 }
 
-func (socketBody) Read([]byte) (int, error)       { return 0, io.EOF }
-func (socketBody) Close() error                   { return nil }
+// Read reads nothing: a 101 response has no body.
+func (socketBody) Read([]byte) (int, error) { return 0, io.EOF }
+
+// Close does nothing.
+func (socketBody) Close() error { return nil }
+
+// WebSocket returns the client end the response carries (object.WebSocketOf).
 func (b socketBody) WebSocket() *object.WebSocket { return b.ws }
 
 // byClient returns the socket whose client end is ws.
