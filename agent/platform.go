@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/dosim/dosim/internal/errchain"
 	"github.com/dosim/dosim/object"
 )
 
@@ -31,29 +32,7 @@ const maxCauses = 8
 
 // causes calls fn on err and on the errors it wraps, depth first, at most
 // maxCauses of them, until fn returns true; it reports whether one did.
-func causes(err error, fn func(error) bool) bool {
-	todo := []error{err}
-	for n := 0; len(todo) > 0 && n < maxCauses; n++ {
-		e := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if e == nil {
-			continue
-		}
-		if fn(e) {
-			return true
-		}
-		switch x := e.(type) {
-		case interface{ Unwrap() []error }:
-			us := x.Unwrap()
-			for i := len(us) - 1; i >= 0; i-- {
-				todo = append(todo, us[i])
-			}
-		case interface{ Unwrap() error }:
-			todo = append(todo, x.Unwrap())
-		}
-	}
-	return false
-}
+func causes(err error, fn func(error) bool) bool { return errchain.WalkAtMost(err, maxCauses, fn) }
 
 // says reports whether the message of err or of an error it wraps holds
 // one of the phrases (lower case).

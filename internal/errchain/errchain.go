@@ -73,17 +73,21 @@ const MaxChain = 64
 // hand: at most MaxChain errors, never through an Is method, and a
 // panicking Unwrap (or visit) ends the walk (errors.Is would loop for good
 // on an error that unwraps to itself).
-func Walk(err error, visit func(error) bool) {
+func Walk(err error, visit func(error) bool) { WalkAtMost(err, MaxChain, visit) }
+
+// WalkAtMost is Walk visiting at most n errors; it reports whether visit
+// returned true.
+func WalkAtMost(err error, n int, visit func(error) bool) (found bool) {
 	defer func() { _ = recover() }()
 	todo := []error{err}
-	for n := 0; len(todo) > 0 && n < MaxChain; n++ {
+	for i := 0; len(todo) > 0 && i < n; i++ {
 		e := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
 		if e == nil {
 			continue
 		}
 		if visit(e) {
-			return
+			return true
 		}
 		switch x := e.(type) {
 		case interface{ Unwrap() []error }:
@@ -95,4 +99,5 @@ func Walk(err error, visit func(error) bool) {
 			todo = append(todo, x.Unwrap())
 		}
 	}
+	return false
 }

@@ -553,11 +553,12 @@ var allowedEdges = map[edge]bool{
 	{from: "object", to: "internal/turn"}:  true,
 	{from: "object", to: "internal/wire"}:  true,
 
-	{from: "agent", to: "internal/clone"}: true,
-	{from: "agent", to: "internal/seal"}:  true,
-	{from: "agent", to: "internal/turn"}:  true,
-	{from: "agent", to: "internal/wire"}:  true,
-	{from: "agent", to: "object"}:         true,
+	{from: "agent", to: "internal/clone"}:    true,
+	{from: "agent", to: "internal/errchain"}: true,
+	{from: "agent", to: "internal/seal"}:     true,
+	{from: "agent", to: "internal/turn"}:     true,
+	{from: "agent", to: "internal/wire"}:     true,
+	{from: "agent", to: "object"}:            true,
 
 	{from: "stub", to: "internal/clone"}:    true,
 	{from: "stub", to: "internal/errchain"}: true,
