@@ -11,6 +11,7 @@
 // value means):
 //
 //	res, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4,
+//		Class: examples.NewInventory, Method: "SetQuantity", Args: []any{"apple", 1},
 //		Fault: transport.LoseResponse, Rate: 0.3, Trials: 1000, Seed: 1})
 //	fmt.Println(res.Worst, res.Executions.P99)
 package amplify
@@ -24,7 +25,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
@@ -75,14 +75,11 @@ type Options struct {
 	// a uint64.
 	Trials int
 	Seed   uint64 // the first trial's seed
-	// Method is the inventory method the loop calls: "SetQuantity" (marked
-	// Retryable, the default: every delivery runs it) or "AddOne" (not
-	// marked: a duplicate is refused). With Class set, it is a method of
-	// that class, and required.
-	Method string
-	// Class, when set, is the class whose Method the loop calls instead of
-	// the built-in inventory, with Args as its arguments, in a namespace
-	// called Namespace (default "OBJECT").
+	// Class is the class whose Method the loop calls, with Args as its
+	// arguments, in a namespace called Namespace (default "OBJECT").
+	// Class and Method are required to simulate (a Rate above 0); the
+	// worst case needs neither.
+	Method    string
 	Class     runtime.Constructor
 	Args      []any
 	Namespace string
@@ -132,9 +129,6 @@ func Run(opts Options) (*Result, error) {
 	if opts.TimeoutMs == 0 {
 		opts.TimeoutMs = stub.DefaultTimeoutMs
 	}
-	if opts.Method == "" && opts.Class == nil {
-		opts.Method = "SetQuantity"
-	}
 	worst, err := Worst(opts.Outer, opts.MaxRetries)
 	if err != nil {
 		return nil, err
@@ -146,26 +140,20 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("amplify: %w", err)
 	}
-	var args []any
-	switch {
-	case opts.Class != nil:
+	if opts.Class != nil {
 		if opts.Method == "" {
 			return nil, errors.New("amplify: Method is empty: name the method of Class the loop calls")
 		}
 		if opts.Namespace == "" {
 			opts.Namespace = "OBJECT"
 		}
-		args = opts.Args
-	case opts.Method == "SetQuantity":
-		args = []any{"apple", 1}
-	case opts.Method == "AddOne":
-		args = []any{"apple"}
-	default:
-		return nil, fmt.Errorf("amplify: method %q: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", opts.Method)
 	}
 	res := &Result{Options: opts, Worst: worst}
 	if opts.Rate == 0 || opts.Fault == transport.None {
 		return res, nil
+	}
+	if opts.Class == nil {
+		return nil, errors.New("amplify: Class is nil: to simulate, give the class whose Method the loop calls (the demo's: Class examples.NewInventory, Method \"SetQuantity\", Args [\"apple\", 1])")
 	}
 	plan := transport.Random(transport.Rates{opts.Fault: opts.Rate})
 	if err := plan.Validate(); err != nil {
@@ -180,7 +168,7 @@ func Run(opts Options) (*Result, error) {
 	res.Simulated = true
 	var attempts, deliveries, executions, calls, opLat, callLat []int64
 	for i := range opts.Trials {
-		t, err := amplifyTrial(opts, plan, stubOpts, args, opts.Seed+uint64(i))
+		t, err := amplifyTrial(opts, plan, stubOpts, opts.Seed+uint64(i))
 		if err != nil {
 			return nil, err
 		}
@@ -209,16 +197,11 @@ type trial struct {
 	ok                                      bool
 }
 
-func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Option, args []any, seed uint64) (trial, error) {
+func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Option, seed uint64) (trial, error) {
 	var t trial
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithStallLimit(cmp.Or(opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
-	var ns *runtime.Namespace
-	if opts.Class != nil {
-		ns = rt.Namespace(opts.Namespace, opts.Class)
-	} else {
-		ns = rt.Namespace("INVENTORY", examples.NewInventory)
-	}
+	ns := rt.Namespace(opts.Namespace, opts.Class)
 	s, err := ns.GetByName("shop", stubOpts...)
 	if err != nil {
 		return t, fmt.Errorf("amplify: %w", err)
@@ -232,7 +215,7 @@ func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Optio
 					return err
 				}
 			}
-			if _, err := s.Call(ctx, opts.Method, args...); err == nil {
+			if _, err := s.Call(ctx, opts.Method, opts.Args...); err == nil {
 				t.ok = true
 				break
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dosim/dosim/amplify"
+	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -39,20 +40,23 @@ func TestAmplifyWorstCaseS15(t *testing.T) {
 	assert.False(t, res.Simulated)
 
 	// Every reply lost: a marked method runs on every delivery, 3 × 5 times.
-	res, err = amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Seed: 1})
+	res, err = amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Seed: 1,
+		Class: examples.NewInventory, Method: "SetQuantity", Args: []any{"apple", 1}})
 	require.NoError(t, err)
 	assert.Equal(t, amplify.Distribution{P50: 15, P99: 15, Max: 15, Mean: 15, Counts: map[int64]int{15: 20}}, res.Executions)
 	assert.Equal(t, int64(3), res.Calls.Max)
 	assert.Equal(t, 20, res.Failed)
 	// An unmarked one runs once per outer attempt: duplicates are refused.
-	res, err = amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20, Method: "AddOne"})
+	res, err = amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 1, Trials: 20,
+		Class: examples.NewInventory, Method: "AddOne", Args: []any{"apple"}})
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), res.Executions.Max)
 	assert.Equal(t, int64(15), res.Deliveries.Max)
 }
 
 func TestAmplifyIsSeeded(t *testing.T) {
-	opts := amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseWhileRunning, Rate: 0.4, Trials: 300, Seed: 7}
+	opts := amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseWhileRunning, Rate: 0.4, Trials: 300, Seed: 7,
+		Class: examples.NewInventory, Method: "SetQuantity", Args: []any{"apple", 1}}
 	done := 0
 	opts.Progress = func(n, total int) { done = n; assert.Equal(t, 300, total) }
 	a, err := amplify.Run(opts)
@@ -62,6 +66,7 @@ func TestAmplifyIsSeeded(t *testing.T) {
 	b, err := amplify.Run(opts)
 	require.NoError(t, err)
 	a.Options.Progress = nil
+	a.Options.Class, b.Options.Class = nil, nil // funcs never compare equal
 	assert.Equal(t, a, b)
 	assert.Equal(t, int64(1), a.Executions.P50, "most operations run once")
 	assert.Greater(t, a.Executions.Max, int64(1), "some run again")
@@ -75,19 +80,23 @@ func TestAmplifyRejectsBadOptions(t *testing.T) {
 		{Outer: amplify.MaxOuter + 1, MaxRetries: 4},
 		{Outer: 3, MaxRetries: 11},
 		{Outer: 3, MaxRetries: 4, TimeoutMs: 100},
-		{Outer: 3, MaxRetries: 4, Method: "Get"},
+		{Outer: 3, MaxRetries: 4, Class: examples.NewInventory},
+		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 0.5, Trials: 1},
 		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 2, Trials: 1},
 		{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 0.5, Trials: 0},
 	} {
 		_, err := amplify.Run(o)
 		assert.Error(t, err, "%+v", o)
 	}
+	_, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4, Fault: transport.LoseRequest, Rate: 0.5, Trials: 1})
+	assert.EqualError(t, err, `amplify: Class is nil: to simulate, give the class whose Method the loop calls (the demo's: Class examples.NewInventory, Method "SetQuantity", Args ["apple", 1])`)
 }
 
 // Rule H2: trial seeds do not wrap past 2^64 (Seed+Trials-1 went round
 // to 0), and Trials is bounded.
 func TestH2_RunRefusesTrialSeedsPastUint64(t *testing.T) {
-	o := amplify.Options{Outer: 1, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 0.1, Trials: 3, Seed: math.MaxUint64}
+	o := amplify.Options{Outer: 1, MaxRetries: 4, Fault: transport.LoseResponse, Rate: 0.1, Trials: 3, Seed: math.MaxUint64,
+		Class: examples.NewInventory, Method: "SetQuantity", Args: []any{"apple", 1}}
 	_, err := amplify.Run(o)
 	require.ErrorIs(t, err, stub.ErrRange)
 	assert.ErrorContains(t, err, "amplify: seed 18446744073709551615 with 3 trials: out of range: the last trial's seed, Seed+Trials-1, overflows a uint64")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dosim/dosim/amplify"
+	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/transport"
 )
 
@@ -18,6 +19,7 @@ func ExampleWorst() {
 // method marked Retryable runs on every delivery.
 func ExampleRun() {
 	res, err := amplify.Run(amplify.Options{Outer: 3, MaxRetries: 4,
+		Class: examples.NewInventory, Method: "SetQuantity", Args: []any{"apple", 1},
 		Fault: transport.LoseResponse, Rate: 1, Trials: 10, Seed: 1})
 	if err != nil {
 		fmt.Println(err)

@@ -98,6 +98,7 @@ func (o *amplifyCmd) validate() error {
 		if !slices.Contains([]string{"SetQuantity", "AddOne"}, o.method) {
 			return usageErrorf("amplify: --method: %s: allowed are SetQuantity (marked Retryable) and AddOne (not marked)", quote.Q(o.method))
 		}
+		o.opts.Class, o.opts.Namespace, o.opts.Args = o.a.classes["inventory"], "INVENTORY", inventoryArgs[o.method]
 	} else if o.opts.Rate > 0 || o.class != "" || o.argsFlag != "" {
 		var err error
 		if o.target, o.marked, err = o.a.amplifyClass(&o.opts, o.class, o.given("method"), o.argsFlag); err != nil {
@@ -162,6 +163,10 @@ func checkTrials(given func(flag string) bool, trials int, seed uint64) error {
 	}
 	return nil
 }
+
+// inventoryArgs are the arguments amplify passes the built-in inventory's
+// methods.
+var inventoryArgs = map[string][]any{"SetQuantity": {"apple", 1}, "AddOne": {"apple"}}
 
 // ifInventory is builtIn when the built-in inventory is amplify's default
 // class, else other.

@@ -105,6 +105,7 @@ func WithClasses(classes map[string]runtime.Constructor) Option {
 func WithBuiltInClasses() Option {
 	return optionFunc(func(a *app) {
 		ctors := examples.Constructors()
+		a.demo = &demoProgram{class: examples.NewInventory, faults: examples.DemoFaults, run: examples.Demo}
 		a.regs = append(a.regs, scenario.WithBuiltInClasses(ctors))
 		maps.Copy(a.classes, ctors)
 		for name := range ctors {
@@ -144,6 +145,7 @@ type app struct {
 	regs           []scenario.Option              // for scenario.Load, in the order given
 	classes        map[string]runtime.Constructor // every registered class
 	builtIns       map[string]bool                // the classes WithBuiltInClasses registered (and none replaced)
+	demo           *demoProgram                   // dosim demo's program; nil without WithBuiltInClasses
 	// stall is --stall-limit (0: the watchdog off), passed to every
 	// simulation a command runs: runtime.WithStallLimit, scenario.StallLimit
 	// and, through stallOption, the options structs of explore, verify and

@@ -6,9 +6,9 @@ import (
 	"io"
 	"sort"
 
-	"github.com/dosim/dosim/examples"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -60,7 +60,7 @@ retries, lost requests and lost replies, so that a failing seed replays exactly.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(a.newRun(), a.newExplore(), a.newVerify(), a.newAmplify(), a.newVersion())
-	if a.hasBuiltIns() {
+	if a.demo != nil {
 		root.AddCommand(a.newDemo())
 	}
 	return root
@@ -80,6 +80,14 @@ changes).` + noOneExitCodesHelp,
 			return nil
 		},
 	}
+}
+
+// demoProgram is what dosim demo runs: WithBuiltInClasses gives it, so
+// that a program without dosim's own classes links none of them.
+type demoProgram struct {
+	class  runtime.Constructor
+	faults func() *transport.FaultPlan
+	run    func(ctx context.Context, rt *runtime.Runtime, ns *runtime.Namespace) (map[string]int, error)
 }
 
 // demoCmd is dosim demo's options.
@@ -119,13 +127,14 @@ func (o *demoCmd) validate() error {
 
 // run runs the demo and writes its report.
 func (o *demoCmd) run(e env) error {
-	rt := runtime.New(runtime.WithSeed(o.seed), runtime.WithFaults(examples.DemoFaults()), runtime.WithStallLimit(o.a.stall))
+	demo := o.a.demo
+	rt := runtime.New(runtime.WithSeed(o.seed), runtime.WithFaults(demo.faults()), runtime.WithStallLimit(o.a.stall))
 	defer rt.Close()
-	ns := rt.Namespace("INVENTORY", examples.NewInventory)
+	ns := rt.Namespace("INVENTORY", demo.class)
 	var stock map[string]int
 	err := rt.Run(func(ctx context.Context) error {
 		var err error
-		stock, err = examples.Demo(ctx, rt, ns)
+		stock, err = demo.run(ctx, rt, ns)
 		return err
 	})
 	if err != nil {

@@ -130,42 +130,48 @@ func (*Session) VerifySamples() map[string]Sample { return sessionSamples }
 // VerifySamples gives verify the arguments and storage to try Tally's methods with.
 func (*Tally) VerifySamples() map[string]Sample { return tallySamples }
 
-var classes = []Class{
-	{Name: "booth", Doc: "a ticket booth in SQL: Hold and Pay marked Retryable and idempotent by their keys, holds that run out (datetime('now')), an alarm that releases them, a confirmation queued after each payment (rules C1, C2)", New: NewBooth,
-		Samples: boothSamples},
-	{Name: "booth-leaky", Doc: "booth with a planted bug: its marked Pay charges before it looks whether the hold is paid, so a retry charges the card again", New: NewBoothLeaky,
-		Samples: boothSamples},
-	{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
-		Samples: bucketSamples},
-	{Name: "chat", Doc: "a chat room of WebSockets after the platform's hibernation example: GET /join?name=NAME connects a member (its name in the socket's attachment), each message is broadcast to every member, a leave is announced (rules W1-W5)", New: NewChat,
-		Samples: chatSamples},
-	{Name: "chores", Doc: "background work that never settles, each beside its fix: a queue that never drains (Poison(true)), an alarm that re-arms for ever (WatchForever), schedules that keep growing (Sprout), an alarm retried for ever (Kick); rule C8", New: NewChores,
-		Samples: choresSamples},
-	{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter,
-		Samples: counterSamples},
-	{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory,
-		Samples: inventorySamples},
-	{Name: "ledger", Doc: "Transfer made safe to retry by an idempotency key (the fix), Deposit (not marked), Balance", New: NewLedger,
-		Samples: ledgerSamples},
-	{Name: "mailer", Doc: "Send marked Retryable although each run sends another email (the classic mistake)", New: NewMailer,
-		Samples: mailerSamples},
-	{Name: "outbox", Doc: "Post queues a webhook; the queue retries Deliver with backoff and dead-letters what fails (rule A6)", New: NewOutbox,
-		Samples: outboxSamples},
-	{Name: "seats", Doc: "a seat map in SQL (UNIQUE seat): Book marked Retryable and idempotent by its booking id, Cancel, Holder, Booked", New: NewSeats,
-		Samples: seatsSamples},
-	{Name: "seats-leaky", Doc: "seats with a planted bug: Book marked Retryable inserts without its booking id, so a retry fails on UNIQUE", New: NewSeatsLeaky,
-		Samples: seatsSamples},
-	{Name: "session", Doc: "Hit counts in storage and in a field cache; HitsCached trusts the cache (wrong after an eviction), Hits reloads it (the fix)", New: NewSession,
-		Samples: sessionSamples},
-	{Name: "tally", Doc: "Vote replies once its write is durable (the output gate); VoteFast replies before (AllowUnconfirmed: a lost write the caller was told succeeded)", New: NewTally,
-		Samples: tallySamples},
+// classes returns the built-in classes, sorted by name: a function, not a
+// package variable, so that a program importing package examples for one
+// name (cli does, for WithBuiltInClasses) links no class it never asks for.
+func classes() []Class {
+	return []Class{
+		{Name: "booth", Doc: "a ticket booth in SQL: Hold and Pay marked Retryable and idempotent by their keys, holds that run out (datetime('now')), an alarm that releases them, a confirmation queued after each payment (rules C1, C2)", New: NewBooth,
+			Samples: boothSamples},
+		{Name: "booth-leaky", Doc: "booth with a planted bug: its marked Pay charges before it looks whether the hold is paid, so a retry charges the card again", New: NewBoothLeaky,
+			Samples: boothSamples},
+		{Name: "bucket", Doc: "a blob store served by a fetch handler (http.Handler): PUT, GET, DELETE /NAME", New: NewBucket,
+			Samples: bucketSamples},
+		{Name: "chat", Doc: "a chat room of WebSockets after the platform's hibernation example: GET /join?name=NAME connects a member (its name in the socket's attachment), each message is broadcast to every member, a leave is announced (rules W1-W5)", New: NewChat,
+			Samples: chatSamples},
+		{Name: "chores", Doc: "background work that never settles, each beside its fix: a queue that never drains (Poison(true)), an alarm that re-arms for ever (WatchForever), schedules that keep growing (Sprout), an alarm retried for ever (Kick); rule C8", New: NewChores,
+			Samples: choresSamples},
+		{Name: "counter", Doc: "Increment (not marked), Get and Reset (marked Retryable)", New: NewCounter,
+			Samples: counterSamples},
+		{Name: "inventory", Doc: "SetQuantity (marked Retryable), AddOne (not marked), Get", New: NewInventory,
+			Samples: inventorySamples},
+		{Name: "ledger", Doc: "Transfer made safe to retry by an idempotency key (the fix), Deposit (not marked), Balance", New: NewLedger,
+			Samples: ledgerSamples},
+		{Name: "mailer", Doc: "Send marked Retryable although each run sends another email (the classic mistake)", New: NewMailer,
+			Samples: mailerSamples},
+		{Name: "outbox", Doc: "Post queues a webhook; the queue retries Deliver with backoff and dead-letters what fails (rule A6)", New: NewOutbox,
+			Samples: outboxSamples},
+		{Name: "seats", Doc: "a seat map in SQL (UNIQUE seat): Book marked Retryable and idempotent by its booking id, Cancel, Holder, Booked", New: NewSeats,
+			Samples: seatsSamples},
+		{Name: "seats-leaky", Doc: "seats with a planted bug: Book marked Retryable inserts without its booking id, so a retry fails on UNIQUE", New: NewSeatsLeaky,
+			Samples: seatsSamples},
+		{Name: "session", Doc: "Hit counts in storage and in a field cache; HitsCached trusts the cache (wrong after an eviction), Hits reloads it (the fix)", New: NewSession,
+			Samples: sessionSamples},
+		{Name: "tally", Doc: "Vote replies once its write is durable (the output gate); VoteFast replies before (AllowUnconfirmed: a lost write the caller was told succeeded)", New: NewTally,
+			Samples: tallySamples},
+	}
 }
 
 // Classes returns the built-in classes, sorted by name.
-func Classes() []Class { return append([]Class(nil), classes...) }
+func Classes() []Class { return classes() }
 
 // LookupClass returns the built-in class called name.
 func LookupClass(name string) (Class, bool) {
+	classes := classes()
 	i := sort.Search(len(classes), func(i int) bool { return classes[i].Name >= name })
 	if i < len(classes) && classes[i].Name == name {
 		return classes[i], true
@@ -175,6 +181,7 @@ func LookupClass(name string) (Class, bool) {
 
 // ClassNames returns the names of the built-in classes, sorted.
 func ClassNames() []string {
+	classes := classes()
 	out := make([]string, len(classes))
 	for i, c := range classes {
 		out[i] = c.Name
@@ -187,6 +194,7 @@ func ClassNames() []string {
 // a program of yours can merge its own classes into. The map is new on
 // every call.
 func Constructors() map[string]runtime.Constructor {
+	classes := classes()
 	out := make(map[string]runtime.Constructor, len(classes))
 	for _, c := range classes {
 		out[c.Name] = c.New

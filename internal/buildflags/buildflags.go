@@ -6,7 +6,10 @@
 package buildflags
 
 import (
+	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,4 +40,50 @@ func Main(m *testing.M) {
 		panic(err)
 	}
 	os.Exit(m.Run())
+}
+
+// UserModule writes a module of a user's in a temporary directory (go.mod
+// requiring dosim, replaced by the checkout at root, and root's go.sum,
+// beside files, named by their path in the module) and returns it with
+// a function that runs the go command in it with Flags, failing t when
+// the command fails. The tests that build what a user would build call
+// it: the api package's go fix test, cli's test of what a binary links.
+// It skips t under -short or without a go command.
+func UserModule(t testing.TB, root string, files map[string][]byte) (dir string, goCmd func(args ...string) []byte) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a module of its own: run without -short")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	mod := "module example.com/user\n\ngo 1.26\n\nrequire github.com/dosim/dosim v0.0.0\n\nreplace github.com/dosim/dosim => " + root + "\n"
+	files = maps.Clone(files)
+	files["go.mod"], files["go.sum"] = []byte(mod), sum
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod "+Flags())
+	return dir, func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(goBin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("go %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr)
+		}
+		return out
+	}
 }

@@ -626,7 +626,6 @@ var allowedEdges = map[edge]bool{
 	{from: "examples/wallet", to: "stub"}:       true, // its generated typed stub
 	{from: "examples/wallet", to: "stub/typed"}: true,
 
-	{from: "amplify", to: "examples"}:  true,
 	{from: "amplify", to: "runtime"}:   true,
 	{from: "amplify", to: "stub"}:      true,
 	{from: "amplify", to: "transport"}: true,
