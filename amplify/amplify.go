@@ -155,6 +155,9 @@ func Run(opts Options) (*Result, error) {
 	if opts.Class == nil {
 		return nil, errors.New("amplify: Class is nil: to simulate, give the class whose Method the loop calls (the demo's: Class examples.NewInventory, Method \"SetQuantity\", Args [\"apple\", 1])")
 	}
+	if opts.Fault.OnConnection() {
+		return nil, fmt.Errorf("amplify: fault %v strikes a WebSocket connection, not an attempt: amplify draws a fault for every attempt", opts.Fault)
+	}
 	plan := transport.Random(transport.Rates{opts.Fault: opts.Rate})
 	if err := plan.Validate(); err != nil {
 		return nil, fmt.Errorf("amplify: %w", err)

@@ -15,8 +15,8 @@ const (
 	setQuantity = "../testdata/scenarios/setquantity-overwrites-addone.yaml"
 	allRates    = "fail-after-delivery=0.04,lose-request=0.04,lose-response=0.04,lose-while-running=0.04,not-delivered=0.04,overloaded=0.04"
 	// defaultRates are explore.DefaultRates as --rates spells them: every
-	// fault kind, resets and failing writes rarer.
-	defaultRates = allRates + ",reset=0.01,storage-write-fails=0.01"
+	// fault kind, resets and failing writes rarer, connection drops too.
+	defaultRates = "drop-connection=0.04," + allRates + ",reset=0.01,storage-write-fails=0.01"
 )
 
 // Without faults the outbox's queue, retries and dead letters used to be

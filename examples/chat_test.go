@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -86,9 +87,13 @@ func mustChat(t *testing.T, ns *runtime.Namespace) *stub.Stub {
 // reconnect while their upgrade fails gives every member every message
 // sent after it joined (an upgrade whose 101 was lost dropped, and was
 // announced as a leave before the member joined again), and the model
-// checks every history, its WebSocket turns replayed. The histories with WebSocket turns
-// are not judged by the model yet: the sweep sets no minimum share.
+// checks every history, its WebSocket turns replayed. The default rates
+// drop connections too (drop-connection, as a message is sent): a member
+// whose connection dropped hears nothing more, and one that joined after
+// ada's connection dropped may never hear of her; but when ada's own
+// "hi" came back to her, every member still connected hears it.
 func TestW5_TheChatRoomExploresClean(t *testing.T) {
+	drops := 0
 	sum := dosimtest.Func(t, explore.Options{Seeds: 500}, func(ctx context.Context, rt *runtime.Runtime) error {
 		ns := rt.Namespace("CHAT", examples.NewChat)
 		var members []*object.WebSocket
@@ -102,24 +107,54 @@ func TestW5_TheChatRoomExploresClean(t *testing.T) {
 		if err := members[0].Send("hi"); err != nil {
 			return err
 		}
-		for _, ws := range members {
-			for { // a member whose upgrade dropped was announced as gone before it joined again
-				m, err := ws.Receive(ctx)
-				if err != nil {
-					return err
-				}
-				if m.Text == "ada: hi" {
-					break
-				}
-				if !strings.HasSuffix(m.Text, " left") {
-					return &unexpected{got: m.Text}
-				}
+		if err := rt.Sleep(ctx, 10*time.Second); err != nil { // all that will arrive has
+			return err
+		}
+		heard := make([]string, len(members))
+		for i, ws := range members {
+			var err error
+			if heard[i], err = heardOfHi(ctx, ws); err != nil {
+				return err
 			}
+			if heard[i] == "dropped" {
+				drops++
+			}
+		}
+		if heard[0] == "ada: hi" && heard[1] == "nothing" {
+			return errors.New("bob, still connected, never heard ada's hi, which the room sent back to her")
 		}
 		return nil
 	})
 	assert.Zero(t, sum.Unchecked[explore.ReasonUnreproducible], "every WebSocket turn replayed")
 	assert.True(t, sum.CheckedEnough(), "checked %.2f", sum.CheckedShare())
+	assert.Positive(t, sum.Fired["websocket"]["drop-connection"], "the default rates dropped connections")
+	assert.Positive(t, drops, "some member saw its connection drop")
+}
+
+// heardOfHi reads what ws has received, without waiting: ada's "hi", or
+// the news that ada left, or that ws's own connection dropped
+// ("dropped"), or none of them ("nothing"). A member whose upgrade
+// dropped was announced as gone before it joined again: those leaves are
+// skipped.
+func heardOfHi(ctx context.Context, ws *object.WebSocket) (string, error) {
+	now, cancel := context.WithCancel(ctx)
+	cancel() // Receive returns what arrived, then ends
+	for {
+		m, err := ws.Receive(now)
+		var closed *object.CloseError
+		switch {
+		case errors.As(err, &closed) && closed.Code == 1006:
+			return "dropped", nil
+		case errors.Is(err, context.Canceled):
+			return "nothing", nil
+		case err != nil:
+			return "", err
+		case m.Text == "ada: hi" || m.Text == "ada left":
+			return m.Text, nil
+		case !strings.HasSuffix(m.Text, " left"):
+			return "", &unexpected{got: m.Text}
+		}
+	}
 }
 
 type unexpected struct{ got string }

@@ -114,18 +114,41 @@ func (s *Summary) addPaths(pc pathCounts) {
 	}
 }
 
-// addFired counts the faults a run's attempts met.
-func (s *Summary) addFired(faults []transport.Rule) {
-	for _, f := range faults {
+// firedSockets is the key under which Summary.Fired counts the faults
+// that struck WebSocket connections, not a method's attempts.
+const firedSockets = "websocket"
+
+// countDrops counts the connections a run's fault drop-connection
+// dropped.
+func countDrops(events []object.Event) int {
+	n := 0
+	for _, e := range events {
+		if e.Kind == object.EventWebSocketDrop {
+			n++
+		}
+	}
+	return n
+}
+
+// addFired counts the faults a run's attempts met, and the connections
+// it dropped (under firedSockets).
+func (s *Summary) addFired(faults []transport.Rule, drops int) {
+	count := func(method string, f transport.Fault, n int) {
 		if s.Fired == nil {
 			s.Fired = map[string]map[string]int{}
 		}
-		m := s.Fired[f.Method]
+		m := s.Fired[method]
 		if m == nil {
 			m = map[string]int{}
-			s.Fired[f.Method] = m
+			s.Fired[method] = m
 		}
-		m[f.Fault.String()]++
+		m[f.String()] += n
+	}
+	for _, f := range faults {
+		count(f.Method, f.Fault, 1)
+	}
+	if drops > 0 {
+		count(firedSockets, transport.DropConnection, drops)
 	}
 }
 
@@ -166,11 +189,13 @@ func (s *Summary) CheckedEnough() bool {
 	return s.CheckedShare() >= s.minChecked()
 }
 
-// NeverFired lists the faults the rates name that struck no attempt.
+// NeverFired lists the attempt faults the rates name that struck no
+// attempt. (A connection fault strikes only where the runs open
+// WebSockets; those it struck are counted under "websocket".)
 func (s *Summary) NeverFired() []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(s.Rates)) {
-		if s.Rates[name] <= 0 {
+		if f, err := transport.ParseFault(name); s.Rates[name] <= 0 || (err == nil && f.OnConnection()) {
 			continue
 		}
 		fired := false

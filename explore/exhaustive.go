@@ -145,8 +145,8 @@ func ParseFaultSet(v string) ([]transport.Rule, error) {
 			return nil, fmt.Errorf("%w: fault %q: want a call from 1 and an attempt from 1 to 11", ErrOptions, part)
 		}
 		f, err := transport.ParseFault(fault)
-		if err != nil || f == transport.None {
-			return nil, fmt.Errorf("%w: fault %q: unknown fault %q; allowed are %s", ErrOptions, part, fault, faultNames())
+		if err != nil || f == transport.None || f.OnConnection() {
+			return nil, fmt.Errorf("%w: fault %q: unknown fault %q; allowed are %s", ErrOptions, part, fault, attemptFaultNames())
 		}
 		if seen[[2]int{call, attempt}] {
 			return nil, fmt.Errorf("%w: fault %q: call %d attempt %d given twice: one fault per attempt", ErrOptions, part, call, attempt)

@@ -230,7 +230,7 @@ func TestExhaustive_BadOptions(t *testing.T) {
 	fe, err := explore.NewFunc(explore.Options{Exhaustive: true, Rates: transport.Rates{transport.LoseRequest: 0}}, doubleCompensation)
 	require.NoError(t, err)
 	_, err = fe.Exhaustive(context.Background())
-	assert.ErrorContains(t, err, "name no fault kind with a rate above 0")
+	assert.ErrorContains(t, err, "name no attempt fault with a rate above 0")
 	_, err = fe.SweepContext(context.Background())
 	assert.ErrorIs(t, err, explore.ErrOptions, "SweepContext returns the error")
 	sum := fe.Sweep() // the deprecated form, kept

@@ -91,12 +91,14 @@ func newTree(opts Options, sum *Summary, run func(rules []transport.Rule) (*Seed
 	var kinds []transport.Fault
 	var names []string
 	for _, f := range transport.Faults() {
-		if opts.Rates[f] > 0 {
+		// A connection fault strikes no attempt: its drops are the
+		// seed's, drawn at its rate in every run of the tree.
+		if opts.Rates[f] > 0 && !f.OnConnection() {
 			kinds, names = append(kinds, f), append(names, f.String())
 		}
 	}
 	if len(kinds) == 0 {
-		return nil, fmt.Errorf("%w: rates %s name no fault kind with a rate above 0: an exhaustive search places the kinds the rates name", ErrOptions, RatesText(rateNames(opts.Rates)))
+		return nil, fmt.Errorf("%w: rates %s name no attempt fault with a rate above 0: an exhaustive search places the kinds of attempt faults the rates name", ErrOptions, RatesText(rateNames(opts.Rates)))
 	}
 	cert := &Certificate{MaxFaults: opts.MaxFaults, Kinds: names, MaxRuns: opts.MaxRuns}
 	sum.Exhaustive = cert
@@ -243,7 +245,7 @@ func (t *tree) count(node []transport.Rule, r treeRun) {
 	t.hash.add(node)
 	s, res := t.sum, r.res
 	s.addPaths(res.paths)
-	s.addFired(res.Faults)
+	s.addFired(res.Faults, res.drops)
 	s.Histories += res.Checked
 	for why, n := range res.Unchecked {
 		if s.Unchecked == nil {

@@ -155,8 +155,9 @@ func methodMarks(ns string, ctor runtime.Constructor) (map[string]bool, error) {
 }
 
 // runOptionsAt are the scenario run options, but the seed: random faults
-// drawn at rates, or an explicit fault set when rules is not nil; link
-// latency l and schedule sched.
+// drawn at rates, or an explicit fault set when rules is not nil (with the
+// connection faults of rates, which strike no attempt); link latency l and
+// schedule sched.
 func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l transport.Latency, sched runtime.Schedule) []scenario.RunOption {
 	opts := []scenario.RunOption{scenario.History(), scenario.Horizon(horizon(e.opts.Horizon, e.sc)), scenario.Settled(certain(e.recurringOK())),
 		scenario.Schedule(sched)}
@@ -171,7 +172,9 @@ func (e *Explorer) runOptionsAt(rules []transport.Rule, rates transport.Rates, l
 		base = e.sc.Faults.Rules
 	}
 	if rules != nil {
-		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...), Latency: l}))
+		// The seed's connection drops stay, as its latency does: they
+		// strike messages, not the attempts a fault set names.
+		return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: append(append([]transport.Rule(nil), rules...), base...), Rates: rates.OnConnection(), Latency: l}))
 	}
 	return append(opts, scenario.ReplaceFaults(scenario.Faults{Rules: base, Rates: rates, Latency: l}))
 }
@@ -199,6 +202,7 @@ type SeedResult struct {
 	Linear map[string]*History
 
 	paths    pathCounts
+	drops    int  // connections the fault drop-connection dropped
 	timedOut bool // a linearizability check ran out of its time (shrinking only)
 }
 
@@ -207,7 +211,7 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 	run := e.opts.seedRun(e.sched, seed)
 	switch {
 	case rules != nil: // a seed's shrunk faults keep its latency and schedule
-		opts = e.runOptionsAt(rules, nil, run.latency, run.schedule)
+		opts = e.runOptionsAt(rules, run.rates, run.latency, run.schedule)
 	case run.swarm:
 		opts = e.runOptionsAt(nil, run.rates, run.latency, run.schedule)
 		if mode.sweep {
@@ -228,6 +232,7 @@ func (e *Explorer) check(seed uint64, rules []transport.Rule, mode checkMode) (*
 	}
 	out := &SeedResult{Seed: seed, Result: res, Faults: drawn(res)}
 	out.paths = countPaths(res.Calls, res.Events, marksOfCall(e.marks))
+	out.drops = countDrops(res.Events)
 	out.Violations = append(out.Violations, e.invariants(seed, res)...)
 	for _, f := range res.CheckExplore() {
 		out.Violations = append(out.Violations, Violation{Seed: seed, Kind: KindExpectation, Message: f.String()})

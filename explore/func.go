@@ -209,7 +209,8 @@ func (fe *FuncExplorer) runtimeOf(seed uint64, r seedRun, rules []transport.Rule
 	latency := r.latency
 	plan := transport.Random(r.rates)
 	if rules != nil {
-		plan = transport.Plan(rules...)
+		// The seed's connection drops stay, as its latency does.
+		plan = transport.Plan(rules...).WithRandom(r.rates.OnConnection())
 	}
 	if latency.On() {
 		plan = plan.WithLatency(latency)
@@ -255,6 +256,7 @@ func (fe *FuncExplorer) checkRun(seed uint64, rt *runtime.Runtime, h time.Durati
 	broken := map[string]bool{}
 	out.Violations = append(out.Violations, fe.invariants(seed, calls, namespaces, broken)...)
 	events := rt.Events()
+	out.drops = countDrops(events)
 	out.paths = countPaths(calls, events, func(c *runtime.CallRecord) bool {
 		ns := namespaces[c.Namespace]
 		if ns == nil || broken[c.Namespace] {

@@ -299,10 +299,16 @@ func isDigest(s string) bool {
 	return err == nil && strings.ToLower(h) == h
 }
 
-func faultNames() string {
-	var names []string
-	for _, f := range transport.Faults() {
-		names = append(names, f.String())
+func faultNames() string { return namesOf(transport.Faults()) }
+
+// attemptFaultNames lists the faults a fault set names: those of attempts.
+func attemptFaultNames() string { return namesOf(transport.AttemptFaults()) }
+
+// namesOf lists faults by name.
+func namesOf(faults []transport.Fault) string {
+	names := make([]string, len(faults))
+	for i, f := range faults {
+		names[i] = f.String()
 	}
 	return strings.Join(names, ", ")
 }

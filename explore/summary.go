@@ -208,7 +208,7 @@ func (s *Summary) seal() { s.Fingerprint = s.fingerprint() }
 func (s *Summary) add(r *SeedResult) {
 	s.Ran++
 	s.addPaths(r.paths)
-	s.addFired(r.Faults)
+	s.addFired(r.Faults, r.drops)
 	s.Histories += r.Checked
 	for why, n := range r.Unchecked {
 		if s.Unchecked == nil {

@@ -55,6 +55,10 @@ const (
 	// EventWebSocketError: the object's handler of a socket's event failed
 	// (Err), or the object could not be built for it.
 	EventWebSocketError = "websocket.error"
+	// EventWebSocketDrop: the fault drop-connection dropped a socket's
+	// connection as a message was sent (Note: the way it was going, to the
+	// object or to the client) (rule W5).
+	EventWebSocketDrop = "websocket.drop"
 )
 
 // Event is one entry of the runtime's typed event log: what alarms,
@@ -139,7 +143,7 @@ func (e Event) Text() string {
 		add("reason=%s message=%q", e.Reason, e.Err)
 	case EventEvicted:
 		add("idle=%v", e.Delay)
-	case EventWebSocketAccept, EventWebSocketMessage, EventWebSocketClose, EventWebSocketError:
+	case EventWebSocketAccept, EventWebSocketMessage, EventWebSocketClose, EventWebSocketError, EventWebSocketDrop:
 		e.socketText(add)
 	case EventBreaker:
 		add("name=%s state=%s", e.Name, e.State)

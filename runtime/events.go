@@ -51,6 +51,9 @@ func (h *host) event(e object.Event) {
 	e.At, e.Namespace, e.Object = r.k.Now(), h.ns.name, h.target.Object
 	r.events.add(e)
 	switch {
+	case e.Kind == object.EventWebSocketDrop:
+		// The link's fault, not the object's doing: the turn it struck
+		// during does not own it, and its replay draws no fault.
 	case r.hist != nil:
 		r.noteEvent(h, e)
 	case r.replay != nil:

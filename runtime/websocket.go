@@ -194,10 +194,13 @@ func (s *socket) Send(from *object.WebSocket, m object.Message) error {
 		s.post(&s.down, false, wsEvent{msg: m})
 		return nil
 	}
+	if s.dropped {
+		return nil // lost, as a browser's send on a dropped (CLOSED) socket is
+	}
 	if s.clientClosed {
 		return errAfterClose
 	}
-	if s.serverClosed || s.dropped {
+	if s.serverClosed {
 		return nil
 	}
 	s.post(&s.up, true, wsEvent{msg: m})

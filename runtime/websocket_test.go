@@ -481,3 +481,33 @@ func TestW5_ADroppedConnectionClosesBothEnds(t *testing.T) {
 	})
 	assert.Equal(t, []string{`close 1006 "WebSocket disconnected without sending Close frame." clean=false`}, log)
 }
+
+// W5: the fault drop-connection, drawn as a message is sent, drops the
+// connection: the message is lost, the client's Receive ends with 1006,
+// the object's WebSocketClose gets 1006 and wasClean false, the client's
+// later sends are lost without an error (a browser's send on a closed
+// socket), and the trace names the fault; a seed drops the same messages
+// on every run.
+func TestW5_ADrawnDropClosesBothEndsAndIsTraced(t *testing.T) {
+	trace := func() (string, []string) {
+		var log []string
+		rt := newRuntime(t, runtime.WithSeed(5), runtime.WithFaults(transport.Random(transport.Rates{transport.DropConnection: 1})))
+		ns := rt.Namespace("LOG", func(s *object.State) object.Object { return logRoom{st: s, log: &log} })
+		run(t, rt, func(ctx context.Context) error {
+			a := connectAs(t, ctx, ns, "a")
+			require.NoError(t, a.Send("lost"))
+			_, err := a.Receive(ctx)
+			var closed *object.CloseError
+			require.ErrorAs(t, err, &closed)
+			assert.Equal(t, 1006, closed.Code)
+			assert.NoError(t, a.Send("after"), "a send on a dropped connection is lost, not refused")
+			return rt.Sleep(ctx, time.Second)
+		})
+		return rt.Trace(), log
+	}
+	tr, log := trace()
+	assert.Equal(t, []string{`close 1006 "WebSocket disconnected without sending Close frame." clean=false`}, log, "the message never reached the object")
+	assert.Contains(t, tr, "websocket.drop socket=ws1 to=object fault=drop-connection")
+	again, _ := trace()
+	assert.Equal(t, tr, again)
+}

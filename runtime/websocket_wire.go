@@ -5,7 +5,8 @@ package runtime
 // order holds), each after the link's latency for it
 // (transport.FaultPlan.MessageDelay), never before what was sent before
 // it; so latency reorders messages across sockets only. A connection that
-// drops (Disconnect) loses what is on its wire.
+// drops (Disconnect, or the fault drop-connection as a message is sent)
+// loses what is on its wire.
 
 import (
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/dosim/dosim/internal/sched"
 	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/transport"
 )
 
 // wsWire is one way of a socket's connection.
@@ -29,11 +31,23 @@ type wsArrival struct {
 	ev wsEvent
 }
 
-// post sends ev down w, to the object (toObject) or to the client.
+// post sends ev down w, to the object (toObject) or to the client. A
+// message may meet the fault drop-connection on its way (rule W5): the
+// connection drops and the message is lost with what else is on its
+// wire.
 func (s *socket) post(w *wsWire, toObject bool, ev wsEvent) {
 	r := s.h.ns.r
 	now := r.k.Now()
 	w.sent++
+	if !ev.close && r.faults.DropsConnection(r.seed, s.id, w.sent, toObject) {
+		to := "to=client"
+		if toObject {
+			to = "to=object"
+		}
+		s.h.event(object.Event{Kind: object.EventWebSocketDrop, Name: s.label(), Note: to + " fault=" + transport.DropConnection.String()})
+		s.drop()
+		return
+	}
 	at := max(sched.AddTime(now, r.faults.MessageDelay(r.seed, s.id, w.sent, toObject)), w.last)
 	w.last = at
 	if at <= now && len(w.q) == 0 {
@@ -101,8 +115,14 @@ func (s *socket) Disconnect(from *object.WebSocket) error {
 	if from != s.client {
 		return fmt.Errorf("%w: Disconnect is for the client end: the object closes a socket with Close", object.ErrWebSocket)
 	}
+	s.drop()
+	return nil
+}
+
+// drop drops the connection (Disconnect, or the fault drop-connection).
+func (s *socket) drop() {
 	if s.dropped {
-		return nil
+		return
 	}
 	s.dropped = true
 	s.gen++
@@ -116,7 +136,6 @@ func (s *socket) Disconnect(from *object.WebSocket) error {
 		s.events = append(s.events, wsEvent{close: true, code: 1006, reason: droppedReason, unclean: true})
 		s.run()
 	}
-	return nil
 }
 
 // lostSocket drops the connection of the WebSocket a 101 response carries

@@ -121,6 +121,8 @@ func TestBadInputMessages(t *testing.T) {
 			[]string{"bad.yaml:6: calls[0].outer: 0 is out of range: want an integer from 1 to 100"}, nil},
 		{"unknown fault", head + "faults:\n  rules:\n    - {method: AddOne, fault: lose-reply}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{`bad.yaml:7: faults.rules[0].fault: unknown fault "lose-reply"; allowed are none, not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`}, transport.ErrUnknownFault},
+		{"a rule naming a connection fault (rule W5)", head + "faults:\n  rules:\n    - {method: AddOne, fault: drop-connection}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
+			[]string{`bad.yaml:7: faults.rules[0].fault: drop-connection strikes a WebSocket connection, not an attempt: give it a rate per message under faults.random; a rule names one of none, not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`}, transport.ErrInvalid},
 		{"rule naming unknown things", head + "faults:\n  rules:\n    - {namespace: INV, object: shp, method: AddTwo, attempt: 12}\n    - {method: Get}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
 				`bad.yaml:7: faults.rules[0].namespace: unknown namespace "INV"; defined are INVENTORY`,
@@ -132,7 +134,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"bad random rates", head + "faults:\n  random: {lose-request: 1.5, none: 0.1, lose-response: x}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
 			[]string{
 				"bad.yaml:6: faults.random.lose-request: 1.5 is out of range: want a number from 0 to 1",
-				`bad.yaml:6: faults.random.none: unknown fault "none"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
+				`bad.yaml:6: faults.random.none: unknown fault "none"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails, drop-connection`,
 				`bad.yaml:6: faults.random.lose-response: is a string ("x"): want a rate, a number from 0 to 1`,
 			}, nil},
 		{"rates adding up to more than 1", head + "faults:\n  random: {lose-request: 0.6, lose-response: 0.6}\ncalls: [{stub: shop, method: Get, args: [a]}]\n",
@@ -168,7 +170,7 @@ func TestBadInputMessages(t *testing.T) {
 		{"explore block", head + "calls: [{stub: shop, method: Get, args: [a]}]\nexplore:\n  random: {lose-reply: 0.1, lose-request: 2}\n  expect: {storage: [{stub: nope, key: a, value: 1}]}\n  seeds: 10\n",
 			[]string{
 				"bad.yaml:9: explore.seeds: unknown field; allowed are random, latency, expect, horizon, recurring-alarms, strategy, depth, swarm, exhaustive, max-faults, interleaving",
-				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails`,
+				`bad.yaml:7: explore.random.lose-reply: unknown fault "lose-reply"; allowed are not-delivered, lose-request, lose-while-running, lose-response, overloaded, fail-after-delivery, reset, storage-write-fails, drop-connection`,
 				"bad.yaml:7: explore.random.lose-request: 2 is out of range: want a number from 0 to 1",
 				`bad.yaml:8: explore.expect.storage[0].stub: unknown stub "nope"; defined are shop`,
 			}, nil},

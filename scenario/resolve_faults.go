@@ -54,8 +54,12 @@ func (p *parser) resolveRule(r *rawRule, path string) (transport.Rule, bool) {
 	}
 	if v, good := p.name(r.fault, path+".fault"); good {
 		fault, err := transport.ParseFault(v)
-		if err != nil {
+		switch {
+		case err != nil:
 			p.errorf(r.fault.n, path+".fault", err, "unknown fault %s%s; allowed are %s", quote.Q(v), didYouMean(v, faultList(true)), faultNames(true))
+			good = false
+		case fault.OnConnection():
+			p.errorf(r.fault.n, path+".fault", transport.ErrInvalid, "%s strikes a WebSocket connection, not an attempt: give it a rate per message under faults.random; a rule names one of %s", v, faultNames(true))
 			good = false
 		}
 		rule.Fault = fault
@@ -139,16 +143,19 @@ func (p *parser) ruleReason(x val[string], path string, rule *transport.Rule) bo
 	return good
 }
 
-// faultNames lists the fault names; with none, "none" too.
-func faultNames(none bool) string { return strings.Join(faultList(none), ", ") }
+// faultNames lists the fault names: for a rule, "none" and the attempt
+// faults; for a rate, every fault.
+func faultNames(rule bool) string { return strings.Join(faultList(rule), ", ") }
 
-// faultList is the faults' names, with "none" first if none.
-func faultList(none bool) []string {
+// faultList is faultNames as a list.
+func faultList(rule bool) []string {
 	var names []string
-	if none {
+	faults := transport.Faults()
+	if rule {
 		names = append(names, transport.None.String())
+		faults = transport.AttemptFaults()
 	}
-	for _, f := range transport.Faults() {
+	for _, f := range faults {
 		names = append(names, f.String())
 	}
 	return names

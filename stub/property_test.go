@@ -15,7 +15,7 @@ import (
 // genPlan draws a fault plan: a few rules on Add (unmarked) and Set
 // (marked), with link latency, plus random rates.
 func genPlan(t *rapid.T) *transport.FaultPlan {
-	faults := append([]transport.Fault{transport.None}, transport.Faults()...)
+	faults := append([]transport.Fault{transport.None}, transport.AttemptFaults()...)
 	n := rapid.IntRange(0, 6).Draw(t, "rules")
 	rules := make([]transport.Rule, n)
 	for i := range rules {
@@ -27,7 +27,7 @@ func genPlan(t *rapid.T) *transport.FaultPlan {
 		}
 	}
 	rates := transport.Rates{}
-	for _, f := range transport.Faults() {
+	for _, f := range transport.AttemptFaults() { // a stub's attempts meet these
 		rates[f] = rapid.Float64Range(0, 0.12).Draw(t, "rate-"+f.String())
 	}
 	return transport.Plan(rules...).WithRandom(rates)

@@ -43,5 +43,6 @@ func ExampleFault_Stage() {
 	// fail-after-delivery at the reply      ambiguous=false retryable=false
 	// reset               while running     ambiguous=false retryable=false
 	// storage-write-fails nowhere           ambiguous=false retryable=false
+	// drop-connection     on a connection   ambiguous=true  retryable=false
 	// reply lost (lose-response): the caller cannot tell whether the method ran (it did)
 }

@@ -48,6 +48,16 @@ const (
 	// AllowUnconfirmed does not hold the reply: it goes, and then the
 	// write is lost.
 	StorageWriteFails
+	// DropConnection strikes a WebSocket connection, not an attempt
+	// (Stage OnConnection): as a message is sent either way, the
+	// connection drops. That message and every one still on its wire
+	// either way are lost; the client's end ends with 1006, the object's
+	// WebSocketClose gets 1006 and wasClean false (rule W5). The sender
+	// cannot tell whether what it sent before was handled. It is drawn
+	// per message at its rate (FaultPlan.DropsConnection), from a hash of
+	// its own, so a run's attempts draw as they would without it; it is
+	// given as a rate, never in a rule.
+	DropConnection
 
 	numFaults
 )
@@ -70,6 +80,9 @@ const (
 	// AtReply: the method runs to its end and the fault replaces its
 	// reply: the caller learns of the fault, not of the method's result.
 	AtReply
+	// OnConnection: not on an attempt's way but on a WebSocket
+	// connection's, as a message is sent (DropConnection).
+	OnConnection
 )
 
 var stageNames = [...]string{
@@ -77,6 +90,7 @@ var stageNames = [...]string{
 	BeforeObject: "before the object",
 	WhileRunning: "while running",
 	AtReply:      "at the reply",
+	OnConnection: "on a connection",
 }
 
 // String names the stage for a person ("before the object").
@@ -122,6 +136,8 @@ var faults = [numFaults]faultInfo{
 		message: "object reset (reset): " + ResetCodeUpdate.Message()},
 	StorageWriteFails: {name: "storage-write-fails", stage: Nowhere, resets: true,
 		message: "storage write failed (storage-write-fails): " + ResetStorage.Message()},
+	DropConnection: {name: "drop-connection", stage: OnConnection, ambiguous: true,
+		message: "connection dropped (drop-connection): the WebSocket closed with 1006; what was on its wire either way is lost"},
 }
 
 // faultNames lists the names in Fault order, for error messages.
@@ -146,6 +162,19 @@ func Faults() []Fault {
 	out := make([]Fault, 0, numFaults-1)
 	for f := NotDelivered; f < numFaults; f++ {
 		out = append(out, f)
+	}
+	return out
+}
+
+// AttemptFaults lists the faults that strike an attempt (every fault but
+// None and the connection faults), in declaration order: what a rule may
+// name.
+func AttemptFaults() []Fault {
+	out := make([]Fault, 0, numFaults-1)
+	for _, f := range Faults() {
+		if !f.OnConnection() {
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -185,8 +214,14 @@ func (f *Fault) UnmarshalText(b []byte) error {
 }
 
 // Stage says where the fault strikes: BeforeObject (the request never
-// reaches the object), WhileRunning, AtReply, or Nowhere for None.
+// reaches the object), WhileRunning, AtReply, OnConnection for a
+// WebSocket's fault, or Nowhere for None.
 func (f Fault) Stage() Stage { return f.info().stage }
+
+// OnConnection reports whether the fault strikes a WebSocket connection
+// rather than an attempt (DropConnection): it is drawn per message at its
+// rate, never for an attempt, and a rule cannot name it.
+func (f Fault) OnConnection() bool { return f.info().stage == OnConnection }
 
 // Reaches reports whether an attempt with this fault reaches the object.
 func (f Fault) Reaches() bool { return f.info().stage != BeforeObject }

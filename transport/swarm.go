@@ -20,6 +20,8 @@ const (
 // and an enabled kind's rate is drawn uniformly from (0, SwarmMaxRate];
 // when the rates add up to more than SwarmMaxTotal they are scaled down to
 // it. The magnitudes of kinds are not used, only which kinds it names.
+// A connection fault (DropConnection) is on or off the same way, from a
+// draw of its own, its rate per message and apart from that total.
 //
 // The profile is a function of the seed and the kinds alone, so a seed
 // replays with its profile; it is drawn from a hash of the seed apart from
@@ -28,30 +30,52 @@ const (
 // would use, finds the bugs that need many faults of one kind or none of
 // another.
 func Swarm(seed uint64, kinds Rates) Rates {
-	names := make([]Fault, 0, len(kinds))
+	var names, conns []Fault
 	for f, r := range kinds {
-		if f != None && f < numFaults && r > 0 {
+		switch {
+		case f == None || f >= numFaults || r <= 0:
+		case f.OnConnection():
+			conns = append(conns, f)
+		default:
 			names = append(names, f)
 		}
 	}
 	slices.Sort(names)
+	slices.Sort(conns)
 	out := Rates{}
-	if len(names) == 0 {
-		return out
+	if len(names) > 0 {
+		swarmAttempts(seed, names, out)
 	}
-	x := splitmix.Hash(seed ^ 0x2545f4914f6cdd1d)
-	next := func() uint64 { x = splitmix.Hash(x); return x }
-	for _, f := range names {
-		if next()&1 == 1 {
-			out[f] = 0
+	// A connection fault's rate is per message, apart from the attempts'
+	// total: on with probability one half, from a hash of its own, so that
+	// naming it leaves the attempt profile of every seed as it was.
+	y := splitmix.Hash(seed ^ 0x636f6e6e5f737761) // "conn_swa"
+	for _, f := range conns {
+		y = splitmix.Hash(y)
+		if y&1 == 1 {
+			y = splitmix.Hash(y)
+			out[f] = float64(y>>11+1) / (1 << 53) * SwarmMaxRate
 		}
 	}
-	if len(out) == 0 {
-		out[names[next()%uint64(len(names))]] = 0
+	return out
+}
+
+// swarmAttempts draws the attempt faults' profile (Swarm) into out.
+func swarmAttempts(seed uint64, names []Fault, out Rates) {
+	x := splitmix.Hash(seed ^ 0x2545f4914f6cdd1d)
+	next := func() uint64 { x = splitmix.Hash(x); return x }
+	on := make(map[Fault]bool, len(names))
+	for _, f := range names {
+		if next()&1 == 1 {
+			on[f] = true
+		}
+	}
+	if len(on) == 0 {
+		on[names[next()%uint64(len(names))]] = true
 	}
 	sum := 0.0
 	for _, f := range names {
-		if _, on := out[f]; on {
+		if on[f] {
 			// (0, 1] in steps of 2^-53, times the cap: never zero.
 			r := float64(next()>>11+1) / (1 << 53) * SwarmMaxRate
 			out[f] = r
@@ -59,11 +83,12 @@ func Swarm(seed uint64, kinds Rates) Rates {
 		}
 	}
 	if sum > SwarmMaxTotal {
-		for f, r := range out {
-			out[f] = r * SwarmMaxTotal / sum
+		for _, f := range names {
+			if on[f] {
+				out[f] = out[f] * SwarmMaxTotal / sum
+			}
 		}
 	}
-	return out
 }
 
 // SwarmLatency draws the link latency of one seed of a swarm sweep from

@@ -71,8 +71,27 @@ func (r Rule) matches(a Attempt) bool {
 }
 
 // Rates gives each fault the probability that a random draw picks it for
-// an attempt. The rates add up to at most 1; the rest delivers normally.
+// an attempt. The rates of the attempt faults add up to at most 1; the
+// rest delivers normally. A connection fault's rate (DropConnection) is
+// per WebSocket message, drawn on its own, and counts apart.
 type Rates map[Fault]float64
+
+// OnConnection returns the rates of r's connection faults
+// (Fault.OnConnection) alone, nil when it has none: what a run that
+// replays a set of attempt faults as rules keeps of the seed's draws, as
+// it keeps its latency.
+func (r Rates) OnConnection() Rates {
+	var out Rates
+	for f, v := range r {
+		if f.OnConnection() && v > 0 {
+			if out == nil {
+				out = Rates{}
+			}
+			out[f] = v
+		}
+	}
+	return out
+}
 
 // FaultPlan is a set of rules and random rates. The zero value, and a nil
 // *FaultPlan, inject no fault.
@@ -95,10 +114,12 @@ type FaultPlan struct {
 	// namesObjects says a rule names an object (Rule.Object), which may be
 	// its 64-hex-digit id: only then is an attempt's ObjectID worth making.
 	namesObjects bool
-	// draws are the random rates in fault order, made once by WithRandom:
-	// every attempt draws against them, and sorting a map's keys per
-	// attempt cost an explored seed 5% of its time.
+	// draws are the random rates of attempt faults in fault order, made
+	// once by WithRandom: every attempt draws against them, and sorting a
+	// map's keys per attempt cost an explored seed 5% of its time.
 	draws []draw
+	// drop is DropConnection's rate: per WebSocket message.
+	drop float64
 }
 
 // draw is one fault's random rate.
@@ -176,9 +197,29 @@ func (p *FaultPlan) WithRandom(rates Rates) *FaultPlan {
 	}
 	out.index()
 	for _, f := range out.sortedRates() {
+		if f.OnConnection() {
+			continue
+		}
 		out.draws = append(out.draws, draw{fault: f, rate: out.rates[f]})
 	}
+	out.drop = out.rates[DropConnection]
 	return out
+}
+
+// DropsConnection reports whether the WebSocket connection conn drops as
+// its n-th message (from 1) is sent to the object (toObject) or to its
+// client: a draw at DropConnection's rate from a hash of seed, conn, n
+// and the way, apart from every other draw.
+func (p *FaultPlan) DropsConnection(seed uint64, conn, n int, toObject bool) bool {
+	if p == nil || p.drop <= 0 {
+		return false
+	}
+	way := uint64(0x64726f705f636c69) // "drop_cli"
+	if toObject {
+		way = 0x64726f705f6f626a // "drop_obj"
+	}
+	x := splitmix.Hash(splitmix.Hash(seed^way) ^ uint64(conn)<<8 ^ uint64(n))
+	return float64(x>>11)/(1<<53) < p.drop
 }
 
 // Draw is the uniform number in [0, 1) from which a random fault of
@@ -233,6 +274,8 @@ func (p *FaultPlan) Validate() error {
 			return fmt.Errorf("%w: rule %d: Delay is %v, must be >= 0", ErrInvalid, i+1, r.Delay)
 		case r.Fault >= numFaults:
 			return fmt.Errorf("%w: rule %d: Fault is %v, allowed are %s", ErrInvalid, i+1, r.Fault, strings.Join(faultNames[:], ", "))
+		case r.Fault.OnConnection():
+			return fmt.Errorf("%w: rule %d: Fault %v strikes a WebSocket connection, not an attempt: give it a rate (per message) instead", ErrInvalid, i+1, r.Fault)
 		case r.Reason >= ResetBlockFailed:
 			return fmt.Errorf("%w: rule %d: Reason is %v, allowed are code-update, storage, memory-limit", ErrInvalid, i+1, r.Reason)
 		case r.Reason != NoReset && r.Fault != Reset:
@@ -240,15 +283,17 @@ func (p *FaultPlan) Validate() error {
 		}
 	}
 	sum := 0.0
-	for _, dr := range p.draws {
-		f, r := dr.fault, dr.rate
+	for _, f := range p.sortedRates() {
+		r := p.rates[f]
 		if f == None || f >= numFaults {
 			return fmt.Errorf("%w: random rate for %v: not a fault; allowed are %s", ErrInvalid, f, strings.Join(faultNames[1:], ", "))
 		}
 		if !(r >= 0 && r <= 1) {
 			return fmt.Errorf("%w: random rate for %v is %v, must be between 0 and 1", ErrInvalid, f, r)
 		}
-		sum += r
+		if !f.OnConnection() {
+			sum += r
+		}
 	}
 	if sum > 1+1e-9 {
 		return fmt.Errorf("%w: random rates add up to %v, must be at most 1", ErrInvalid, sum)

@@ -45,6 +45,7 @@ func TestFaultTable(t *testing.T) {
 		{transport.FailAfterDelivery, transport.AtReply, true, false, false, true, "object reset after delivery (fail-after-delivery): its in-memory state was lost"},
 		{transport.Reset, transport.WhileRunning, true, false, false, true, "object reset (reset): Durable Object reset because its code was updated."},
 		{transport.StorageWriteFails, transport.Nowhere, true, false, false, true, "storage write failed (storage-write-fails): Internal error in Durable Object storage caused object to be reset"},
+		{transport.DropConnection, transport.OnConnection, true, true, false, false, "connection dropped (drop-connection): the WebSocket closed with 1006; what was on its wire either way is lost"},
 	}
 	require.Len(t, tests, len(transport.Faults())+1, "every fault has a row")
 	for _, tc := range tests {
@@ -55,8 +56,8 @@ func TestFaultTable(t *testing.T) {
 		assert.Equal(t, tc.resets, tc.f.Resets(), "%v resets", tc.f)
 		assert.Equal(t, tc.message, tc.f.Message(), "%v message", tc.f)
 	}
-	assert.Equal(t, "failed (fault(9))", transport.Fault(9).Message())
-	assert.Equal(t, transport.Nowhere, transport.Fault(9).Stage(), "a fault outside the table is no fault")
+	assert.Equal(t, "failed (fault(10))", transport.Fault(10).Message())
+	assert.Equal(t, transport.Nowhere, transport.Fault(10).Stage(), "a fault outside the table is no fault")
 }
 
 // What a record says the link did to an attempt (rule D2).
