@@ -389,6 +389,9 @@ func readsKey(t *runtime.Turn) string {
 			binary.BigEndian.PutUint64(buf[:], rd.Value)
 			b.WriteString(" r")
 			b.WriteString(hex.EncodeToString(buf[:]))
+		case runtime.ReadSocket:
+			b.WriteString(" s")
+			b.WriteString(strconv.FormatUint(rd.Value, 10))
 		case runtime.ReadCall:
 			b.WriteString(" o")
 			b.WriteString(callEffect(rd.Call))

@@ -58,6 +58,10 @@ const (
 	ReadClock  ReadKind = iota + 1 // the virtual clock (State.Now, SQL 'now', Schedule, Retry)
 	ReadRandom                     // a draw of the seeded source (Retry's jitter, SQL random())
 	ReadCall                       // the answer of a call the turn made to another object
+	// ReadSocket is the number a WebSocket the turn accepted got (Value):
+	// the object's count of sockets ever accepted, which turns the model
+	// leaves out (a fetch whose writes were lost) moved on too.
+	ReadSocket
 )
 
 // Read is one thing a turn read from outside its object's storage, in the
@@ -66,7 +70,7 @@ const (
 type Read struct {
 	Kind  ReadKind
 	Time  time.Time // ReadClock: the instant read
-	Value uint64    // ReadRandom: the 64 bits drawn
+	Value uint64    // ReadRandom: the 64 bits drawn; ReadSocket: the socket's number
 	Call  *CallOut  // ReadCall: the call and its answer
 }
 

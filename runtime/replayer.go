@@ -52,6 +52,7 @@ type turnReads struct {
 	clocks []time.Time
 	draws  []uint64
 	calls  []*CallOut
+	socks  []int      // the numbers of the sockets the turn accepted
 	extra  *rand.Rand // draws past the turn's: seeded by the turn
 	// at and k0 are the turn's instant and the kernel's clock when its
 	// replay began: a reading past the turn's own is at + elapsed.
@@ -93,6 +94,8 @@ func (rp *replayer) reads(r *Runtime, t *Turn) *turnReads {
 			tr.draws = append(tr.draws, rd.Value)
 		case ReadCall:
 			tr.calls = append(tr.calls, rd.Call)
+		case ReadSocket:
+			tr.socks = append(tr.socks, int(rd.Value))
 		}
 	}
 	seed := uint64(t.At.UnixNano()) ^ uint64(t.Call)<<32 ^ uint64(t.Attempt)
@@ -176,6 +179,19 @@ func (rp *replayer) clock(r *Runtime, h *host) time.Time {
 	t := tr.clocks[0]
 	tr.clocks = tr.clocks[1:]
 	return t
+}
+
+// socketNumber is the number of the socket a replayed turn of h accepts
+// next: the one the turn's socket got, else next (the object's count plus
+// one).
+func (rp *replayer) socketNumber(r *Runtime, h *host, next int) int {
+	tr := rp.cur
+	if !r.inTurn(h) || tr == nil || len(tr.socks) == 0 {
+		return next
+	}
+	n := tr.socks[0]
+	tr.socks = tr.socks[1:]
+	return n
 }
 
 // replaySource is the seeded source of a replayed turn.

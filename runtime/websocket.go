@@ -81,13 +81,30 @@ func (v hostView) AcceptWebSocket(server *object.WebSocket, tags []string) error
 		return fmt.Errorf("%w: Error: only %d websockets can be accepted on a single Durable Object instance", object.ErrWebSocket, object.MaxWebSockets)
 	}
 	hosting := object.Hosting(seal.Key{})
-	ws.accepted++
+	n := h.socketNumber()
+	ws.accepted = max(ws.accepted, n)
 	h.ns.r.sockets++
-	s := &socket{h: h, n: ws.accepted, id: h.ns.r.sockets, server: server, client: hosting.Peer(server), tags: slices.Clone(tags)}
+	s := &socket{h: h, n: n, id: h.ns.r.sockets, server: server, client: hosting.Peer(server), tags: slices.Clone(tags)}
 	hosting.LinkWebSocket(server, s)
 	ws.add(s)
 	h.event(object.Event{Kind: object.EventWebSocketAccept, Name: s.label(), Note: tagsNote(tags)})
 	return nil
+}
+
+// socketNumber is the number the socket h accepts now gets: one more than
+// it ever accepted, or in a replay the number the replayed turn's socket
+// got; a turn that keeps a history records it (ReadSocket).
+func (h *host) socketNumber() int {
+	r, n := h.ns.r, h.ws.accepted+1
+	if r.replay != nil {
+		return r.replay.socketNumber(r, h, n)
+	}
+	if r.hist != nil {
+		if tl := r.current(h); tl != nil {
+			tl.Reads = append(tl.Reads, Read{Kind: ReadSocket, Value: uint64(n)})
+		}
+	}
+	return n
 }
 
 // tagsNote is the accept event's note: the socket's tags.

@@ -1,6 +1,7 @@
-// Package zoo is a bug zoo: nineteen planted bugs of different kinds,
+// Package zoo is a bug zoo: twenty-three planted bugs of different kinds,
 // each beside its fixed form, as Go drivers (explore.Func) over small
-// classes. Thirteen are shallow: random fault draws alone (the random
+// classes. Seventeen are shallow (four of them over WebSockets): random
+// fault draws alone (the random
 // tie-break, fixed rates, no latency) find each within a few hundred
 // seeds. Six are deep: random fault draws alone miss each within 10,000
 // seeds, and one strategy finds it (Bug.FoundBy): link latency, swarm
@@ -32,6 +33,10 @@
 //	reset-mid-transfer      a reset mid-transfer without a key                    random      reset-retry-without-key.yaml
 //	two-faults              a bug that needs two faults at once                   random      -
 //	crash-window            a key written after its effect (a crash between them) random      -
+//	orphan-presence         an orphan left by a lost upgrade reply                random      examples.Chat
+//	broadcast-after-wake    a broadcast list in a field, emptied by hibernation   random      examples.Chat
+//	field-lost-on-wake      state kept in a field, lost when the object wakes     random      examples.Chat, examples.Session
+//	resent-message          a message handler not idempotent across a resend      random      marked-without-key
 //	overtaken-update        an earlier update that overtakes a later one          latency     explore/latency_test.go
 //	fallback-charge         a fallback that charges again when a call gives up    swarm       explore/swarm_test.go
 //	starved-caller          a first-come, first-served turnstile that starves     pct         explore/pct_test.go

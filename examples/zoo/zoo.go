@@ -73,13 +73,15 @@ const (
 )
 
 // Bugs returns the zoo, in the order of the package's table: the
-// thirteen shallow bugs, then the deep ones. The slice is
+// seventeen shallow bugs (the last four over WebSockets), then the deep
+// ones. The slice is
 // new on every call.
 func Bugs() []Bug {
 	return []Bug{
 		lostUpdate, checkThenAct, markedWithoutKey, factNotAnswer,
 		amplifiedEffect, overtakenRetry, alarmForever, poisonedQueue,
 		scheduleOnRestart, unconfirmedReply, resetMidTransfer, twoFaults, crashWindow,
+		orphanPresence, broadcastAfterWake, fieldLostOnWake, resentMessage,
 		overtakenUpdate, fallbackCharge, starvedCaller, deposedLeaderBug, batchResent, fallbackLadder,
 	}
 }
