@@ -184,10 +184,29 @@ func (e *endpoint) Enter(ctx context.Context) (replaying bool, err error) {
 	if err == sched.ErrNotInTask {
 		if t := sched.FromContext(ctx); t != nil {
 			_, replaying = t.Work().(turn.CallReplayer)
+			if t.Kernel() != e.r.k && !t.Finished() {
+				err = &foreignError{target: e.h.target} // unless a replay answers it
+			}
 		}
 	}
 	return replaying, err
 }
+
+// foreignError is a call through a stub of one runtime from a task of
+// another: most often a namespace a constructor captured, which the
+// runtimes verify and the model make anew do not have.
+type foreignError struct{ target *wire.Target }
+
+// Error names the object and the way out.
+func (e *foreignError) Error() string {
+	return "dosim: a call to " + e.target.Namespace + "/" + e.target.Object +
+		" from a task of another runtime: its stub was made by a namespace of the runtime that defined it, such as one a constructor captured; " +
+		"give the class its namespaces as bindings (runtime.WithBinding) and reach them with runtime.Binding(st, NAME), which every runtime (verify's worlds, the explorer's replays) makes anew"
+}
+
+// Is makes errors.Is(err, ErrNotInTask) hold: the calling task is not
+// one of the stub's runtime.
+func (e *foreignError) Is(target error) bool { return target == ErrNotInTask }
 
 // Replay answers a call that a turn replayed alone makes, from its history.
 func (e *endpoint) Replay(ctx context.Context, method string, args []any) (any, error, bool) {
