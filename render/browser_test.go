@@ -7,54 +7,25 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/internal/browsertest"
 	"github.com/dosim/dosim/render"
 	"github.com/dosim/dosim/scenario"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// Bounds of the browser test. They are wall-clock limits that stop a hung
-// browser; nothing asserts on speed.
-const (
-	browserWatchdog = 4 * time.Minute  // the whole test, browser included
-	browserStep     = 45 * time.Second // one page: open, load, read the DOM
-	browserExit     = 10 * time.Second // the browser and its children to exit
-)
-
-// chromiumPath finds the browser: DOSIM_CHROMIUM, else chromium (Debian's
-// package) or Chrome on PATH. It skips the test, saying how to install one,
-// when there is none; a DOSIM_CHROMIUM that is not executable fails it.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DOSIM_CHROMIUM"); p != "" {
-		path, err := exec.LookPath(p)
-		require.NoError(t, err, "DOSIM_CHROMIUM=%q is not an executable browser", p)
-		return path
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("no Chromium found: apt-get install chromium, or set DOSIM_CHROMIUM=/path")
-	return ""
-}
 
 // pageDOM is what the page shows a person, read from the browser's DOM.
 type pageDOM struct {
@@ -151,7 +122,7 @@ const (
 // the DOM (the SVG timeline and the table) and drawn; every attempt the
 // link failed must be marked with a red cross and a red cell.
 func TestHTMLTimelineInBrowser(t *testing.T) {
-	bin := chromiumPath(t)
+	bin := browsertest.Path(t)
 
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "scenarios", "*.yaml"))
 	require.NoError(t, err)
@@ -168,7 +139,7 @@ func TestHTMLTimelineInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "profile") // a fresh profile, removed with dir
 	require.NoError(t, os.Mkdir(profile, 0o700))
-	browser := startChromium(t, bin, profile)
+	browser := browsertest.Start(t, bin, profile)
 
 	faulted := 0
 	for i, f := range files {
@@ -181,117 +152,6 @@ func TestHTMLTimelineInBrowser(t *testing.T) {
 		checkPage(t, browser, filepath.Join(dir, "all.html"), reports...)
 	})
 	assert.Positive(t, faulted, "no shipped scenario has a link fault: the check that faults are marked checked nothing")
-}
-
-// startChromium starts a headless browser for the test; the test's cleanup
-// stops it and checks that none of its processes is left.
-func startChromium(t *testing.T, bin, profile string) context.Context {
-	t.Helper()
-	watchdog, stopWatchdog := context.WithTimeout(context.Background(), browserWatchdog)
-	var output bytes.Buffer // the browser's stdout and stderr, for a failure
-	var mu sync.Mutex
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-breakpad", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.UserDataDir(profile),
-		chromedp.CombinedOutput(lockedWriter{&mu, &output}),
-	}
-	allocCtx, stopAlloc := chromedp.NewExecAllocator(watchdog, opts...)
-	browserCtx, stopBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		stopBrowser()
-		stopAlloc() // kills the browser and waits for it
-		stopWatchdog()
-		if left := waitForExit(profile, browserExit); len(left) > 0 {
-			t.Errorf("the browser left %d processes behind (pids %v); they were killed", len(left), left)
-		}
-	})
-	// The first Run starts the browser; it lives as long as browserCtx.
-	if err := chromedp.Do(browserCtx); err != nil {
-		mu.Lock()
-		defer mu.Unlock()
-		t.Fatalf("starting %s: %v\nits output:\n%s", bin, err, output.String())
-	}
-	return browserCtx
-}
-
-// lockedWriter serialises writes to a buffer.
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-// waitForExit waits up to limit for every process started with
-// --user-data-dir=profile to exit, then kills (by pid) the ones still
-// there and returns their pids.
-func waitForExit(profile string, limit time.Duration) []int {
-	deadline := time.Now().Add(limit)
-	for {
-		left := processesUsing(profile)
-		if len(left) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			return left
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// processesUsing lists the processes whose command line names the profile
-// directory: the browser and its children (renderer, zygote, crash handler).
-func processesUsing(profile string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil // not Linux: nothing to look at
-	}
-	self := os.Getpid()
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err == nil && isZombie(stat) {
-			continue // exited; its parent has not reaped it yet
-		}
-		if bytes.Contains(cmdline, []byte(profile)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// isZombie reads the state field of /proc/PID/stat.
-func isZombie(stat []byte) bool {
-	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 // checkPage renders the reports to file, opens it in a new tab and checks
@@ -337,7 +197,7 @@ func checkPage(t *testing.T, browser context.Context, file string, reports ...re
 		}
 	}))
 
-	ctx, cancel := context.WithTimeout(tab, browserStep)
+	ctx, cancel := context.WithTimeout(tab, browsertest.Step)
 	defer cancel()
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(pageURL)), "opening %s", pageURL)
 	dom, err := chromedp.Run(ctx, chromedp.Evaluate[pageDOM](readDOM))

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/dosim/dosim/internal/browsertest"
 	"github.com/dosim/dosim/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -131,14 +132,14 @@ const loadInPanel = `(async () => {
 // Chromium is installed, or where the browser lacks the DevTools
 // frontend or the panel's functions it drives.
 func TestChromeTraceInBrowser(t *testing.T) {
-	bin := chromiumPath(t)
+	bin := browsertest.Path(t)
 	reports := shippedReports(t)
 	var b bytes.Buffer
 	require.NoError(t, render.ChromeTrace(&b, reports...))
 	want := checkTraceRules(t, b.Bytes())
 
 	profile := t.TempDir()
-	browser := startChromium(t, bin, profile)
+	browser := browsertest.Start(t, bin, profile)
 	tab, closeTab := chromedp.NewContext(browser)
 	defer closeTab()
 	var (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/dosim/dosim/internal/browsertest"
 	"github.com/dosim/dosim/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,11 +46,11 @@ const readViolations = `(() => {
 // reaches the alarm an hour after the last call, whose mark is drawn
 // under the axis's last label.
 func TestC10_TheViolationLeadsThePageInBrowser(t *testing.T) {
-	bin := chromiumPath(t)
+	bin := browsertest.Path(t)
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "profile")
 	require.NoError(t, os.Mkdir(profile, 0o700))
-	browser := startChromium(t, bin, profile)
+	browser := browsertest.Start(t, bin, profile)
 
 	var page bytes.Buffer
 	r := lateAlarmReport()
@@ -58,7 +59,7 @@ func TestC10_TheViolationLeadsThePageInBrowser(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, page.Bytes(), 0o600))
 	tab, closeTab := chromedp.NewContext(browser)
 	defer closeTab()
-	ctx, cancel := context.WithTimeout(tab, browserStep)
+	ctx, cancel := context.WithTimeout(tab, browsertest.Step)
 	defer cancel()
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate((&url.URL{Scheme: "file", Path: file}).String())))
 	dom, err := chromedp.Run(ctx, chromedp.Evaluate[violationDOM](readViolations))
