@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -21,14 +22,14 @@ type History struct {
 	Events []porcupine.Event
 	c      *checker
 	init   *state
+	end    string // what the object was left with, for a person
 }
 
-// Visualize writes porcupine's HTML visualisation of the history.
+// Visualize writes the history's linearizability page: porcupine's
+// visualisation, each operation labelled short (linear_page.go).
 func (h *History) Visualize(w io.Writer) error {
 	defer h.c.live.close()
-	pm := h.c.porcupineModel(h.init)
-	_, info := porcupine.CheckEventsVerbose(pm, h.Events, 0)
-	return porcupine.Visualize(pm, info, w)
+	return visualize(w, h.c.porcupineModel(h.init), h.Events, h.end)
 }
 
 // linearReport is what the linearizability check of one run found.
@@ -150,7 +151,11 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		if rep.histories == nil {
 			rep.histories = map[string]*History{}
 		}
-		rep.histories[obj] = &History{Object: obj, Events: historyEvents(h, order), c: c, init: init}
+		end := describeStorage(h.obj.Final.Storage)
+		if len(h.end) > 0 {
+			end += ", effects: " + strings.Join(h.end, "; ")
+		}
+		rep.histories[obj] = &History{Object: obj, Events: historyEvents(h, order), c: c, init: init, end: end}
 		rep.violations = append(rep.violations, Violation{Seed: seed, Kind: kind, Object: obj, Message: msg, Unexplained: u})
 	}
 	return rep
