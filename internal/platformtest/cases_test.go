@@ -71,6 +71,7 @@ var cases = []dosimCase{
 	{name: "websocket-chat", waits: true, run: websocketChat},
 	{name: "websocket-wake", waits: true, run: websocketWake},
 	{name: "websocket-auto", run: websocketAuto},
+	{name: "websocket-drop", waits: true, run: websocketDrop},
 	{name: "websocket-limits", run: func(ctx context.Context, e *env) (map[string]any, error) {
 		s, err := e.get(e.name)
 		if err != nil {

@@ -252,6 +252,30 @@ func websocketChat(ctx context.Context, e *env) (map[string]any, error) {
 	return r, nil
 }
 
+// websocketDrop is worker.js's websocket-drop: there the client is
+// another object, reset with the socket in its field; here the client end
+// drops (WebSocket.Disconnect), which is what dosim makes of any
+// connection that goes without a close frame (rule W5).
+func websocketDrop(ctx context.Context, e *env) (map[string]any, error) {
+	s, err := e.get(e.name)
+	if err != nil {
+		return nil, err
+	}
+	a, err := wsConnect(ctx, e.rt, s, e.name, "a", []string{"member"})
+	if err != nil {
+		return nil, err
+	}
+	r := map[string]any{"status": attempt(a.status, nil)}
+	if err := a.ws.Disconnect(); err != nil {
+		return nil, err
+	}
+	if err := e.rt.Sleep(ctx, 100*time.Millisecond); err != nil { // the close's turn runs
+		return nil, err
+	}
+	r["after"] = attempt(s.Call(ctx, "WsInfo", e.name))
+	return r, nil
+}
+
 // websocketAuto is worker.js's websocket-auto.
 func websocketAuto(ctx context.Context, e *env) (map[string]any, error) {
 	s, err := e.get(e.name)

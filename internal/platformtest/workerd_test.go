@@ -189,14 +189,19 @@ func serve(t *testing.T, bin, dir string, port int, files map[string][]byte) (*p
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	// done is closed once workerd has exited, with its error in exitErr:
+	// a wait that failed on start and the cleanup both read it (a channel
+	// of one value, read twice, hung the test for its whole -timeout when
+	// workerd refused its config).
+	var exitErr error
+	done := make(chan struct{})
+	go func() { exitErr = cmd.Wait(); close(done) }()
 	stop := func() {
 		_ = cmd.Process.Kill()
 		<-done
 	}
 	p := &platform{base: fmt.Sprintf("http://127.0.0.1:%d", port), client: &http.Client{Timeout: 5 * time.Minute}}
-	if err := p.waitReady(done); err != nil {
+	if err := p.waitReady(done, func() error { return exitErr }); err != nil {
 		stop()
 		return nil, err
 	}
@@ -215,13 +220,13 @@ func freePort() (int, error) {
 }
 
 // waitReady polls /version until workerd answers, it exits, or 20 s pass.
-func (p *platform) waitReady(exited <-chan error) error {
+func (p *platform) waitReady(exited <-chan struct{}, exitErr func() error) error {
 	deadline := time.Now().Add(20 * time.Second)
 	quick := &http.Client{Timeout: time.Second}
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-exited:
-			return fmt.Errorf("workerd exited: %v", err)
+		case <-exited:
+			return fmt.Errorf("workerd exited: %v", exitErr())
 		default:
 		}
 		resp, err := quick.Get(p.base + "/version")

@@ -266,6 +266,18 @@ class Base extends DurableObject {
       autoAnswered: all.map((w) => this.ctx.getWebSocketAutoResponseTimestamp(w) !== null),
     };
   }
+  // websocket-drop's client: an object that opens a socket to the room
+  // object called room (of namespace cls) and holds it in a field; its
+  // reset (dropSocket) takes the socket with it, without a close frame.
+  async holdSocket(cls, room, user) {
+    const stub = ns(this.env, cls).get(ns(this.env, cls).idFromName(room));
+    const c = await connect(stub, room, user, ["member"]);
+    this.held = c.ws;
+    return c.status;
+  }
+  dropSocket() {
+    this.ctx.abort("drop");
+  }
   wsAuto(request, response) {
     this.ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(request, response));
   }
@@ -399,6 +411,21 @@ const cases = {
     a.ws.send("after15s");
     r.gotAfter15s = { value: await a.next() };
     r.builtAfter15s = { value: await stub.built() };
+    return r;
+  },
+  // A connection that drops without a close frame (rule W5): its client,
+  // another object, is reset with the socket in its field. What does the
+  // room's webSocketClose get?
+  async "websocket-drop"(env, cls, name) {
+    const room = ns(env, cls).get(ns(env, cls).idFromName(name));
+    const client = ns(env, cls).get(ns(env, cls).idFromName(name + "-client"));
+    const r = { status: { value: await client.holdSocket(cls, name, "a") } };
+    try {
+      await client.dropSocket();
+    } catch {
+      // the reset's error: the abort case compares it
+    }
+    r.after = { value: await waitFor(room, name, (i) => i.log.closes.length >= 1) };
     return r;
   },
   async "websocket-limits"(env, cls, name) {
