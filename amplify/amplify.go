@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -83,6 +84,11 @@ type Options struct {
 	Class     runtime.Constructor
 	Args      []any
 	Namespace string
+	// Bindings are the classes Class reaches with runtime.Binding(st,
+	// NAME), by NAME: each trial defines each as the namespace NAME, so a
+	// call of Method may call other objects; what those calls do is
+	// counted apart (Result.CallsOut, Result.ExecutionsOut).
+	Bindings map[string]runtime.Constructor
 	// Progress, if set, is called after each trial.
 	Progress func(done, total int)
 	// StallLimit is the watchdog's wall-clock stall limit of each trial
@@ -114,6 +120,10 @@ type Result struct {
 	Attempts, Deliveries, Executions Distribution
 	// Calls counts the stub calls the loop made per operation.
 	Calls Distribution
+	// CallsOut counts the calls the object made to other objects (through
+	// Options.Bindings) per operation, ExecutionsOut the executions they
+	// caused there: the loop's retries times theirs, one hop on.
+	CallsOut, ExecutionsOut Distribution
 	// OperationLatency is the virtual time of the whole loop;
 	// CallLatency that of each stub call (nanoseconds).
 	OperationLatency, CallLatency Distribution
@@ -139,6 +149,11 @@ func Run(opts Options) (*Result, error) {
 	stubOpts, err := stub.ParseOptions(map[string]any{"maxRetries": opts.MaxRetries, "timeoutMs": opts.TimeoutMs})
 	if err != nil {
 		return nil, fmt.Errorf("amplify: %w", err)
+	}
+	for name, c := range opts.Bindings {
+		if c == nil || name == "" || name == opts.Namespace {
+			return nil, fmt.Errorf("amplify: binding %q: want a name other than the class's namespace and a class", name)
+		}
 	}
 	if opts.Class != nil {
 		if opts.Method == "" {
@@ -169,7 +184,7 @@ func Run(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("amplify: seed %d with %d trials: %w: the last trial's seed, Seed+Trials-1, overflows a uint64", opts.Seed, opts.Trials, stub.ErrRange)
 	}
 	res.Simulated = true
-	var attempts, deliveries, executions, calls, opLat, callLat []int64
+	var attempts, deliveries, executions, calls, callsOut, execsOut, opLat, callLat []int64
 	for i := range opts.Trials {
 		t, err := amplifyTrial(opts, plan, stubOpts, opts.Seed+uint64(i))
 		if err != nil {
@@ -179,6 +194,7 @@ func Run(opts Options) (*Result, error) {
 		deliveries = append(deliveries, int64(t.deliveries))
 		executions = append(executions, int64(t.executions))
 		calls = append(calls, int64(t.calls))
+		callsOut, execsOut = append(callsOut, int64(t.callsOut)), append(execsOut, int64(t.execsOut))
 		opLat = append(opLat, int64(t.latency))
 		callLat = append(callLat, t.callLatencies...)
 		if !t.ok {
@@ -189,12 +205,14 @@ func Run(opts Options) (*Result, error) {
 		}
 	}
 	res.Attempts, res.Deliveries, res.Executions, res.Calls = summarize(attempts, true), summarize(deliveries, true), summarize(executions, true), summarize(calls, true)
+	res.CallsOut, res.ExecutionsOut = summarize(callsOut, true), summarize(execsOut, true)
 	res.OperationLatency, res.CallLatency = summarize(opLat, false), summarize(callLat, false)
 	return res, nil
 }
 
 type trial struct {
 	attempts, deliveries, executions, calls int
+	callsOut, execsOut                      int // of the object's calls to other objects
 	latency                                 time.Duration
 	callLatencies                           []int64
 	ok                                      bool
@@ -204,6 +222,9 @@ func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Optio
 	var t trial
 	rt := runtime.New(runtime.WithSeed(seed), runtime.WithFaults(plan), runtime.WithStallLimit(cmp.Or(opts.StallLimit, runtime.DefaultStallLimit)))
 	defer rt.Close()
+	for _, name := range slices.Sorted(maps.Keys(opts.Bindings)) {
+		rt.Namespace(name, opts.Bindings[name])
+	}
 	ns := rt.Namespace(opts.Namespace, opts.Class)
 	s, err := ns.GetByName("shop", stubOpts...)
 	if err != nil {
@@ -230,6 +251,11 @@ func amplifyTrial(opts Options, plan *transport.FaultPlan, stubOpts []stub.Optio
 		return t, fmt.Errorf("amplify (seed %d): %w: %w", seed, ErrRun, err)
 	}
 	for _, c := range rt.Calls() {
+		if c.By != "" { // an object's call to another, one hop on
+			t.callsOut++
+			t.execsOut += c.Executions()
+			continue
+		}
 		t.calls++
 		t.attempts += len(c.Attempts)
 		t.executions += c.Executions()

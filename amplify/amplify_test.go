@@ -1,11 +1,14 @@
 package amplify_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/dosim/dosim/amplify"
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/stretchr/testify/assert"
@@ -106,4 +109,62 @@ func TestH2_RunRefusesTrialSeedsPastUint64(t *testing.T) {
 	o.Trials = amplify.MaxTrials + 1
 	_, err = amplify.Run(o)
 	assert.ErrorIs(t, err, stub.ErrRange)
+}
+
+// limiter's Take (marked Retryable) charges the billing object it reaches
+// through its binding BILLING: one call out per execution.
+type limiter struct{ st *object.State }
+
+func (l *limiter) Methods() object.Methods { return object.Methods{"Take": object.Retryable(l.Take)} }
+
+func (l *limiter) Take(ctx context.Context) (int, error) {
+	billing, err := runtime.Binding(l.st, "BILLING")
+	if err != nil {
+		return 0, err
+	}
+	s, err := billing.GetByName("acct")
+	if err != nil {
+		return 0, err
+	}
+	return stub.CallAs[int](ctx, s, "Charge")
+}
+
+type billing struct{ st *object.State }
+
+func (b *billing) Methods() object.Methods { return object.Methods{"Charge": object.Func(b.Charge)} }
+
+func (b *billing) Charge(ctx context.Context) (int, error) {
+	n, _, err := object.GetAs[int](ctx, b.st.Storage(), "n")
+	if err != nil {
+		return 0, err
+	}
+	return n + 1, b.st.Storage().Put(ctx, "n", n+1)
+}
+
+// Rule S15 across a hop: a class that calls another object through its
+// binding is amplified with that object defined in every trial
+// (Options.Bindings); the object's calls out are counted apart from the
+// loop's (CallsOut, ExecutionsOut), one per execution of the marked Take.
+func TestS15_AmplifyCountsTheCallsOutApart(t *testing.T) {
+	opts := amplify.Options{Outer: 2, MaxRetries: 2, Fault: transport.LoseResponse, Rate: 0.5, Trials: 200, Seed: 3,
+		Class: func(st *object.State) object.Object { return &limiter{st: st} }, Method: "Take", Namespace: "LIMITER",
+		Bindings: map[string]runtime.Constructor{"BILLING": func(st *object.State) object.Object { return &billing{st: st} }}}
+	res, err := amplify.Run(opts)
+	require.NoError(t, err)
+	assert.Positive(t, res.CallsOut.Max)
+	assert.LessOrEqual(t, res.Calls.Max, int64(2), "the loop's own calls: at most Outer")
+	assert.Equal(t, res.Executions.Mean, res.CallsOut.Mean, "each execution of Take calls billing once")
+	assert.LessOrEqual(t, res.ExecutionsOut.Mean, res.CallsOut.Mean, "a call out that never arrived ran nothing")
+	again, err := amplify.Run(opts)
+	require.NoError(t, err)
+	assert.Equal(t, res.CallsOut, again.CallsOut, "seeded")
+
+	opts.Bindings = nil
+	without, err := amplify.Run(opts)
+	require.NoError(t, err)
+	assert.Equal(t, opts.Trials, without.Failed, "without its binding every Take fails")
+	assert.Zero(t, without.CallsOut.Max)
+	opts.Bindings = map[string]runtime.Constructor{"LIMITER": opts.Class}
+	_, err = amplify.Run(opts)
+	assert.ErrorContains(t, err, `binding "LIMITER": want a name other than the class's namespace and a class`)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/dosim/dosim/amplify"
 	"github.com/dosim/dosim/internal/quote"
 	"github.com/dosim/dosim/render"
+	"github.com/dosim/dosim/runtime"
 	"github.com/dosim/dosim/stub"
 	"github.com/dosim/dosim/transport"
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ type amplifyCmd struct {
 	a                                    *app
 	outer, maxRetries, timeoutMs, trials int
 	fault, method, class, argsFlag       string
+	binds                                []string // --bind NAME=CLASS
 	rate                                 float64
 	seed                                 uint64
 
@@ -51,7 +53,12 @@ capitals) with --args, else with the class's sample arguments (object.Sampler).
 ` + a.amplifyDefault() + ` It prints the distribution of attempts, deliveries
 and executions per operation and the virtual latency of calls and operations
 (p50, p99, max). When M is at least ` + fmt.Sprint(progressMin) + `, progress goes to stderr: a bar
-on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).` + amplifyExitCodesHelp,
+on a terminal, else a line every ` + progressEvery.String() + ` (trials done, trials per second).
+
+A class that calls other objects through runtime.Binding(st, NAME) gets each
+with --bind NAME=CLASS: every trial defines CLASS as the namespace NAME, and
+the object's calls to it are counted apart (calls out, executions out: the
+retries multiply once more on that hop).` + amplifyExitCodesHelp,
 		Example: a.example(`  dosim amplify --outer 3
   dosim amplify --outer 3 --fault lose-response --rate 0.3 --trials 10000`, `  dosim amplify --outer 3
   dosim amplify --outer 3 --class CLASS --method METHOD --args '["a string", 7]' --fault lose-response --rate 0.3`),
@@ -68,6 +75,7 @@ on a terminal, else a line every ` + progressEvery.String() + ` (trials done, tr
 	f.Uint64Var(&o.seed, "seed", 1, "the first trial's seed; trial i uses seed+i")
 	f.StringVar(&o.class, "class", "", "the class whose method the loop calls"+a.ifInventory(" (default: the built-in inventory)", " (required with --fault)"))
 	f.StringVar(&o.method, "method", a.ifInventory("SetQuantity", ""), "the method the loop calls"+a.ifInventory(": for the inventory, SetQuantity (marked Retryable) or AddOne (not marked)", " (required with --class)"))
+	f.StringArrayVar(&o.binds, "bind", nil, "NAME=CLASS: define CLASS as the namespace NAME in every trial, for the class to reach with runtime.Binding(st, NAME); its calls out are counted apart (repeat for several)")
 	f.StringVar(&o.argsFlag, "args", "", "the method's arguments, as a JSON array such as '[\"tx-1\", 50]' (default: the class's sample for the method, object.Sampler)")
 	return cmd
 }
@@ -104,6 +112,31 @@ func (o *amplifyCmd) validate() error {
 		if o.target, o.marked, err = o.a.amplifyClass(&o.opts, o.class, o.given("method"), o.argsFlag); err != nil {
 			return err
 		}
+	}
+	return o.bindFlags()
+}
+
+// bindFlags reads --bind NAME=CLASS into the options' bindings.
+func (o *amplifyCmd) bindFlags() error {
+	for _, b := range o.binds {
+		name, class, ok := strings.Cut(b, "=")
+		if !ok || name == "" || class == "" {
+			return usageErrorf("amplify: --bind %s: want NAME=CLASS, such as BILLING=billing: the binding's name and a registered class", quote.Q(b))
+		}
+		if _, dup := o.opts.Bindings[name]; dup {
+			return usageErrorf("amplify: --bind: binding %s given twice", quote.Q(name))
+		}
+		if name == o.opts.Namespace {
+			return usageErrorf("amplify: --bind %s: %s is the namespace of the class the loop calls: name the binding otherwise", quote.Q(b), name)
+		}
+		c, err := o.a.lookupClass(class)
+		if err != nil {
+			return usageErrorf("amplify: --bind %s: %w", quote.Q(b), err)
+		}
+		if o.opts.Bindings == nil {
+			o.opts.Bindings = map[string]runtime.Constructor{}
+		}
+		o.opts.Bindings[name] = c.new
 	}
 	return nil
 }
@@ -260,6 +293,10 @@ func writeAmplify(w io.Writer, r *amplify.Result, target string, isMarked bool) 
 	row("attempts", r.Attempts)
 	row("reached the object", r.Deliveries)
 	row("executions", r.Executions)
+	if len(o.Bindings) > 0 { // one hop on: the object's calls to the bound objects
+		row("calls out", r.CallsOut)
+		row("executions out", r.ExecutionsOut)
+	}
 	lat := func(name string, d amplify.Distribution) {
 		fmt.Fprintf(w, "  %-18s p50 %s, p99 %s, max %s\n", name,
 			render.Ms(time.Duration(d.P50)), render.Ms(time.Duration(d.P99)), render.Ms(time.Duration(d.Max)))

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/dosim/dosim/object"
@@ -124,4 +125,34 @@ calls: [{stub: lim, method: Use, args: [5]}]
 	code, _, errOut = walletsim(t, twoClasses, "run", bad)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `namespaces.LIMITER.bindings.BILLING: is "PAYMNTS": no namespace of the file has that name; the namespaces are`)
+}
+
+// S15 across a hop (issue 36): amplify runs a class that calls another
+// through its binding, the callee defined in every trial (--bind
+// NAME=CLASS), and shows the limiter's calls out to BILLING apart from
+// the loop's own calls; a bad --bind is a usage error naming it.
+func TestS15_AmplifyAClassThatCallsAnother(t *testing.T) {
+	code, out, errOut := walletsim(t, twoClasses, "amplify", "--outer", "2", "--class", "limiter", "--method", "Use", "--args", "[5]",
+		"--bind", "BILLING=billing", "--fault", "lose-response", "--rate", "0.3", "--trials", "200")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "calls of LIMITER.Use (marked Retryable: every delivery runs it)")
+	assert.Regexp(t, `\n  calls out +\d+ +\d+ +\d+ +\d+\.\d\d\n  executions out +\d+`, out)
+
+	code, out, _ = walletsim(t, twoClasses, "amplify", "--outer", "2", "--class", "limiter", "--method", "Use", "--args", "[5]",
+		"--fault", "lose-response", "--rate", "0.3", "--trials", "200")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "calls out", "no binding, no row")
+	assert.Contains(t, out, "operations that failed all 2 outer attempts: 200 (100.00%)", "without BILLING every Use fails")
+
+	for args, want := range map[string]string{
+		"--bind BILLING":                    `walletsim: amplify: --bind "BILLING": want NAME=CLASS, such as BILLING=billing: the binding's name and a registered class`,
+		"--bind BILLING=ledger":             `walletsim: amplify: --bind "BILLING=ledger": unknown class "ledger"; the registered classes are billing, limiter`,
+		"--bind LIMITER=billing":            `walletsim: amplify: --bind "LIMITER=billing": LIMITER is the namespace of the class the loop calls: name the binding otherwise`,
+		"--bind B=billing --bind B=limiter": `walletsim: amplify: --bind: binding "B" given twice`,
+	} {
+		code, out, errOut := walletsim(t, twoClasses, append([]string{"amplify", "--outer", "2", "--class", "limiter", "--method", "Use", "--args", "[5]"}, strings.Fields(args)...)...)
+		assert.Equal(t, 2, code, args)
+		assert.Empty(t, out, args)
+		assert.Equal(t, want+"\n", errOut, args)
+	}
 }
