@@ -55,6 +55,20 @@ func TestAPIIsRecorded(t *testing.T) {
 	}
 }
 
+// Issue 33: the user's API names nothing of the engine's packages: no
+// seal.Key (the runtime-only entry points take it under an unexported
+// name) and nothing from internal/sched (stub.Conn is the stub's seam).
+func TestTheAPINamesNoEnginePackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checks every public package: run without -short")
+	}
+	for _, l := range apiLines(t) {
+		if strings.Contains(l, "seal.") || strings.Contains(l, "sched.") {
+			t.Errorf("the API names an engine package: %s", l)
+		}
+	}
+}
+
 // apiLines type-checks the public packages and lists their API, sorted.
 func apiLines(t *testing.T) []string {
 	t.Helper()

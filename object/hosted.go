@@ -15,13 +15,19 @@ import (
 // way database/sql/driver is a driver's side of its seam with database/sql:
 // the interfaces the runtime implements for object code (Host), and the
 // constructors and methods the runtime calls, which are the methods of one
-// value, Hosting's. Hosting takes a seal.Key, a type only dosim's own
-// packages can name, so that they are for the runtime alone; user code
-// never needs them, and go doc shows them as one line.
+// value, Hosting's. Hosting takes a seal.Key (under the unexported name
+// sealKey), a type only dosim's own packages can name, so that they are
+// for the runtime alone; user code never needs them, and go doc shows them
+// as one line that names nothing of dosim's internal packages.
+
+// sealKey is seal.Key: Hosting's parameter, which only dosim's packages
+// can make.
+type sealKey = seal.Key
 
 // Hosting returns package object's entry points for package runtime and
-// package agent. For dosim's packages.
-func Hosting(seal.Key) hosting { return hosting{} }
+// package agent; its parameter's type is internal to dosim, so that no
+// other package can call it.
+func Hosting(sealKey) hosting { return hosting{} }
 
 // hosting holds package object's entry points for package runtime and
 // package agent (Hosting): its methods make an object's ID and State and
