@@ -3,7 +3,8 @@ package runtime
 // The runtime's side of a call: a stub hands each attempt to its
 // connection (an endpoint, stub.Conn), which owns the attempt from then on
 // (a flight), carries it down the link (link.go, line.go, courier.go) to
-// the object's host (host.go) and brings its reply back. The stub keeps
+// the object (deliver.go, method.go) and brings its reply back (reply.go).
+// The stub keeps
 // the policy (retries, identity, breaking, errors: package stub); the two
 // meet only in endpoint's methods, as an http.Client meets its
 // RoundTripper.
