@@ -141,16 +141,6 @@ func (o *amplifyCmd) bindFlags() error {
 	return nil
 }
 
-// attemptFaultNames is the names of the faults that strike an attempt:
-// what amplify draws.
-func attemptFaultNames() []string {
-	var names []string
-	for _, f := range transport.AttemptFaults() {
-		names = append(names, f.String())
-	}
-	return names
-}
-
 // faultFlags checks --fault and --rate, which go together.
 func (o *amplifyCmd) faultFlags() error {
 	if o.fault == "" && !o.given("rate") {
@@ -161,7 +151,7 @@ func (o *amplifyCmd) faultFlags() error {
 	}
 	f, err := transport.ParseFault(o.fault)
 	if err != nil || f == transport.None || f.OnConnection() {
-		names := attemptFaultNames()
+		names := namesOf(transport.AttemptFaults()) // what amplify draws
 		return usageErrorf("amplify: --fault: unknown fault %s%s; allowed are %s", quote.Q(o.fault), didYouMean(o.fault, names), strings.Join(names, ", "))
 	}
 	if !(o.rate > 0 && o.rate <= 1) {

@@ -350,10 +350,13 @@ func parseRates(v string) (transport.Rates, error) {
 func faultList() string { return strings.Join(faultNames(), ", ") }
 
 // faultNames is the names of the faults, none left out.
-func faultNames() []string {
-	var names []string
-	for _, f := range transport.Faults() {
-		names = append(names, f.String())
+func faultNames() []string { return namesOf(transport.Faults()) }
+
+// namesOf is faults' names, in order.
+func namesOf(faults []transport.Fault) []string {
+	names := make([]string, len(faults))
+	for i, f := range faults {
+		names[i] = f.String()
 	}
 	return names
 }
