@@ -417,7 +417,7 @@ func (r *retrier) loop(ctx context.Context, fn func(ctx context.Context, attempt
 }
 
 // event is e of kind, about the retrier's task if it has one.
-func (r *retrier) event(kind string, e object.Event) object.Event {
+func (r *retrier) event(kind object.EventKind, e object.Event) object.Event {
 	if r.task != nil {
 		return r.task.event(kind, e)
 	}

@@ -131,7 +131,7 @@ func (r *taskRecord) id() string { return taskID(r.lane(), r.Seq) }
 func (r *taskRecord) key() string { return taskKey(r.lane(), r.Seq) }
 
 // event is e of kind, about the task.
-func (r *taskRecord) event(kind string, e object.Event) object.Event {
+func (r *taskRecord) event(kind object.EventKind, e object.Event) object.Event {
 	e.Kind, e.Task, e.TaskKind, e.Callback = kind, r.id(), string(r.Kind), r.Callback
 	return e
 }

@@ -419,7 +419,7 @@ func effectText(kind string, payload any) string { return kind + " " + canonical
 func eventsKey(events []object.Event) string {
 	parts := make([]string, len(events))
 	for i, e := range events {
-		parts[i] = e.Kind + " " + e.Text()
+		parts[i] = string(e.Kind) + " " + e.Text()
 	}
 	return strings.Join(parts, "\n")
 }

@@ -548,7 +548,7 @@ func flush(leaky bool) func(ctx context.Context, rt *runtime.Runtime) error {
 			return err
 		}
 		kept := map[string]bool{}
-		for _, e := range rt.EffectsOf("sent") {
+		for _, e := range rt.Effects(runtime.Match{Effect: "sent"}) {
 			for _, m := range strings.Split(e.Payload.(string), ",") {
 				kept[m] = true
 			}

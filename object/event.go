@@ -6,59 +6,62 @@ import (
 	"time"
 )
 
-// Kinds of the trace events the runtime records for alarms, retries,
-// tasks and the object's life (see Event). Each kind sets the event's
-// fields it names; Event.Text writes them as a line of key=value pairs,
-// with errors quoted.
+// EventKind is the kind of a trace event the runtime records for alarms,
+// retries, tasks, WebSockets and the object's life (see Event): one of the
+// Event* constants. Each kind sets the event's fields it names; Event.Text
+// writes them as a line of key=value pairs, with errors quoted.
+type EventKind string
+
+// The kinds of events.
 const (
 	// EventAlarm: the alarm is delivered ("retry=0").
-	EventAlarm = "alarm"
+	EventAlarm EventKind = "alarm"
 	// EventAlarmRetry: a delivery failed and is retried ("retry=1 at=2s err=...").
-	EventAlarmRetry = "alarm.retry"
+	EventAlarmRetry EventKind = "alarm.retry"
 	// EventAlarmGaveUp: the last retry failed; the alarm is dropped.
-	EventAlarmGaveUp = "alarm.gave-up"
+	EventAlarmGaveUp EventKind = "alarm.gave-up"
 	// EventRetry: an attempt failed and another follows after delay
 	// ("attempt=1 delay=57ms err=..."), from Retry or from a task.
-	EventRetry = "retry"
+	EventRetry EventKind = "retry"
 	// EventRetryGaveUp: the last attempt failed (attempts used up, or
 	// ShouldRetry said no).
-	EventRetryGaveUp = "retry.gave-up"
+	EventRetryGaveUp EventKind = "retry.gave-up"
 	// EventBreaker: a circuit breaker changed state ("name=x state=open").
-	EventBreaker = "breaker"
+	EventBreaker EventKind = "breaker"
 	// EventBreakerRefused: a circuit breaker refused an attempt.
-	EventBreakerRefused = "breaker.refused"
+	EventBreakerRefused EventKind = "breaker.refused"
 	// EventTaskRun: an attempt of a scheduled or queued task starts.
-	EventTaskRun = "task.run"
+	EventTaskRun EventKind = "task.run"
 	// EventTaskDone: a task's run ended, and the task was removed or
 	// rescheduled ("next=...").
-	EventTaskDone = "task.done"
+	EventTaskDone EventKind = "task.done"
 	// EventTaskError: a task's attempts ran out; the error goes to OnError.
-	EventTaskError = "task.error"
+	EventTaskError EventKind = "task.error"
 	// EventDeadLetter: an exhausted task was kept in the dead-letter store.
-	EventDeadLetter = "task.dead-letter"
+	EventDeadLetter EventKind = "task.dead-letter"
 	// EventRedrive: a dead letter was sent back to run again.
-	EventRedrive = "task.redrive"
+	EventRedrive EventKind = "task.redrive"
 	// EventReset: the object was reset (rule L3); Event.Reason names why.
-	EventReset = "reset"
+	EventReset EventKind = "reset"
 	// EventEvicted: the object was evicted after Event.Delay of idleness (rule L5).
-	EventEvicted = "evicted"
+	EventEvicted EventKind = "evicted"
 	// EventWebSocketAccept: the object accepted a WebSocket (Name) with
 	// tags (Note) (rule W1).
-	EventWebSocketAccept = "websocket.accept"
+	EventWebSocketAccept EventKind = "websocket.accept"
 	// EventWebSocketMessage: a client's message (Note) reached the
 	// object's handler (rule W2); Err when the handler failed.
-	EventWebSocketMessage = "websocket.message"
+	EventWebSocketMessage EventKind = "websocket.message"
 	// EventWebSocketClose: a socket closed, by the object or after the
 	// client's close reached the handler; Note has the code, Reason the
 	// reason.
-	EventWebSocketClose = "websocket.close"
+	EventWebSocketClose EventKind = "websocket.close"
 	// EventWebSocketError: the object's handler of a socket's event failed
 	// (Err), or the object could not be built for it.
-	EventWebSocketError = "websocket.error"
+	EventWebSocketError EventKind = "websocket.error"
 	// EventWebSocketDrop: the fault drop-connection dropped a socket's
 	// connection as a message was sent (Note: the way it was going, to the
 	// object or to the client) (rule W5).
-	EventWebSocketDrop = "websocket.drop"
+	EventWebSocketDrop EventKind = "websocket.drop"
 )
 
 // Event is one entry of the runtime's typed event log: what alarms,
@@ -73,7 +76,7 @@ type Event struct {
 	At        time.Duration // virtual time since the runtime started
 	Namespace string
 	Object    string // the object's name, or its hex id
-	Kind      string
+	Kind      EventKind
 
 	// The task the event is about: its id, kind (delayed, at, cron,
 	// every, queue) and callback; all three set or none.

@@ -113,12 +113,10 @@ func (w *world) crash(name string, job func(ctx context.Context, st *object.Stat
 }
 
 // events returns the runtime's events of kind, as "detail@at".
-func (w *world) events(kind string) []string {
+func (w *world) events(kind object.EventKind) []string {
 	var out []string
-	for _, e := range w.rt.Events() {
-		if e.Kind == kind {
-			out = append(out, fmt.Sprintf("%s@%v", e.Text(), e.At))
-		}
+	for _, e := range w.rt.Events(runtime.Match{Event: kind}) {
+		out = append(out, fmt.Sprintf("%s@%v", e.Text(), e.At))
 	}
 	return out
 }

@@ -174,7 +174,7 @@ func (t *chromeTrace) add(pid int, r Report) {
 		t.instant(pid, first(e.Namespace+"/"+e.Object), e.At, "effect "+e.Kind, "effect", map[string]any{"payload": jsonValue(e.Payload), "requestId": e.RequestID, "attempt": e.Attempt})
 	}
 	for _, e := range r.Events {
-		t.instant(pid, first(e.Namespace+"/"+e.Object), e.At, e.Kind, "event", map[string]any{"detail": e.Text()})
+		t.instant(pid, first(e.Namespace+"/"+e.Object), e.At, string(e.Kind), "event", map[string]any{"detail": e.Text()})
 	}
 }
 

@@ -484,7 +484,7 @@ func writeEventTable(w io.Writer, r Report) {
 	fmt.Fprintln(w, "<table><thead><tr><th>at</th><th>object</th><th>event</th><th>detail</th></tr></thead><tbody>")
 	for _, e := range r.Events {
 		fmt.Fprintf(w, "<tr><td class=\"num\">%s</td><td>%s</td><td>%s</td><td class=\"mono\">%s</td></tr>\n",
-			Ms(e.At), esc(e.Namespace+"/"+e.Object), esc(e.Kind), esc(e.Text()))
+			Ms(e.At), esc(e.Namespace+"/"+e.Object), esc(string(e.Kind)), esc(e.Text()))
 	}
 	fmt.Fprintln(w, "</tbody></table>")
 }

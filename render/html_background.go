@@ -25,7 +25,7 @@ type mark struct {
 func (r *Report) background(rowOf map[string]int) []mark {
 	var out []mark
 	for _, e := range r.Events {
-		out = append(out, mark{at: e.At, object: e.Namespace + "/" + e.Object, text: e.Kind + " " + e.Text()})
+		out = append(out, mark{at: e.At, object: e.Namespace + "/" + e.Object, text: string(e.Kind) + " " + e.Text()})
 	}
 	for _, e := range r.Effects {
 		if _, ok := rowOf[e.RequestID]; !ok {

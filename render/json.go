@@ -126,7 +126,7 @@ func ToJSON(r Report) JSONReport {
 			Payload: jsonValue(e.Payload), RequestID: e.RequestID, Attempt: e.Attempt}
 	}
 	for _, e := range r.Events {
-		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: e.Kind, Detail: e.Text()})
+		out.Events = append(out.Events, JSONEvent{AtMs: msFloat(e.At), Namespace: e.Namespace, Object: e.Object, Kind: string(e.Kind), Detail: e.Text()})
 	}
 	for i, o := range r.Storage {
 		data := make(map[string]any, len(o.Data))

@@ -215,7 +215,7 @@ func mermaidLoose(r Report, seq *int) []mermaidEvent {
 		}
 	}
 	for _, e := range r.Events {
-		note := e.Kind + " at " + Ms(e.At)
+		note := string(e.Kind) + " at " + Ms(e.At)
 		if t := e.Text(); t != "" {
 			note += ": " + t
 		}

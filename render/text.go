@@ -195,7 +195,7 @@ func writeEvents(w io.Writer, r Report, paint func(cell) string) {
 	rows := make([]row, 0, len(r.Events))
 	for _, e := range r.Events {
 		rows = append(rows, row{cells: []cell{{"", ""}, {Ms(e.At), ""}, {e.Namespace + "/" + e.Object, ""},
-			{e.Kind, ansiBlue}, {e.Text(), ""}}})
+			{string(e.Kind), ansiBlue}, {e.Text(), ""}}})
 	}
 	writeTable(w, rows, paint)
 }

@@ -4,9 +4,6 @@ import (
 	"github.com/dosim/dosim/object"
 )
 
-// Events returns every event recorded so far, in order.
-func (r *Runtime) Events() []object.Event { return r.events.all() }
-
 // eventLog keeps events in chunks of eventChunk, so that recording one
 // never copies the ones before it (an Event is a few hundred bytes: a
 // growing slice of them would move megabytes in a long run).

@@ -57,11 +57,11 @@ func TestEventsInTraceD1(t *testing.T) {
 	assert.Equal(t, object.Event{At: time.Second, Namespace: "TICKER", Object: "t", Kind: object.EventRetry,
 		Task: "s1", TaskKind: "delayed", Callback: "Tick", Attempt: 1, Delay: events[1].Delay, Err: "tick failed"}, events[1],
 		"typed fields, not a string to parse")
-	kinds := []string{}
+	kinds := []object.EventKind{}
 	for _, e := range events {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []string{object.EventTaskRun, object.EventRetry, object.EventTaskRun, object.EventTaskDone}, kinds)
+	assert.Equal(t, []object.EventKind{object.EventTaskRun, object.EventRetry, object.EventTaskRun, object.EventTaskDone}, kinds)
 	trace := rt.Trace()
 	assert.Contains(t, trace, "event at=1s TICKER/t task.run task=s1 kind=delayed callback=Tick attempt=1\n")
 	assert.Equal(t, 4, strings.Count(trace, "\nevent "))

@@ -449,18 +449,6 @@ func (h *host) alarmState() AlarmState {
 	return AlarmState{Set: true, At: h.ns.r.start.Add(a.at), Retry: a.retry, Backoff: a.backoff, Infra: a.infra}
 }
 
-// Turns returns the history of every object turn so far, in the order the
-// turns began (nil without WithHistory): copies of History's. A turn that
-// did nothing at all (a lane turn that found no work due) is left out.
-func (r *Runtime) Turns() []Turn {
-	turns := r.turns()
-	out := make([]Turn, len(turns))
-	for i, t := range turns {
-		out[i] = *t
-	}
-	return out
-}
-
 // turns are the history's turns, finished, as History hands them out.
 func (r *Runtime) turns() []*Turn {
 	if r.hist == nil {

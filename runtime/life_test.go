@@ -111,14 +111,8 @@ func TestL3_ResetLosesFieldsKeepsStorageAlarmsTasks(t *testing.T) {
 	assert.Len(t, eventsOf(rt, object.EventReset), 1)
 }
 
-func eventsOf(rt *runtime.Runtime, kind string) []object.Event {
-	var out []object.Event
-	for _, e := range rt.Events() {
-		if e.Kind == kind {
-			out = append(out, e)
-		}
-	}
-	return out
+func eventsOf(rt *runtime.Runtime, kind object.EventKind) []object.Event {
+	return rt.Events(runtime.Match{Event: kind})
 }
 
 // L3: the platform's messages, verbatim, for each reason.

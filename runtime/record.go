@@ -135,18 +135,6 @@ func (c CallRecord) Rejections() int {
 	return n
 }
 
-// Calls returns the record of every call made so far, in the order they
-// started (only the last n under WithRecords(KeepLast(n))). A call still
-// in flight has Outcome transport.OutcomePending.
-func (r *Runtime) Calls() []CallRecord {
-	calls := r.kept()
-	out := make([]CallRecord, len(calls))
-	for i, c := range calls {
-		out[i] = record(c)
-	}
-	return out
-}
-
 // record is a call's record as a reader gets it: its own copy.
 func record(c *wire.Call) CallRecord {
 	id := c.ID.String()
@@ -251,19 +239,6 @@ type Effect struct {
 	Payload   any
 	RequestID string // the request whose turn recorded it ("" outside a request)
 	Attempt   int
-}
-
-// Effects returns every recorded side effect, in order.
-func (r *Runtime) Effects() []Effect { return r.effectsSince(0) }
-
-// effectsSince is Effects of the effects recorded after the first i.
-func (r *Runtime) effectsSince(i int) []Effect {
-	out := make([]Effect, len(r.effects)-i)
-	for k, e := range r.effects[i:] {
-		e.Payload, _, _ = clone.Copy(e.Payload, nil)
-		out[k] = e
-	}
-	return out
 }
 
 func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any) error {

@@ -1,35 +1,144 @@
 package runtime
 
-import "github.com/dosim/dosim/internal/clone"
+import (
+	"github.com/dosim/dosim/internal/clone"
+	"github.com/dosim/dosim/object"
+)
 
-// CallsTo returns the records kept (see WithRecords) of the calls to
-// method on objects of namespace, in the order the calls began, each its
-// own copy as Calls gives it. An empty method matches every method of the
-// namespace; an empty namespace, every namespace. The last call to
-// BOOTH.Book:
+// Match selects a run's records: Calls, Effects, Events and Turns each
+// take Matches and return the records that match any of them (every
+// record when given none). A record matches a Match when each field set
+// in it is one the record has, with the same value; a field that a kind
+// of record does not have (Method for an effect, Effect for a call) never
+// matches that kind, so a query that asks the wrong kind returns nothing
+// rather than everything. The last call to BOOTH.Book, and every email
+// sent:
 //
-//	calls := rt.CallsTo("BOOTH", "Book")
+//	calls := rt.Calls(runtime.Match{Namespace: "BOOTH", Method: "Book"})
 //	last := calls[len(calls)-1]
-func (r *Runtime) CallsTo(namespace, method string) []CallRecord {
-	var out []CallRecord
-	for _, c := range r.kept() {
-		if (namespace == "" || c.Site.Target.Namespace == namespace) && (method == "" || c.Site.Method == method) {
+//	emails := rt.Effects(runtime.Match{Effect: "email"})
+type Match struct {
+	Namespace string // every record: the object's namespace
+	Object    string // every record: the object's name, or its hex id
+	// Method: a call's method, a turn's method or handler ("fetch",
+	// "alarm", "webSocketMessage", ...).
+	Method string
+	Effect string           // an effect's kind, as given to object.State.Effect
+	Event  object.EventKind // an event's kind
+}
+
+// where reports whether a record at namespace and object matches m's
+// fields for them.
+func (m Match) where(namespace, obj string) bool {
+	return (m.Namespace == "" || m.Namespace == namespace) && (m.Object == "" || m.Object == obj)
+}
+
+// call reports whether a call or turn of method matches m.
+func (m Match) call(namespace, obj, method string) bool {
+	return m.where(namespace, obj) && (m.Method == "" || m.Method == method) && m.Effect == "" && m.Event == ""
+}
+
+func (m Match) effect(e *Effect) bool {
+	return m.where(e.Namespace, e.Object) && m.Method == "" && (m.Effect == "" || m.Effect == e.Kind) && m.Event == ""
+}
+
+func (m Match) event(e *object.Event) bool {
+	return m.where(e.Namespace, e.Object) && m.Method == "" && m.Effect == "" && (m.Event == "" || m.Event == e.Kind)
+}
+
+// anyOf reports whether one of ms matches, by test; no Match matches all.
+func anyOf(ms []Match, test func(Match) bool) bool {
+	if len(ms) == 0 {
+		return true
+	}
+	for _, m := range ms {
+		if test(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// Calls returns the records kept (see WithRecords: only the last n under
+// KeepLast(n)) of the calls that match (every call when given no Match),
+// in the order they began, each its own copy. A call still in flight has
+// Outcome transport.OutcomePending.
+func (r *Runtime) Calls(match ...Match) []CallRecord {
+	calls := r.kept()
+	out := make([]CallRecord, 0, len(calls))
+	for _, c := range calls {
+		if anyOf(match, func(m Match) bool { return m.call(c.Site.Target.Namespace, c.Site.Target.Object, c.Site.Method) }) {
 			out = append(out, record(c))
 		}
 	}
 	return out
 }
 
-// EffectsOf returns the side effects of the given kind (the kind given to
-// object.State.Effect, such as "email"), in the order they were recorded,
-// each with its own copy of the payload as Effects gives it.
-func (r *Runtime) EffectsOf(kind string) []Effect {
-	var out []Effect
-	for _, e := range r.effects {
-		if e.Kind == kind {
-			e.Payload, _, _ = clone.Copy(e.Payload, nil)
+// Effects returns the side effects recorded (object.State.Effect) that
+// match, in the order they were recorded, each with its own copy of the
+// payload: the effects of attempts the platform would have run more than
+// once appear once per run.
+func (r *Runtime) Effects(match ...Match) []Effect { return r.effectsSince(0, match) }
+
+// effectsSince is Effects of the effects recorded after the first i.
+func (r *Runtime) effectsSince(i int, match []Match) []Effect {
+	out := make([]Effect, 0, len(r.effects)-i)
+	for _, e := range r.effects[i:] {
+		if !anyOf(match, func(m Match) bool { return m.effect(&e) }) {
+			continue
+		}
+		e.Payload, _, _ = clone.Copy(e.Payload, nil)
+		out = append(out, e)
+	}
+	return out
+}
+
+// Events returns the events recorded so far that match (every event when
+// given no Match), in order.
+func (r *Runtime) Events(match ...Match) []object.Event {
+	all := r.events.all()
+	if len(match) == 0 {
+		return all
+	}
+	out := all[:0]
+	for _, e := range all {
+		if anyOf(match, func(m Match) bool { return m.event(&e) }) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// Turns returns the history of the object turns so far that match (every
+// turn when given no Match), in the order the turns began (nil without
+// WithHistory): copies of History's. A turn that did nothing at all (a
+// lane turn that found no work due) is left out.
+func (r *Runtime) Turns(match ...Match) []Turn {
+	turns := r.turns()
+	out := make([]Turn, 0, len(turns))
+	for _, t := range turns {
+		if anyOf(match, func(m Match) bool { return m.call(t.Namespace, t.Object, t.Method) }) {
+			out = append(out, *t)
+		}
+	}
+	return out
+}
+
+// CallsTo returns the calls to method on objects of namespace (an empty
+// name matches every one).
+//
+// Deprecated: use Calls with a Match, which also selects by object.
+//
+//go:fix inline
+func (r *Runtime) CallsTo(namespace, method string) []CallRecord {
+	return r.Calls(Match{Namespace: namespace, Method: method})
+}
+
+// EffectsOf returns the side effects of the given kind.
+//
+// Deprecated: use Effects with a Match, which also selects by object.
+//
+//go:fix inline
+func (r *Runtime) EffectsOf(kind string) []Effect {
+	return r.Effects(Match{Effect: kind})
 }

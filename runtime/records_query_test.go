@@ -3,17 +3,21 @@ package runtime_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/dosim/dosim/examples"
+	"github.com/dosim/dosim/object"
 	"github.com/dosim/dosim/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// CallsTo finds the calls to one method of one namespace, EffectsOf the
-// effects of one kind, in order, without a loop over Calls or Effects.
-func TestCallsToAndEffectsOf(t *testing.T) {
-	rt := runtime.New(runtime.WithSeed(1))
+// A Match selects a run's records, the same way for calls, effects, events
+// and turns: by namespace, object, method, effect or event kind, in order,
+// without a loop; a field a kind of record does not have selects none of
+// it, and several Matches select what any of them does.
+func TestMatchSelectsCallsEffectsEventsAndTurns(t *testing.T) {
+	rt := runtime.New(runtime.WithSeed(1), runtime.WithHistory())
 	defer rt.Close()
 	inv := rt.Namespace("INVENTORY", examples.NewInventory)
 	mail := rt.Namespace("MAILER", examples.NewMailer)
@@ -39,22 +43,60 @@ func TestCallsToAndEffectsOf(t *testing.T) {
 		}
 		return nil
 	}))
-	adds := rt.CallsTo("INVENTORY", "AddOne")
+	adds := rt.Calls(runtime.Match{Namespace: "INVENTORY", Method: "AddOne"})
 	require.Len(t, adds, 2)
 	assert.Equal(t, []any{"apple"}, adds[0].Args)
 	assert.Equal(t, []any{"pear"}, adds[1].Args, "in the order the calls began")
-	assert.Len(t, rt.CallsTo("MAILER", ""), 2, "every method of the namespace")
-	gets := rt.CallsTo("", "Get")
+	assert.Len(t, rt.Calls(runtime.Match{Namespace: "MAILER"}), 2, "every method of the namespace")
+	gets := rt.Calls(runtime.Match{Method: "Get"})
 	require.Len(t, gets, 1, "every namespace")
 	assert.Equal(t, 1, gets[0].Result)
-	assert.Empty(t, rt.CallsTo("INVENTORY", "Send"))
-	assert.Len(t, rt.CallsTo("", ""), len(rt.Calls()))
+	assert.Empty(t, rt.Calls(runtime.Match{Namespace: "INVENTORY", Method: "Send"}))
+	assert.Empty(t, rt.Calls(runtime.Match{Object: "elsewhere"}))
+	assert.Len(t, rt.Calls(runtime.Match{Object: "m"}), 2, "by object")
+	assert.Len(t, rt.Calls(runtime.Match{}), len(rt.Calls()))
+	assert.Len(t, rt.Calls(runtime.Match{Method: "Get"}, runtime.Match{Namespace: "MAILER"}), 3, "any of several")
+	assert.Empty(t, rt.Calls(runtime.Match{Effect: "email"}), "a call has no effect kind: none, not all")
 
-	emails := rt.EffectsOf("email")
+	emails := rt.Effects(runtime.Match{Effect: "email"})
 	require.Len(t, emails, 2)
 	assert.Equal(t, examples.Email{To: "ada", Subject: "hi"}, emails[0].Payload)
 	assert.Equal(t, examples.Email{To: "bob", Subject: "ho"}, emails[1].Payload)
-	assert.Empty(t, rt.EffectsOf("charge"))
+	assert.Empty(t, rt.Effects(runtime.Match{Effect: "charge"}))
+	assert.Empty(t, rt.Effects(runtime.Match{Method: "Send"}), "an effect has no method: none, not all")
+	assert.Len(t, rt.Effects(runtime.Match{Object: "m"}), 2)
 	adds[0].Args[0] = "changed"
-	assert.Equal(t, []any{"apple"}, rt.CallsTo("INVENTORY", "AddOne")[0].Args, "each caller gets its own copy")
+	assert.Equal(t, []any{"apple"}, rt.Calls(runtime.Match{Namespace: "INVENTORY", Method: "AddOne"})[0].Args, "each caller gets its own copy")
+
+	sends := rt.Turns(runtime.Match{Namespace: "MAILER", Method: "Send"})
+	require.Len(t, sends, 2)
+	assert.Equal(t, []any{"bob", "ho"}, sends[1].Args)
+	assert.Len(t, rt.Turns(runtime.Match{Object: "shop"}), 3)
+
+	require.NoError(t, rt.Advance(5*time.Minute)) // both idle objects are evicted (rule L5)
+	require.Len(t, rt.Events(runtime.Match{Event: object.EventEvicted}), 2)
+	evicted := rt.Events(runtime.Match{Event: object.EventEvicted, Object: "shop"})
+	require.Len(t, evicted, 1)
+	assert.Equal(t, "INVENTORY", evicted[0].Namespace)
+	assert.Empty(t, rt.Events(runtime.Match{Event: object.EventReset}))
+	assert.Empty(t, rt.Events(runtime.Match{Method: "Send"}), "an event has no method: none, not all")
+}
+
+// The deprecated CallsTo and EffectsOf answer as the Matches go fix
+// rewrites them to.
+func TestCallsToAndEffectsOfForwardToMatch(t *testing.T) {
+	rt := runtime.New(runtime.WithSeed(1))
+	defer rt.Close()
+	mail := rt.Namespace("MAILER", examples.NewMailer)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		m, err := mail.GetByName("m")
+		if err != nil {
+			return err
+		}
+		_, err = m.Call(ctx, "Send", "ada", "hi")
+		return err
+	}))
+	assert.Equal(t, rt.Calls(runtime.Match{Namespace: "MAILER", Method: "Send"}), rt.CallsTo("MAILER", "Send"))
+	assert.Equal(t, rt.Effects(runtime.Match{Effect: "email"}), rt.EffectsOf("email"))
+	assert.Len(t, rt.Effects(runtime.Match{Effect: "email"}), 1)
 }

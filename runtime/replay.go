@@ -307,7 +307,7 @@ func (s *Session) run(t *Turn, in *Interleaving) Replayed {
 	rp.made, rp.open = nil, false
 	rp.replayTurn(r, t, in, &out)
 	out.State = h.objectState()
-	out.Effects = r.effectsSince(effects)
+	out.Effects = r.effectsSince(effects, nil)
 	out.Calls = rp.made
 	out.Together = rp.together.outs()
 	out.Memory = rp.memory(r, h, t)
