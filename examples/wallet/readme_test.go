@@ -50,6 +50,11 @@ func TestReadmeFirstTestIsKept(t *testing.T) {
 	if string(kept) != want {
 		t.Fatalf("readme_first_test.go is not the README's first test (marked <!-- install: file first_test.go -->); the README's:\n%s", block)
 	}
+	// Issue 33: writing and testing one class takes object, runtime,
+	// transport and dosimtest, no more.
+	if n := strings.Count(block, "\t\"github.com/dosim/dosim/"); n > 4 {
+		t.Errorf("the README's first test imports %d dosim packages; at most 4 (object, runtime, transport, dosimtest)", n)
+	}
 	_, run, _ := strings.Cut(block, "rt.Run(")
 	run, _, _ = strings.Cut(run, "\n\t})\n")
 	if strings.Contains(run, "t.Fatal") || strings.Contains(run, "t.Error") {
