@@ -58,9 +58,6 @@ type SQL struct {
 	host  Host       // the object's host: clock and seeded source; nil without a runtime
 	rng   *rand.Rand // without a host: a fixed seed
 	depth int        // open Transactions
-	// changes is SQLite's total_changes() after the last write, to count
-	// rows written.
-	changes int64
 	closed  bool
 	// revoked, when set, refuses every operation: the handle of a stale
 	// instance (rule L4).
@@ -309,14 +306,6 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	if wrote && by != nil {
 		db.root.j.noteSQL(by)
 	}
-	if wrote {
-		total, err := db.totalChanges()
-		if err != nil {
-			return nil, err
-		}
-		cur.RowsWritten = int(total - db.changes)
-		db.changes = total
-	}
 	cur.i = -1
 	return cur, nil
 }
@@ -452,9 +441,6 @@ func (db *SQL) Transaction(ctx context.Context, fn func(ctx context.Context, tx 
 	if errors.Is(err, errRolledBack) && !errors.Is(err, ErrSQL) {
 		err = fmt.Errorf("%w: Transaction: %w", ErrSQL, err)
 	}
-	if total, e := db.totalChanges(); e == nil {
-		db.changes = total
-	}
 	if err == nil && by != nil && db.txWrote {
 		db.root.j.noteSQL(by)
 	}
@@ -525,9 +511,6 @@ func (db *SQL) dropAll() error {
 	})
 	if err != nil {
 		return fmt.Errorf("%w: DeleteAll: %w", ErrSQL, err)
-	}
-	if total, err := db.totalChanges(); err == nil {
-		db.changes = total
 	}
 	if by != nil {
 		db.root.j.noteSQL(by)

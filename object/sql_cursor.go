@@ -17,10 +17,13 @@ type Cursor struct {
 	cols []string
 	rows [][]any
 	i    int // the current row, -1 before the first Next
-	// RowsRead counts the rows the Exec's statements returned.
+	// RowsRead counts the rows the Exec's last statement returned (the
+	// platform counts the rows its SQLite visits: more for a statement
+	// that scans rows it does not return, see docs/rules.md).
 	RowsRead int
-	// RowsWritten counts the rows its statements inserted, updated or
-	// deleted (triggers included), as SQLite's changes() does.
+	// RowsWritten counts the rows the Exec's last statement inserted,
+	// updated or deleted, triggers included (the platform also counts
+	// each index entry written, see docs/rules.md).
 	RowsWritten int
 }
 

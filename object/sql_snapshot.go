@@ -270,11 +270,6 @@ func (db *SQL) load(snap map[string]any) error {
 			return err
 		}
 	}
-	total, err := db.totalChanges()
-	if err != nil {
-		return err
-	}
-	db.changes = total
 	return nil
 }
 

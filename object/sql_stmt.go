@@ -104,7 +104,7 @@ func rememberCut(query string, stmts []sqlStmt) {
 
 // runAll runs the statements of an Exec, first then, when multi, those
 // sp cuts after it, each taking as many of vals as it has ? marks; cur
-// gets the last one's rows. It reports whether any wrote.
+// gets the last one's rows and counts. It reports whether any wrote.
 func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedValue, cur *Cursor) (bool, error) {
 	wrote, next, n := false, 0, 0
 	for {
@@ -138,12 +138,27 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 				db.txWrote = true
 			}
 		}
+		var before int64
+		if !s.readonly {
+			var err error
+			if before, err = db.totalChanges(); err != nil {
+				return wrote, err
+			}
+		}
 		c, err := db.runUser(s, sv)
 		if err != nil {
 			return wrote, err
 		}
-		cur.RowsRead += len(c.rows)
-		cur.cols, cur.rows = c.cols, c.rows
+		// The cursor is the last statement's, and so are its counts, as
+		// the platform's are (real workerd 1.20261117.1).
+		cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0
+		if !s.readonly {
+			after, err := db.totalChanges()
+			if err != nil {
+				return wrote, err
+			}
+			cur.RowsWritten = int(after - before)
+		}
 		if !multi {
 			return wrote, nil
 		}

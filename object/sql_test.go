@@ -47,7 +47,7 @@ func TestQ1_ExecCursorAndStatements(t *testing.T) {
 		assert.Same(t, db, st.SQL(), "one database per object")
 		c, err := db.Exec(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL); INSERT INTO t (name, score) VALUES (?, ?); INSERT INTO t (name, score) VALUES (?, ?)", "ada", 1.5, "bob", 2)
 		assert.NoError(t, err)
-		assert.Equal(t, 2, c.RowsWritten)
+		assert.Equal(t, 1, c.RowsWritten, "the last statement's count, as the platform's cursor gives it (workerd 1.20261117.1)")
 		c, err = db.Exec(ctx, "SELECT id, name, score FROM t WHERE score > ? ORDER BY id", 0)
 		assert.NoError(t, err)
 		assert.Equal(t, []string{"id", "name", "score"}, c.Columns())

@@ -124,9 +124,6 @@ func (db *SQL) endTurn(keep bool) {
 		_, _ = db.run("ROLLBACK TO dosim_turn", nil)
 	}
 	_, _ = db.run("RELEASE dosim_turn", nil)
-	if total, err := db.totalChanges(); err == nil {
-		db.changes = total
-	}
 }
 
 // Pending implements Journal.

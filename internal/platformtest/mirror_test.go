@@ -274,10 +274,43 @@ func (m *mirror) storage(ctx context.Context, which string) (map[string]any, err
 		list(ctx, s, r)
 	case "sql":
 		sqlCase(ctx, m.st, r)
+	case "sql-counters":
+		sqlCounters(ctx, m.st, r)
 	default:
 		return nil, errors.New("no storage case " + which)
 	}
 	return r, nil
+}
+
+// sqlCounters is worker.js's sql-counters case: statements' rows,
+// rowsRead and rowsWritten, or rowsWritten alone.
+func sqlCounters(ctx context.Context, st *object.State, r map[string]any) {
+	db := st.SQL()
+	c := func(query string) map[string]any {
+		cur, err := db.Exec(ctx, query)
+		if err != nil {
+			return attempt(nil, err)
+		}
+		return attempt(map[string]any{"rows": cur.Len(), "read": cur.RowsRead, "written": cur.RowsWritten}, nil)
+	}
+	w := func(query string) map[string]any {
+		cur, err := db.Exec(ctx, query)
+		if err != nil {
+			return attempt(nil, err)
+		}
+		return attempt(cur.RowsWritten, nil)
+	}
+	_, err := db.Exec(ctx, "CREATE TABLE u (k TEXT, n INTEGER)")
+	if r["create"] = attempt(nil, err); err != nil {
+		return // a key-value-backed class has no SQL
+	}
+	r["insert"] = c("INSERT INTO u VALUES ('a', 1), ('b', 2), ('c', 3)")
+	r["scan"] = c("SELECT * FROM u")
+	r["update"] = w("UPDATE u SET n = n + 1 WHERE k <> 'a'")
+	r["multi"] = c("INSERT INTO u VALUES ('e', 5); UPDATE u SET n = 0 WHERE k = 'e'; SELECT * FROM u")
+	r["multiWrite"] = c("SELECT * FROM u; INSERT INTO u VALUES ('f', 6)")
+	r["delete"] = w("DELETE FROM u WHERE k = 'f'")
+	r["deleteAll"] = c("DELETE FROM u")
 }
 
 // sqlCase is worker.js's sql case: statements and their words, each as
