@@ -53,12 +53,12 @@ const sqlPageSize = 4096
 // platform's other limits, SQLMaxStatementBytes and after), and the rows an
 // Exec returns at most SQLMaxResultBytes.
 type SQL struct {
-	conn  driver.Conn
-	q     driver.QueryerContext
-	host  Host       // the object's host: clock and seeded source; nil without a runtime
-	rng   *rand.Rand // without a host: a fixed seed
-	depth int        // open Transactions
-	closed  bool
+	conn   driver.Conn
+	q      driver.QueryerContext
+	host   Host       // the object's host: clock and seeded source; nil without a runtime
+	rng    *rand.Rand // without a host: a fixed seed
+	depth  int        // open Transactions
+	closed bool
 	// revoked, when set, refuses every operation: the handle of a stale
 	// instance (rule L4).
 	revoked error
