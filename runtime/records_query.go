@@ -59,13 +59,23 @@ func anyOf(ms []Match, test func(Match) bool) bool {
 	return false
 }
 
+// sizeFor is the room to make for the records of n that match: all of
+// them without a Match, else what appending finds (a query that selects a
+// few of many records costs what it selects).
+func sizeFor(match []Match, n int) int {
+	if len(match) == 0 {
+		return n
+	}
+	return 0
+}
+
 // Calls returns the records kept (see WithRecords: only the last n under
 // KeepLast(n)) of the calls that match (every call when given no Match),
 // in the order they began, each its own copy. A call still in flight has
 // Outcome transport.OutcomePending.
 func (r *Runtime) Calls(match ...Match) []CallRecord {
 	calls := r.kept()
-	out := make([]CallRecord, 0, len(calls))
+	out := make([]CallRecord, 0, sizeFor(match, len(calls)))
 	for _, c := range calls {
 		if anyOf(match, func(m Match) bool { return m.call(c.Site.Target.Namespace, c.Site.Target.Object, c.Site.Method) }) {
 			out = append(out, record(c))
@@ -82,7 +92,7 @@ func (r *Runtime) Effects(match ...Match) []Effect { return r.effectsSince(0, ma
 
 // effectsSince is Effects of the effects recorded after the first i.
 func (r *Runtime) effectsSince(i int, match []Match) []Effect {
-	out := make([]Effect, 0, len(r.effects)-i)
+	out := make([]Effect, 0, sizeFor(match, len(r.effects)-i))
 	for _, e := range r.effects[i:] {
 		if !anyOf(match, func(m Match) bool { return m.effect(&e) }) {
 			continue
@@ -115,7 +125,7 @@ func (r *Runtime) Events(match ...Match) []object.Event {
 // lane turn that found no work due) is left out.
 func (r *Runtime) Turns(match ...Match) []Turn {
 	turns := r.turns()
-	out := make([]Turn, 0, len(turns))
+	out := make([]Turn, 0, sizeFor(match, len(turns)))
 	for _, t := range turns {
 		if anyOf(match, func(m Match) bool { return m.call(t.Namespace, t.Object, t.Method) }) {
 			out = append(out, *t)
