@@ -79,3 +79,43 @@ func ExampleRuntime_Group() {
 	// AddOne ok 1
 	// AddOne ok 1
 }
+
+// A Match selects a run's records, the same way for calls, effects, events
+// and turns: here the calls to one method, and the emails one object sent.
+func ExampleMatch() {
+	rt := runtime.New(runtime.WithSeed(1))
+	defer rt.Close()
+	inv := rt.Namespace("INVENTORY", examples.NewInventory)
+	mail := rt.Namespace("MAILER", examples.NewMailer)
+	err := rt.Run(func(ctx context.Context) error {
+		s, err := inv.GetByName("shop")
+		if err != nil {
+			return err
+		}
+		m, err := mail.GetByName("m")
+		if err != nil {
+			return err
+		}
+		for _, fruit := range []string{"apple", "pear"} {
+			if _, err := s.Call(ctx, "AddOne", fruit); err != nil {
+				return err
+			}
+		}
+		_, err = m.Call(ctx, "Send", "ada", "hi")
+		return err
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range rt.Calls(runtime.Match{Namespace: "INVENTORY", Method: "AddOne"}) {
+		fmt.Println(c.Method, c.Args, c.Outcome)
+	}
+	for _, e := range rt.Effects(runtime.Match{Object: "m", Effect: "email"}) {
+		fmt.Printf("%s %+v\n", e.Kind, e.Payload)
+	}
+	// Output:
+	// AddOne [apple] ok
+	// AddOne [pear] ok
+	// email {To:ada Subject:hi}
+}
