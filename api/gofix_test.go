@@ -30,13 +30,13 @@ func TestGoFixMigratesTheOldAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, old := range []string{"explore.SeedPCT", "explore.SeedRandom", "explore.SeedSwarm", "explore.SeedStrategy", "CallsTo", "EffectsOf"} {
+	for _, old := range []string{"explore.SeedPCT", "explore.SeedRandom", "explore.SeedSwarm", "explore.SeedStrategy", "CallsTo", "EffectsOf", "dosimtest.ReplayCommand"} {
 		if strings.Contains(string(got), old) {
 			t.Errorf("go fix left %s:\n%s", old, got)
 		}
 	}
 	for _, now := range []string{"runtime.StrategyPCT", "runtime.StrategyRandom", "runtime.StrategySwarm", "[]runtime.Strategy",
-		`rt.Calls(runtime.Match{Namespace: "BOOTH", Method: "Book"})`, `rt.Effects(runtime.Match{Effect: "email"})`} {
+		`rt.Calls(runtime.Match{Namespace: "BOOTH", Method: "Book"})`, `rt.Effects(runtime.Match{Effect: "email"})`, "runtimetest.ReplayCommand(t, seed)"} {
 		if !strings.Contains(string(got), now) {
 			t.Errorf("go fix did not write %s:\n%s", now, got)
 		}

@@ -120,13 +120,13 @@ func faultSetText(rules []transport.Rule) string {
 }
 
 // faultsReplayCommand is the go test command that runs t alone with seed
-// and exactly the faults rules: ReplayCommand's, with -dosim.faults.
+// and exactly the faults rules: testrun.ReplayCommand's, with -dosim.faults.
 func faultsReplayCommand(t testing.TB, seed uint64, rules []transport.Rule) string {
 	set := faultSetText(rules)
 	if strings.ContainsFunc(set, func(r rune) bool { return !strings.ContainsRune(safeChars, r) }) {
 		set = "'" + strings.ReplaceAll(set, "'", `'\''`) + "'"
 	}
-	return fmt.Sprintf("%s -%s=%s", ReplayCommand(t, seed), FaultsFlag, set)
+	return fmt.Sprintf("%s -%s=%s", testrun.ReplayCommand(t, seed), FaultsFlag, set)
 }
 
 // safeChars need no quoting in a shell word.

@@ -9,6 +9,7 @@ import (
 	"github.com/dosim/dosim/explore"
 	"github.com/dosim/dosim/internal/testrun"
 	"github.com/dosim/dosim/runtime"
+	"github.com/dosim/dosim/runtime/runtimetest"
 )
 
 // Func explores the fault space of fn, a Go function that drives objects
@@ -86,11 +87,14 @@ func funcFailure(t testing.TB, fe *explore.FuncExplorer, sum *explore.Summary, r
 	fmt.Fprintf(&b, "%s: %d violation(s) in %d of %d seeds; the first, seed %d:\n", t.Name(), sum.Total, sum.Failed, sum.Ran, f.Seed)
 	fmt.Fprintf(&b, "faults drawn %d, shrunk (%s, %d replays) to %d:\n%s", len(f.Faults), f.Shrink, f.Replays, len(f.Shrunk), explore.FaultsYAML(f.Shrunk))
 	// Everything below describes one run, and says which (rule C5).
-	writeRun(&b, t, f, fe.Rerun(f), ReplayCommand(t, f.Seed), replay)
+	writeRun(&b, t, f, fe.Rerun(f), testrun.ReplayCommand(t, f.Seed), replay)
 	return b.String()
 }
 
-// ReplayCommand is the go test command that runs t alone with seed: go
-// test PACKAGE -run '^TEST$' -count=1 -dosim.seed=N, the package named by
-// its import path so that the command runs from anywhere in the module.
-func ReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayCommand(t, seed) }
+// ReplayCommand is the go test command that runs t alone with seed.
+//
+// Deprecated: use runtimetest.ReplayCommand, the one helper that says it
+// (go test PACKAGE -run '^TEST$' -count=1 -dosim.seed=N).
+//
+//go:fix inline
+func ReplayCommand(t testing.TB, seed uint64) string { return runtimetest.ReplayCommand(t, seed) }

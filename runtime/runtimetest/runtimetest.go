@@ -145,7 +145,10 @@ func Report(t testing.TB, rt *runtime.Runtime) {
 	t.Logf("dosim: artifacts in %s", dir)
 }
 
-// ReplayCommand returns the go test command that runs t again with seed.
+// ReplayCommand returns the go test command that runs t alone again with
+// seed: go test PACKAGE -run '^TEST$' -count=1 -dosim.seed=N, the package
+// named by its import path so that the command runs from anywhere in the
+// module.
 func ReplayCommand(t testing.TB, seed uint64) string { return testrun.ReplayCommand(t, seed) }
 
 // ArtifactsRoot returns the folder under which failure artifacts are
