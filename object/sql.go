@@ -356,9 +356,10 @@ func (db *SQL) rollbackEnded(err error) error {
 
 // totalChanges is SQLite's count of rows written since the database opened.
 //
-// It asks SQLite's C API (sqlite3_total_changes64), not a statement: a
-// write's Exec asks it once, and a statement parsed on every fresh
-// connection cost a booth seed some fifty parses.
+// It asks SQLite's C API (sqlite3_total_changes64), not a statement:
+// each writing statement of an Exec asks it before and after, and a
+// statement parsed on every fresh connection cost a booth seed some fifty
+// parses.
 func (db *SQL) totalChanges() (int64, error) {
 	db.mu.Lock()
 	defer db.mu.Unlock() // close waits: the handle stays open for the call

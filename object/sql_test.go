@@ -310,3 +310,48 @@ func TestQ4_BadSQLIsAnErrorNeverACrash(t *testing.T) {
 		return nil
 	}))
 }
+
+// Q1: a cursor's counts are its Exec's last statement's, as the
+// platform's cursor's rowsRead and rowsWritten are (real workerd
+// 1.20261117.1, internal/platformtest's storage-sql-counters): a script
+// that writes and then reads wrote nothing by its cursor; the rows a
+// failed script wrote before its failing statement are not counted again
+// by the next Exec; a trigger's writes count with the statement that
+// fired them; a Transaction's Execs count each their own.
+func TestQ1_ACursorCountsItsLastStatement(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		exec := func(q string) *object.Cursor {
+			t.Helper()
+			c, err := db.Exec(ctx, q)
+			require.NoError(t, err, q)
+			return c
+		}
+		exec("CREATE TABLE u (k TEXT PRIMARY KEY, n INTEGER); CREATE TABLE log (k TEXT)")
+		c := exec("INSERT INTO u VALUES ('a', 1), ('b', 2); SELECT * FROM u")
+		assert.Equal(t, 0, c.RowsWritten, "the last statement only read")
+		assert.Equal(t, 2, c.RowsRead)
+		c = exec("SELECT * FROM u; UPDATE u SET n = n + 1")
+		assert.Equal(t, 2, c.RowsWritten)
+		assert.Equal(t, 0, c.RowsRead, "the last statement returned no row")
+
+		_, err := db.Exec(ctx, "INSERT INTO u VALUES ('c', 3); INSERT INTO u VALUES ('a', 9)")
+		require.Error(t, err, "the second statement breaks the key")
+		c = exec("INSERT INTO u VALUES ('d', 4)")
+		assert.Equal(t, 1, c.RowsWritten, "the failed Exec's first row is not counted here")
+
+		exec("CREATE TRIGGER logged AFTER INSERT ON u BEGIN INSERT INTO log VALUES (new.k); END")
+		c = exec("INSERT INTO u VALUES ('e', 5)")
+		assert.Equal(t, 2, c.RowsWritten, "the row and the trigger's row")
+
+		return db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+			c, err := tx.Exec(ctx, "DELETE FROM log")
+			require.NoError(t, err)
+			assert.Equal(t, 1, c.RowsWritten, "the trigger's one row")
+			c, err = tx.Exec(ctx, "UPDATE u SET n = 0 WHERE k = 'a'")
+			require.NoError(t, err)
+			assert.Equal(t, 1, c.RowsWritten)
+			return nil
+		})
+	})
+}

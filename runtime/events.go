@@ -41,6 +41,19 @@ func (l *eventLog) all() []object.Event {
 	return out
 }
 
+// matching returns a copy of the events keep keeps, in order.
+func (l *eventLog) matching(keep func(*object.Event) bool) []object.Event {
+	var out []object.Event
+	for _, c := range l.chunks {
+		for i := range c {
+			if keep(&c[i]) {
+				out = append(out, c[i])
+			}
+		}
+	}
+	return out
+}
+
 // event records an event of the object h hosts, stamping it with the
 // virtual time and the object.
 func (h *host) event(e object.Event) {

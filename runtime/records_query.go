@@ -20,8 +20,9 @@ import (
 type Match struct {
 	Namespace string // every record: the object's namespace
 	Object    string // every record: the object's name, or its hex id
-	// Method: a call's method, a turn's method or handler ("fetch",
-	// "alarm", "webSocketMessage", ...).
+	// Method: a call's method ("fetch" for a Fetch); a turn's, the method
+	// its call ran, or for a turn no call began, its kind ("alarm",
+	// "schedule", "queue", "websocket").
 	Method string
 	Effect string           // an effect's kind, as given to object.State.Effect
 	Event  object.EventKind // an event's kind
@@ -59,14 +60,25 @@ func anyOf(ms []Match, test func(Match) bool) bool {
 	return false
 }
 
-// sizeFor is the room to make for the records of n that match: all of
-// them without a Match, else what appending finds (a query that selects a
-// few of many records costs what it selects).
-func sizeFor(match []Match, n int) int {
-	if len(match) == 0 {
-		return n
+// turnMethod is what Match.Method selects a turn by: its call's method,
+// or the kind of a turn no call began.
+func turnMethod(t *Turn) string {
+	if t.Kind == TurnRequest {
+		return t.Method
 	}
-	return 0
+	return t.Kind.String()
+}
+
+// room is where the records of n that match go: room for all of them
+// without a Match (an empty slice, not nil, when there are none, as
+// before Match); with one, nil for appending to, so that a query that
+// selects a few of many records costs what it selects, and one that
+// selects none is nil.
+func room[T any](match []Match, n int) []T {
+	if len(match) == 0 {
+		return make([]T, 0, n)
+	}
+	return nil
 }
 
 // Calls returns the records kept (see WithRecords: only the last n under
@@ -75,7 +87,7 @@ func sizeFor(match []Match, n int) int {
 // Outcome transport.OutcomePending.
 func (r *Runtime) Calls(match ...Match) []CallRecord {
 	calls := r.kept()
-	out := make([]CallRecord, 0, sizeFor(match, len(calls)))
+	out := room[CallRecord](match, len(calls))
 	for _, c := range calls {
 		if anyOf(match, func(m Match) bool { return m.call(c.Site.Target.Namespace, c.Site.Target.Object, c.Site.Method) }) {
 			out = append(out, record(c))
@@ -92,7 +104,7 @@ func (r *Runtime) Effects(match ...Match) []Effect { return r.effectsSince(0, ma
 
 // effectsSince is Effects of the effects recorded after the first i.
 func (r *Runtime) effectsSince(i int, match []Match) []Effect {
-	out := make([]Effect, 0, sizeFor(match, len(r.effects)-i))
+	out := room[Effect](match, len(r.effects)-i)
 	for _, e := range r.effects[i:] {
 		if !anyOf(match, func(m Match) bool { return m.effect(&e) }) {
 			continue
@@ -106,28 +118,23 @@ func (r *Runtime) effectsSince(i int, match []Match) []Effect {
 // Events returns the events recorded so far that match (every event when
 // given no Match), in order.
 func (r *Runtime) Events(match ...Match) []object.Event {
-	all := r.events.all()
 	if len(match) == 0 {
-		return all
+		return r.events.all()
 	}
-	out := all[:0]
-	for _, e := range all {
-		if anyOf(match, func(m Match) bool { return m.event(&e) }) {
-			out = append(out, e)
-		}
-	}
-	return out
+	return r.events.matching(func(e *object.Event) bool {
+		return anyOf(match, func(m Match) bool { return m.event(e) })
+	})
 }
 
 // Turns returns the history of the object turns so far that match (every
-// turn when given no Match), in the order the turns began (nil without
+// turn when given no Match), in the order the turns began (none without
 // WithHistory): copies of History's. A turn that did nothing at all (a
 // lane turn that found no work due) is left out.
 func (r *Runtime) Turns(match ...Match) []Turn {
 	turns := r.turns()
-	out := make([]Turn, 0, sizeFor(match, len(turns)))
+	out := room[Turn](match, len(turns))
 	for _, t := range turns {
-		if anyOf(match, func(m Match) bool { return m.call(t.Namespace, t.Object, t.Method) }) {
+		if anyOf(match, func(m Match) bool { return m.call(t.Namespace, t.Object, turnMethod(t)) }) {
 			out = append(out, *t)
 		}
 	}

@@ -96,7 +96,56 @@ func TestCallsToAndEffectsOfForwardToMatch(t *testing.T) {
 		_, err = m.Call(ctx, "Send", "ada", "hi")
 		return err
 	}))
-	assert.Equal(t, rt.Calls(runtime.Match{Namespace: "MAILER", Method: "Send"}), rt.CallsTo("MAILER", "Send"))
-	assert.Equal(t, rt.Effects(runtime.Match{Effect: "email"}), rt.EffectsOf("email"))
-	assert.Len(t, rt.Effects(runtime.Match{Effect: "email"}), 1)
+	sends := rt.CallsTo("MAILER", "Send")
+	require.Len(t, sends, 1)
+	assert.Equal(t, []any{"ada", "hi"}, sends[0].Args)
+	assert.Nil(t, rt.CallsTo("MAILER", "Nope"), "nil when nothing matches, as before")
+	assert.Equal(t, rt.Calls(runtime.Match{Namespace: "MAILER", Method: "Send"}), sends)
+	emails := rt.EffectsOf("email")
+	require.Len(t, emails, 1)
+	assert.Equal(t, examples.Email{To: "ada", Subject: "hi"}, emails[0].Payload)
+	assert.Nil(t, rt.EffectsOf("charge"))
+}
+
+// ringer sets its alarm a second out when rung; its alarm does nothing.
+type ringer struct{ st *object.State }
+
+func (r *ringer) Methods() object.Methods {
+	return object.Methods{"Ring": object.Func(func(ctx context.Context) error {
+		return r.st.SetAlarm(ctx, r.st.Now().Add(time.Second))
+	})}
+}
+
+func (r *ringer) Alarm(context.Context, object.AlarmInfo) error { return nil }
+
+// A turn that no call began (an alarm's) is selected by its kind, as
+// Match.Method says; a Match that selects nothing gives nil, as CallsTo
+// and EffectsOf did.
+func TestMatchSelectsATurnNoCallBeganByItsKind(t *testing.T) {
+	rt := runtime.New(runtime.WithSeed(1), runtime.WithHistory())
+	defer rt.Close()
+	ns := rt.Namespace("RINGER", func(st *object.State) object.Object { return &ringer{st: st} })
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		s, err := ns.GetByName("r")
+		if err != nil {
+			return err
+		}
+		_, err = s.Call(ctx, "Ring")
+		return err
+	}))
+	require.NoError(t, rt.Advance(2*time.Second))
+	alarms := rt.Turns(runtime.Match{Method: "alarm"})
+	require.Len(t, alarms, 1)
+	assert.Equal(t, runtime.TurnAlarm, alarms[0].Kind)
+	assert.Equal(t, "RINGER", alarms[0].Namespace)
+	rings := rt.Turns(runtime.Match{Method: "Ring"})
+	require.Len(t, rings, 1)
+	assert.Equal(t, runtime.TurnRequest, rings[0].Kind)
+	assert.Len(t, rt.Turns(), 2)
+
+	assert.Nil(t, rt.Calls(runtime.Match{Method: "Nope"}))
+	assert.Nil(t, rt.Effects(runtime.Match{Effect: "email"}))
+	assert.Nil(t, rt.Events(runtime.Match{Event: object.EventReset}))
+	assert.Nil(t, rt.Turns(runtime.Match{Method: "queue"}))
+	assert.NotNil(t, rt.Effects(), "without a Match, an empty list, as before Match")
 }
