@@ -87,6 +87,18 @@ type SQL struct {
 	// stopped says why the progress handler stopped it.
 	steps   int64
 	stopped string
+	// capture is what the statement being cut writes, as the authorizer
+	// tells it while capturing (the cut's prepare, not a run's); tables, what counting writes needs of each table written,
+	// cleared when the schema may have changed (sql_written.go).
+	capture   sqlWrite
+	capturing bool
+	tables    map[string]*tableIndexes
+	schema    sqlSchema // the DDL history that built it (sql_written.go)
+	// turnSchema is schema when the turn savepoint opened; ensured, the
+	// CREATE ... IF NOT EXISTS statements in its history since the last
+	// DROP or ALTER, by hash (noteSchema).
+	turnSchema sqlSchema
+	ensured    map[uint64]bool
 	// rolledBack is set once a statement's ON CONFLICT ROLLBACK ended the
 	// outermost Transaction: its other statements must not run outside it.
 	rolledBack bool
@@ -120,7 +132,7 @@ var sqlSeq atomic.Uint64
 
 // openSQL opens a fresh, empty database limited to maxBytes.
 func openSQL(host Host) (*SQL, error) {
-	db := &SQL{host: host}
+	db := &SQL{host: host, schema: emptySchema}
 	conn, release, err := connect(db)
 	if err != nil {
 		return nil, err
@@ -238,6 +250,7 @@ type sqlStmt struct {
 	readonly bool
 	params   int
 	named    bool
+	write    sqlWrite // what it writes, for RowsWritten
 }
 
 // exec is Exec; with readOnlyQuery set, query must be one statement that
@@ -341,6 +354,8 @@ func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 // and the object resets: no caller is told a write succeeded that is not
 // there.
 func (db *SQL) rollbackEnded(err error) error {
+	// Which savepoints it undid is not told: the schema's history is lost.
+	db.schema.known, db.tables = false, nil
 	if db.depth > 0 {
 		db.rolledBack = true
 	}
@@ -354,19 +369,21 @@ func (db *SQL) rollbackEnded(err error) error {
 	return err
 }
 
-// totalChanges is SQLite's count of rows written since the database opened.
+// changes is SQLite's count of rows written since the database opened
+// (total) and of those the last statement wrote itself (last, its
+// triggers' left out).
 //
-// It asks SQLite's C API (sqlite3_total_changes64), not a statement:
-// each writing statement of an Exec asks it before and after, and a
-// statement parsed on every fresh connection cost a booth seed some fifty
-// parses.
-func (db *SQL) totalChanges() (int64, error) {
+// It asks SQLite's C API (sqlite3_total_changes64, sqlite3_changes64), not
+// a statement: each writing statement of an Exec asks it before and
+// after, and a statement parsed on every fresh connection cost a booth
+// seed some fifty parses.
+func (db *SQL) changes() (total, last int64, err error) {
 	db.mu.Lock()
 	defer db.mu.Unlock() // close waits: the handle stays open for the call
 	if db.closing || db.closed || db.conn == nil {
-		return 0, fmt.Errorf("%w: total_changes: the database is closed (its runtime was closed)", ErrSQL)
+		return 0, 0, fmt.Errorf("%w: total_changes: the database is closed (its runtime was closed)", ErrSQL)
 	}
-	return db.changesSoFar(), nil
+	return db.changesSoFar(), db.changesOfLast(), nil
 }
 
 // shortSQL quotes a query for an error message, cut after 60 bytes.
@@ -385,6 +402,7 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 		return fn()
 	}
 	name := fmt.Sprintf("dosim_%d", db.depth)
+	schema := db.schema
 	if _, err := db.run("SAVEPOINT "+name, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrSQL, err)
 	}
@@ -399,6 +417,9 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 			// savepoint already: then these fail, and there is nothing to undo.
 			_, _ = db.run("ROLLBACK TO "+name, nil)
 			_, _ = db.run("RELEASE "+name, nil)
+			if !db.rolledBack {
+				db.revertSchema(schema)
+			}
 		}
 	}()
 	if err := fn(); err != nil {
@@ -512,6 +533,10 @@ func (db *SQL) dropAll() error {
 	})
 	if err != nil {
 		return fmt.Errorf("%w: DeleteAll: %w", ErrSQL, err)
+	}
+	if db.schema.known {
+		db.schema, db.tables = emptySchema, nil // no table is left
+		clear(db.ensured)
 	}
 	if by != nil {
 		db.root.j.noteSQL(by)

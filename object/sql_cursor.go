@@ -22,8 +22,9 @@ type Cursor struct {
 	// that scans rows it does not return, see docs/rules.md).
 	RowsRead int
 	// RowsWritten counts the rows the Exec's last statement inserted,
-	// updated or deleted, triggers included (the platform also counts
-	// each index entry written, see docs/rules.md).
+	// updated or deleted (triggers included), and the index entries its
+	// inserts and updates wrote, as the platform counts them (see
+	// docs/rules.md).
 	RowsWritten int
 }
 

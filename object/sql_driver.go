@@ -307,9 +307,11 @@ func (sp *sqlSplitter) prepare() (stmt, tail uintptr, err error) {
 		return 0, sp.at, nil
 	}
 	db, tls := sp.db, sp.db.raw.tls
-	db.denied = ""
+	db.denied, db.capture, db.capturing = "", sqlWrite{}, true
 	pStmt, pTail := sp.ptrs, sp.ptrs+8
-	if rc := sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail); rc != sqlite3.SQLITE_OK {
+	rc := sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail)
+	db.capturing = false
+	if rc != sqlite3.SQLITE_OK {
 		return 0, 0, db.prepareError(rc)
 	}
 	return *(*uintptr)(cPtr(pStmt)), *(*uintptr)(cPtr(pTail)), nil
@@ -324,7 +326,7 @@ func (sp *sqlSplitter) next() (s sqlStmt, ok bool, err error) {
 	}
 	tls := sp.db.raw.tls
 	defer sqlite3.Xsqlite3_finalize(tls, stmt)
-	s = sqlStmt{text: sp.query[sp.at-sp.buf : tail-sp.buf], readonly: sqlite3.Xsqlite3_stmt_readonly(tls, stmt) != 0}
+	s = sqlStmt{text: sp.query[sp.at-sp.buf : tail-sp.buf], readonly: sqlite3.Xsqlite3_stmt_readonly(tls, stmt) != 0, write: sp.db.capture}
 	s.params = int(sqlite3.Xsqlite3_bind_parameter_count(tls, stmt))
 	for i := int32(1); i <= int32(s.params); i++ {
 		if sqlite3.Xsqlite3_bind_parameter_name(tls, stmt, i) != 0 {
@@ -344,6 +346,12 @@ func (sp *sqlSplitter) more() bool {
 	}
 	sp.db.denied = ""
 	return err != nil || stmt != 0
+}
+
+// changesOfLast is sqlite3_changes64: the rows the last statement
+// inserted, updated or deleted itself (not its triggers). db.mu is held.
+func (db *SQL) changesOfLast() int64 {
+	return int64(sqlite3.Xsqlite3_changes64(db.raw.tls, db.raw.db))
 }
 
 // changesSoFar is sqlite3_total_changes64: the rows the connection's

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // TestQ1_SQLConnectionKeepsASmallLookaside checks the defect of issue 13:
@@ -96,4 +97,11 @@ func TestQ1_AnUnclosedDatabaseIsCollectedToo(t *testing.T) {
 		runtime.GC()
 		return free() > open
 	}, 10*time.Second, time.Millisecond, "the cleanup gave the driver back")
+}
+
+// The action codes sql_written.go notes writes by are SQLite's.
+func TestQ1_TheWriteActionCodesAreSQLites(t *testing.T) {
+	require.Equal(t, int32(sqlite3.SQLITE_INSERT), int32(sqlAuthInsert))
+	require.Equal(t, int32(sqlite3.SQLITE_UPDATE), int32(sqlAuthUpdate))
+	require.Equal(t, int32(sqlite3.SQLITE_DELETE), int32(sqlAuthDelete))
 }

@@ -35,3 +35,5 @@ func (db *SQL) lockPRNG() func() { return func() {} }
 func (db *SQL) inTransaction() bool { return false }
 
 func (db *SQL) changesSoFar() int64 { return 0 }
+
+func (db *SQL) changesOfLast() int64 { return 0 }

@@ -46,7 +46,7 @@ var sqlPragmasNamed = []string{
 }
 
 // authorize is the authorizer of d's connection.
-func (d *sqlDriver) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, _ string) sqlite.AuthorizerReturnCode {
+func (d *sqlDriver) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, inner string) sqlite.AuthorizerReturnCode {
 	db := d.db.Value()
 	if db == nil {
 		return sqlite.AuthorizerDeny
@@ -56,6 +56,9 @@ func (d *sqlDriver) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, db
 	}
 	why := sqlPolicy(int32(action), arg1, arg2, dbName)
 	if why == "" {
+		if db.capturing && inner == "" { // cutting: the statement's own, not a trigger's
+			db.capture.note(int32(action), arg1, arg2)
+		}
 		return sqlite.AuthorizerOK
 	}
 	if db.denied == "" {

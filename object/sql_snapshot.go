@@ -369,6 +369,7 @@ func (db *SQL) loadExec(key, q string, args []any) error {
 	if _, err := db.run(q, vals); err != nil {
 		return fmt.Errorf("%q: %s: %w", key, shortSQL(q), err)
 	}
+	db.noteSchema(q) // a CREATE moves the schema's history on
 	return nil
 }
 

@@ -141,7 +141,7 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		var before int64
 		if !s.readonly {
 			var err error
-			if before, err = db.totalChanges(); err != nil {
+			if before, _, err = db.changes(); err != nil {
 				return wrote, err
 			}
 		}
@@ -149,15 +149,19 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		if err != nil {
 			return wrote, err
 		}
+		db.noteSchema(s.text)
 		// The cursor is the last statement's, and so are its counts, as
 		// the platform's are (real workerd 1.20261117.1).
 		cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0
 		if !s.readonly {
-			after, err := db.totalChanges()
+			after, last, err := db.changes()
 			if err != nil {
 				return wrote, err
 			}
-			cur.RowsWritten = int(after - before)
+			if after == before {
+				last = 0 // a statement that wrote no row (DDL leaves changes() as it was)
+			}
+			cur.RowsWritten = int(after - before + db.indexWrites(s.write, last))
 		}
 		if !multi {
 			return wrote, nil

@@ -338,11 +338,11 @@ func TestQ1_ACursorCountsItsLastStatement(t *testing.T) {
 		_, err := db.Exec(ctx, "INSERT INTO u VALUES ('c', 3); INSERT INTO u VALUES ('a', 9)")
 		require.Error(t, err, "the second statement breaks the key")
 		c = exec("INSERT INTO u VALUES ('d', 4)")
-		assert.Equal(t, 1, c.RowsWritten, "the failed Exec's first row is not counted here")
+		assert.Equal(t, 2, c.RowsWritten, "the row and its key's index entry; the failed Exec's first row is not counted here")
 
 		exec("CREATE TRIGGER logged AFTER INSERT ON u BEGIN INSERT INTO log VALUES (new.k); END")
 		c = exec("INSERT INTO u VALUES ('e', 5)")
-		assert.Equal(t, 2, c.RowsWritten, "the row and the trigger's row")
+		assert.Equal(t, 3, c.RowsWritten, "the row, its index entry and the trigger's row")
 
 		return db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
 			c, err := tx.Exec(ctx, "DELETE FROM log")
@@ -353,5 +353,85 @@ func TestQ1_ACursorCountsItsLastStatement(t *testing.T) {
 			assert.Equal(t, 1, c.RowsWritten)
 			return nil
 		})
+	})
+}
+
+// Q1: rows written count the index entries a row's insert or update
+// writes, as the platform's rowsWritten does (the figures are real
+// workerd 1.20261117.1's, internal/platformtest's sql-writes case), and
+// follow the schema as it changes: an index dropped, or created in a
+// Transaction that failed, writes nothing; a constructor's CREATE ... IF
+// NOT EXISTS run again changes nothing.
+func TestQ1_RowsWrittenCountIndexEntries(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		written := func(q string) int {
+			t.Helper()
+			c, err := db.Exec(ctx, q)
+			require.NoError(t, err, q)
+			return c.RowsWritten
+		}
+		written("CREATE TABLE IF NOT EXISTS v (k TEXT, n INTEGER, m INTEGER)")
+		written("CREATE INDEX v_n ON v (n)")
+		written("CREATE INDEX v_nm ON v (n, m)")
+		written("CREATE TABLE IF NOT EXISTS v (k TEXT, n INTEGER, m INTEGER)") // again: no change
+		assert.Equal(t, 6, written("INSERT INTO v VALUES ('a', 1, 1), ('b', 2, 2)"), "2 rows, 2 indexes")
+		assert.Equal(t, 6, written("UPDATE v SET n = n"), "both indexes hold n, set even to itself")
+		assert.Equal(t, 4, written("UPDATE v SET m = m + 1"), "one index holds m")
+		assert.Equal(t, 2, written("UPDATE v SET k = k || 'x'"), "no index holds k")
+		assert.Equal(t, 1, written("DELETE FROM v WHERE k = 'ax'"), "a delete counts its row")
+
+		written("DROP INDEX v_nm")
+		assert.Equal(t, 2, written("INSERT INTO v VALUES ('c', 3, 3)"), "one index left")
+		err := db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+			if _, err := tx.Exec(ctx, "CREATE INDEX v_m ON v (m)"); err != nil {
+				return err
+			}
+			return errors.New("changed my mind")
+		})
+		require.Error(t, err)
+		assert.Equal(t, 2, written("INSERT INTO v VALUES ('d', 4, 4)"), "the rolled-back index writes nothing")
+
+		written("CREATE TABLE a (id INTEGER PRIMARY KEY AUTOINCREMENT, n INTEGER)")
+		assert.Equal(t, 3, written("INSERT INTO a (n) VALUES (1), (2)"), "2 rows and the counter")
+		written("CREATE TABLE wr (k TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID")
+		written("CREATE INDEX wr_n ON wr (n)")
+		assert.Equal(t, 4, written("INSERT INTO wr VALUES ('a', 1), ('b', 2)"), "the key is the table, not an index")
+		assert.Equal(t, 2, written("UPDATE wr SET k = k || 'x' WHERE k = 'a'"), "a new key rewrites every index")
+		return nil
+	})
+}
+
+// Q1: what counting writes reads of a table is kept per schema history,
+// process-wide; a Transaction that created an index and failed puts the
+// history back, so that what a database without the index read is not
+// taken for one that has it.
+func TestQ1_RowsWrittenFollowTheSchemaAcrossDatabases(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		_, err := db.Exec(ctx, "CREATE TABLE w_across (k TEXT, n INTEGER)")
+		require.NoError(t, err)
+		err = db.Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+			if _, err := tx.Exec(ctx, "CREATE INDEX w_across_n ON w_across (n)"); err != nil {
+				return err
+			}
+			return errors.New("changed my mind")
+		})
+		require.Error(t, err)
+		c, err := db.Exec(ctx, "INSERT INTO w_across VALUES ('a', 1)")
+		require.NoError(t, err)
+		assert.Equal(t, 1, c.RowsWritten, "no index")
+		return nil
+	})
+	sqlDo(t, 2, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		for _, q := range []string{"CREATE TABLE w_across (k TEXT, n INTEGER)", "CREATE INDEX w_across_n ON w_across (n)"} {
+			_, err := db.Exec(ctx, q)
+			require.NoError(t, err)
+		}
+		c, err := db.Exec(ctx, "INSERT INTO w_across VALUES ('a', 1)")
+		require.NoError(t, err)
+		assert.Equal(t, 2, c.RowsWritten, "the row and its index entry")
+		return nil
 	})
 }

@@ -104,7 +104,7 @@ func (db *SQL) openTurn() (any, error) {
 	if _, err := db.run("SAVEPOINT dosim_turn", nil); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSQL, err)
 	}
-	db.turn = true
+	db.turn, db.turnSchema = true, db.schema
 	return by, nil
 }
 
@@ -122,6 +122,7 @@ func (db *SQL) endTurn(keep bool) {
 	}
 	if !keep {
 		_, _ = db.run("ROLLBACK TO dosim_turn", nil)
+		db.revertSchema(db.turnSchema)
 	}
 	_, _ = db.run("RELEASE dosim_turn", nil)
 }

@@ -104,6 +104,7 @@ var cases = []dosimCase{
 	storageCase("list"),
 	storageCase("sql"),
 	storageCase("sql-counters"),
+	storageCase("sql-writes"),
 	{name: "alarm-retry-once", waits: true, run: alarmRetryOnce},
 	{name: "alarm-past", waits: true, run: alarmPast},
 	{name: "alarm-delete-all", run: func(ctx context.Context, e *env) (map[string]any, error) {

@@ -3,6 +3,10 @@ package platformtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -276,6 +280,10 @@ func (m *mirror) storage(ctx context.Context, which string) (map[string]any, err
 		sqlCase(ctx, m.st, r)
 	case "sql-counters":
 		sqlCounters(ctx, m.st, r)
+	case "sql-writes":
+		if err := sqlWrites(ctx, m.st, r); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, errors.New("no storage case " + which)
 	}
@@ -311,6 +319,68 @@ func sqlCounters(ctx context.Context, st *object.State, r map[string]any) {
 	r["multiWrite"] = c("SELECT * FROM u; INSERT INTO u VALUES ('f', 6)")
 	r["delete"] = w("DELETE FROM u WHERE k = 'f'")
 	r["deleteAll"] = c("DELETE FROM u")
+}
+
+// sqlWrites is worker.js's sql-writes case: its tables, then each
+// statement's rowsWritten. The statements are worker.js's own
+// (SQL_WRITES_SCHEMA, SQL_WRITES), read from it, so that both sides run
+// the same list.
+func sqlWrites(ctx context.Context, st *object.State, r map[string]any) error {
+	schema, writes, err := workerSQLWrites()
+	if err != nil {
+		return err
+	}
+	db := st.SQL()
+	for _, q := range schema {
+		if _, err := db.Exec(ctx, q); err != nil {
+			r["create"] = attempt(nil, err)
+			return nil // a key-value-backed class has no SQL
+		}
+	}
+	r["create"] = attempt(nil, nil)
+	for _, w := range writes {
+		c, err := db.Exec(ctx, w[1])
+		if err != nil {
+			r[w[0]] = attempt(nil, err)
+			continue
+		}
+		r[w[0]] = attempt(c.RowsWritten, nil)
+	}
+	return nil
+}
+
+// workerSQLWrites reads SQL_WRITES_SCHEMA (its statements) and SQL_WRITES
+// (its [key, statement] pairs) from testdata/worker.js.
+func workerSQLWrites() (schema []string, writes [][2]string, err error) {
+	src, err := os.ReadFile(filepath.Join("testdata", "worker.js"))
+	if err != nil {
+		return nil, nil, err
+	}
+	block := func(name string) (string, error) {
+		_, after, ok := strings.Cut(string(src), "const "+name+" = [")
+		body, _, ok2 := strings.Cut(after, "\n];")
+		if !ok || !ok2 {
+			return "", fmt.Errorf("worker.js has no %s", name)
+		}
+		return body, nil
+	}
+	body, err := block("SQL_WRITES_SCHEMA")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range regexp.MustCompile(`"([^"]*)"`).FindAllStringSubmatch(body, -1) {
+		schema = append(schema, m[1])
+	}
+	if body, err = block("SQL_WRITES"); err != nil {
+		return nil, nil, err
+	}
+	for _, m := range regexp.MustCompile(`\["(\w+)", "([^"]*)"\]`).FindAllStringSubmatch(body, -1) {
+		writes = append(writes, [2]string{m[1], m[2]})
+	}
+	if len(schema) == 0 || len(writes) == 0 {
+		return nil, nil, errors.New("worker.js: SQL_WRITES_SCHEMA or SQL_WRITES is empty")
+	}
+	return schema, writes, nil
 }
 
 // sqlCase is worker.js's sql case: statements and their words, each as
