@@ -92,8 +92,11 @@ type SQL struct {
 	// cleared when the schema may have changed (sql_written.go).
 	capture   sqlWrite
 	capturing bool
-	tables    map[string]*tableIndexes
-	schema    sqlSchema // the DDL history that built it (sql_written.go)
+	tables    map[uintptr]tableEntry
+	// rowOps are the rows the last statement of the object's that writes
+	// inserted and updated, counted by the pre-update hook (countRows).
+	rowOps sqlRowOps
+	schema sqlSchema // the DDL history that built it (sql_written.go)
 	// turnSchema is schema when the turn savepoint opened; ensured, the
 	// CREATE ... IF NOT EXISTS statements in its history since the last
 	// DROP or ALTER, by hash (noteSchema).
@@ -332,6 +335,10 @@ func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 		defer db.lockPRNG()()
 	}
 	db.steps, db.stopped = 0, ""
+	if !s.readonly {
+		db.countRows(true)
+		defer db.countRows(false)
+	}
 	c, err := db.runAs(false, s.text, args)
 	if inTx && !db.inTransaction() {
 		err = db.rollbackEnded(err)
@@ -369,21 +376,18 @@ func (db *SQL) rollbackEnded(err error) error {
 	return err
 }
 
-// changes is SQLite's count of rows written since the database opened
-// (total) and of those the last statement wrote itself (last, its
-// triggers' left out).
+// changes is SQLite's count of rows written since the database opened.
 //
-// It asks SQLite's C API (sqlite3_total_changes64, sqlite3_changes64), not
-// a statement: each writing statement of an Exec asks it before and
-// after, and a statement parsed on every fresh connection cost a booth
-// seed some fifty parses.
-func (db *SQL) changes() (total, last int64, err error) {
+// It asks SQLite's C API (sqlite3_total_changes64), not a statement: each
+// writing statement of an Exec asks it before and after, and a statement
+// parsed on every fresh connection cost a booth seed some fifty parses.
+func (db *SQL) changes() (int64, error) {
 	db.mu.Lock()
 	defer db.mu.Unlock() // close waits: the handle stays open for the call
 	if db.closing || db.closed || db.conn == nil {
-		return 0, 0, fmt.Errorf("%w: total_changes: the database is closed (its runtime was closed)", ErrSQL)
+		return 0, fmt.Errorf("%w: total_changes: the database is closed (its runtime was closed)", ErrSQL)
 	}
-	return db.changesSoFar(), db.changesOfLast(), nil
+	return db.changesSoFar(), nil
 }
 
 // shortSQL quotes a query for an error message, cut after 60 bytes.
@@ -420,6 +424,7 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 			if !db.rolledBack {
 				db.revertSchema(schema)
 			}
+			db.tables = nil // SQLite may have reloaded its schema
 		}
 	}()
 	if err := fn(); err != nil {

@@ -348,11 +348,41 @@ func (sp *sqlSplitter) more() bool {
 	return err != nil || stmt != 0
 }
 
-// changesOfLast is sqlite3_changes64: the rows the last statement
-// inserted, updated or deleted itself (not its triggers). db.mu is held.
-func (db *SQL) changesOfLast() int64 {
-	return int64(sqlite3.Xsqlite3_changes64(db.raw.tls, db.raw.db))
+// sqlPreUpdate is SQLite's pre-update hook of a dosim connection while
+// one of the object's statements that write runs (SQL.countRows): it
+// counts the rows inserted and updated, and whether a trigger wrote them
+// (sqlRowOps), for RowsWritten.
+func sqlPreUpdate(tls *libc.TLS, _, handle uintptr, op int32, _, table uintptr, _, _ int64) {
+	if op != sqlite3.SQLITE_INSERT && op != sqlite3.SQLITE_UPDATE {
+		return
+	}
+	if db := dbOf(tls); db != nil {
+		db.rowOps.add(table, op, sqlite3.Xsqlite3_preupdate_depth(tls, handle) > 0)
+	}
 }
+
+// countRows sets the pre-update hook (on) or takes it off: SQLite calls it
+// for every row written, dosim's own restores too, so it is on only while
+// a statement of the object's that writes runs.
+func (db *SQL) countRows(on bool) {
+	fn := uintptr(0)
+	if on {
+		db.rowOps = db.rowOps[:0]
+		fn = cFuncPointer(sqlPreUpdateFn)
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock() // the handle stays open for the call
+	if db.closing || db.closed || db.conn == nil {
+		return // closed under the statement (its runtime stalled): no hook to set
+	}
+	sqlite3.Xsqlite3_preupdate_hook(db.raw.tls, db.raw.db, fn, 0)
+}
+
+// sqlPreUpdateFn keeps the hook in a variable: SQLite holds its C pointer.
+var sqlPreUpdateFn = sqlPreUpdate
+
+// sqlTableName is the table name SQLite's C string at p holds.
+func sqlTableName(p uintptr) string { return libc.GoString(p) }
 
 // changesSoFar is sqlite3_total_changes64: the rows the connection's
 // statements have changed since it opened. db.mu is held.

@@ -141,7 +141,7 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		var before int64
 		if !s.readonly {
 			var err error
-			if before, _, err = db.changes(); err != nil {
+			if before, err = db.changes(); err != nil {
 				return wrote, err
 			}
 		}
@@ -154,14 +154,11 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		// the platform's are (real workerd 1.20261117.1).
 		cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0
 		if !s.readonly {
-			after, last, err := db.changes()
+			after, err := db.changes()
 			if err != nil {
 				return wrote, err
 			}
-			if after == before {
-				last = 0 // a statement that wrote no row (DDL leaves changes() as it was)
-			}
-			cur.RowsWritten = int(after - before + db.indexWrites(s.write, last))
+			cur.RowsWritten = int(after - before + db.indexWrites(s.write))
 		}
 		if !multi {
 			return wrote, nil

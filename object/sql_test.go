@@ -392,6 +392,11 @@ func TestQ1_RowsWrittenCountIndexEntries(t *testing.T) {
 		require.Error(t, err)
 		assert.Equal(t, 2, written("INSERT INTO v VALUES ('d', 4, 4)"), "the rolled-back index writes nothing")
 
+		written("CREATE TABLE p (k TEXT PRIMARY KEY, n INTEGER UNIQUE)")
+		assert.Equal(t, 6, written("INSERT INTO p VALUES ('a', 1), ('b', 2)"), "2 rows, the key's and n's indexes")
+		assert.Equal(t, 5, written("INSERT INTO p VALUES ('a', 60), ('z', 61) ON CONFLICT (k) DO UPDATE SET n = excluded.n"),
+			"an upsert: 'a' updated (its row, n's index), 'z' inserted (its row, both indexes)")
+
 		written("CREATE TABLE a (id INTEGER PRIMARY KEY AUTOINCREMENT, n INTEGER)")
 		assert.Equal(t, 3, written("INSERT INTO a (n) VALUES (1), (2)"), "2 rows and the counter")
 		written("CREATE TABLE wr (k TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID")

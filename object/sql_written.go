@@ -11,16 +11,15 @@ import (
 // a statement inserts, and for each row it deletes (workerd's
 // patches/sqlite/0001-row-counts-plain.patch); SQLite's own total_changes
 // counts the rows alone. So a statement's count is what total_changes grew
-// by, plus, for each row the statement itself inserted or updated, one per
-// index entry it wrote: every index of the table for an INSERT, the
-// indexes that hold a column it sets for an UPDATE (all of them when it
-// sets the rowid or a WITHOUT ROWID table's key), and one for the
-// AUTOINCREMENT counter an INSERT moved. Checked against real workerd
-// 1.20261117.1 by internal/platformtest's sql-writes case. Two cases are
-// counted as if every row met them: a partial index (the platform writes
-// only the entries whose WHERE holds) and an upsert (an INSERT ... ON
-// CONFLICT DO UPDATE, whose rows updated write only the indexes its SET
-// touches).
+// by, plus the index entries of the rows it inserted and updated, which
+// SQLite's pre-update hook tells one by one (sqlRowOps): every index of
+// the table for a row inserted, and for a row updated the indexes that
+// hold a column the statement sets (all of them when it sets the rowid or
+// a WITHOUT ROWID table's key, or when a trigger made the update), plus
+// one for the AUTOINCREMENT counter of each table an insert moved. Checked
+// against real workerd 1.20261117.1 by internal/platformtest's sql-writes
+// case. A partial index is counted as if every row met its WHERE (the
+// platform writes only the entries it admits).
 
 // The authorizer's action codes a write is noted by: SQLite's
 // SQLITE_INSERT, SQLITE_UPDATE and SQLITE_DELETE (sql_sandbox_test.go
@@ -37,10 +36,9 @@ const (
 // triggers): an INSERT, UPDATE or DELETE of table, and an UPDATE's
 // columns. The cut keeps it with the statement's text.
 type sqlWrite struct {
-	kind   int32 // sqlAuthInsert, sqlAuthUpdate or sqlAuthDelete; 0 for none
-	table  string
-	cols   []string // SQLITE_UPDATE: the columns it sets
-	upsert bool     // an INSERT that may update (ON CONFLICT DO UPDATE)
+	kind  int32 // sqlAuthInsert, sqlAuthUpdate or sqlAuthDelete; 0 for none
+	table string
+	cols  []string // the columns it sets: an UPDATE's, an upsert's (ON CONFLICT DO UPDATE)
 }
 
 // note records an authorizer's action on the statement being prepared.
@@ -51,11 +49,8 @@ func (w *sqlWrite) note(action int32, table, column string) {
 			w.kind, w.table = action, table
 		}
 	case sqlAuthUpdate:
-		switch {
-		case w.kind == 0:
+		if w.kind == 0 {
 			w.kind, w.table = action, table
-		case w.kind == sqlAuthInsert && strings.EqualFold(w.table, table):
-			w.upsert = true
 		}
 		if !slices.Contains(w.cols, column) {
 			w.cols = append(w.cols, column)
@@ -71,14 +66,11 @@ type tableIndexes struct {
 	withoutR bool
 }
 
-// entries is the number of index entries a row's write writes: all for
-// an INSERT, or for an UPDATE setting cols, those of the indexes that hold
-// one of them (all of them when cols set the rowid or the key).
-func (t *tableIndexes) entries(w sqlWrite) int {
-	if w.kind == sqlAuthInsert {
-		return len(t.indexes)
-	}
-	for _, c := range w.cols {
+// entries is the number of index entries an update setting cols writes
+// for a row: those of the indexes that hold one of them (all of them when
+// cols set the rowid or the key).
+func (t *tableIndexes) entries(cols []string) int {
+	for _, c := range cols {
 		if slices.ContainsFunc(t.rowid, func(r string) bool { return strings.EqualFold(r, c) }) {
 			return len(t.indexes)
 		}
@@ -86,7 +78,7 @@ func (t *tableIndexes) entries(w sqlWrite) int {
 	n := 0
 	for _, idx := range t.indexes {
 		if slices.ContainsFunc(idx, func(k string) bool {
-			return k == "" || slices.ContainsFunc(w.cols, func(c string) bool { return strings.EqualFold(c, k) })
+			return k == "" || slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, k) })
 		}) {
 			n++
 		}
@@ -94,48 +86,91 @@ func (t *tableIndexes) entries(w sqlWrite) int {
 	return n
 }
 
-// indexWrites is what a statement that wrote w changed beyond its rows:
-// direct is the rows it inserted or updated itself (sqlite3_changes).
-func (db *SQL) indexWrites(w sqlWrite, direct int64) int64 {
-	if direct == 0 || (w.kind != sqlAuthInsert && w.kind != sqlAuthUpdate) {
-		return 0
+// sqlRowOps counts the rows a statement inserted and updated, by table and
+// by whether the statement itself or a trigger wrote them, as the
+// pre-update hook tells them (the table by its name's C pointer, which
+// holds for the statement).
+type sqlRowOps []sqlRowOp
+
+type sqlRowOp struct {
+	table   uintptr
+	op      int32 // sqlAuthInsert or sqlAuthUpdate (SQLite's SQLITE_INSERT, SQLITE_UPDATE)
+	trigger bool
+	n       int64
+}
+
+// add counts one row.
+func (o *sqlRowOps) add(table uintptr, op int32, trigger bool) {
+	for i := range *o {
+		if r := &(*o)[i]; r.table == table && r.op == op && r.trigger == trigger {
+			r.n++
+			return
+		}
 	}
-	t := db.tableIndexes(w.table)
-	if t == nil {
-		return 0
-	}
-	n := direct * int64(t.entries(w))
-	if w.kind == sqlAuthInsert && t.autoinc {
-		n++ // the table's row in sqlite_sequence
+	*o = append(*o, sqlRowOp{table: table, op: op, trigger: trigger, n: 1})
+}
+
+// indexWrites is what the statement that wrote w changed beyond its rows:
+// the index entries of the rows it inserted and updated (db.rowOps), and
+// the AUTOINCREMENT counters its inserts moved.
+func (db *SQL) indexWrites(w sqlWrite) int64 {
+	var n int64
+	var moved []*tableIndexes
+	for _, r := range db.rowOps {
+		name, t := db.tableIndexes(r.table)
+		if t == nil {
+			continue
+		}
+		switch {
+		case r.op == sqlAuthInsert:
+			n += r.n * int64(len(t.indexes))
+			if t.autoinc && !slices.Contains(moved, t) {
+				moved = append(moved, t)
+				n++ // the table's row in sqlite_sequence
+			}
+		case r.trigger || !strings.EqualFold(name, w.table):
+			n += r.n * int64(len(t.indexes)) // which columns it set is not told
+		default:
+			n += r.n * int64(t.entries(w.cols))
+		}
 	}
 	return n
 }
 
-// tableIndexes returns what counting table's writes needs, nil when it
-// cannot be read. Reading it takes three statements on SQLite's pragma
-// tables, as costly as a seed's own SQL, so it is read once per schema
-// and kept process-wide (sqlSchemas), keyed by the schema's history (the
-// DDL that built it, sqlSchema); a database whose history is unknown (a
-// statement's ON CONFLICT ROLLBACK undid some of it) reads its own and
-// keeps it until its schema changes (db.tables).
-func (db *SQL) tableIndexes(table string) *tableIndexes {
-	key := strings.ToLower(table)
-	if t, ok := db.tables[key]; ok {
-		return t
+// tableIndexes returns the name of the table whose name SQLite holds at
+// the C pointer p, and what counting its writes needs (nil when that
+// cannot be read). Reading it takes three statements on SQLite's pragma
+// tables, as costly as a seed's own SQL, so it is read once per schema and
+// kept process-wide (sqlSchemas), keyed by the schema's history (the DDL
+// that built it, sqlSchema); a database whose history is unknown (a
+// statement's ON CONFLICT ROLLBACK undid some of it) reads its own. The
+// database keeps what it found by p until its schema may change or a
+// rollback (db.tables): SQLite's table names move only then.
+func (db *SQL) tableIndexes(p uintptr) (string, *tableIndexes) {
+	if e, ok := db.tables[p]; ok {
+		return e.name, e.t
 	}
-	t, ok := sqlSchemas.get(db.schema, key)
+	name := sqlTableName(p)
+	t, ok := sqlSchemas.get(db.schema, name)
 	if !ok {
 		var err error
-		if t, err = db.readTableIndexes(table); err != nil {
+		if t, err = db.readTableIndexes(name); err != nil {
 			t = nil
 		}
-		sqlSchemas.put(db.schema, key, t)
+		sqlSchemas.put(db.schema, name, t)
 	}
 	if db.tables == nil {
-		db.tables = map[string]*tableIndexes{}
+		db.tables = map[uintptr]tableEntry{}
 	}
-	db.tables[key] = t
-	return t
+	db.tables[p] = tableEntry{name, t}
+	return name, t
+}
+
+// tableEntry is a table as a database keeps it by the C pointer to its
+// name.
+type tableEntry struct {
+	name string
+	t    *tableIndexes
 }
 
 // sqlSchema names a database's schema by the DDL statements that built

@@ -209,7 +209,7 @@ class Base extends DurableObject {
       case "sql-writes": {
         // rowsWritten where tables have indexes: each index entry a row's
         // insert or update writes counts beside the row (dosim counts a
-        // partial index and an upsert as if every row met them: left out).
+        // partial index as if every row met its WHERE: left out).
         const w = (query) => attempt(() => s.sql.exec(query).rowsWritten);
         r.create = await attempt(() => {
           for (const q of SQL_WRITES_SCHEMA) s.sql.exec(q);
@@ -413,6 +413,11 @@ const SQL_WRITES_SCHEMA = [
   "CREATE INDEX wr_n ON wr (n)",
   "CREATE TABLE x (id INTEGER PRIMARY KEY, n INTEGER)",
   "CREATE INDEX x_n ON x (n)",
+  "CREATE TABLE tt (n INTEGER)",
+  "CREATE TABLE tlog (n INTEGER)",
+  "CREATE INDEX tlog_n ON tlog (n)",
+  "CREATE TRIGGER tt_log AFTER INSERT ON tt BEGIN INSERT INTO tlog VALUES (new.n); END",
+  "CREATE TRIGGER tt_up AFTER UPDATE ON tt BEGIN UPDATE tlog SET n = new.n WHERE n = old.n; END",
 ];
 const SQL_WRITES = [
   ["insertTwoIndexes", "INSERT INTO v VALUES ('a', 1, 1), ('b', 2, 2)"],
@@ -425,6 +430,9 @@ const SQL_WRITES = [
   ["updateUnique", "UPDATE p SET n = n + 10"],
   ["updateKey", "UPDATE p SET k = k || 'x' WHERE k = 'a'"],
   ["replace", "INSERT OR REPLACE INTO p VALUES ('bx', 12)"],
+  ["upsertUpdates", "INSERT INTO p VALUES ('ax', 1) ON CONFLICT (k) DO UPDATE SET n = 99"],
+  ["upsertInserts", "INSERT INTO p VALUES ('new', 50) ON CONFLICT (k) DO UPDATE SET n = 98"],
+  ["upsertBoth", "INSERT INTO p VALUES ('ax', 60), ('z', 61) ON CONFLICT (k) DO UPDATE SET n = excluded.n"],
   ["insertAuto", "INSERT INTO a (n) VALUES (1), (2)"],
   ["insertAutoAgain", "INSERT INTO a (n) VALUES (3)"],
   ["updateAuto", "UPDATE a SET n = 0"],
@@ -435,6 +443,8 @@ const SQL_WRITES = [
   ["insertRowid", "INSERT INTO x (n) VALUES (1), (2)"],
   ["updateRowid", "UPDATE x SET id = id + 10"],
   ["updateRowidName", "UPDATE x SET rowid = rowid + 10"],
+  ["triggerInsert", "INSERT INTO tt VALUES (7)"],
+  ["triggerUpdate", "UPDATE tt SET n = 8"],
   ["deleteAll", "DELETE FROM v"],
 ];
 
