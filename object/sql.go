@@ -87,12 +87,13 @@ type SQL struct {
 	// stopped says why the progress handler stopped it.
 	steps   int64
 	stopped string
-	// capture is what the statement being cut writes, as the authorizer
-	// tells it while capturing (the cut's prepare, not a run's); tables, what counting writes needs of each table written,
-	// cleared when the schema may have changed (sql_written.go).
-	capture   sqlWrite
-	capturing bool
-	tables    map[uintptr]tableEntry
+	// sets are the columns the running statement of the object's that
+	// writes sets, by table, as the authorizer tells them (counting, while
+	// it is prepared); tables, what counting its writes needs of each table
+	// written, kept until the schema may change (sql_written.go).
+	sets     sqlSets
+	counting bool
+	tables   map[string]*tableIndexes
 	// rowOps are the rows the last statement of the object's that writes
 	// inserted and updated, counted by the pre-update hook (countRows).
 	rowOps sqlRowOps
@@ -253,7 +254,6 @@ type sqlStmt struct {
 	readonly bool
 	params   int
 	named    bool
-	write    sqlWrite // what it writes, for RowsWritten
 }
 
 // exec is Exec; with readOnlyQuery set, query must be one statement that
@@ -336,8 +336,12 @@ func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 	}
 	db.steps, db.stopped = 0, ""
 	if !s.readonly {
+		db.sets, db.counting = db.sets[:0], true
 		db.countRows(true)
-		defer db.countRows(false)
+		defer func() {
+			db.counting = false
+			db.countRows(false)
+		}()
 	}
 	c, err := db.runAs(false, s.text, args)
 	if inTx && !db.inTransaction() {

@@ -307,11 +307,9 @@ func (sp *sqlSplitter) prepare() (stmt, tail uintptr, err error) {
 		return 0, sp.at, nil
 	}
 	db, tls := sp.db, sp.db.raw.tls
-	db.denied, db.capture, db.capturing = "", sqlWrite{}, true
+	db.denied = ""
 	pStmt, pTail := sp.ptrs, sp.ptrs+8
-	rc := sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail)
-	db.capturing = false
-	if rc != sqlite3.SQLITE_OK {
+	if rc := sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail); rc != sqlite3.SQLITE_OK {
 		return 0, 0, db.prepareError(rc)
 	}
 	return *(*uintptr)(cPtr(pStmt)), *(*uintptr)(cPtr(pTail)), nil
@@ -326,7 +324,7 @@ func (sp *sqlSplitter) next() (s sqlStmt, ok bool, err error) {
 	}
 	tls := sp.db.raw.tls
 	defer sqlite3.Xsqlite3_finalize(tls, stmt)
-	s = sqlStmt{text: sp.query[sp.at-sp.buf : tail-sp.buf], readonly: sqlite3.Xsqlite3_stmt_readonly(tls, stmt) != 0, write: sp.db.capture}
+	s = sqlStmt{text: sp.query[sp.at-sp.buf : tail-sp.buf], readonly: sqlite3.Xsqlite3_stmt_readonly(tls, stmt) != 0}
 	s.params = int(sqlite3.Xsqlite3_bind_parameter_count(tls, stmt))
 	for i := int32(1); i <= int32(s.params); i++ {
 		if sqlite3.Xsqlite3_bind_parameter_name(tls, stmt, i) != 0 {
@@ -350,14 +348,13 @@ func (sp *sqlSplitter) more() bool {
 
 // sqlPreUpdate is SQLite's pre-update hook of a dosim connection while
 // one of the object's statements that write runs (SQL.countRows): it
-// counts the rows inserted and updated, and whether a trigger wrote them
-// (sqlRowOps), for RowsWritten.
-func sqlPreUpdate(tls *libc.TLS, _, handle uintptr, op int32, _, table uintptr, _, _ int64) {
+// counts the rows inserted and updated (sqlRowOps), for RowsWritten.
+func sqlPreUpdate(tls *libc.TLS, _, _ uintptr, op int32, _, table uintptr, _, _ int64) {
 	if op != sqlite3.SQLITE_INSERT && op != sqlite3.SQLITE_UPDATE {
 		return
 	}
 	if db := dbOf(tls); db != nil {
-		db.rowOps.add(table, op, sqlite3.Xsqlite3_preupdate_depth(tls, handle) > 0)
+		db.rowOps.add(table, op)
 	}
 }
 

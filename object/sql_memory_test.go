@@ -4,6 +4,7 @@ package object
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -99,9 +100,49 @@ func TestQ1_AnUnclosedDatabaseIsCollectedToo(t *testing.T) {
 	}, 10*time.Second, time.Millisecond, "the cleanup gave the driver back")
 }
 
-// The action codes sql_written.go notes writes by are SQLite's.
+// The action codes sql_written.go counts writes by are SQLite's.
 func TestQ1_TheWriteActionCodesAreSQLites(t *testing.T) {
 	require.Equal(t, int32(sqlite3.SQLITE_INSERT), int32(sqlAuthInsert))
 	require.Equal(t, int32(sqlite3.SQLITE_UPDATE), int32(sqlAuthUpdate))
-	require.Equal(t, int32(sqlite3.SQLITE_DELETE), int32(sqlAuthDelete))
+}
+
+// Reading a table's indexes for RowsWritten spends none of the object's
+// statement's steps (SQLMaxSteps), and a DROP TABLE whose foreign-key
+// actions update its rows names them as SQLite did while they ran (its
+// own string is freed by the end of the statement): the count is the same
+// on every database.
+func TestQ1_CountingWritesSpendsNoStepsAndKeepsItsNames(t *testing.T) {
+	ctx := context.Background()
+	open := func() *SQL {
+		db, err := openSQL(nil)
+		require.NoError(t, err)
+		t.Cleanup(db.close)
+		return db
+	}
+	db := open()
+	_, err := db.Exec(ctx, "CREATE TABLE steps_t (a INTEGER, b INTEGER)")
+	require.NoError(t, err)
+	for i := range 40 { // enough indexes that reading them takes thousands of steps
+		_, err := db.Exec(ctx, fmt.Sprintf("CREATE INDEX steps_%d ON steps_t (a, b, a + %d)", i, i))
+		require.NoError(t, err)
+	}
+	db.steps, db.stopped = 7, ""
+	ti, err := db.readTableIndexes("steps_t")
+	require.NoError(t, err)
+	require.Len(t, ti.indexes, 40)
+	require.Equal(t, int64(7), db.steps, "reading the indexes spent the statement's steps")
+
+	var counts []int
+	for range 3 {
+		db := open()
+		_, err := db.Exec(ctx, "CREATE TABLE x (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES x ON DELETE SET NULL, v TEXT); CREATE INDEX x_parent ON x (parent); INSERT INTO x VALUES (1, NULL, 'a'), (2, 1, 'b'), (3, 2, 'c')")
+		require.NoError(t, err)
+		c, err := db.Exec(ctx, "DROP TABLE x")
+		require.NoError(t, err)
+		for _, r := range db.rowOps {
+			require.Equal(t, "x", r.table)
+		}
+		counts = append(counts, c.RowsWritten)
+	}
+	require.Equal(t, []int{counts[0], counts[0], counts[0]}, counts)
 }

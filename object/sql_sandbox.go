@@ -46,7 +46,7 @@ var sqlPragmasNamed = []string{
 }
 
 // authorize is the authorizer of d's connection.
-func (d *sqlDriver) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, inner string) sqlite.AuthorizerReturnCode {
+func (d *sqlDriver) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, _ string) sqlite.AuthorizerReturnCode {
 	db := d.db.Value()
 	if db == nil {
 		return sqlite.AuthorizerDeny
@@ -56,8 +56,8 @@ func (d *sqlDriver) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, db
 	}
 	why := sqlPolicy(int32(action), arg1, arg2, dbName)
 	if why == "" {
-		if db.capturing && inner == "" { // cutting: the statement's own, not a trigger's
-			db.capture.note(int32(action), arg1, arg2)
+		if db.counting && action == sqlite3.SQLITE_UPDATE {
+			db.sets.note(arg1, arg2) // the statement's, its triggers' or its foreign keys' actions'
 		}
 		return sqlite.AuthorizerOK
 	}

@@ -158,7 +158,7 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 			if err != nil {
 				return wrote, err
 			}
-			cur.RowsWritten = int(after - before + db.indexWrites(s.write))
+			cur.RowsWritten = int(after - before + db.indexWrites())
 		}
 		if !multi {
 			return wrote, nil

@@ -440,3 +440,44 @@ func TestQ1_RowsWrittenFollowTheSchemaAcrossDatabases(t *testing.T) {
 		return nil
 	})
 }
+
+// Q1: rows written where the indexes an update rewrites are not the plain
+// columns it sets (real workerd 1.20261117.1's figures, internal/
+// platformtest's sql-writes case): a trigger's update of a column no index
+// holds, an index on an expression of another column, a real column named
+// oid, a table whose text says AUTOINCREMENT only in a string. Each of these
+// was counted wrong by a first version (review of issue 34's change).
+func TestQ1_RowsWrittenFollowWhatEachIndexHolds(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		written := func(q string) int {
+			t.Helper()
+			c, err := db.Exec(ctx, q)
+			require.NoError(t, err, q)
+			return c.RowsWritten
+		}
+		for _, q := range []string{
+			"CREATE TABLE src (n INTEGER)",
+			"CREATE TABLE dst (k INTEGER, n INTEGER, note TEXT)",
+			"CREATE INDEX dst_k ON dst (k)",
+			"CREATE INDEX dst_n ON dst (n)",
+			"CREATE TRIGGER src_up AFTER UPDATE ON src BEGIN UPDATE dst SET note = 'c'; END",
+			"INSERT INTO src VALUES (1); INSERT INTO dst VALUES (1, 1, 'a')",
+			"CREATE TABLE h (a INTEGER, c TEXT)",
+			"CREATE INDEX h_lc ON h (lower(c))",
+			"INSERT INTO h VALUES (1, 'x')",
+			"CREATE TABLE r (oid TEXT, n INTEGER)",
+			"CREATE INDEX r_n ON r (n)",
+			"INSERT INTO r VALUES ('a', 1)",
+			"CREATE TABLE s (id INTEGER PRIMARY KEY, note TEXT DEFAULT 'no AUTOINCREMENT here')",
+		} {
+			written(q)
+		}
+		assert.Equal(t, 2, written("UPDATE src SET n = 2"), "src's row and dst's: no index holds note")
+		assert.Equal(t, 1, written("UPDATE h SET a = 5"), "lower(c) does not read a")
+		assert.Equal(t, 2, written("UPDATE h SET c = 'y'"), "lower(c) reads c")
+		assert.Equal(t, 1, written("UPDATE r SET oid = 'b'"), "oid is a column here, not the rowid")
+		assert.Equal(t, 1, written("INSERT INTO s (id) VALUES (1)"), "no AUTOINCREMENT counter")
+		return nil
+	})
+}

@@ -1,6 +1,8 @@
 package object
 
 import (
+	"database/sql/driver"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -12,58 +14,64 @@ import (
 // patches/sqlite/0001-row-counts-plain.patch); SQLite's own total_changes
 // counts the rows alone. So a statement's count is what total_changes grew
 // by, plus the index entries of the rows it inserted and updated, which
-// SQLite's pre-update hook tells one by one (sqlRowOps): every index of
-// the table for a row inserted, and for a row updated the indexes that
-// hold a column the statement sets (all of them when it sets the rowid or
-// a WITHOUT ROWID table's key, or when a trigger made the update), plus
-// one for the AUTOINCREMENT counter of each table an insert moved. Checked
-// against real workerd 1.20261117.1 by internal/platformtest's sql-writes
-// case. A partial index is counted as if every row met its WHERE (the
-// platform writes only the entries it admits).
+// SQLite's pre-update hook tells one by one (sqlRowOps), its triggers' and
+// foreign-key actions' included: every index of the table for a row
+// inserted; for a row updated, the indexes that hold a column set on that
+// table, as the authorizer told them while the statement was prepared
+// (sqlSets; all of them when the rowid or a WITHOUT ROWID table's key is
+// set); plus one for each AUTOINCREMENT table inserted into. Checked against
+// real workerd 1.20261117.1 by internal/platformtest's sql-writes case.
+// Where dosim counts otherwise, docs/rules.md says ("SQL counters").
 
-// The authorizer's action codes a write is noted by: SQLite's
-// SQLITE_INSERT, SQLITE_UPDATE and SQLITE_DELETE (sql_sandbox_test.go
-// holds them to SQLite's), written here so that a build without SQLite
-// (dosim_nosql) compiles.
+// The authorizer's action code an update is noted by: SQLite's
+// SQLITE_UPDATE (sql_memory_test.go holds it to SQLite's), and its
+// SQLITE_INSERT, which the pre-update hook reports, written here so that a
+// build without SQLite (dosim_nosql) compiles.
 const (
-	sqlAuthDelete = 9
 	sqlAuthInsert = 18
 	sqlAuthUpdate = 23
 )
 
-// sqlWrite is what a statement writes, as the sandbox's authorizer saw it
-// while the statement was prepared (the top level only, not its
-// triggers): an INSERT, UPDATE or DELETE of table, and an UPDATE's
-// columns. The cut keeps it with the statement's text.
-type sqlWrite struct {
-	kind  int32 // sqlAuthInsert, sqlAuthUpdate or sqlAuthDelete; 0 for none
+// sqlSets are the columns a running statement sets, by table, as the
+// authorizer tells them while the statement is prepared: its own UPDATE's
+// or upsert's, its triggers' and its foreign-key actions'.
+type sqlSets []sqlSet
+
+type sqlSet struct {
 	table string
-	cols  []string // the columns it sets: an UPDATE's, an upsert's (ON CONFLICT DO UPDATE)
+	cols  []string
 }
 
-// note records an authorizer's action on the statement being prepared.
-func (w *sqlWrite) note(action int32, table, column string) {
-	switch action {
-	case sqlAuthInsert, sqlAuthDelete:
-		if w.kind == 0 {
-			w.kind, w.table = action, table
-		}
-	case sqlAuthUpdate:
-		if w.kind == 0 {
-			w.kind, w.table = action, table
-		}
-		if !slices.Contains(w.cols, column) {
-			w.cols = append(w.cols, column)
+// note records that column of table is set.
+func (s *sqlSets) note(table, column string) {
+	for i := range *s {
+		if e := &(*s)[i]; strings.EqualFold(e.table, table) {
+			if !slices.Contains(e.cols, column) {
+				e.cols = append(e.cols, column)
+			}
+			return
 		}
 	}
+	*s = append(*s, sqlSet{table: table, cols: []string{column}})
+}
+
+// of returns the columns set on table, nil when none was told.
+func (s sqlSets) of(table string) []string {
+	for _, e := range s {
+		if strings.EqualFold(e.table, table) {
+			return e.cols
+		}
+	}
+	return nil
 }
 
 // tableIndexes is what counting a table's writes needs of its schema.
 type tableIndexes struct {
-	indexes  [][]string // each index's key columns ("" for an expression)
-	rowid    []string   // the names that set the rowid (a WITHOUT ROWID table: its key)
-	autoinc  bool
-	withoutR bool
+	// indexes are each index's key columns, "" for an expression or a
+	// generated column (whose sources are not told: any update counts it)
+	indexes [][]string
+	rowid   []string // the names that set the rowid (a WITHOUT ROWID table: its key)
+	autoinc bool
 }
 
 // entries is the number of index entries an update setting cols writes
@@ -86,91 +94,83 @@ func (t *tableIndexes) entries(cols []string) int {
 	return n
 }
 
-// sqlRowOps counts the rows a statement inserted and updated, by table and
-// by whether the statement itself or a trigger wrote them, as the
-// pre-update hook tells them (the table by its name's C pointer, which
-// holds for the statement).
+// sqlRowOps counts the rows a statement inserted and updated, by table,
+// as the pre-update hook tells them. The table's name is copied when the
+// hook first meets it: SQLite's string may be freed by the time the
+// statement ends (a DROP TABLE's foreign-key actions).
 type sqlRowOps []sqlRowOp
 
 type sqlRowOp struct {
-	table   uintptr
-	op      int32 // sqlAuthInsert or sqlAuthUpdate (SQLite's SQLITE_INSERT, SQLITE_UPDATE)
-	trigger bool
-	n       int64
+	ptr   uintptr // SQLite's name of the table, while the hook runs
+	table string
+	op    int32 // sqlAuthInsert or sqlAuthUpdate
+	n     int64
 }
 
-// add counts one row.
-func (o *sqlRowOps) add(table uintptr, op int32, trigger bool) {
+// add counts one row of the table named at p (valid while the hook runs).
+func (o *sqlRowOps) add(p uintptr, op int32) {
 	for i := range *o {
-		if r := &(*o)[i]; r.table == table && r.op == op && r.trigger == trigger {
+		if r := &(*o)[i]; r.ptr == p && r.op == op {
 			r.n++
 			return
 		}
 	}
-	*o = append(*o, sqlRowOp{table: table, op: op, trigger: trigger, n: 1})
+	*o = append(*o, sqlRowOp{ptr: p, table: sqlTableName(p), op: op, n: 1})
 }
 
-// indexWrites is what the statement that wrote w changed beyond its rows:
-// the index entries of the rows it inserted and updated (db.rowOps), and
-// the AUTOINCREMENT counters its inserts moved.
-func (db *SQL) indexWrites(w sqlWrite) int64 {
+// indexWrites is what the statement changed beyond its rows: the index
+// entries of the rows it inserted and updated (db.rowOps), and the
+// AUTOINCREMENT counters of the tables it inserted into.
+func (db *SQL) indexWrites() int64 {
 	var n int64
-	var moved []*tableIndexes
+	var counters []*tableIndexes
 	for _, r := range db.rowOps {
-		name, t := db.tableIndexes(r.table)
+		t := db.tableIndexes(r.table)
 		if t == nil {
 			continue
 		}
-		switch {
-		case r.op == sqlAuthInsert:
+		if r.op == sqlAuthInsert {
 			n += r.n * int64(len(t.indexes))
-			if t.autoinc && !slices.Contains(moved, t) {
-				moved = append(moved, t)
+			if t.autoinc && !slices.Contains(counters, t) {
+				counters = append(counters, t)
 				n++ // the table's row in sqlite_sequence
 			}
-		case r.trigger || !strings.EqualFold(name, w.table):
-			n += r.n * int64(len(t.indexes)) // which columns it set is not told
-		default:
-			n += r.n * int64(t.entries(w.cols))
+			continue
+		}
+		if cols := db.sets.of(r.table); cols != nil {
+			n += r.n * int64(t.entries(cols))
+		} else {
+			n += r.n * int64(len(t.indexes)) // which columns were set is not told
 		}
 	}
 	return n
 }
 
-// tableIndexes returns the name of the table whose name SQLite holds at
-// the C pointer p, and what counting its writes needs (nil when that
-// cannot be read). Reading it takes three statements on SQLite's pragma
-// tables, as costly as a seed's own SQL, so it is read once per schema and
-// kept process-wide (sqlSchemas), keyed by the schema's history (the DDL
-// that built it, sqlSchema); a database whose history is unknown (a
-// statement's ON CONFLICT ROLLBACK undid some of it) reads its own. The
-// database keeps what it found by p until its schema may change or a
-// rollback (db.tables): SQLite's table names move only then.
-func (db *SQL) tableIndexes(p uintptr) (string, *tableIndexes) {
-	if e, ok := db.tables[p]; ok {
-		return e.name, e.t
+// tableIndexes returns what counting table's writes needs, nil when it
+// cannot be read. Reading it takes statements on SQLite's pragma tables,
+// as costly as a seed's own SQL, so it is read once per schema and kept
+// process-wide (sqlSchemas), keyed by the schema's history (the DDL that
+// built it, sqlSchema); a database whose history is unknown (a statement's
+// ON CONFLICT ROLLBACK undid some of it) reads its own. The database keeps
+// what it found until its schema may change or a rollback (db.tables). A
+// read that fails is kept nowhere.
+func (db *SQL) tableIndexes(table string) *tableIndexes {
+	if t, ok := db.tables[table]; ok {
+		return t
 	}
-	name := sqlTableName(p)
-	t, ok := sqlSchemas.get(db.schema, name)
+	t, ok := sqlSchemas.get(db.schema, table)
 	if !ok {
 		var err error
-		if t, err = db.readTableIndexes(name); err != nil {
-			t = nil
+		if t, err = db.readTableIndexes(table); err != nil {
+			return nil
 		}
-		sqlSchemas.put(db.schema, name, t)
+		sqlSchemas.put(db.schema, table, t)
 	}
 	if db.tables == nil {
-		db.tables = map[uintptr]tableEntry{}
+		db.tables = map[string]*tableIndexes{}
 	}
-	db.tables[p] = tableEntry{name, t}
-	return name, t
-}
-
-// tableEntry is a table as a database keeps it by the C pointer to its
-// name.
-type tableEntry struct {
-	name string
-	t    *tableIndexes
+	db.tables[table] = t
+	return t
 }
 
 // sqlSchema names a database's schema by the DDL statements that built
@@ -288,49 +288,159 @@ func (c *schemaCache) put(h sqlSchema, table string, t *tableIndexes) {
 }
 
 func (db *SQL) readTableIndexes(table string) (*tableIndexes, error) {
-	arg := []any{table}
-	vals, err := bindValues(arg)
+	// dosim's reads are not the statement's: they spend none of its steps.
+	steps, stopped := db.steps, db.stopped
+	defer func() { db.steps, db.stopped = steps, stopped }()
+	vals, err := bindValues([]any{table})
 	if err != nil {
 		return nil, err
 	}
-	t := &tableIndexes{}
-	head, err := db.run("SELECT wr, sql LIKE '%AUTOINCREMENT%' FROM pragma_table_list(?1) LEFT JOIN sqlite_schema ON sqlite_schema.name = pragma_table_list.name AND sqlite_schema.type = 'table' WHERE schema = 'main'", vals)
-	if err != nil || len(head.rows) != 1 {
-		return nil, err
-	}
-	t.withoutR = asInt(head.rows[0][0]) == 1
-	t.autoinc = asInt(head.rows[0][1]) == 1
-	cols, err := db.run("SELECT name, type, pk FROM pragma_table_info(?1) WHERE pk > 0", vals)
+	head, err := db.run("SELECT wr, sql FROM pragma_table_list(?1) LEFT JOIN sqlite_schema ON sqlite_schema.name = pragma_table_list.name AND sqlite_schema.type = 'table' WHERE schema = 'main'", vals)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case t.withoutR:
-		for _, r := range cols.rows {
-			t.rowid = append(t.rowid, r[0].(string))
-		}
-	case len(cols.rows) == 1 && strings.EqualFold(cols.rows[0][1].(string), "INTEGER"):
-		t.rowid = []string{cols.rows[0][0].(string), "rowid", "oid", "_rowid_"}
-	default:
-		t.rowid = []string{"rowid", "oid", "_rowid_"}
+	if len(head.rows) != 1 {
+		return nil, fmt.Errorf("no table %q", table)
+	}
+	withoutRowid := asInt(head.rows[0][0]) == 1
+	create, _ := head.rows[0][1].(string)
+	t := &tableIndexes{autoinc: hasKeyword(create, "AUTOINCREMENT")}
+	names, generated, err := db.tableColumns(t, vals, withoutRowid)
+	if err != nil {
+		return nil, err
 	}
 	idx, err := db.run("SELECT il.name, il.origin, ii.name FROM pragma_index_list(?1) AS il, pragma_index_xinfo(il.name) AS ii WHERE ii.key ORDER BY il.seq, ii.seqno", vals)
+	if err != nil {
+		return nil, err
+	}
+	texts, err := db.run("SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL", vals)
 	if err != nil {
 		return nil, err
 	}
 	last := ""
 	for _, r := range idx.rows {
 		name, origin := r[0].(string), r[1].(string)
-		if t.withoutR && origin == "pk" {
+		if withoutRowid && origin == "pk" {
 			continue // the table itself
 		}
 		if name != last {
 			t.indexes, last = append(t.indexes, nil), name
 		}
 		col, _ := r[2].(string) // NULL: an expression
+		switch {
+		case slices.Contains(generated, col):
+			col = "" // its sources are not told: any update counts it
+		case col == "":
+			// An expression: the columns its index's text names.
+			for _, tr := range texts.rows {
+				if tr[0].(string) == name {
+					t.indexes[len(t.indexes)-1] = append(t.indexes[len(t.indexes)-1], namedColumns(tr[1].(string), names)...)
+				}
+			}
+			continue
+		}
 		t.indexes[len(t.indexes)-1] = append(t.indexes[len(t.indexes)-1], col)
 	}
 	return t, nil
+}
+
+// tableColumns reads a table's columns (vals binds its name): it sets
+// t.rowid, the names that set its rowid, and returns every column's name
+// and the generated ones'.
+func (db *SQL) tableColumns(t *tableIndexes, vals []driver.NamedValue, withoutRowid bool) (names, generated []string, err error) {
+	cols, err := db.run("SELECT name, type, pk, hidden FROM pragma_table_xinfo(?1)", vals)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keys []string
+	for _, r := range cols.rows {
+		name, typ, pk, hidden := r[0].(string), r[1].(string), asInt(r[2]), asInt(r[3])
+		names = append(names, name)
+		if pk > 0 {
+			keys = append(keys, name)
+		}
+		if hidden == 2 || hidden == 3 {
+			generated = append(generated, name)
+		}
+		if pk > 0 && !withoutRowid && strings.EqualFold(typ, "INTEGER") {
+			t.rowid = append(t.rowid, name) // an INTEGER PRIMARY KEY, if it is the only key
+		}
+	}
+	switch {
+	case withoutRowid:
+		t.rowid = keys
+	case len(keys) != 1:
+		t.rowid = nil
+	}
+	for _, a := range []string{"rowid", "oid", "_rowid_"} {
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, a) }) {
+			t.rowid = append(t.rowid, a) // the name reads the rowid unless a column takes it
+		}
+	}
+	return names, generated, nil
+}
+
+// namedColumns are the columns of cols that the SQL text q names, outside
+// strings and comments.
+func namedColumns(q string, cols []string) []string {
+	var out []string
+	for _, w := range sqlWords(q) {
+		for _, c := range cols {
+			if strings.EqualFold(w, c) && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// hasKeyword reports whether the SQL text q has word as a keyword.
+func hasKeyword(q, word string) bool {
+	return slices.ContainsFunc(sqlWords(q), func(w string) bool { return strings.EqualFold(w, word) })
+}
+
+// sqlWords are the bare words of the SQL text q: not inside a string, a
+// quoted name or a comment (a quoted name is left out: a column it names
+// is not seen, which counts an index as untouched).
+func sqlWords(q string) []string {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			end := c
+			if c == '[' {
+				end = ']'
+			}
+			j := strings.IndexByte(q[i+1:], end)
+			if j < 0 {
+				i = len(q)
+			} else {
+				i += j + 1
+			}
+			b.WriteByte(' ')
+		case c == '-' && strings.HasPrefix(q[i:], "--"):
+			j := strings.IndexByte(q[i:], '\n')
+			if j < 0 {
+				i = len(q)
+			} else {
+				i += j
+			}
+			b.WriteByte(' ')
+		case c == '/' && strings.HasPrefix(q[i:], "/*"):
+			j := strings.Index(q[i+2:], "*/")
+			if j < 0 {
+				i = len(q)
+			} else {
+				i += j + 3
+			}
+			b.WriteByte(' ')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.FieldsFunc(b.String(), func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	})
 }
 
 // asInt is an integer SQLite returned (0 for NULL or another type).

@@ -418,6 +418,16 @@ const SQL_WRITES_SCHEMA = [
   "CREATE INDEX tlog_n ON tlog (n)",
   "CREATE TRIGGER tt_log AFTER INSERT ON tt BEGIN INSERT INTO tlog VALUES (new.n); END",
   "CREATE TRIGGER tt_up AFTER UPDATE ON tt BEGIN UPDATE tlog SET n = new.n WHERE n = old.n; END",
+  "CREATE TABLE src (n INTEGER)",
+  "CREATE TABLE dst (k INTEGER, n INTEGER, note TEXT)",
+  "CREATE INDEX dst_k ON dst (k)",
+  "CREATE INDEX dst_n ON dst (n)",
+  "CREATE TRIGGER src_up AFTER UPDATE ON src BEGIN UPDATE dst SET note = 'c'; END",
+  "CREATE TABLE h (a INTEGER, c TEXT)",
+  "CREATE INDEX h_lc ON h (lower(c))",
+  "CREATE TABLE r (oid TEXT, n INTEGER)",
+  "CREATE INDEX r_n ON r (n)",
+  "CREATE TABLE s (id INTEGER PRIMARY KEY, note TEXT DEFAULT 'no AUTOINCREMENT here')",
 ];
 const SQL_WRITES = [
   ["insertTwoIndexes", "INSERT INTO v VALUES ('a', 1, 1), ('b', 2, 2)"],
@@ -445,6 +455,14 @@ const SQL_WRITES = [
   ["updateRowidName", "UPDATE x SET rowid = rowid + 10"],
   ["triggerInsert", "INSERT INTO tt VALUES (7)"],
   ["triggerUpdate", "UPDATE tt SET n = 8"],
+  ["setupTriggered", "INSERT INTO src VALUES (1); INSERT INTO dst VALUES (1, 1, 'a')"],
+  ["triggerUpdateUnindexed", "UPDATE src SET n = 2"],
+  ["setupExpression", "INSERT INTO h VALUES (1, 'x')"],
+  ["updateBesideExpression", "UPDATE h SET a = 5"],
+  ["updateExpression", "UPDATE h SET c = 'y'"],
+  ["setupOid", "INSERT INTO r VALUES ('a', 1)"],
+  ["updateColumnNamedOid", "UPDATE r SET oid = 'b'"],
+  ["insertNotAutoincrement", "INSERT INTO s (id) VALUES (1)"],
   ["deleteAll", "DELETE FROM v"],
 ];
 
