@@ -356,6 +356,17 @@ func TestQ1_ACursorCountsItsLastStatement(t *testing.T) {
 	})
 }
 
+// writtenBy runs a statement on db, which must succeed, and returns its
+// cursor's RowsWritten.
+func writtenBy(ctx context.Context, t *testing.T, db *object.SQL) func(q string) int {
+	return func(q string) int {
+		t.Helper()
+		c, err := db.Exec(ctx, q)
+		require.NoError(t, err, q)
+		return c.RowsWritten
+	}
+}
+
 // Q1: rows written count the index entries a row's insert or update
 // writes, as the platform's rowsWritten does (the figures are real
 // workerd 1.20261117.1's, internal/platformtest's sql-writes case), and
@@ -365,12 +376,7 @@ func TestQ1_ACursorCountsItsLastStatement(t *testing.T) {
 func TestQ1_RowsWrittenCountIndexEntries(t *testing.T) {
 	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
 		db := st.SQL()
-		written := func(q string) int {
-			t.Helper()
-			c, err := db.Exec(ctx, q)
-			require.NoError(t, err, q)
-			return c.RowsWritten
-		}
+		written := writtenBy(ctx, t, db)
 		written("CREATE TABLE IF NOT EXISTS v (k TEXT, n INTEGER, m INTEGER)")
 		written("CREATE INDEX v_n ON v (n)")
 		written("CREATE INDEX v_nm ON v (n, m)")
@@ -450,12 +456,7 @@ func TestQ1_RowsWrittenFollowTheSchemaAcrossDatabases(t *testing.T) {
 func TestQ1_RowsWrittenFollowWhatEachIndexHolds(t *testing.T) {
 	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
 		db := st.SQL()
-		written := func(q string) int {
-			t.Helper()
-			c, err := db.Exec(ctx, q)
-			require.NoError(t, err, q)
-			return c.RowsWritten
-		}
+		written := writtenBy(ctx, t, db)
 		for _, q := range []string{
 			"CREATE TABLE src (n INTEGER)",
 			"CREATE TABLE dst (k INTEGER, n INTEGER, note TEXT)",
