@@ -83,7 +83,7 @@ func sqlPolicy(action int32, arg1, arg2, dbName string) string {
 		return sqlTempRefused
 	case sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_INDEX, sqlite3.SQLITE_CREATE_VIEW, sqlite3.SQLITE_CREATE_TRIGGER,
 		sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE, sqlite3.SQLITE_CREATE_VTABLE:
-		if strings.EqualFold(dbName, "temp") {
+		if strings.EqualFold(dbName, "temp") && !isTempSchemaTable(action, arg1) {
 			return sqlTempRefused // CREATE TABLE temp.t is an ordinary CREATE TABLE in temp
 		}
 	case sqlite3.SQLITE_PRAGMA:
@@ -94,6 +94,15 @@ func sqlPolicy(action int32, arg1, arg2, dbName string) string {
 		}
 	}
 	return ""
+}
+
+// isTempSchemaTable reports whether action writes the temp schema's own
+// table, as SQLite's ALTER TABLE does to check and rename what a TEMP
+// object names (no statement of the object's can: SQLite refuses writes
+// to a schema table, and the sandbox the pragma that would allow them).
+func isTempSchemaTable(action int32, table string) bool {
+	return (action == sqlite3.SQLITE_INSERT || action == sqlite3.SQLITE_UPDATE || action == sqlite3.SQLITE_DELETE) &&
+		(strings.EqualFold(table, "sqlite_temp_master") || strings.EqualFold(table, "sqlite_temp_schema"))
 }
 
 // pragmaPolicy says why the sandbox refuses PRAGMA name (= value), "" when

@@ -373,3 +373,33 @@ func TestQ5_ARefusalDoesNotOutliveItsStatement(t *testing.T) {
 		return nil
 	})
 }
+
+// Q5: ALTER TABLE runs as on the platform (real workerd 1.20261117.1
+// renames a table and a column: internal/platformtest's storage-sql
+// case): SQLite's own writes to the temp schema's table, with which it
+// checks what TEMP objects name, are not the object's TEMP objects, which
+// stay refused, as do the object's writes to a schema table.
+func TestQ5_AlterTableIsAllowedAndTempStaysRefused(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		for _, q := range []string{
+			"CREATE TABLE t (a INTEGER, b INTEGER)",
+			"INSERT INTO t VALUES (1, 2)",
+			"ALTER TABLE t RENAME TO u",
+			"ALTER TABLE u RENAME COLUMN a TO c",
+			"ALTER TABLE u ADD COLUMN d TEXT",
+			"ALTER TABLE u DROP COLUMN b",
+		} {
+			_, err := db.Exec(ctx, q)
+			require.NoError(t, err, q)
+		}
+		c, err := db.Exec(ctx, "SELECT * FROM u")
+		require.NoError(t, err)
+		assert.Equal(t, []map[string]any{{"c": int64(1), "d": nil}}, c.Rows())
+		_, err = db.Exec(ctx, "CREATE TEMP TABLE x (a)")
+		assert.ErrorContains(t, err, "TEMP tables, views, indexes and triggers are not allowed")
+		_, err = db.Exec(ctx, "UPDATE sqlite_temp_master SET sql = ''")
+		assert.ErrorContains(t, err, "may not be modified")
+		return nil
+	})
+}

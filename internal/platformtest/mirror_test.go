@@ -420,6 +420,9 @@ func sqlCase(ctx context.Context, st *object.State, r map[string]any) {
 	r["oneMany"] = one("SELECT n FROM t")
 	r["one"] = one("SELECT n FROM t WHERE name = 'a'")
 	r["blob"] = q("SELECT length(?) AS len", make([]byte, 600000))
+	r["rename"] = q("ALTER TABLE t RENAME TO t2")
+	r["renameColumn"] = q("ALTER TABLE t2 RENAME COLUMN n TO m")
+	r["afterRename"] = q("SELECT name, m FROM t2 ORDER BY name")
 }
 
 // pairs is the case of 128 and 129 keys in one put, get and delete.

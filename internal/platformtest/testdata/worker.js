@@ -176,6 +176,9 @@ class Base extends DurableObject {
         r.oneMany = await attempt(() => s.sql.exec("SELECT n FROM t").one());
         r.one = await attempt(() => s.sql.exec("SELECT n FROM t WHERE name = 'a'").one());
         r.blob = await q("SELECT length(?) AS len", new Uint8Array(600000));
+        r.rename = await q("ALTER TABLE t RENAME TO t2");
+        r.renameColumn = await q("ALTER TABLE t2 RENAME COLUMN n TO m");
+        r.afterRename = await q("SELECT name, m FROM t2 ORDER BY name");
         break;
       }
       case "sql-counters": {
