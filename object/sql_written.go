@@ -198,44 +198,43 @@ func (h sqlSchema) then(q string) sqlSchema {
 	return h
 }
 
-// isDDL reports whether the statement q may change the schema.
-func isDDL(q string) bool {
-	switch firstKeyword(q) {
-	case "CREATE", "DROP", "ALTER":
-		return true
-	}
-	return false
-}
-
 // noteSchema records that the statement q ran: a DDL statement moves the
 // schema's history on, and what was read of the old one goes. A CREATE ...
 // IF NOT EXISTS that ran before, with no DROP or ALTER since, changed
 // nothing and is left out: a constructor that runs again on its object's
 // database (after a reset, in every replay) keeps the history it had.
 func (db *SQL) noteSchema(q string) {
-	if !isDDL(q) {
+	switch firstKeyword(q) {
+	case "CREATE":
+		if ifNotExists(q) {
+			h := emptySchema.then(q).hash // q's own hash
+			if db.ensured[h] {
+				return
+			}
+			if db.ensured == nil {
+				db.ensured = map[uint64]bool{}
+			}
+			db.ensured[h] = true
+		}
+	case "DROP", "ALTER":
+		clear(db.ensured) // what was ensured may be gone
+	default:
 		return
-	}
-	if firstKeyword(q) == "CREATE" && ifNotExists(q) {
-		h := emptySchema.then(q).hash // q's own hash
-		if db.ensured[h] {
-			return
-		}
-		if db.ensured == nil {
-			db.ensured = map[uint64]bool{}
-		}
-		db.ensured[h] = true
-	} else if firstKeyword(q) != "CREATE" {
-		clear(db.ensured) // a DROP or ALTER: what was ensured may be gone
 	}
 	db.schema = db.schema.then(q)
 	db.tables = nil
 }
 
-// ifNotExists reports whether the CREATE statement q has IF NOT EXISTS.
+// ifNotExists reports whether the CREATE statement q has IF NOT EXISTS
+// (among its first words, outside strings and comments).
 func ifNotExists(q string) bool {
-	head := q[:min(len(q), 200)]
-	return strings.Contains(strings.ToUpper(strings.Join(strings.Fields(head), " ")), " IF NOT EXISTS ")
+	w := sqlWords(q[:min(len(q), 200)])
+	for i := 0; i+2 < len(w); i++ {
+		if strings.EqualFold(w[i], "IF") && strings.EqualFold(w[i+1], "NOT") && strings.EqualFold(w[i+2], "EXISTS") {
+			return true
+		}
+	}
+	return false
 }
 
 // revertSchema puts back the schema's history h (a rollback to the
