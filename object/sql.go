@@ -134,8 +134,12 @@ const (
 // sqlSeq names the private in-memory databases.
 var sqlSeq atomic.Uint64
 
-// openSQL opens a fresh, empty database limited to maxBytes.
-func openSQL(host Host) (*SQL, error) {
+// openSQL opens a fresh, empty database limited to DefaultSQLMaxBytes.
+func openSQL(host Host) (*SQL, error) { return openSQLImage(host, nil) }
+
+// openSQLImage opens a database holding a copy of image (sql_image.go),
+// limited to DefaultSQLMaxBytes.
+func openSQLImage(host Host, image []byte) (*SQL, error) {
 	db := &SQL{host: host, schema: emptySchema}
 	conn, release, err := connect(db)
 	if err != nil {
@@ -143,6 +147,11 @@ func openSQL(host Host) (*SQL, error) {
 	}
 	db.conn = conn
 	db.q = conn.(driver.QueryerContext)
+	if err := db.deserialize(image); err != nil {
+		_ = conn.Close()
+		release()
+		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+	}
 	// The size limit, and the sorter's and subqueries' scratch space in
 	// memory, never in a file.
 	for _, q := range []string{fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), "PRAGMA temp_store = MEMORY"} {

@@ -39,3 +39,7 @@ func (db *SQL) changesSoFar() int64 { return 0 }
 func sqlTableName(uintptr) string { return "" }
 
 func (db *SQL) countRows(bool) {}
+
+func (db *SQL) imageView() []byte { return nil }
+
+func (db *SQL) deserialize([]byte) error { return nil }

@@ -409,7 +409,7 @@ func (s *Storage) snapshotSQL(snap map[string]any, inOrder bool) {
 	if root.sql == nil || root.sql.conn == nil {
 		return
 	}
-	if err := root.sql.dump(snap, inOrder); err != nil {
+	if err := root.sql.dumpCached(snap, inOrder); err != nil {
 		snap[SQLSnapshotPrefix+"error"] = err.Error()
 	}
 }
@@ -431,13 +431,20 @@ func (s *Storage) restoreSQL(snap map[string]any) error {
 	if s.sql != nil {
 		host = s.sql.host
 	}
-	db, err := openSQL(host)
+	img, err := imageFor(snap)
+	if err != nil {
+		return err
+	}
+	db, err := openSQLImage(host, img.image)
 	if err != nil {
 		return fmt.Errorf("%w: Restore: %w", ErrStorage, err)
 	}
-	if err := db.load(snap); err != nil {
-		db.close()
-		return fmt.Errorf("%w: Restore: SQL %w", ErrStorage, err)
+	db.schema = img.schema
+	for _, h := range img.ensured {
+		if db.ensured == nil {
+			db.ensured = map[uint64]bool{}
+		}
+		db.ensured[h] = true
 	}
 	s.closeSQL()
 	sqlAttachMu.Lock()
