@@ -71,13 +71,15 @@ type SQL struct {
 	turn bool
 	// txWrote is set when an Exec inside the outermost Transaction wrote.
 	txWrote bool
-	// cleanup closes the database if it is collected unclosed; release
-	// hands its driver back (connect).
+	// cleanup closes the database if it is collected unclosed; oc is its
+	// connection (connect).
 	cleanup runtime.Cleanup
-	release func()
+	oc      openConn
 
-	// raw is the connection's SQLite handle (sql_driver.go).
-	raw rawConn
+	// raw is the connection's SQLite handle (sql_driver.go); prepared,
+	// its prepared statements (sql_prepared.go).
+	raw      rawConn
+	prepared *sqlPrepared
 	// trusted is set while dosim runs SQL of its own, which the sandbox's
 	// authorizer lets through; denied is the authorizer's reason for the
 	// statement being prepared.
@@ -98,11 +100,8 @@ type SQL struct {
 	// inserted and updated, counted by the pre-update hook (countRows).
 	rowOps sqlRowOps
 	schema sqlSchema // the DDL history that built it (sql_written.go)
-	// turnSchema is schema when the turn savepoint opened; ensured, the
-	// CREATE ... IF NOT EXISTS statements in its history since the last
-	// DROP or ALTER, by hash (noteSchema).
+	// turnSchema is schema when the turn savepoint opened.
 	turnSchema sqlSchema
-	ensured    map[uint64]bool
 	// rolledBack is set once a statement's ON CONFLICT ROLLBACK ended the
 	// outermost Transaction: its other statements must not run outside it.
 	rolledBack bool
@@ -135,48 +134,65 @@ const (
 var sqlSeq atomic.Uint64
 
 // openSQL opens a fresh, empty database limited to DefaultSQLMaxBytes.
-func openSQL(host Host) (*SQL, error) { return openSQLImage(host, nil) }
+func openSQL(host Host) (*SQL, error) { return openSQLImage(host, nil, emptySchema) }
 
 // openSQLImage opens a database holding a copy of image (sql_image.go),
-// limited to DefaultSQLMaxBytes.
-func openSQLImage(host Host, image []byte) (*SQL, error) {
-	db := &SQL{host: host, schema: emptySchema}
-	conn, release, err := connect(db)
+// whose schema has the history schema, limited to DefaultSQLMaxBytes: on
+// a connection kept from a closed database of the same schema
+// (sqlConnPool), or a new one.
+func openSQLImage(host Host, image []byte, schema sqlSchema) (*SQL, error) {
+	db := &SQL{host: host, schema: schema}
+	if oc, ok := connPool.take(schema); ok {
+		db.use(oc)
+		err := db.setImage(image)
+		if err == nil {
+			err = db.reset(image)
+		}
+		if err == nil {
+			return db, nil
+		}
+		db.cleanup.Stop()
+		oc.close() // and open a new one
+	}
+	oc, err := connect(db)
 	if err != nil {
 		return nil, err
 	}
-	db.conn = conn
-	db.q = conn.(driver.QueryerContext)
-	if err := db.deserialize(image); err != nil {
-		_ = conn.Close()
-		release()
+	db.use(oc)
+	if err := db.setImage(image); err != nil {
+		db.cleanup.Stop()
+		oc.close()
 		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
 	}
-	// The size limit, and the sorter's and subqueries' scratch space in
-	// memory, never in a file.
-	for _, q := range []string{fmt.Sprintf("PRAGMA max_page_count = %d", DefaultSQLMaxBytes/sqlPageSize), "PRAGMA temp_store = MEMORY"} {
-		if _, err := db.run(q, nil); err != nil {
-			_ = conn.Close()
-			release()
-			return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
-		}
-	}
-	// The connection's C memory is not the Go heap's: free it when the
-	// database is unreachable, if nobody closed it before.
-	oc := openConn{conn: conn, release: release}
-	db.cleanup = runtime.AddCleanup(db, openConn.close, oc)
-	db.release = release
+	// The size limit. The sorter's and subqueries' scratch files are in
+	// memory: the VFS, memdb's, keeps every file there.
+	db.limitPages(DefaultSQLMaxBytes / sqlPageSize)
 	return db, nil
 }
 
-// openConn is what closing a database frees: its connection, then its
-// driver (connect).
-type openConn struct {
-	conn    driver.Conn
-	release func()
+// use makes oc the database's connection.
+func (db *SQL) use(oc openConn) {
+	db.oc, db.conn, db.q, db.raw, db.prepared = oc, oc.conn, oc.conn.(driver.QueryerContext), oc.raw, oc.prepared
+	oc.point(db)
+	// The connection's C memory is not the Go heap's: free it when the
+	// database is unreachable, if nobody closed it before.
+	db.cleanup = runtime.AddCleanup(db, openConn.close, oc)
 }
 
+// openConn is an open connection and what lives as long as it: its
+// driver (connect), which point points at the database it serves, its
+// handle and its prepared statements.
+type openConn struct {
+	conn     driver.Conn
+	release  func() // hands the driver on, once the connection is closed
+	point    func(*SQL)
+	raw      rawConn
+	prepared *sqlPrepared
+}
+
+// close closes the connection, then hands its driver on.
 func (c openConn) close() {
+	c.prepared.close()
 	_ = c.conn.Close()
 	c.release()
 }
@@ -198,14 +214,18 @@ func (db *SQL) close() {
 	if db.running {
 		return
 	}
-	db.shut()
+	db.shut(true)
 }
 
-// shut closes the connection; db.mu is held.
-func (db *SQL) shut() {
+// shut closes the connection, or keeps it for another database
+// (sqlConnPool) when pool is set; db.mu is held.
+func (db *SQL) shut(pool bool) {
 	db.closed = true
 	db.cleanup.Stop()
-	openConn{conn: db.conn, release: db.release}.close()
+	if pool && connPool.put(db) {
+		return
+	}
+	db.oc.close()
 }
 
 // halted reports whether the database's runtime stalled: its watchdog
@@ -375,7 +395,8 @@ func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 // there.
 func (db *SQL) rollbackEnded(err error) error {
 	// Which savepoints it undid is not told: the schema's history is lost.
-	db.schema.known, db.tables = false, nil
+	db.schema.known = false
+	db.schemaMayMove()
 	if db.depth > 0 {
 		db.rolledBack = true
 	}
@@ -437,7 +458,7 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 			if !db.rolledBack {
 				db.revertSchema(schema)
 			}
-			db.tables = nil // SQLite may have reloaded its schema
+			db.schemaMayMove() // SQLite may have reloaded its schema
 		}
 	}()
 	if err := fn(); err != nil {
@@ -553,8 +574,8 @@ func (db *SQL) dropAll() error {
 		return fmt.Errorf("%w: DeleteAll: %w", ErrSQL, err)
 	}
 	if db.schema.known {
-		db.schema, db.tables = emptySchema, nil // no table is left
-		clear(db.ensured)
+		db.schema = emptySchema // no table is left
+		db.schemaMayMove()
 	}
 	if by != nil {
 		db.root.j.noteSQL(by)

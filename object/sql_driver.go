@@ -58,33 +58,43 @@ func rawOf(conn driver.Conn) (rawConn, error) {
 // connect opens db's private in-memory database on the dosim VFS, with
 // random() and randomblob() drawing from the runtime's seeded source, the
 // sandbox's authorizer, progress handler and limits (rules Q3, Q5).
-// release, once the connection is closed, hands its driver on to the next
+// Closing the connection (openConn.close) hands its driver on to the next
 // database.
-func connect(db *SQL) (conn driver.Conn, release func(), err error) {
+func connect(db *SQL) (openConn, error) {
 	vfsOnce.Do(registerVFS)
 	if vfsErr != nil {
-		return nil, nil, fmt.Errorf("%w: open: %w", ErrSQL, vfsErr)
+		return openConn{}, fmt.Errorf("%w: open: %w", ErrSQL, vfsErr)
 	}
 	slot, err := takeDriver()
 	if err != nil {
-		return nil, nil, err
+		return openConn{}, err
 	}
 	slot.db = weak.Make(db)
 	prngMu.Lock() // opening draws from SQLite's generator
 	opening.Store(true)
-	conn, err = slot.drv.Open(fmt.Sprintf("file:dosim-%d?mode=memory&cache=private&vfs=%s", sqlSeq.Add(1), vfsName))
+	conn, err := slot.drv.Open(fmt.Sprintf("file:dosim-%d?vfs=%s", sqlSeq.Add(1), memVFSName))
 	opening.Store(false)
 	prngMu.Unlock()
 	if err != nil {
 		slot.release()
-		return nil, nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
+		return openConn{}, fmt.Errorf("%w: open: %w", ErrSQL, err)
 	}
 	if err := slot.attach(db, conn); err != nil {
 		_ = conn.Close()
 		slot.release()
-		return nil, nil, err
+		return openConn{}, err
 	}
-	return conn, slot.release, nil
+	return openConn{conn: conn, release: slot.release, point: slot.point, raw: db.raw, prepared: &sqlPrepared{m: map[preparedKey]*preparedStmt{}}}, nil
+}
+
+// point makes d serve db (nil: none, while its connection waits in
+// sqlConnPool).
+func (d *sqlDriver) point(db *SQL) {
+	if db == nil {
+		d.db = weak.Pointer[SQL]{}
+		return
+	}
+	d.db = weak.Make(db)
 }
 
 // attach readies conn, just opened for db: its handle, the authorizer,

@@ -4,7 +4,6 @@ package object
 
 import (
 	"errors"
-	"fmt"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -12,10 +11,9 @@ import (
 )
 
 // A database's image: every object's database is an in-memory file of
-// SQLite's memdb VFS, whose bytes SQLite gives in one call
-// (sqlite3_serialize) and takes in one call (sqlite3_deserialize). The
-// connection keeps the dosim VFS (clock and randomness, rule Q3): only
-// the file under its main database is memdb's. sqlImages (sql_images.go)
+// SQLite's memdb VFS (memVFSName, over the dosim VFS for the clock and
+// the randomness, rule Q3), whose bytes SQLite gives in one call
+// (sqlite3_serialize). sqlImages (sql_images.go)
 // keeps images and what was read of them, so that a restore copies bytes
 // where it ran SQL, and a snapshot of bytes seen before reads no table.
 
@@ -33,19 +31,32 @@ func (db *SQL) imageView() []byte {
 
 // mainSchema is "main" as C text, for sqlite3_serialize and
 // sqlite3_deserialize; it lives as long as the process.
-var mainSchema = func() uintptr {
-	p, err := libc.CString("main")
+var mainSchema = cString("main")
+
+// cString is s as C text that lives as long as the process.
+func cString(s string) uintptr {
+	p, err := libc.CString(s)
 	if err != nil {
-		panic(err) // at init: the C heap cannot give five bytes
+		panic(err) // at init: the C heap cannot give a few bytes
 	}
 	return p
-}()
+}
 
-// deserialize makes the database's main file a memdb file holding a copy
-// of image (nil: an empty database). The connection must have no
-// statement running; its own state (the changes it counted, its last
-// rowid) is a new connection's, as the database is only opened.
-func (db *SQL) deserialize(image []byte) error {
+// setImage gives the database's memdb file a copy of image (nil: no
+// bytes), as sqlite3_deserialize sets its fields, but without the ATTACH
+// that reads the old schema first and opens the file again (a fifth of a
+// restore's cost). The connection has no statement running and no
+// transaction open. Its pager has read nothing of the file, as when it
+// just opened (then the bytes are as if they had been there), or reads it
+// again before its next statement (reset).
+func (db *SQL) setImage(image []byte) error {
+	store, err := db.storeOf()
+	if err != nil {
+		return err
+	}
+	if store.FnRdLock != 0 || store.FnWrLock != 0 || store.FnMmap != 0 {
+		return errors.New("the database's file is in use")
+	}
 	tls := db.raw.tls
 	var buf uintptr
 	if len(image) > 0 {
@@ -54,14 +65,43 @@ func (db *SQL) deserialize(image []byte) error {
 		}
 		copy(unsafe.Slice((*byte)(cPtr(buf)), len(image)), image)
 	}
-	// sqlite3_deserialize attaches the file with a statement of its own,
-	// which the sandbox's authorizer would refuse an object.
-	db.trusted = true
-	rc := sqlite3.Xsqlite3_deserialize(tls, db.raw.db, mainSchema, buf, int64(len(image)), int64(len(image)),
-		sqlite3.SQLITE_DESERIALIZE_FREEONCLOSE|sqlite3.SQLITE_DESERIALIZE_RESIZEABLE)
-	db.trusted = false
-	if rc != sqlite3.SQLITE_OK { // the buffer is freed, even then
-		return fmt.Errorf("deserialize: %s", libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)))
+	sqlite3.Xsqlite3_free(tls, store.FaData)
+	store.FaData, store.Fsz, store.FszAlloc = buf, int64(len(image)), int64(len(image))
+	if store.FszMax < store.FszAlloc {
+		store.FszMax = store.FszAlloc
 	}
 	return nil
 }
+
+// pager is the pager of the database's main file: what a PRAGMA would
+// set in it, set without preparing one.
+func (db *SQL) pager() *sqlite3.TPager {
+	conn := (*sqlite3.Tsqlite3)(cPtr(db.raw.db))
+	main := (*sqlite3.TDb)(cPtr(conn.FaDb)) // aDb[0]
+	bt := (*sqlite3.TBtree)(cPtr(main.FpBt))
+	return (*sqlite3.TPager)(cPtr((*sqlite3.TBtShared)(cPtr(bt.FpBt)).FpPager))
+}
+
+// limitPages limits the database to n pages, as PRAGMA max_page_count =
+// n does (its opcode sets the pager's bound, which no other call sets),
+// without the statement: preparing it cost a fresh connection a parse and
+// the schema's first read.
+func (db *SQL) limitPages(n uint32) {
+	db.pager().FmxPgno = n
+}
+
+// schemaCookie is SQLite's schema cookie of the main database as the
+// connection holds it (every change of the schema moves it), read from
+// the file first if the connection has not read the schema yet.
+func (db *SQL) schemaCookie() int32 {
+	conn := (*sqlite3.Tsqlite3)(cPtr(db.raw.db))
+	schema := (*sqlite3.TSchema)(cPtr((*sqlite3.TDb)(cPtr(conn.FaDb)).FpSchema))
+	if schema.FschemaFlags&sqlite3.DB_SchemaLoaded == 0 {
+		// It reads the schema (sqlite3Init) before it looks for the table.
+		sqlite3.Xsqlite3_table_column_metadata(db.raw.tls, db.raw.db, 0, schemaTableName, 0, 0, 0, 0, 0, 0)
+	}
+	return schema.Fschema_cookie
+}
+
+// schemaTableName is "sqlite_schema" as C text; it lives as long as the process.
+var schemaTableName = cString("sqlite_schema")

@@ -42,9 +42,8 @@ type dumpedImage struct {
 // loadedImage is the image a snapshot's SQL entries load into, with the
 // schema history loading them left (noteSchema).
 type loadedImage struct {
-	image   []byte
-	schema  sqlSchema
-	ensured []uint64
+	image  []byte
+	schema sqlSchema
 }
 
 // maxImageBytes bounds the bytes sqlImages keeps.
@@ -285,9 +284,6 @@ func imageFor(snap map[string]any) (*loadedImage, error) {
 		return nil, fmt.Errorf("%w: Restore: SQL %w", ErrStorage, err)
 	}
 	l := &loadedImage{schema: db.schema}
-	for h := range db.ensured {
-		l.ensured = append(l.ensured, h)
-	}
 	db.mu.Lock()
 	l.image = slices.Clone(db.imageView())
 	db.mu.Unlock()

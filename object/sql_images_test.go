@@ -76,3 +76,28 @@ func TestQ2_RestoreKeepsEachValuesType(t *testing.T) {
 		return nil
 	})
 }
+
+// Q4: the size limit holds on a database restored from a snapshot as on
+// a new one, and fails the statement that grows past it, inside a
+// Transaction too.
+func TestQ4_TheSizeLimitHoldsAfterARestore(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		pages := func() any {
+			c, err := st.SQL().Exec(ctx, "PRAGMA max_page_count")
+			require.NoError(t, err)
+			return c.Values()[0][0]
+		}
+		assert.Equal(t, int64(object.DefaultSQLMaxBytes/4096), pages(), "a new database")
+		_, err := st.SQL().Exec(ctx, "CREATE TABLE big (b BLOB); INSERT INTO big VALUES (zeroblob(1000))")
+		require.NoError(t, err)
+		require.NoError(t, st.Storage().Restore(st.Storage().Snapshot()))
+		assert.Equal(t, int64(object.DefaultSQLMaxBytes/4096), pages(), "a restored database")
+		err = st.SQL().Transaction(ctx, func(ctx context.Context, tx *object.SQL) error {
+			_, err := tx.Exec(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 11) INSERT INTO big SELECT zeroblob(1000000) FROM n")
+			assert.ErrorContains(t, err, "DefaultSQLMaxBytes", "the statement fails, not the commit")
+			return err
+		})
+		assert.ErrorIs(t, err, object.ErrSQL)
+		return nil
+	})
+}

@@ -3,15 +3,14 @@
 package object
 
 import (
-	"database/sql/driver"
 	"fmt"
 )
 
 // Built with the tag dosim_nosql (make fuzz), dosim links no SQLite: an
 // object's SQL() database cannot open, and says why. See sql_driver.go.
 
-func connect(*SQL) (driver.Conn, func(), error) {
-	return nil, nil, fmt.Errorf("%w: open: this build leaves SQLite out (the build tag dosim_nosql, for fuzzing)", ErrSQL)
+func connect(*SQL) (openConn, error) {
+	return openConn{}, fmt.Errorf("%w: open: this build leaves SQLite out (the build tag dosim_nosql, for fuzzing)", ErrSQL)
 }
 
 func explain(err error) error { return err }
@@ -42,4 +41,19 @@ func (db *SQL) countRows(bool) {}
 
 func (db *SQL) imageView() []byte { return nil }
 
-func (db *SQL) deserialize([]byte) error { return nil }
+func (db *SQL) setImage([]byte) error { return nil }
+
+func (db *SQL) limitPages(uint32) {}
+
+// sqlConnPool keeps nothing: no connection opens.
+type sqlConnPool struct{}
+
+var connPool sqlConnPool
+
+func (sqlConnPool) take(sqlSchema) (openConn, bool) { return openConn{}, false }
+
+func (sqlConnPool) put(*SQL) bool { return false }
+
+func (db *SQL) reset([]byte) error { return nil }
+
+func (db *SQL) schemaCookie() int32 { return 0 }

@@ -366,10 +366,11 @@ func (db *SQL) loadExec(key, q string, args []any) error {
 	if err != nil {
 		return fmt.Errorf("%q: %w", key, err)
 	}
+	cookie := db.schemaCookie()
 	if _, err := db.run(q, vals); err != nil {
 		return fmt.Errorf("%q: %s: %w", key, shortSQL(q), err)
 	}
-	db.noteSchema(q) // a CREATE moves the schema's history on
+	db.noteSchema(q, cookie) // a CREATE moves the schema's history on
 	return nil
 }
 
@@ -435,16 +436,9 @@ func (s *Storage) restoreSQL(snap map[string]any) error {
 	if err != nil {
 		return err
 	}
-	db, err := openSQLImage(host, img.image)
+	db, err := openSQLImage(host, img.image, img.schema)
 	if err != nil {
 		return fmt.Errorf("%w: Restore: %w", ErrStorage, err)
-	}
-	db.schema = img.schema
-	for _, h := range img.ensured {
-		if db.ensured == nil {
-			db.ensured = map[uint64]bool{}
-		}
-		db.ensured[h] = true
 	}
 	s.closeSQL()
 	sqlAttachMu.Lock()

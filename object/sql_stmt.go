@@ -1,7 +1,6 @@
 package object
 
 import (
-	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -145,11 +144,12 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 				return wrote, err
 			}
 		}
+		cookie := db.schemaCookie()
 		c, err := db.runUser(s, sv)
 		if err != nil {
 			return wrote, err
 		}
-		db.noteSchema(s.text)
+		db.noteSchema(s.text, cookie)
 		// The cursor is the last statement's, and so are its counts, as
 		// the platform's are (real workerd 1.20261117.1).
 		cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0
@@ -236,7 +236,7 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 		db.mu.Lock()
 		db.running = false
 		if db.closing && !db.closed {
-			db.shut()
+			db.shut(false) // the statement ran on after its runtime stalled
 		}
 		db.mu.Unlock()
 	}()
@@ -246,7 +246,7 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 	// The runtime's contexts are not passed to the driver: a cancellable
 	// one would start a watcher goroutine per statement; the progress
 	// handler bounds a statement instead.
-	rows, err := db.q.QueryContext(context.Background(), query, args)
+	rows, err := db.query(query, args)
 	if err != nil {
 		return rawCursor{}, db.deniedOr(err)
 	}

@@ -25,8 +25,15 @@ import (
 // dosim's, every method does what the VFS it wraps does: a program that
 // opens its own SQLite databases beside dosim's sees no difference.
 
-// vfsName is the dosim VFS's name.
-const vfsName = "dosim"
+// vfsName is the dosim VFS's name; memVFSName, the name of the VFS an
+// object's database opens with: SQLite's memdb VFS, whose files are in
+// memory and whose bytes sqlite3_serialize gives in one piece
+// (sql_image.go), but with the dosim VFS under it for the clock and the
+// randomness (memdb asks the VFS it wraps for them).
+const (
+	vfsName    = "dosim"
+	memVFSName = "dosim-memdb"
+)
 
 var (
 	vfsOnce sync.Once
@@ -72,6 +79,9 @@ func registerVFS() {
 		vfsErr = errString("SQLite refused the dosim VFS")
 		return
 	}
+	if vfsErr = registerMemVFS(tls, p); vfsErr != nil {
+		return
+	}
 	va := libc.NewVaList(int32(2), cFuncPointer(vfsLocaltimeFn))
 	if va == 0 {
 		vfsErr = errString("out of memory setting 'localtime'")
@@ -79,6 +89,32 @@ func registerVFS() {
 	}
 	defer libc.Xfree(tls, va)
 	sqlite3.Xsqlite3_test_control(tls, sqlite3.SQLITE_TESTCTRL_LOCALTIME_FAULT, va)
+}
+
+// registerMemVFS registers the memdb VFS again as memVFSName, over the
+// dosim VFS at dosim.
+func registerMemVFS(tls *libc.TLS, dosim uintptr) error {
+	memdb, err := libc.CString("memdb")
+	if err != nil {
+		return errString("out of memory registering the dosim memdb VFS")
+	}
+	defer libc.Xfree(tls, memdb)
+	mem := sqlite3.Xsqlite3_vfs_find(tls, memdb)
+	if mem == 0 {
+		return errString("SQLite has no memdb VFS")
+	}
+	p := libc.Xmalloc(tls, uint64(unsafe.Sizeof(sqlite3.Tsqlite3_vfs{})))
+	name, err := libc.CString(memVFSName)
+	if p == 0 || err != nil {
+		return errString("out of memory registering the dosim memdb VFS")
+	}
+	v := (*sqlite3.Tsqlite3_vfs)(cPtr(p))
+	*v = *(*sqlite3.Tsqlite3_vfs)(cPtr(mem))
+	v.FpNext, v.FzName, v.FpAppData = 0, name, dosim
+	if rc := sqlite3.Xsqlite3_vfs_register(tls, p, 0); rc != sqlite3.SQLITE_OK {
+		return errString("SQLite refused the dosim memdb VFS")
+	}
+	return nil
 }
 
 type errString string

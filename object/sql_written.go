@@ -198,51 +198,36 @@ func (h sqlSchema) then(q string) sqlSchema {
 	return h
 }
 
-// noteSchema records that the statement q ran: a DDL statement moves the
-// schema's history on, and what was read of the old one goes. A CREATE ...
-// IF NOT EXISTS that ran before, with no DROP or ALTER since, changed
-// nothing and is left out: a constructor that runs again on its object's
-// database (after a reset, in every replay) keeps the history it had.
-func (db *SQL) noteSchema(q string) {
-	switch firstKeyword(q) {
-	case "CREATE":
-		if ifNotExists(q) {
-			h := emptySchema.then(q).hash // q's own hash
-			if db.ensured[h] {
-				return
-			}
-			if db.ensured == nil {
-				db.ensured = map[uint64]bool{}
-			}
-			db.ensured[h] = true
-		}
-	case "DROP", "ALTER":
-		clear(db.ensured) // what was ensured may be gone
-	default:
+// noteSchema records that the statement q ran, SQLite's schema cookie
+// having been cookie before it: a DDL statement that changed the schema
+// (the cookie moved) moves the schema's history on, and what was read of
+// the old one goes. One that changed nothing (CREATE ... IF NOT EXISTS of
+// what exists, DROP ... IF EXISTS of what does not) is left out: a
+// constructor that runs again on its object's database (after a reset,
+// in every replay) keeps the history it had. ANALYZE, and a change by any
+// other statement, make the history unknown: the statistics SQLite reads
+// with the schema are not in it.
+func (db *SQL) noteSchema(q string, cookie int32) {
+	kw := firstKeyword(q)
+	switch {
+	case kw == "ANALYZE":
+	case db.schemaCookie() == cookie:
+		return
+	case kw == "CREATE" || kw == "DROP" || kw == "ALTER":
+		db.schema = db.schema.then(q)
+		db.schemaMayMove()
 		return
 	}
-	db.schema = db.schema.then(q)
-	db.tables = nil
-}
-
-// ifNotExists reports whether the CREATE statement q has IF NOT EXISTS
-// (among its first words, outside strings and comments).
-func ifNotExists(q string) bool {
-	w := sqlWords(q[:min(len(q), 200)])
-	for i := 0; i+2 < len(w); i++ {
-		if strings.EqualFold(w[i], "IF") && strings.EqualFold(w[i+1], "NOT") && strings.EqualFold(w[i+2], "EXISTS") {
-			return true
-		}
-	}
-	return false
+	db.schema.known = false
+	db.schemaMayMove()
 }
 
 // revertSchema puts back the schema's history h (a rollback to the
 // savepoint opened at h).
 func (db *SQL) revertSchema(h sqlSchema) {
 	if db.schema.known && h != db.schema {
-		db.schema, db.tables = h, nil
-		clear(db.ensured) // what the rollback undid is not told: ensure again
+		db.schema = h
+		db.schemaMayMove()
 	}
 }
 

@@ -123,7 +123,7 @@ func (db *SQL) endTurn(keep bool) {
 	if !keep {
 		_, _ = db.run("ROLLBACK TO dosim_turn", nil)
 		db.revertSchema(db.turnSchema)
-		db.tables = nil // SQLite may have reloaded its schema
+		db.schemaMayMove() // SQLite may have reloaded its schema
 	}
 	_, _ = db.run("RELEASE dosim_turn", nil)
 }

@@ -1,0 +1,168 @@
+//go:build !dosim_nosql
+
+package object
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// sqlConnPool keeps the connections of closed databases for the next
+// database whose schema has the same history (issue 35): a replayed turn
+// restores a snapshot of the schema the last one restored, a fresh
+// object's database starts from none. A connection taken from it keeps
+// its statements prepared on that schema (sqlPrepared) and its schema
+// read; its file is given the new database's bytes, and everything of
+// the connection a statement can read is set as a new connection has it
+// (reset), so what an object sees never depends on which database the
+// connection served before, nor which worker's. BenchmarkScenarioSeed
+// (explore) is what it is for. It keeps at most maxPooled connections,
+// their files emptied.
+type sqlConnPool struct {
+	mu   sync.Mutex
+	idle []pooledConn // the most recently closed last
+}
+
+type pooledConn struct {
+	oc     openConn
+	schema sqlSchema
+}
+
+// maxPooled bounds the connections sqlConnPool keeps, maxPooledSchema
+// those of one schema: a sweep's objects, each of its own history, do not
+// push out the connections its replays take again and again.
+const (
+	maxPooled       = 16
+	maxPooledSchema = 4
+)
+
+var connPool sqlConnPool
+
+// take returns a kept connection whose schema has the history schema.
+func (p *sqlConnPool) take(schema sqlSchema) (openConn, bool) {
+	if !schema.known {
+		return openConn{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if p.idle[i].schema == schema {
+			oc := p.idle[i].oc
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			return oc, true
+		}
+	}
+	return openConn{}, false
+}
+
+// put keeps the connection of db, which is closing, unless it cannot
+// serve another database as a new one would: its schema's history is
+// not known, a transaction is open, or its file is in use.
+func (p *sqlConnPool) put(db *SQL) bool {
+	if !db.schema.known || db.inTransaction() || db.setImage(nil) != nil {
+		return false
+	}
+	sqlite3.Xsqlite3_db_release_memory(db.raw.tls, db.raw.db) // its pages are the old file's
+	db.oc.point(nil)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Room: the oldest of the same schema goes when it has maxPooledSchema,
+	// else the oldest of all.
+	same, oldest := 0, 0
+	for i, c := range p.idle {
+		if c.schema == db.schema {
+			if same == 0 {
+				oldest = i
+			}
+			same++
+		}
+	}
+	if same == maxPooledSchema || len(p.idle) == maxPooled {
+		if same < maxPooledSchema {
+			oldest = 0
+		}
+		defer p.idle[oldest].oc.close()
+		p.idle = append(p.idle[:oldest], p.idle[oldest+1:]...)
+	}
+	p.idle = append(p.idle, pooledConn{oc: db.oc, schema: db.schema})
+	return true
+}
+
+// freshDataVersion is what PRAGMA data_version reads on a new connection.
+func freshDataVersion() (int64, error) {
+	fresh.once.Do(func() {
+		var db *SQL
+		if db, fresh.err = openSQLImage(nil, nil, sqlSchema{}); fresh.err != nil { // unknown: a new connection
+			return
+		}
+		defer db.close()
+		fresh.version, fresh.err = db.dataVersion()
+	})
+	return fresh.version, fresh.err
+}
+
+var fresh struct {
+	once    sync.Once
+	version int64
+	err     error
+}
+
+func (db *SQL) dataVersion() (int64, error) {
+	c, err := db.run("PRAGMA data_version", nil)
+	if err != nil {
+		return 0, err
+	}
+	if len(c.rows) != 1 || len(c.rows[0]) != 1 {
+		return 0, errors.New("PRAGMA data_version read no value")
+	}
+	v, ok := c.rows[0][0].(int64)
+	if !ok {
+		return 0, fmt.Errorf("PRAGMA data_version read %T", c.rows[0][0])
+	}
+	return v, nil
+}
+
+// reset readies a kept connection, just taken for db and given image:
+// its pager reads the file again (its pages are another file's),
+// and the counts a statement reads of the connection (changes(),
+// total_changes(), last_insert_rowid(), PRAGMA data_version) are a new
+// connection's.
+func (db *SQL) reset(image []byte) error {
+	want, err := freshDataVersion()
+	if err != nil {
+		return err
+	}
+	// The pager starts its cache again when the file's change counter and
+	// size (16 bytes at 24) are not what it read last: make them not.
+	vers := (*[16]byte)(unsafe.Pointer(&db.pager().FdbFileVers))
+	var now [16]byte
+	if len(image) >= 40 {
+		copy(now[:], image[24:40])
+	}
+	for i := range vers {
+		vers[i] = ^now[i]
+	}
+	got, err := db.dataVersion() // that read
+	if err != nil {
+		return err
+	}
+	conn := (*sqlite3.Tsqlite3)(cPtr(db.raw.db))
+	bt := (*sqlite3.TBtree)(cPtr((*sqlite3.TDb)(cPtr(conn.FaDb)).FpBt))
+	bt.FiBDataVersion += uint32(want - got)
+	conn.FnChange, conn.FnTotalChange = 0, 0
+	sqlite3.Xsqlite3_set_last_insert_rowid(db.raw.tls, db.raw.db, 0)
+	return nil
+}
+
+// storeOf is the memdb file of the database's main schema.
+func (db *SQL) storeOf() (*sqlite3.TMemStore, error) {
+	var file uintptr
+	if rc := sqlite3.Xsqlite3_file_control(db.raw.tls, db.raw.db, mainSchema, sqlite3.SQLITE_FCNTL_FILE_POINTER, uintptr(unsafe.Pointer(&file))); rc != sqlite3.SQLITE_OK || file == 0 {
+		return nil, errors.New("the database has no file")
+	}
+	return (*sqlite3.TMemStore)(cPtr((*sqlite3.TMemFile)(cPtr(file)).FpStore)), nil
+}

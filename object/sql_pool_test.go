@@ -1,0 +1,165 @@
+//go:build !dosim_nosql
+
+package object
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Q3: a connection kept from a closed database (sqlConnPool) serves the
+// next database of its schema as a new connection would: the same rows,
+// and the same counts a statement reads of the connection and its file,
+// before a write and after one; so what an object sees never depends on
+// which database the connection served before.
+func TestQ3_AKeptConnectionReadsAsANewOne(t *testing.T) {
+	const schema = "CREATE TABLE t (n INTEGER PRIMARY KEY, s TEXT)"
+	t.Run("after more writes", func(t *testing.T) {
+		keptReadsAsNew(t, schema,
+			[]string{"INSERT INTO t (s) VALUES ('first'); UPDATE t SET s = s || '!'", "INSERT INTO t (s) VALUES ('x'), ('y')", "DELETE FROM t WHERE n > 2"},
+			[]string{"INSERT INTO t (s) VALUES ('a'), ('b')"})
+	})
+	// The same writes, other rows: the file's change counter and size are
+	// what the connection read last, and it reads the new rows all the same.
+	t.Run("after as many writes", func(t *testing.T) {
+		keptReadsAsNew(t, schema, []string{"INSERT INTO t (s) VALUES ('first')"}, []string{"INSERT INTO t (s) VALUES ('other')"})
+	})
+}
+
+// keptReadsAsNew closes a database of schema after writes, then opens the
+// image of another one, made by its own writes, on the connection kept and
+// on a new one, and compares what they read.
+func keptReadsAsNew(t *testing.T, schema string, writes, others []string) {
+	ctx := context.Background()
+	exec := func(db *SQL, q string) [][]any {
+		t.Helper()
+		c, err := db.Exec(ctx, q)
+		require.NoError(t, err, q)
+		return c.Values()
+	}
+	first, err := openSQL(nil)
+	require.NoError(t, err)
+	exec(first, schema)
+	for _, q := range writes {
+		exec(first, q)
+	}
+	handle, history := first.raw.db, first.schema
+	first.close()
+
+	other, err := openSQLImage(nil, nil, sqlSchema{}) // a new connection, kept by no pool
+	require.NoError(t, err)
+	exec(other, schema)
+	for _, q := range others {
+		exec(other, q)
+	}
+	other.mu.Lock()
+	image := slices.Clone(other.imageView())
+	other.mu.Unlock()
+	other.close()
+
+	kept, err := openSQLImage(nil, image, history)
+	require.NoError(t, err)
+	defer kept.close()
+	require.Equal(t, handle, kept.raw.db, "the kept connection serves it")
+	fresh, err := openSQLImage(nil, image, sqlSchema{})
+	require.NoError(t, err)
+	defer fresh.close()
+	require.NotEqual(t, handle, fresh.raw.db)
+
+	reads := []string{
+		"SELECT n, s FROM t",
+		"SELECT changes(), total_changes(), last_insert_rowid()",
+		"PRAGMA data_version",
+		"PRAGMA page_count",
+		"PRAGMA freelist_count",
+		"PRAGMA schema_version",
+		"PRAGMA max_page_count",
+	}
+	for _, write := range []string{"", "INSERT INTO t (s) VALUES ('c')", "DELETE FROM t WHERE n = 1"} {
+		if write != "" {
+			exec(kept, write)
+			exec(fresh, write)
+		}
+		for _, q := range reads {
+			assert.Equal(t, exec(fresh, q), exec(kept, q), "%s, after %q", q, write)
+		}
+	}
+}
+
+// Q5: a prepared statement keeps the authorizer's decision it was
+// prepared under, and dosim's own statements are kept apart from an
+// object's: a text dosim ran is refused to the object all the same, by
+// the cut of its Exec and by the statement it runs.
+func TestQ5_APreparedStatementKeepsTheSandboxsDecision(t *testing.T) {
+	db, err := openSQL(nil)
+	require.NoError(t, err)
+	defer db.close()
+	const q = "PRAGMA max_page_count = 3000"
+	_, err = db.run(q, nil)
+	require.NoError(t, err, "dosim's own")
+	require.Contains(t, db.prepared.m, preparedKey{text: q, trusted: true})
+	_, err = db.Exec(context.Background(), q)
+	assert.ErrorContains(t, err, "the size limit is the runtime's")
+	_, err = db.runAs(false, q, nil)
+	assert.ErrorContains(t, err, "the size limit is the runtime's", "the object's statement")
+}
+
+// Q1: a statement that writes counts the same rows written the second
+// time it runs, from the statement kept, as the first: the columns an
+// UPDATE sets, told as it was prepared, are kept with it.
+func TestQ1_AKeptStatementCountsItsWritesAgain(t *testing.T) {
+	ctx := context.Background()
+	db, err := openSQL(nil)
+	require.NoError(t, err)
+	defer db.close()
+	_, err = db.Exec(ctx, "CREATE TABLE t (k INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE INDEX ta ON t (a); INSERT INTO t VALUES (1, 1, 1), (2, 2, 2)")
+	require.NoError(t, err)
+	for _, q := range []string{"UPDATE t SET a = a + 1", "UPDATE t SET b = b + 1"} {
+		first, err := db.Exec(ctx, q)
+		require.NoError(t, err)
+		require.Contains(t, db.prepared.m, preparedKey{text: q}, "kept")
+		again, err := db.Exec(ctx, q)
+		require.NoError(t, err)
+		assert.Equal(t, first.RowsWritten, again.RowsWritten, q)
+	}
+	c, err := db.Exec(ctx, "UPDATE t SET a = a + 1")
+	require.NoError(t, err)
+	assert.Equal(t, 4, c.RowsWritten, "two rows and the two index entries put back, as the platform counts (storage-sql-writes)")
+}
+
+// Q1: the schema's history moves with SQLite's schema cookie: a CREATE
+// ... IF NOT EXISTS of what exists and a DROP ... IF EXISTS of what does
+// not leave it, with the statements kept; a CREATE moves it and drops
+// them; ANALYZE, whose statistics the history does not follow, makes it
+// unknown (such a database's connection serves no other).
+func TestQ1_TheSchemasHistoryFollowsItsCookie(t *testing.T) {
+	ctx := context.Background()
+	db, err := openSQL(nil)
+	require.NoError(t, err)
+	defer db.close()
+	exec := func(q string) {
+		t.Helper()
+		_, err := db.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	exec("CREATE TABLE IF NOT EXISTS t (n)")
+	h := db.schema
+	require.NotEqual(t, emptySchema, h)
+	exec("SELECT n FROM t")
+	for _, q := range []string{"CREATE TABLE IF NOT EXISTS t (n)", "DROP TABLE IF EXISTS u", "CREATE INDEX IF NOT EXISTS tn ON t (n)"} {
+		exec(q)
+		if q == "CREATE INDEX IF NOT EXISTS tn ON t (n)" {
+			assert.NotEqual(t, h, db.schema, q)
+			assert.Empty(t, db.prepared.m, "dropped with the schema")
+			continue
+		}
+		assert.Equal(t, h, db.schema, q)
+		assert.Contains(t, db.prepared.m, preparedKey{text: "SELECT n FROM t"}, q)
+	}
+	exec("ANALYZE")
+	assert.False(t, db.schema.known)
+}
