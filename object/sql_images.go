@@ -1,7 +1,6 @@
 package object
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -21,22 +20,23 @@ import (
 //     a CREATE and an INSERT per row.
 //
 // Both are functions of their key alone, so what a sweep finds never
-// depends on which worker filled them. An image is compared byte for
-// byte, never by its hash alone. BenchmarkScenarioSeed (explore) is what
+// depends on which worker filled them. An image is known by two 64-bit
+// hashes of its bytes with independent seeds, as the explorer's memo of
+// verdicts knows a history: keeping every image to compare it byte for
+// byte cost a booth sweep 9 MB. BenchmarkScenarioSeed (explore) is what
 // it is for. Its size is bounded: it starts again when full (rule H2).
 type sqlImages struct {
 	mu    sync.Mutex
-	seed  maphash.Seed
-	dumps map[uint64][]*dumpedImage
+	dumps map[imageKey]map[string]any // snapshot keys to entries, never handed out
 	loads map[string]*loadedImage
-	size  int // bytes kept
+	size  int // bytes kept, roughly
 }
 
-// dumpedImage is what dump read of an image.
-type dumpedImage struct {
-	image   []byte
+// imageKey knows an image, and whether its rows were dumped in rowid
+// order (dump's inOrder).
+type imageKey struct {
+	h1, h2  uint64
 	inOrder bool
-	entries map[string]any // snapshot keys to entries, never handed out
 }
 
 // loadedImage is the image a snapshot's SQL entries load into, with the
@@ -47,10 +47,14 @@ type loadedImage struct {
 }
 
 // maxImageBytes bounds the bytes sqlImages keeps.
-const maxImageBytes = 64 << 20
+const maxImageBytes = 16 << 20
 
 // images is the process's sqlImages.
-var images = &sqlImages{seed: maphash.MakeSeed()}
+var images = &sqlImages{}
+
+// imageSeeds are imageKeyOf's seeds: random, but what they key lives and
+// dies with the process, so no output depends on them.
+var imageSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // The bytes of a database file's header that count its writes (the file
 // change counter, at 24, and the version-valid-for number, at 92): two
@@ -61,71 +65,73 @@ const (
 	validForAt      = 92
 )
 
-// imageParts cuts an image around the header's write counts.
-func imageParts(img []byte) [3][]byte {
-	if len(img) < validForAt+4 {
-		return [3][]byte{img}
+// imageKeyOf is img's key, but for the header's counts of writes.
+func imageKeyOf(img []byte, inOrder bool) imageKey {
+	parts := [3][]byte{img}
+	if len(img) >= validForAt+4 {
+		parts = [3][]byte{img[:changeCounterAt], img[changeCounterAt+4 : validForAt], img[validForAt+4:]}
 	}
-	return [3][]byte{img[:changeCounterAt], img[changeCounterAt+4 : validForAt], img[validForAt+4:]}
-}
-
-func (c *sqlImages) hash(img []byte, inOrder bool) uint64 {
-	var h maphash.Hash
-	h.SetSeed(c.seed)
-	for _, p := range imageParts(img) {
-		_, _ = h.Write(p)
-	}
-	if inOrder {
-		_ = h.WriteByte(1)
-	}
-	return h.Sum64()
-}
-
-// sameImage reports whether a and b hold the same database.
-func sameImage(a, b []byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	pa, pb := imageParts(a), imageParts(b)
-	for i := range pa {
-		if !bytes.Equal(pa[i], pb[i]) {
-			return false
+	var h [2]maphash.Hash
+	for i := range h {
+		h[i].SetSeed(imageSeeds[i])
+		for _, p := range parts {
+			_, _ = h[i].Write(p)
 		}
 	}
-	return true
+	return imageKey{h[0].Sum64(), h[1].Sum64(), inOrder}
 }
 
-// dumped copies into snap what was dumped of img before, if it was.
-func (c *sqlImages) dumped(img []byte, inOrder bool, h uint64, snap map[string]any) bool {
+// dumped copies into snap what was dumped of the image k before, if it was.
+func (c *sqlImages) dumped(k imageKey, snap map[string]any) bool {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, d := range c.dumps[h] {
-		if d.inOrder == inOrder && sameImage(d.image, img) {
-			for k, v := range d.entries {
-				snap[k] = copyEntry(v)
-			}
-			return true
-		}
+	entries, ok := c.dumps[k]
+	c.mu.Unlock()
+	for key, v := range entries { // never changed once kept: copied unlocked
+		snap[key] = copyEntry(v)
 	}
-	return false
+	return ok
 }
 
-// keepDump keeps what dump read of img (a copy of its own), the
+// keepDump keeps what dump read of the image k (a copy of its own), the
 // SQLSnapshotPrefix keys of snap.
-func (c *sqlImages) keepDump(img []byte, inOrder bool, h uint64, snap map[string]any) {
-	entries := map[string]any{}
-	for k, v := range snap {
-		if isSQLKey(k) {
-			entries[k] = copyEntry(v)
+func (c *sqlImages) keepDump(k imageKey, snap map[string]any) {
+	entries, size := map[string]any{}, 0
+	for key, v := range snap {
+		if isSQLKey(key) {
+			entries[key] = copyEntry(v)
+			size += entrySize(v)
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.room(len(img))
+	c.room(size)
 	if c.dumps == nil {
-		c.dumps = map[uint64][]*dumpedImage{}
+		c.dumps = map[imageKey]map[string]any{}
 	}
-	c.dumps[h] = append(c.dumps[h], &dumpedImage{image: img, inOrder: inOrder, entries: entries})
+	c.dumps[k] = entries
+}
+
+// entrySize is about the bytes a snapshot entry holds.
+func entrySize(v any) int {
+	switch x := v.(type) {
+	case map[string]any:
+		n := 64
+		for k, e := range x {
+			n += len(k) + entrySize(e)
+		}
+		return n
+	case []any:
+		n := 24
+		for _, e := range x {
+			n += entrySize(e)
+		}
+		return n
+	case string:
+		return 16 + len(x)
+	case []byte:
+		return 24 + len(x)
+	}
+	return 16
 }
 
 // loaded is the image snapshot key loads into, if it was kept.
@@ -303,17 +309,14 @@ func (db *SQL) dumpCached(snap map[string]any, inOrder bool) error {
 		db.mu.Unlock()
 		return db.dump(snap, inOrder)
 	}
-	view := db.imageView()
-	h := images.hash(view, inOrder)
-	if images.dumped(view, inOrder, h, snap) {
-		db.mu.Unlock()
+	k := imageKeyOf(db.imageView(), inOrder)
+	db.mu.Unlock()
+	if images.dumped(k, snap) {
 		return nil
 	}
-	img := slices.Clone(view)
-	db.mu.Unlock()
 	if err := db.dump(snap, inOrder); err != nil {
 		return err
 	}
-	images.keepDump(img, inOrder, h, snap)
+	images.keepDump(k, snap)
 	return nil
 }
