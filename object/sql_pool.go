@@ -25,6 +25,10 @@ import (
 type sqlConnPool struct {
 	mu   sync.Mutex
 	idle []pooledConn // the most recently closed last
+	// asked are the histories databases opened with: a connection of
+	// another (an object's own schema, reached by its constructor's DDL)
+	// would wait for nobody, and is closed.
+	asked map[sqlSchema]bool
 }
 
 type pooledConn struct {
@@ -38,6 +42,7 @@ type pooledConn struct {
 const (
 	maxPooled       = 16
 	maxPooledSchema = 4
+	maxAsked        = 64 // histories sqlConnPool.asked keeps
 )
 
 var connPool sqlConnPool
@@ -49,6 +54,15 @@ func (p *sqlConnPool) take(schema sqlSchema) (openConn, bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.asked[schema] {
+		if len(p.asked) >= maxAsked {
+			clear(p.asked)
+		}
+		if p.asked == nil {
+			p.asked = map[sqlSchema]bool{}
+		}
+		p.asked[schema] = true
+	}
 	for i := len(p.idle) - 1; i >= 0; i-- {
 		if p.idle[i].schema == schema {
 			oc := p.idle[i].oc
@@ -59,11 +73,15 @@ func (p *sqlConnPool) take(schema sqlSchema) (openConn, bool) {
 	return openConn{}, false
 }
 
-// put keeps the connection of db, which is closing, unless it cannot
-// serve another database as a new one would: its schema's history is
-// not known, a transaction is open, or its file is in use.
+// put keeps the connection of db, which is closing, unless no database
+// asked for its schema's history, or it cannot serve another as a new
+// one would: its schema's history is not known, a transaction is open,
+// or its file is in use.
 func (p *sqlConnPool) put(db *SQL) bool {
-	if !db.schema.known || db.inTransaction() || db.setImage(nil) != nil {
+	p.mu.Lock()
+	asked := p.asked[db.schema]
+	p.mu.Unlock()
+	if !asked || !db.schema.known || db.inTransaction() || db.setImage(nil) != nil {
 		return false
 	}
 	sqlite3.Xsqlite3_db_release_memory(db.raw.tls, db.raw.db) // its pages are the old file's
@@ -81,9 +99,12 @@ func (p *sqlConnPool) put(db *SQL) bool {
 			same++
 		}
 	}
-	if same == maxPooledSchema || len(p.idle) == maxPooled {
+	if same >= maxPooledSchema || len(p.idle) >= maxPooled {
 		if same < maxPooledSchema {
 			oldest = 0
+		}
+		if oldest >= len(p.idle) {
+			return false // it keeps none
 		}
 		defer p.idle[oldest].oc.close()
 		p.idle = append(p.idle[:oldest], p.idle[oldest+1:]...)
