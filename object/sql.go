@@ -352,6 +352,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 		db.root.j.noteSQL(by)
 	}
 	cur.i = -1
+	db.dropCache()
 	return cur, nil
 }
 
@@ -505,6 +506,7 @@ func (db *SQL) Transaction(ctx context.Context, fn func(ctx context.Context, tx 
 	if err == nil && by != nil && db.txWrote {
 		db.root.j.noteSQL(by)
 	}
+	db.dropCache()
 	return err
 }
 

@@ -105,3 +105,17 @@ func (db *SQL) schemaCookie() int32 {
 
 // schemaTableName is "sqlite_schema" as C text; it lives as long as the process.
 var schemaTableName = cString("sqlite_schema")
+
+// dropCache frees the pages the connection's cache holds, once no
+// transaction is open: the memdb file holds them too, and between two
+// statements an object's database needs only the file (an idle object's
+// resident memory, runtime's BenchmarkManyObjectsSQL: 83 KB with the
+// cache kept, 70 KB without; the sweeps' seeds cost the same).
+func (db *SQL) dropCache() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closing || db.closed || db.conn == nil || db.depth > 0 || db.inTransaction() {
+		return
+	}
+	sqlite3.Xsqlite3_db_release_memory(db.raw.tls, db.raw.db)
+}

@@ -57,3 +57,5 @@ func (sqlConnPool) put(*SQL) bool { return false }
 func (db *SQL) reset([]byte) error { return nil }
 
 func (db *SQL) schemaCookie() int32 { return 0 }
+
+func (db *SQL) dropCache() {}
