@@ -101,3 +101,17 @@ func TestQ4_TheSizeLimitHoldsAfterARestore(t *testing.T) {
 		return nil
 	})
 }
+
+// Q2: a restored database reads as a new connection over the restored
+// bytes: the restore's own inserts are in no count a statement reads.
+func TestQ2_ARestoredDatabaseCountsNoWritesOfItsRestore(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		_, err := st.SQL().Exec(ctx, "CREATE TABLE t (n INTEGER PRIMARY KEY); INSERT INTO t VALUES (5), (9)")
+		require.NoError(t, err)
+		require.NoError(t, st.Storage().Restore(st.Storage().Snapshot()))
+		c, err := st.SQL().Exec(ctx, "SELECT changes(), total_changes(), last_insert_rowid(), count(*) FROM t")
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{int64(0), int64(0), int64(0), int64(2)}}, c.Values())
+		return nil
+	})
+}
