@@ -202,6 +202,18 @@ func loadKey(snap map[string]any) (key string, ok bool) {
 	return string(b), true
 }
 
+// appendKeyList spells a list in loadKey's key.
+func appendKeyList[T any](b []byte, tag byte, x []T) ([]byte, bool) {
+	b = binary.AppendUvarint(append(b, tag), uint64(len(x)))
+	for _, e := range x {
+		var ok bool
+		if b, ok = appendKeyValue(b, e); !ok {
+			return b, false
+		}
+	}
+	return b, true
+}
+
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -238,23 +250,9 @@ func appendKeyValue(b []byte, v any) ([]byte, bool) {
 	case []byte:
 		return appendKeyString(b, 'b', string(x)), true
 	case []any:
-		b = binary.AppendUvarint(append(b, 'l'), uint64(len(x)))
-		for _, e := range x {
-			var ok bool
-			if b, ok = appendKeyValue(b, e); !ok {
-				return b, false
-			}
-		}
-		return b, true
+		return appendKeyList(b, 'l', x)
 	case [][]any:
-		b = binary.AppendUvarint(append(b, 'L'), uint64(len(x)))
-		for _, e := range x {
-			var ok bool
-			if b, ok = appendKeyValue(b, e); !ok {
-				return b, false
-			}
-		}
-		return b, true
+		return appendKeyList(b, 'L', x)
 	case map[string]any:
 		b = binary.AppendUvarint(append(b, 'm'), uint64(len(x)))
 		for _, k := range sortedKeys(x) {
