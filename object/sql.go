@@ -222,7 +222,10 @@ func (db *SQL) close() {
 func (db *SQL) shut(pool bool) {
 	db.closed = true
 	db.cleanup.Stop()
-	if pool && connPool.put(db) {
+	// A runtime that stalled closes its databases from another goroutine
+	// than the turn's, which may still be inside one: that connection
+	// serves nobody else.
+	if pool && !db.halted() && connPool.put(db) {
 		return
 	}
 	db.oc.close()

@@ -92,8 +92,14 @@ func (db *SQL) limitPages(n uint32) {
 
 // schemaCookie is SQLite's schema cookie of the main database as the
 // connection holds it (every change of the schema moves it), read from
-// the file first if the connection has not read the schema yet.
+// the file first if the connection has not read the schema yet; -1 once
+// the database is closed.
 func (db *SQL) schemaCookie() int32 {
+	db.mu.Lock()
+	defer db.mu.Unlock() // the handle stays open for the call
+	if db.closing || db.closed || db.conn == nil {
+		return -1
+	}
 	conn := (*sqlite3.Tsqlite3)(cPtr(db.raw.db))
 	schema := (*sqlite3.TSchema)(cPtr((*sqlite3.TDb)(cPtr(conn.FaDb)).FpSchema))
 	if schema.FschemaFlags&sqlite3.DB_SchemaLoaded == 0 {

@@ -315,6 +315,11 @@ func (db *SQL) dumpCached(snap map[string]any, inOrder bool) error {
 	if err := db.dump(snap, inOrder); err != nil {
 		return err
 	}
-	images.keepDump(k, snap)
+	db.mu.Lock()
+	closed := db.closing || db.closed // closed under the dump: it read nothing
+	db.mu.Unlock()
+	if !closed {
+		images.keepDump(k, snap)
+	}
 	return nil
 }

@@ -176,6 +176,10 @@ func (db *SQL) reset(image []byte) error {
 	bt.FiBDataVersion += uint32(want - got)
 	conn.FnChange, conn.FnTotalChange = 0, 0
 	sqlite3.Xsqlite3_set_last_insert_rowid(db.raw.tls, db.raw.db, 0)
+	// PRAGMA defer_foreign_keys = ON, the one setting an object may make,
+	// is cleared by a commit, and its pragma opens no transaction.
+	conn.Fflags &^= sqlite3.SQLITE_DeferFKs
+	conn.FnDeferredCons, conn.FnDeferredImmCons = 0, 0
 	return nil
 }
 

@@ -87,6 +87,10 @@ func sqlPolicy(action int32, arg1, arg2, dbName string) string {
 			return sqlTempRefused // CREATE TABLE temp.t is an ordinary CREATE TABLE in temp
 		}
 	case sqlite3.SQLITE_PRAGMA:
+		if dbName != "" && !strings.EqualFold(dbName, "main") {
+			// The temp database is the connection's, not the object's.
+			return fmt.Sprintf("PRAGMA %s.%s is not allowed: an object has one database, main", dbName, arg1)
+		}
 		return pragmaPolicy(strings.ToLower(arg1), arg2)
 	case sqlite3.SQLITE_FUNCTION:
 		if strings.EqualFold(arg2, "load_extension") {

@@ -41,6 +41,7 @@ func TestQ5_SandboxRefusesWithTheReason(t *testing.T) {
 			"CREATE TEMP VIEW x AS SELECT 1":            "TEMP tables",
 			"PRAGMA journal_mode = OFF":                 "PRAGMA journal_mode is not allowed",
 			"PRAGMA page_size = 65536":                  "the size limit is the runtime's",
+			"PRAGMA temp.page_count":                    "an object has one database, main",
 			"PRAGMA max_page_count = 1":                 "the size limit is the runtime's",
 			"PRAGMA foreign_keys = OFF":                 "foreign keys are always enforced",
 			"PRAGMA writable_schema = ON":               "PRAGMA writable_schema is not allowed",

@@ -204,13 +204,14 @@ func (h sqlSchema) then(q string) sqlSchema {
 // the old one goes. One that changed nothing (CREATE ... IF NOT EXISTS of
 // what exists, DROP ... IF EXISTS of what does not) is left out: a
 // constructor that runs again on its object's database (after a reset,
-// in every replay) keeps the history it had. ANALYZE, and a change by any
-// other statement, make the history unknown: the statistics SQLite reads
-// with the schema are not in it.
+// in every replay) keeps the history it had. ANALYZE, a virtual table and
+// a change by any other statement make the history unknown: the
+// statistics SQLite reads with the schema, and what a virtual table's
+// module keeps of its own (FTS5's index structure), are not in it.
 func (db *SQL) noteSchema(q string, cookie int32) {
 	kw := firstKeyword(q)
 	switch {
-	case kw == "ANALYZE":
+	case kw == "ANALYZE", kw == "CREATE" && hasKeyword(q, "VIRTUAL"):
 	case db.schemaCookie() == cookie:
 		return
 	case kw == "CREATE" || kw == "DROP" || kw == "ALTER":
