@@ -166,3 +166,30 @@ func TestQ1_TheSchemasHistoryFollowsItsCookie(t *testing.T) {
 	exec("ANALYZE")
 	assert.False(t, db.schema.known)
 }
+
+// haltedHost is a Host whose runtime stalled: its watchdog gave up.
+type haltedHost struct{ Host }
+
+func (haltedHost) Halted() bool { return true }
+
+// Q5: a stalled runtime closes its databases from another goroutine than
+// the turn's, which may still be inside one: their connections serve no
+// other database; a database of a runtime that did not stall keeps its.
+func TestQ5_AStalledRuntimesConnectionServesNoOther(t *testing.T) {
+	for _, stalled := range []bool{false, true} {
+		db, err := openSQL(nil)
+		require.NoError(t, err)
+		_, err = db.Exec(context.Background(), "CREATE TABLE t (n); SELECT n FROM t")
+		require.NoError(t, err)
+		_, _ = connPool.take(db.schema) // a database asks for its history
+		if stalled {
+			db.host = haltedHost{}
+		}
+		db.close()
+		oc, kept := connPool.take(db.schema)
+		assert.Equal(t, !stalled, kept, "stalled %v", stalled)
+		if kept {
+			oc.close()
+		}
+	}
+}
