@@ -1,6 +1,7 @@
 package object
 
 import (
+	"database/sql/driver"
 	"fmt"
 	"slices"
 	"strings"
@@ -303,11 +304,22 @@ func sortSnapshot(snap map[string]any) (tables, others []snapItem, seq map[strin
 	return tables, others, seq, nil
 }
 
-// loadTable creates table t of a snapshot and inserts its rows.
+// loadTable creates table t of a snapshot and inserts its rows. A table a
+// virtual table made as it was created (its shadow table: FTS5's index,
+// an R-tree's nodes) exists already: it is emptied and given the rows
+// taken, so that the index is the one taken.
 func (db *SQL) loadTable(t snapItem) error {
 	key := SQLSnapshotPrefix + t.name
 	schema, _ := t.entry["schema"].(string)
-	if err := db.loadExec(key, schema, nil); err != nil {
+	made, err := db.run("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", []driver.NamedValue{{Ordinal: 1, Value: t.name}})
+	if err != nil {
+		return fmt.Errorf("%q: %w", key, err)
+	}
+	create := schema
+	if len(made.rows) > 0 {
+		create = "DELETE FROM " + quoteIdent(t.name)
+	}
+	if err := db.loadExec(key, create, nil); err != nil {
 		return err
 	}
 	cols, err := list(key, "columns", t.entry["columns"])
@@ -349,6 +361,14 @@ func (db *SQL) loadTable(t snapItem) error {
 		}
 		if len(vals) != len(cols) {
 			return fmt.Errorf("%q row %d: %d values for %d columns", key, i+1, len(vals), len(cols))
+		}
+		vals = slices.Clone(vals)
+		for j, v := range vals {
+			if b, ok := v.([]byte); ok && b == nil {
+				// An empty blob reads as a nil []byte, which the driver
+				// would bind as NULL: it goes back as the empty blob it was.
+				vals[j] = []byte{}
+			}
 		}
 		if rowids != nil {
 			vals = append([]any{rowids[i]}, vals...)
