@@ -19,11 +19,11 @@ import (
 )
 
 // The SQLite driver: the files that link modernc.org/sqlite (this one,
-// sql_vfs.go, sql_memory.go, sql_image.go and sql_pool.go). The build tag dosim_nosql leaves them
-// out (see sql_nosql.go): make fuzz builds with it, because
-// coverage-guided fuzzing instruments every linked package, and SQLite's
-// transpiled C makes each execution a thousand times slower while no fuzz
-// target runs SQL.
+// sql_vfs.go, sql_memory.go, sql_image.go and sql_pool.go). The build tag
+// dosim_nosql leaves them out (see sql_nosql.go): make fuzz builds with
+// it, because coverage-guided fuzzing instruments every linked package,
+// and SQLite's transpiled C makes each execution a thousand times slower
+// while no fuzz target runs SQL.
 //
 // Everything that keeps object SQL deterministic and sandboxed is
 // SQLite's own machinery, never a rewriting of the SQL text (rules Q3,

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -163,7 +164,9 @@ func (c *sqlImages) room(n int) {
 }
 
 // copyEntry copies a snapshot entry as dump makes them: maps, lists and
-// blobs are the copy's own.
+// blobs are the copy's own. It is internal/clone.Copy for the one shape a
+// dump has, without reflection or cycle tracking: it runs on every
+// snapshot a sweep takes.
 func copyEntry(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -190,7 +193,7 @@ func copyEntry(v any) any {
 // its image).
 func loadKey(snap map[string]any) (key string, ok bool) {
 	var b []byte
-	for _, k := range sortedKeys(snap) {
+	for _, k := range slices.Sorted(maps.Keys(snap)) {
 		if !isSQLKey(k) {
 			continue
 		}
@@ -212,15 +215,6 @@ func appendKeyList[T any](b []byte, tag byte, x []T) ([]byte, bool) {
 		}
 	}
 	return b, true
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func appendKeyString(b []byte, tag byte, s string) []byte {
@@ -255,7 +249,7 @@ func appendKeyValue(b []byte, v any) ([]byte, bool) {
 		return appendKeyList(b, 'L', x)
 	case map[string]any:
 		b = binary.AppendUvarint(append(b, 'm'), uint64(len(x)))
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			b = appendKeyString(b, 'k', k)
 			var ok bool
 			if b, ok = appendKeyValue(b, x[k]); !ok {
