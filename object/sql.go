@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // ErrSQL is wrapped by every error SQL returns: bad SQL (syntax, a
@@ -67,8 +66,16 @@ type SQL struct {
 	// savepoint (rule L7, see storage_gate.go).
 	root *Storage
 	// turn is set while the savepoint that holds the unconfirmed writes
-	// of the current turns is open (only with a journal).
-	turn bool
+	// of the current turns is open (only with a journal); turnEmpty, when
+	// that savepoint stands for the empty database a template's query ran
+	// on (sqlTemplates): losing the turn's writes takes it back to empty.
+	// emptyDue: a statement's ON CONFLICT ROLLBACK ended such a savepoint,
+	// and the Exec takes the database back to empty as it returns.
+	turn, turnEmpty, emptyDue bool
+	// pristine is set while the database is new: no statement ran on it;
+	// ownSchema makes it run its schema query itself (a test's, to compare
+	// with a template's, sqlTemplates).
+	pristine, ownSchema bool
 	// txWrote is set when an Exec inside the outermost Transaction wrote.
 	txWrote bool
 	// cleanup closes the database if it is collected unclosed; oc is its
@@ -129,73 +136,6 @@ const (
 	stopSteps   = "steps"
 	stopStalled = "stalled"
 )
-
-// sqlSeq names the private in-memory databases.
-var sqlSeq atomic.Uint64
-
-// openSQL opens a fresh, empty database limited to DefaultSQLMaxBytes.
-func openSQL(host Host) (*SQL, error) { return openSQLImage(host, nil, emptySchema) }
-
-// openSQLImage opens a database holding a copy of image (sql_image.go),
-// whose schema has the history schema, limited to DefaultSQLMaxBytes: on
-// a connection kept from a closed database of the same schema
-// (sqlConnPool), or a new one.
-func openSQLImage(host Host, image []byte, schema sqlSchema) (*SQL, error) {
-	db := &SQL{host: host, schema: schema}
-	if oc, ok := connPool.take(schema); ok {
-		db.use(oc)
-		err := db.setImage(image)
-		if err == nil {
-			err = db.reset(image)
-		}
-		if err == nil {
-			return db, nil
-		}
-		db.cleanup.Stop()
-		oc.close() // and open a new one
-	}
-	oc, err := connect(db)
-	if err != nil {
-		return nil, err
-	}
-	db.use(oc)
-	if err := db.setImage(image); err != nil {
-		db.cleanup.Stop()
-		oc.close()
-		return nil, fmt.Errorf("%w: open: %w", ErrSQL, err)
-	}
-	// The size limit. The sorter's and subqueries' scratch files are in
-	// memory: the VFS, memdb's, keeps every file there.
-	db.limitPages(DefaultSQLMaxBytes / sqlPageSize)
-	return db, nil
-}
-
-// use makes oc the database's connection.
-func (db *SQL) use(oc openConn) {
-	db.oc, db.conn, db.q, db.raw, db.prepared = oc, oc.conn, oc.conn.(driver.QueryerContext), oc.raw, oc.prepared
-	oc.point(db)
-	// The connection's C memory is not the Go heap's: free it when the
-	// database is unreachable, if nobody closed it before.
-	db.cleanup = runtime.AddCleanup(db, openConn.close, oc)
-}
-
-// openConn is an open connection and what lives as long as it: its
-// driver (connect), which point points at the database it serves, its
-// handle and its prepared statements.
-type openConn struct {
-	conn     driver.Conn
-	release  func() // hands the driver on, once the connection is closed
-	point    func(*SQL)
-	raw      rawConn
-	prepared *sqlPrepared
-}
-
-// close closes the connection, then hands its driver on.
-func (c openConn) close() {
-	c.prepared.close()
-	_ = c.conn.Close()
-	c.release()
-}
 
 // close frees the database; it is the runtime's to call when it closes.
 // While a statement runs (on a goroutine the watchdog gave up on) it only
@@ -310,6 +250,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 	if err != nil {
 		return nil, bad("%v", err)
 	}
+	defer db.settle() // after the cut is done: it may use the connection
 	cut, err := db.cut(query)
 	if err != nil {
 		return nil, bad("%v", err)
@@ -328,6 +269,9 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 		return nil, bad("more than one statement: give one")
 	case readOnlyQuery && !first.readonly:
 		return nil, bad("the statement writes: %s only reads (attempt to write a readonly database)", op)
+	}
+	if t := db.template(query, first, len(vals)); t != nil {
+		return db.runTemplate(t)
 	}
 	// A turn's writes go in its savepoint, opened before the statements'
 	// own (rule L7): for several statements, before knowing whether they
@@ -406,6 +350,7 @@ func (db *SQL) rollbackEnded(err error) error {
 	}
 	if db.turn {
 		db.turn = false
+		db.emptyDue, db.turnEmpty = db.turnEmpty, false
 		if db.root != nil && db.root.j != nil {
 			db.root.j.lostSQL()
 		}

@@ -171,6 +171,12 @@ func (db *SQL) reset(image []byte) error {
 	if err != nil {
 		return err
 	}
+	if len(image) < 40 {
+		// A file with no page gives the pager no counters to remember
+		// (it reads them from page 1): it keeps a new connection's, zero,
+		// from which its first commit counts, as a new connection's does.
+		*vers = [16]byte{}
+	}
 	conn := (*sqlite3.Tsqlite3)(cPtr(db.raw.db))
 	bt := (*sqlite3.TBtree)(cPtr((*sqlite3.TDb)(cPtr(conn.FaDb)).FpBt))
 	bt.FiBDataVersion += uint32(want - got)

@@ -231,6 +231,7 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 		return rawCursor{}, errors.New("the database is closed (its runtime was closed)")
 	}
 	db.running = true
+	db.pristine = false
 	db.mu.Unlock()
 	defer func() {
 		db.mu.Lock()

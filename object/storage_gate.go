@@ -101,10 +101,14 @@ func (db *SQL) openTurn() (any, error) {
 	if by == nil || db.turn {
 		return by, nil
 	}
+	fresh := db.pristine
 	if _, err := db.run("SAVEPOINT dosim_turn", nil); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSQL, err)
 	}
-	db.turn, db.turnSchema = true, db.schema
+	// On a new database the savepoint stands for it: losing the turn's
+	// writes leaves a new database (toEmpty), whether the turn's schema
+	// query ran or a template made it.
+	db.turn, db.turnSchema, db.turnEmpty = true, db.schema, fresh
 	return by, nil
 }
 
@@ -116,7 +120,8 @@ func (db *SQL) endTurn(keep bool) {
 	if db == nil || !db.turn {
 		return
 	}
-	db.turn = false
+	empty := db.turnEmpty
+	db.turn, db.turnEmpty = false, false
 	if db.closed {
 		return
 	}
@@ -126,6 +131,20 @@ func (db *SQL) endTurn(keep bool) {
 		db.schemaMayMove() // SQLite may have reloaded its schema
 	}
 	_, _ = db.run("RELEASE dosim_turn", nil)
+	if !keep && empty { // the savepoint stood for a new database
+		db.toEmpty()
+	}
+}
+
+// settle takes the database back to new when a statement's ON CONFLICT
+// ROLLBACK ended a turn savepoint that stood for a new database
+// (emptyDue): at the end of the Exec, when no statement of it is open on
+// the connection.
+func (db *SQL) settle() {
+	if db.emptyDue {
+		db.emptyDue = false
+		db.toEmpty()
+	}
 }
 
 // Pending implements Journal.
