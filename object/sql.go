@@ -72,6 +72,9 @@ type SQL struct {
 	// emptyDue: a statement's ON CONFLICT ROLLBACK ended such a savepoint,
 	// and the Exec takes the database back to empty as it returns.
 	turn, turnEmpty, emptyDue bool
+	// ddlInTx is set once a statement changed the schema in the open
+	// transaction (rolledBackSchema).
+	ddlInTx bool
 	// pristine is set while the database is new: no statement ran on it;
 	// ownSchema makes it run its schema query itself (a test's, to compare
 	// with a template's, sqlTemplates).
@@ -390,6 +393,9 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 	}
 	name := fmt.Sprintf("dosim_%d", db.depth)
 	schema := db.schema
+	if db.depth == 0 && !db.turn {
+		db.ddlInTx = false // a transaction starts
+	}
 	if _, err := db.run("SAVEPOINT "+name, nil); err != nil {
 		return fmt.Errorf("%w: %w", ErrSQL, err)
 	}
@@ -407,7 +413,7 @@ func (db *SQL) atomic(wrap bool, fn func() error) error {
 			if !db.rolledBack {
 				db.revertSchema(schema)
 			}
-			db.schemaMayMove() // SQLite may have reloaded its schema
+			db.rolledBackSchema()
 		}
 	}()
 	if err := fn(); err != nil {
@@ -505,6 +511,7 @@ func (db *SQL) dropAll() error {
 		if _, err := db.run("PRAGMA defer_foreign_keys = ON", nil); err != nil {
 			return err
 		}
+		db.ddlInTx = true // the drops below change the schema
 		schema, err := db.run(`SELECT type, name FROM sqlite_schema
 			WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' AND type IN ('trigger', 'view', 'table')
 			ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, name`, nil)

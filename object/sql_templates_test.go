@@ -206,3 +206,40 @@ func TestQ3_OnlyASchemaQueryHasATemplate(t *testing.T) {
 		assert.Equal(t, want, buildTemplate(q) != nil, q)
 	}
 }
+
+// Q1: a statement kept across a rollback (a Transaction that failed)
+// stays kept when nothing in the transaction changed the schema, and
+// counts the same rows written; after a rollback in a transaction that
+// changed the schema, SQLite expires every statement, and the database
+// drops them too.
+func TestQ1_AStatementKeptAcrossARollbackCountsItsWritesOnce(t *testing.T) {
+	ctx := context.Background()
+	const update = "UPDATE u SET a = a + 1"
+	for _, ddl := range []bool{false, true} {
+		s := journaled()
+		db := s.sqlDB(nil)
+		_, err := db.Exec(ctx, "CREATE TABLE u (k INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE INDEX ua ON u (a); INSERT INTO u VALUES (1, 1, 1), (2, 2, 2)")
+		require.NoError(t, err)
+		storageJournal{s}.Confirm()
+		if ddl { // the turn changes the schema before the Transaction
+			_, err = db.Exec(ctx, "CREATE TABLE v (x)")
+			require.NoError(t, err)
+		}
+		first, err := db.Exec(ctx, update)
+		require.NoError(t, err)
+		err = db.Transaction(ctx, func(ctx context.Context, tx *SQL) error {
+			if _, err := tx.Exec(ctx, update); err != nil {
+				return err
+			}
+			return assert.AnError
+		})
+		require.ErrorIs(t, err, assert.AnError)
+		_, kept := db.prepared.m[preparedKey{text: update}]
+		assert.Equal(t, !ddl, kept, "ddl %v", ddl)
+		again, err := db.Exec(ctx, update)
+		require.NoError(t, err)
+		assert.Equal(t, first.RowsWritten, again.RowsWritten, "ddl %v", ddl)
+		assert.Equal(t, 4, again.RowsWritten, "two rows and their two index entries, ddl %v", ddl)
+		s.closeSQL()
+	}
+}

@@ -217,10 +217,25 @@ func (db *SQL) noteSchema(q string, cookie int32) {
 	case kw == "CREATE" || kw == "DROP" || kw == "ALTER":
 		db.schema = db.schema.then(q)
 		db.schemaMayMove()
+		db.ddlInTx = true
 		return
 	}
 	db.schema.known = false
 	db.schemaMayMove()
+	db.ddlInTx = true
+}
+
+// rolledBackSchema drops what was read of the schema, and the statements
+// prepared on it, after a rollback to a savepoint of a transaction in
+// which a statement changed the schema: SQLite then reads its schema
+// again and expires every statement, and the statements kept are not
+// prepared again behind the authorizer's back. Without such a statement
+// SQLite keeps its schema and its statements, and so does the database
+// (revertSchema has dropped them if the rollback undid a change).
+func (db *SQL) rolledBackSchema() {
+	if db.ddlInTx || !db.schema.known {
+		db.schemaMayMove()
+	}
 }
 
 // revertSchema puts back the schema's history h (a rollback to the

@@ -102,6 +102,7 @@ func (db *SQL) openTurn() (any, error) {
 		return by, nil
 	}
 	fresh := db.pristine
+	db.ddlInTx = false // a transaction starts
 	if _, err := db.run("SAVEPOINT dosim_turn", nil); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSQL, err)
 	}
@@ -128,7 +129,7 @@ func (db *SQL) endTurn(keep bool) {
 	if !keep {
 		_, _ = db.run("ROLLBACK TO dosim_turn", nil)
 		db.revertSchema(db.turnSchema)
-		db.schemaMayMove() // SQLite may have reloaded its schema
+		db.rolledBackSchema()
 	}
 	_, _ = db.run("RELEASE dosim_turn", nil)
 	if !keep && empty { // the savepoint stood for a new database
