@@ -168,7 +168,9 @@ func (a *app) stallOption() time.Duration {
 // marked method is not idempotent (verify), or the code under test stopped
 // a run or an amplify trial (a stall, runtime.Goexit); 2 a usage or input
 // error, or output that could not be written; 3 the simulation itself
-// failed; 130 (143) explore interrupted by SIGINT (SIGTERM). Every command
+// failed; 130 (143) explore interrupted by SIGINT (SIGTERM). While it
+// runs, Go's collector runs at GOGC=400 unless GOGC is set (a sweep spends
+// less on collecting, for more memory: collectorBudget). Every command
 // writes its output through a checked writer: a write that failed (a full
 // disk, a pipe whose reader went away: Main turns SIGPIPE off while it
 // runs) makes the command fail with exit code 2, whatever it found, since
@@ -186,6 +188,7 @@ func Main(args []string, opts ...Option) int {
 	}
 	out := &checkedWriter{w: a.stdout}
 	defer writeToClosedPipes()()
+	defer budgetCollector()()
 	cmd := a.newRoot(out, a.stderr)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(a.ctx)
