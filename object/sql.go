@@ -72,13 +72,17 @@ type SQL struct {
 	// emptyDue: a statement's ON CONFLICT ROLLBACK ended such a savepoint,
 	// and the Exec takes the database back to empty as it returns.
 	turn, turnEmpty, emptyDue bool
-	// ddlInTx is set once a statement changed the schema in the open
-	// transaction (rolledBackSchema).
+	// ddlInTx is set once a statement changed the schema, or tried to,
+	// in the open transaction (rolledBackSchema).
 	ddlInTx bool
-	// pristine is set while the database is new: no statement ran on it;
-	// ownSchema makes it run its schema query itself (a test's, to compare
-	// with a template's, sqlTemplates).
+	// pristine is set while the database is new: no statement that may
+	// write or set the connection ran on it (reads, dosim's dumps and
+	// savepoints leave it as new); ownSchema makes it run its schema query
+	// itself (a test's, to compare with a template's, sqlTemplates).
 	pristine, ownSchema bool
+	// readHost is set once a statement read the clock or the seeded
+	// source (a template must not, sqlTemplates).
+	readHost bool
 	// txWrote is set when an Exec inside the outermost Transaction wrote.
 	txWrote bool
 	// cleanup closes the database if it is collected unclosed; oc is its
@@ -182,6 +186,7 @@ func (db *SQL) halted() bool {
 
 // rand is the seeded source random() and randomblob() draw from.
 func (db *SQL) rand() *rand.Rand {
+	db.readHost = true
 	if db.host != nil {
 		return db.host.Rand()
 	}
@@ -511,7 +516,7 @@ func (db *SQL) dropAll() error {
 		if _, err := db.run("PRAGMA defer_foreign_keys = ON", nil); err != nil {
 			return err
 		}
-		db.ddlInTx = true // the drops below change the schema
+		db.ddlInTx, db.pristine = true, false // the drops below change the schema
 		schema, err := db.run(`SELECT type, name FROM sqlite_schema
 			WHERE name NOT LIKE 'sqlite\_%' ESCAPE '\' AND type IN ('trigger', 'view', 'table')
 			ORDER BY CASE type WHEN 'trigger' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, name`, nil)

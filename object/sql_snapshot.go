@@ -238,6 +238,7 @@ type snapItem struct {
 
 // load fills an empty database from the SQLSnapshotPrefix entries of snap.
 func (db *SQL) load(snap map[string]any) error {
+	db.pristine = false
 	tables, others, seq, err := sortSnapshot(snap)
 	if err != nil {
 		return err

@@ -137,33 +137,14 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 				db.txWrote = true
 			}
 		}
-		var before int64
-		if !s.readonly {
-			var err error
-			if before, err = db.changes(); err != nil {
-				return wrote, err
-			}
-		}
-		cookie := db.schemaCookie()
-		c, err := db.runUser(s, sv)
-		if err != nil {
+		if err := db.runOne(s, sv, cur); err != nil {
 			return wrote, err
-		}
-		db.noteSchema(s.text, cookie)
-		// The cursor is the last statement's, and so are its counts, as
-		// the platform's are (real workerd 1.20261117.1).
-		cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0
-		if !s.readonly {
-			after, err := db.changes()
-			if err != nil {
-				return wrote, err
-			}
-			cur.RowsWritten = int(after - before + db.indexWrites())
 		}
 		if !multi {
 			return wrote, nil
 		}
 		var ok bool
+		var err error
 		if s, ok, err = cut.next(); err != nil {
 			return wrote, fmt.Errorf("statement %d: %w", n+1, err)
 		} else if !ok {
@@ -174,6 +155,46 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		return wrote, fmt.Errorf("%w (in %d statements)", wrongBindings(len(vals), next), n)
 	}
 	return wrote, nil
+}
+
+// runOne runs the statement s of an Exec with its arguments sv, and gives
+// cur its rows and counts.
+func (db *SQL) runOne(s sqlStmt, sv []driver.NamedValue, cur *Cursor) error {
+	var before int64
+	if !s.readonly {
+		var err error
+		if before, err = db.changes(); err != nil {
+			return err
+		}
+	}
+	kw := firstKeyword(s.text)
+	if !s.readonly || kw == "PRAGMA" {
+		db.pristine = false // it may write, or set the connection
+	}
+	cookie := db.schemaCookie()
+	c, err := db.runUser(s, sv)
+	if err != nil {
+		switch kw {
+		case "CREATE", "DROP", "ALTER", "ANALYZE":
+			// Failing, it may leave SQLite's mark that the transaction
+			// changed the schema (rolledBackSchema); one that succeeds
+			// says so by the cookie (noteSchema).
+			db.ddlInTx = true
+		}
+		return err
+	}
+	db.noteSchema(s.text, cookie)
+	// The cursor is the last statement's, and so are its counts, as
+	// the platform's are (real workerd 1.20261117.1).
+	cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0
+	if !s.readonly {
+		after, err := db.changes()
+		if err != nil {
+			return err
+		}
+		cur.RowsWritten = int(after - before + db.indexWrites())
+	}
+	return nil
 }
 
 // wrongBindings is the error of an Exec given args arguments for marks ?
@@ -231,7 +252,6 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 		return rawCursor{}, errors.New("the database is closed (its runtime was closed)")
 	}
 	db.running = true
-	db.pristine = false
 	db.mu.Unlock()
 	defer func() {
 		db.mu.Lock()

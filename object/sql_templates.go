@@ -21,8 +21,8 @@ import (
 // history, the same cursor counts; a turn whose writes are lost takes the
 // database back to empty (SQL.toEmpty), as the rollback of the turn's
 // savepoint would have. A query qualifies when each of its statements
-// begins with CREATE, it leaves every table empty, no virtual table, and
-// returns no rows. BenchmarkScenarioSeed (explore) is what it is for: a
+// begins with CREATE, it leaves every table empty and no virtual table,
+// returns no rows and reads neither the clock nor the seeded source. BenchmarkScenarioSeed (explore) is what it is for: a
 // seat-map or booth seed's object and each model replay from the first
 // state start from a new database.
 type sqlTemplates struct {
@@ -30,11 +30,32 @@ type sqlTemplates struct {
 	m  map[string]*sqlTemplate // by query; nil: the query is not a template
 }
 
-// sqlTemplate is what a query made of a new database.
+// sqlTemplate is what a query made of a new database: image, as the
+// query left it, and inTurn, the same bytes as they are before the commit
+// of a turn's savepoint that holds the query (sqlTemplate.forTurn).
 type sqlTemplate struct {
-	image                 []byte
+	image, inTurn         []byte
 	schema                sqlSchema
 	rowsRead, rowsWritten int // the query's cursor's counts
+}
+
+// The file's change counter and the counter its version number is valid
+// for, in the database header: each commit sets both to the counter
+// plus one.
+const (
+	headerChangeCounter = 24
+	headerValidFor      = 92
+)
+
+// forTurn is image as it is inside a turn's savepoint that ran the
+// query: its statements committed nothing yet. The query's own commits
+// (one a statement) counted the file's changes; inside the savepoint the
+// turn's commit counts one for all of them, from the new file's zero.
+func forTurn(image []byte) []byte {
+	out := slices.Clone(image)
+	clear(out[headerChangeCounter : headerChangeCounter+4])
+	clear(out[headerValidFor : headerValidFor+4])
+	return out
 }
 
 const (
@@ -74,8 +95,8 @@ func buildTemplate(query string) *sqlTemplate {
 	defer db.close()
 	db.pristine = false // it runs the query itself
 	c, err := db.Exec(context.Background(), query)
-	if err != nil || len(c.cols) > 0 || !db.schema.known || db.schema == emptySchema || !allCreate(query) {
-		return nil
+	if err != nil || len(c.cols) > 0 || !db.schema.known || db.schema == emptySchema || !allCreate(query) || db.readHost {
+		return nil // db.readHost: it read the clock or the seeded source, which a template cannot
 	}
 	if empty, err := db.tablesEmpty(); err != nil || !empty {
 		return nil
@@ -83,10 +104,10 @@ func buildTemplate(query string) *sqlTemplate {
 	db.mu.Lock()
 	image := slices.Clone(db.imageView())
 	db.mu.Unlock()
-	if len(image) == 0 || len(image) > maxTemplateBytes {
+	if len(image) < headerValidFor+4 || len(image) > maxTemplateBytes {
 		return nil
 	}
-	return &sqlTemplate{image: image, schema: db.schema, rowsRead: c.RowsRead, rowsWritten: c.RowsWritten}
+	return &sqlTemplate{image: image, inTurn: forTurn(image), schema: db.schema, rowsRead: c.RowsRead, rowsWritten: c.RowsWritten}
 }
 
 // allCreate reports whether every statement of query, which just ran,
@@ -134,7 +155,11 @@ func (db *SQL) template(query string, first sqlStmt, nargs int) *sqlTemplate {
 	if t == nil {
 		return nil
 	}
-	n, ok := openPooled(db.host, t.image, t.schema)
+	image := t.image
+	if db.turnWanted() {
+		image = t.inTurn
+	}
+	n, ok := openPooled(db.host, image, t.schema)
 	if !ok {
 		return nil // this database runs it, and its connection is kept for the next
 	}
@@ -153,6 +178,13 @@ func (db *SQL) runTemplate(t *sqlTemplate) (*Cursor, error) {
 	db.pristine = false
 	if err != nil {
 		return nil, err
+	}
+	if db.turnEmpty {
+		// The file is t.inTurn: a write of the header in the savepoint
+		// makes the turn's commit count the query's, as it would have.
+		if _, err := db.run("PRAGMA user_version = 0", nil); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSQL, err)
+		}
 	}
 	if db.root != nil && db.root.onWrite != nil {
 		db.root.onWrite()

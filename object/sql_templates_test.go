@@ -24,6 +24,7 @@ var templReads = []string{
 	"PRAGMA freelist_count",
 	"PRAGMA schema_version",
 	"PRAGMA max_page_count",
+	"SELECT data FROM sqlite_dbpage WHERE pgno = 1", // the header: its change counters too
 }
 
 // templated opens a new database with open and Execs query on it, which
@@ -129,6 +130,9 @@ func TestL7_ALostFirstTurnLeavesATemplatedDatabaseNew(t *testing.T) {
 		tdb, _ := templated(t, func() *SQL { return ts.sqlDB(nil) }, templSchema)
 		require.True(t, tdb.turnEmpty, "the turn's savepoint stands for the new database")
 		pdb := plain(t, func() *SQL { return ps.sqlDB(nil) })
+		// A snapshot reads the new database first (dosim's own reads): it
+		// is as new as before, whether the dump was cached or ran.
+		_ = ps.Snapshot()
 		_, err := pdb.Exec(ctx, templSchema)
 		require.NoError(t, err)
 		for _, db := range []*SQL{tdb, pdb} {
@@ -202,6 +206,10 @@ func TestQ3_OnlyASchemaQueryHasATemplate(t *testing.T) {
 		"CREATE TABLE q8 (":                               false,
 		"CREATE TEMP TABLE q9 (x)":                        false,
 		"SELECT 1":                                        false,
+		// No row, but they read the clock or the seeded source: a new
+		// database would not read what the template's did.
+		"CREATE TABLE q10 AS SELECT 1 AS x WHERE unixepoch('now') > 1000": false,
+		"CREATE TABLE q11 AS SELECT 1 AS x WHERE random() = 42":           false,
 	} {
 		assert.Equal(t, want, buildTemplate(q) != nil, q)
 	}
@@ -209,21 +217,21 @@ func TestQ3_OnlyASchemaQueryHasATemplate(t *testing.T) {
 
 // Q1: a statement kept across a rollback (a Transaction that failed)
 // stays kept when nothing in the transaction changed the schema, and
-// counts the same rows written; after a rollback in a transaction that
-// changed the schema, SQLite expires every statement, and the database
-// drops them too.
+// counts the same rows written; after a rollback in a transaction in
+// which a statement changed the schema, or tried to (SQLite keeps its mark
+// of a schema change when an ALTER fails), SQLite expires every
+// statement, and the database drops them too.
 func TestQ1_AStatementKeptAcrossARollbackCountsItsWritesOnce(t *testing.T) {
 	ctx := context.Background()
 	const update = "UPDATE u SET a = a + 1"
-	for _, ddl := range []bool{false, true} {
+	for _, ddl := range []string{"", "CREATE TABLE v (x)", "ALTER TABLE u ADD COLUMN c INTEGER DEFAULT 0 CHECK (c > 0)"} {
 		s := journaled()
 		db := s.sqlDB(nil)
 		_, err := db.Exec(ctx, "CREATE TABLE u (k INTEGER PRIMARY KEY, a INTEGER, b INTEGER); CREATE INDEX ua ON u (a); INSERT INTO u VALUES (1, 1, 1), (2, 2, 2)")
 		require.NoError(t, err)
 		storageJournal{s}.Confirm()
-		if ddl { // the turn changes the schema before the Transaction
-			_, err = db.Exec(ctx, "CREATE TABLE v (x)")
-			require.NoError(t, err)
+		if ddl != "" { // the turn changes the schema before the Transaction, or fails to (the rows break the CHECK)
+			_, _ = db.Exec(ctx, ddl)
 		}
 		first, err := db.Exec(ctx, update)
 		require.NoError(t, err)
@@ -235,11 +243,28 @@ func TestQ1_AStatementKeptAcrossARollbackCountsItsWritesOnce(t *testing.T) {
 		})
 		require.ErrorIs(t, err, assert.AnError)
 		_, kept := db.prepared.m[preparedKey{text: update}]
-		assert.Equal(t, !ddl, kept, "ddl %v", ddl)
+		assert.Equal(t, ddl == "", kept, "ddl %q", ddl)
 		again, err := db.Exec(ctx, update)
 		require.NoError(t, err)
-		assert.Equal(t, first.RowsWritten, again.RowsWritten, "ddl %v", ddl)
-		assert.Equal(t, 4, again.RowsWritten, "two rows and their two index entries, ddl %v", ddl)
+		assert.Equal(t, first.RowsWritten, again.RowsWritten, "ddl %q", ddl)
+		assert.Equal(t, 4, again.RowsWritten, "two rows and their two index entries, ddl %q", ddl)
 		s.closeSQL()
 	}
+}
+
+// Q3, L7: a first turn that runs its schema query alone, its writes
+// confirmed, leaves the file the query's own commit would have: the same
+// header, its change counters too.
+func TestQ3_ATemplatedTurnOfItsSchemaAloneCommitsAsItsQuery(t *testing.T) {
+	ctx := context.Background()
+	ts, ps := journaled(), journaled()
+	defer ts.closeSQL()
+	defer ps.closeSQL()
+	tdb, _ := templated(t, func() *SQL { return ts.sqlDB(nil) }, templSchema)
+	pdb := plain(t, func() *SQL { return ps.sqlDB(nil) })
+	_, err := pdb.Exec(ctx, templSchema)
+	require.NoError(t, err)
+	storageJournal{ts}.Confirm()
+	storageJournal{ps}.Confirm()
+	assert.Equal(t, reads(t, pdb), reads(t, tdb))
 }

@@ -235,6 +235,7 @@ func callRandomness(fp uintptr, tls *libc.TLS, pVfs uintptr, n int32, out uintpt
 
 // clock is the database's virtual clock: its runtime's, else the epoch.
 func (db *SQL) clock() time.Time {
+	db.readHost = true
 	if db.host != nil {
 		return db.host.Now()
 	}

@@ -227,7 +227,8 @@ func (db *SQL) noteSchema(q string, cookie int32) {
 
 // rolledBackSchema drops what was read of the schema, and the statements
 // prepared on it, after a rollback to a savepoint of a transaction in
-// which a statement changed the schema: SQLite then reads its schema
+// which a statement changed the schema or tried to (a failed ALTER leaves
+// SQLite's mark of a change as a done one does): SQLite then reads its schema
 // again and expires every statement, and the statements kept are not
 // prepared again behind the authorizer's back. Without such a statement
 // SQLite keeps its schema and its statements, and so does the database

@@ -113,6 +113,12 @@ func (db *SQL) openTurn() (any, error) {
 	return by, nil
 }
 
+// turnWanted reports whether a write now would open the turn's
+// savepoint (openTurn).
+func (db *SQL) turnWanted() bool {
+	return db.root != nil && db.root.j != nil && !db.turn && db.root.j.current() != nil
+}
+
 // endTurn closes the turn savepoint, if open: keeping its writes
 // (confirmed) or rolling them back (lost). A statement's ON CONFLICT
 // ROLLBACK ends every savepoint, this one too: then there is nothing left
