@@ -22,9 +22,10 @@ import (
 // database back to empty (SQL.toEmpty), as the rollback of the turn's
 // savepoint would have. A query qualifies when each of its statements
 // begins with CREATE, it leaves every table empty and no virtual table,
-// returns no rows and reads neither the clock nor the seeded source. BenchmarkScenarioSeed (explore) is what it is for: a
-// seat-map or booth seed's object and each model replay from the first
-// state start from a new database.
+// returns no rows and reads neither the clock nor the seeded source.
+// BenchmarkScenarioSeed (explore) is what it is for: a seat-map or booth
+// seed's object and each model replay from the first state start from a
+// new database.
 type sqlTemplates struct {
 	mu sync.RWMutex
 	m  map[string]*sqlTemplate // by query; nil: the query is not a template
