@@ -31,6 +31,18 @@ func TestQ3_AKeptConnectionReadsAsANewOne(t *testing.T) {
 	})
 }
 
+// connectionReads are what a statement can read of a connection and its
+// file besides rows.
+var connectionReads = []string{
+	"SELECT changes(), total_changes(), last_insert_rowid()",
+	"PRAGMA data_version",
+	"PRAGMA page_count",
+	"PRAGMA freelist_count",
+	"PRAGMA schema_version",
+	"PRAGMA max_page_count",
+	"PRAGMA defer_foreign_keys",
+}
+
 // keptReadsAsNew closes a database of schema after writes, then opens the
 // image of another one, made by its own writes, on the connection kept and
 // on a new one, and compares what they read.
@@ -72,16 +84,7 @@ func keptReadsAsNew(t *testing.T, schema string, writes, others []string) {
 	defer fresh.close()
 	require.Empty(t, fresh.prepared.m)
 
-	reads := []string{
-		"SELECT n, s FROM t",
-		"SELECT changes(), total_changes(), last_insert_rowid()",
-		"PRAGMA data_version",
-		"PRAGMA page_count",
-		"PRAGMA freelist_count",
-		"PRAGMA schema_version",
-		"PRAGMA max_page_count",
-		"PRAGMA defer_foreign_keys",
-	}
+	reads := append([]string{"SELECT n, s FROM t"}, connectionReads...)
 	for _, write := range []string{"", "INSERT INTO t (s) VALUES ('c')", "DELETE FROM t WHERE n = 1"} {
 		if write != "" {
 			exec(kept, write)

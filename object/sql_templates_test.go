@@ -16,16 +16,10 @@ const templSchema = "CREATE TABLE IF NOT EXISTS tt (n INTEGER PRIMARY KEY, s TEX
 // templReads are what a statement can read of a database and its
 // connection: a database that took its schema from a template reads them
 // as one that ran its schema query.
-var templReads = []string{
+var templReads = append([]string{
 	"SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema ORDER BY name",
-	"SELECT changes(), total_changes(), last_insert_rowid()",
-	"PRAGMA data_version",
-	"PRAGMA page_count",
-	"PRAGMA freelist_count",
-	"PRAGMA schema_version",
-	"PRAGMA max_page_count",
 	"SELECT data FROM sqlite_dbpage WHERE pgno = 1", // the header: its change counters too
-}
+}, connectionReads...)
 
 // templated opens a new database with open and Execs query on it, which
 // takes the template (sqlTemplates): a database before it ran query
