@@ -40,9 +40,10 @@ func canonical(v any) string {
 const maxCanonicalParts = 1 << 20
 
 // appendCanonical appends json.Marshal's bytes for the values every seed
-// meets (nil, booleans, integers, plain strings, and slices and
+// meets (nil, booleans, numbers, strings, blobs, and slices and
 // string-keyed maps of them, up to maxCanonicalParts parts) without its
-// reflection; ok is false for any other value, which canonical handles.
+// reflection over the whole value; ok is false for any other value, which
+// canonical handles.
 func appendCanonical(b []byte, v any) (_ []byte, ok bool) {
 	w := canonWalk{left: maxCanonicalParts}
 	return w.append(b, v)
@@ -67,11 +68,13 @@ func (w *canonWalk) append(b []byte, v any) (_ []byte, ok bool) {
 		return strconv.AppendInt(b, x, 10), true
 	case string:
 		if !plainJSON(x) {
-			return b, false
+			return appendJSON(b, x) // escaped as json.Marshal escapes it: an SQL table's schema text has newlines
 		}
 		b = append(b, '"')
 		b = append(b, x...)
 		return append(b, '"'), true
+	case float64, float32, []byte, uint, uint8, uint16, uint32, uint64, int8, int16, int32:
+		return appendJSON(b, x)
 	case []any:
 		if x == nil {
 			return append(b, "null"...), true
@@ -93,20 +96,22 @@ func (w *canonWalk) append(b []byte, v any) (_ []byte, ok bool) {
 		var keys [8]string
 		ks := keys[:0]
 		for k := range x {
-			if !plainJSON(k) {
-				return b, false
-			}
 			ks = append(ks, k)
 		}
-		slices.Sort(ks)
+		slices.Sort(ks) // json.Marshal sorts a map's keys as they are, not as it writes them
 		b = append(b, '{')
 		for i, k := range ks {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, '"')
-			b = append(b, k...)
-			b = append(b, '"', ':')
+			if plainJSON(k) {
+				b = append(b, '"')
+				b = append(b, k...)
+				b = append(b, '"')
+			} else if b, ok = appendJSON(b, k); !ok {
+				return b, false
+			}
+			b = append(b, ':')
 			if b, ok = w.append(b, x[k]); !ok {
 				return b, false
 			}
@@ -114,6 +119,18 @@ func (w *canonWalk) append(b []byte, v any) (_ []byte, ok bool) {
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// appendJSON appends json.Marshal's bytes for the leaf v (a string to
+// escape, a float, a blob, a sized integer): json writes a value inside a
+// slice or a map as it writes it alone. ok is false when json fails on it
+// (NaN): canonical then fails on the whole value as json does.
+func appendJSON(b []byte, v any) (_ []byte, ok bool) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, j...), true
 }
 
 // partsOver reports whether v, written out whole (a shared part each time

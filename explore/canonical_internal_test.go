@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +20,8 @@ func jsonCanonical(v any) string {
 }
 
 // D1: canonical's fast path writes json.Marshal's bytes for every value it
-// takes, and leaves the others (escaped strings, floats, structs) to it.
+// takes (strings to escape, floats and blobs through json itself), and
+// leaves the others (structs, typed slices and maps) to it.
 func TestD1_CanonicalFastPathIsJSON(t *testing.T) {
 	values := []any{
 		nil, true, false, 0, -7, 1 << 40, int64(-1 << 62), "", "apple", "a b/c:d",
@@ -31,6 +33,11 @@ func TestD1_CanonicalFastPathIsJSON(t *testing.T) {
 		map[string]any{"k<": 1}, map[string]any{"a": 1.25}, map[string]any{"a": func() {}},
 		map[string]any{"1": 1, "10": 2, "2": 3, "a": 4, "B": 5, "_": 6},
 		3.0, float64(1e21), uint8(3), []int{1, 2}, map[string]int{"a": 1},
+		// An SQL table as a snapshot holds it: its schema text has
+		// newlines and tabs; a blob, a REAL, a NaN (json fails on it).
+		map[string]any{"type": "table", "schema": "CREATE TABLE t (\n\ta TEXT,\n\tb BLOB\n)",
+			"columns": []any{"a", "b"}, "rows": []any{[]any{"x", []byte("blob")}, []any{nil, 2.5}}},
+		map[string]any{"k\n": int32(5), "n": math.NaN()}, []any{float32(0.1), uint64(1 << 63)},
 	}
 	for _, v := range values {
 		assert.Equal(t, jsonCanonical(v), canonical(v), "%#v", v)
