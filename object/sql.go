@@ -227,10 +227,10 @@ func (db *SQL) Exec(ctx context.Context, query string, args ...any) (*Cursor, er
 }
 
 // sqlStmt is one statement of an Exec, as SQLite's parser split it: its
-// text, whether it writes, and its parameters (named: some are numbered,
-// ?NNN, or named, :name).
+// text and first keyword (firstKeyword), whether it writes, and its
+// parameters (named: some are numbered, ?NNN, or named, :name).
 type sqlStmt struct {
-	text     string
+	text, kw string
 	readonly bool
 	params   int
 	named    bool

@@ -25,7 +25,7 @@ func openSQLImage(host Host, image []byte, schema sqlSchema) (*SQL, error) {
 	if db, ok := openPooled(host, image, schema); ok {
 		return db, nil
 	}
-	db := &SQL{host: host, schema: schema}
+	db := unopened(host, image, schema)
 	oc, err := connect(db)
 	if err != nil {
 		return nil, err
@@ -39,8 +39,14 @@ func openSQLImage(host Host, image []byte, schema sqlSchema) (*SQL, error) {
 	// The size limit. The sorter's and subqueries' scratch files are in
 	// memory: the VFS, memdb's, keeps every file there.
 	db.limitPages(DefaultSQLMaxBytes / sqlPageSize)
-	db.pristine = len(image) == 0 && schema == emptySchema
 	return db, nil
+}
+
+// unopened is the database of host that is to hold image, of the schema
+// history schema, before it has a connection: new (pristine) when it is
+// to hold nothing.
+func unopened(host Host, image []byte, schema sqlSchema) *SQL {
+	return &SQL{host: host, schema: schema, pristine: len(image) == 0 && schema == emptySchema}
 }
 
 // openPooled is openSQLImage on a connection kept from a closed database
@@ -51,7 +57,7 @@ func openPooled(host Host, image []byte, schema sqlSchema) (*SQL, bool) {
 	if !ok {
 		return nil, false
 	}
-	db := &SQL{host: host, schema: schema}
+	db := unopened(host, image, schema)
 	db.use(oc)
 	err := db.setImage(image)
 	if err == nil {
@@ -62,7 +68,6 @@ func openPooled(host Host, image []byte, schema sqlSchema) (*SQL, bool) {
 		oc.close()
 		return nil, false
 	}
-	db.pristine = len(image) == 0 && schema == emptySchema
 	return db, true
 }
 

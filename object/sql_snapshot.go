@@ -391,7 +391,7 @@ func (db *SQL) loadExec(key, q string, args []any) error {
 	if _, err := db.run(q, vals); err != nil {
 		return fmt.Errorf("%q: %s: %w", key, shortSQL(q), err)
 	}
-	db.noteSchema(q, cookie) // a CREATE moves the schema's history on
+	db.noteSchema(q, firstKeyword(q), cookie) // a CREATE moves the schema's history on
 	return nil
 }
 

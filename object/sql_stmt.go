@@ -108,7 +108,7 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 	wrote, next, n := false, 0, 0
 	for {
 		n++
-		if firstKeyword(s.text) == "VACUUM" {
+		if s.kw == "VACUUM" {
 			return wrote, errors.New("VACUUM is not allowed: the database is in memory, and VACUUM INTO would write a file")
 		}
 		sv := vals
@@ -167,14 +167,13 @@ func (db *SQL) runOne(s sqlStmt, sv []driver.NamedValue, cur *Cursor) error {
 			return err
 		}
 	}
-	kw := firstKeyword(s.text)
-	if !s.readonly || kw == "PRAGMA" {
+	if !s.readonly || s.kw == "PRAGMA" {
 		db.pristine = false // it may write, or set the connection
 	}
 	cookie := db.schemaCookie()
 	c, err := db.runUser(s, sv)
 	if err != nil {
-		switch kw {
+		switch s.kw {
 		case "CREATE", "DROP", "ALTER", "ANALYZE":
 			// Failing, it may leave SQLite's mark that the transaction
 			// changed the schema (rolledBackSchema); one that succeeds
@@ -183,7 +182,7 @@ func (db *SQL) runOne(s sqlStmt, sv []driver.NamedValue, cur *Cursor) error {
 		}
 		return err
 	}
-	db.noteSchema(s.text, cookie)
+	db.noteSchema(s.text, s.kw, cookie)
 	// The cursor is the last statement's, and so are its counts, as
 	// the platform's are (real workerd 1.20261117.1).
 	cur.cols, cur.rows, cur.RowsRead, cur.RowsWritten = c.cols, c.rows, len(c.rows), 0

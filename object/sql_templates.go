@@ -119,7 +119,7 @@ func allCreate(query string) bool {
 	sqlCuts.RLock()
 	stmts, ok := sqlCuts.m[query]
 	sqlCuts.RUnlock()
-	return ok && len(stmts) > 0 && !slices.ContainsFunc(stmts, func(s sqlStmt) bool { return firstKeyword(s.text) != "CREATE" })
+	return ok && len(stmts) > 0 && !slices.ContainsFunc(stmts, func(s sqlStmt) bool { return s.kw != "CREATE" })
 }
 
 // tablesEmpty reports whether no table of the database holds a row.
@@ -149,7 +149,7 @@ func (db *SQL) tablesEmpty() (bool, error) {
 // runs as any other). The database stays pristine until runTemplate has
 // opened the turn's savepoint.
 func (db *SQL) template(query string, first sqlStmt, nargs int) *sqlTemplate {
-	if !db.pristine || db.ownSchema || db.depth > 0 || db.turn || nargs > 0 || db.trusted || firstKeyword(first.text) != "CREATE" || db.halted() {
+	if !db.pristine || db.ownSchema || db.depth > 0 || db.turn || nargs > 0 || db.trusted || first.kw != "CREATE" || db.halted() {
 		return nil
 	}
 	t := templates.get(query)

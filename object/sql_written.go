@@ -198,8 +198,9 @@ func (h sqlSchema) then(q string) sqlSchema {
 	return h
 }
 
-// noteSchema records that the statement q ran, SQLite's schema cookie
-// having been cookie before it: a DDL statement that changed the schema
+// noteSchema records that the statement q (first keyword kw) ran,
+// SQLite's schema cookie having been cookie before it: a DDL statement
+// that changed the schema
 // (the cookie moved) moves the schema's history on, and what was read of
 // the old one goes. One that changed nothing (CREATE ... IF NOT EXISTS of
 // what exists, DROP ... IF EXISTS of what does not) is left out: a
@@ -208,8 +209,7 @@ func (h sqlSchema) then(q string) sqlSchema {
 // a change by any other statement make the history unknown: the
 // statistics SQLite reads with the schema, and what a virtual table's
 // module keeps of its own (FTS5's index structure), are not in it.
-func (db *SQL) noteSchema(q string, cookie int32) {
-	kw := firstKeyword(q)
+func (db *SQL) noteSchema(q, kw string, cookie int32) {
 	switch {
 	case kw == "ANALYZE":
 	case db.schemaCookie() == cookie:
