@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -56,6 +57,9 @@ func engineType(p string) bool {
 // Text returns the fields of v as text (see the package doc): "" when v
 // keeps nothing.
 func Text(v any) string {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() && nothing(rv.Type().Elem()) {
+		return "" // an instance of a class that keeps nothing (most do)
+	}
 	w := walker{seen: map[ptrKey]int{}}
 	w.value(reflect.ValueOf(v), 0)
 	s := string(w.b)
@@ -64,6 +68,81 @@ func Text(v any) string {
 		s = s[:1024] + "… sha256:" + hex.EncodeToString(sum[:])
 	}
 	return s
+}
+
+// Empty reports whether Text(v) is "": from v's type alone when it
+// decides (a class that keeps nothing, or a field that always writes
+// something), else by writing it.
+func Empty(v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		switch t := rv.Type().Elem(); {
+		case nothing(t):
+			return true
+		case always(t):
+			return false
+		}
+	}
+	return Text(v) == ""
+}
+
+// alwaysWrites caches always's answers, by type.
+var alwaysWrites sync.Map // reflect.Type -> bool
+
+// always reports whether every value of struct type t writes something:
+// one of its fields is of a type whose every value does (a number, a
+// string, a bool, a time; a slice or a map, which writes nil when nil).
+func always(t reflect.Type) bool {
+	if v, ok := alwaysWrites.Load(t); ok {
+		return v.(bool)
+	}
+	ok := false
+	if t.Kind() == reflect.Struct {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Name == "_" || skipped(f.Type) {
+				continue
+			}
+			switch f.Type.Kind() {
+			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+				reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String,
+				reflect.Slice, reflect.Map, reflect.Array:
+				ok = true
+			case reflect.Struct:
+				ok = always(f.Type)
+			}
+			if ok {
+				break
+			}
+		}
+	}
+	alwaysWrites.Store(t, ok)
+	return ok
+}
+
+// nothings caches nothing's answers, by type.
+var nothings sync.Map // reflect.Type -> bool
+
+// nothing reports whether every value of type t writes nothing: a skipped
+// type, or a struct whose fields are all such (a class that holds only
+// its State, its bindings and funcs).
+func nothing(t reflect.Type) bool {
+	if v, ok := nothings.Load(t); ok {
+		return v.(bool)
+	}
+	ok := skipped(t)
+	if !ok && t.Kind() == reflect.Struct {
+		ok = true
+		for i := range t.NumField() {
+			if f := t.Field(i); f.Name != "_" && (f.Type == t || !nothing(f.Type)) {
+				ok = false
+				break
+			}
+		}
+	}
+	nothings.Store(t, ok)
+	return ok
 }
 
 // ptrKey names a pointer the walk has met: its address and type.

@@ -85,3 +85,57 @@ func TestC2_ASeededSourceIsMemory(t *testing.T) {
 	b.rng.Uint64()
 	assert.NotEqual(t, fields.Text(a), fields.Text(b))
 }
+
+// keepsNothing holds only what is not its own memory; holdsAPointer holds
+// a pointer of its own, nil or not.
+type keepsNothing struct {
+	st     *object.State
+	charge func(ctx context.Context) error
+	done   chan struct{}
+	inner  struct{ st *object.State }
+}
+
+type holdsAPointer struct {
+	st   *object.State
+	next *holdsAPointer
+}
+
+// C2: a class whose fields are all the runtime's, funcs and channels keeps
+// nothing (the text is "", decided from its type), and one with a pointer
+// of its own keeps it, nil or not.
+func TestC2_AClassOfOnlyTheRuntimesFieldsKeepsNothing(t *testing.T) {
+	st := &object.State{}
+	assert.Equal(t, "", fields.Text(&keepsNothing{st: st, charge: func(context.Context) error { return nil }, done: make(chan struct{}), inner: struct{ st *object.State }{st}}))
+	assert.Equal(t, "&{next:nil}", fields.Text(&holdsAPointer{st: st}))
+	assert.Equal(t, "&{next:&{next:nil}}", fields.Text(&holdsAPointer{next: &holdsAPointer{}}))
+}
+
+type withBool struct {
+	st    *object.State
+	ready bool
+}
+
+type withTime struct {
+	st *object.State
+	at time.Time
+}
+
+type withIface struct {
+	st *object.State
+	v  any
+}
+
+// C2: Empty is Text's "" (decided from the type where it can be): for a
+// class that keeps nothing, one with a bool or a time (always something),
+// and one whose interface field holds the runtime's value or its own.
+func TestC2_EmptyIsTextsEmpty(t *testing.T) {
+	for _, v := range []any{
+		&keepsNothing{}, &holdsAPointer{}, &withBool{ready: true}, &withTime{st: &object.State{}, at: time.Unix(1, 0)}, &withIface{st: &object.State{}},
+		&withIface{v: &object.State{}}, &withIface{v: 1}, keepsNothing{}, nil,
+	} {
+		assert.Equal(t, fields.Text(v) == "", fields.Empty(v), "%#v: Text %q", v, fields.Text(v))
+	}
+	assert.True(t, fields.Empty(&keepsNothing{}))
+	assert.False(t, fields.Empty(&withBool{st: &object.State{}}))
+	assert.True(t, fields.Empty(&withIface{v: &object.State{}}), "an interface that holds the runtime's value keeps nothing")
+}
