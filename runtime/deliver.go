@@ -235,10 +235,12 @@ func (h *host) serve(ctx context.Context, ti *turnInfo) {
 	h.endRequest(ctx, ti.log)
 	f.Rec.Extend(k.Now()) // D3: recorded to the end of its execution
 	if err != nil {
+		answered(ti.log, nil, err)
 		h.respond(f, wire.FailRemote, nil, nil, crossingErr(h.ns.name+"/"+h.target.Object+"."+f.Req.Method, err))
 		return
 	}
 	cp, err := h.copyResult(result, claim)
+	answered(ti.log, cp, err)
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, fmt.Errorf("result of %s/%s.%s: %w", h.ns.name, h.target.Object, f.Req.Method, err))
 		return

@@ -191,6 +191,8 @@ type Turn struct {
 	// storage write failure took back writes it made, rule L7),
 	// "cancelled" (its caller gave up and its context was cancelled).
 	Cut string
+	// outcome is what it computed as it ran, when kept (see Outcome).
+	outcome *outcome
 }
 
 // history is what WithHistory keeps.
@@ -224,6 +226,10 @@ type turnLog struct {
 	// what the last was for.
 	points int
 	what   string
+	// ob is the outcome to come as the turn runs; pending a request
+	// turn's outcome until its answer is known (answered).
+	ob      outcomeStart
+	pending *outcome
 }
 
 // begin starts the log of a turn of h.
@@ -248,6 +254,7 @@ func (hs *history) begin(h *host, kind TurnKind) *turnLog {
 	*tl = turnLog{h: h, open: true, Turn: Turn{Kind: kind, Namespace: h.ns.name, Object: h.target.Object, Backend: h.ns.backend, Seed: h.ns.r.alarmSeed, Bindings: h.ns.bindings,
 		At: h.ns.r.start.Add(now), Start: now, Began: hs.stamp}}
 	hs.turns = append(hs.turns, tl)
+	h.beginOutcome(tl)
 	return tl
 }
 
@@ -261,6 +268,7 @@ func (hs *history) end(tl *turnLog) {
 	if tl.unfinished {
 		tl.unfinished, tl.Cut = false, ""
 	}
+	tl.h.endOutcome(tl)
 }
 
 // cutOpen marks every open turn of h cut, for why.

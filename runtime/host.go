@@ -68,6 +68,12 @@ type host struct {
 	// Ctor.
 	instances int
 	ctor      []Read
+	// writes counts the object's writes and effects (WithHistory), and
+	// ctorWrote says the current instance's constructor made one: a
+	// replay that builds it again makes it again (see outcome.go).
+	writes    uint64
+	ctorWrote bool
+	last      lastState // the state an outcome took last (lastState)
 
 	// The object's life (life.go): the request turns delivered and not
 	// ended (running or queued at the gate), when the last turn ended, and
@@ -97,7 +103,7 @@ func newHost(ns *Namespace, id object.ID) *host {
 	h.state = object.Hosting(seal.Key{}).NewState(id, h.storage, hostView{h})
 	h.startJournal()
 	if hs := ns.r.hist; hs != nil {
-		h.storage.NotifyWrites(func() { hs.noteOutside(ns.r, h) })
+		h.storage.NotifyWrites(func() { h.writes++; hs.noteOutside(ns.r, h) })
 	}
 	return h
 }
@@ -116,7 +122,9 @@ func (h *host) build() (err error) {
 	defer func() { h.building = false }()
 	st := h.state
 	h.ctor = nil // a new instance's reads; the turns of the last keep theirs
+	w := h.writes
 	inst := h.ns.ctor(st)
+	h.ctorWrote = h.writes != w
 	if h.state != st { // its BlockConcurrencyWhile failed (rule L6)
 		return fmt.Errorf("%w: constructor of %s/%s: BlockConcurrencyWhile failed and reset the object", ErrSetup, h.ns.name, h.id.Label())
 	}

@@ -143,6 +143,10 @@ func (h *host) serveHTTP(ctx context.Context, f *flight) {
 	if err == nil {
 		err = w.check()
 	}
+	if tl != nil && w.ws != nil {
+		tl.pending = nil // a 101: a replay alone cannot follow its socket
+	}
+	answered(tl, nil, err)
 	if err != nil {
 		h.respond(f, wire.FailRemote, nil, nil, err)
 		return

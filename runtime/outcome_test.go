@@ -1,0 +1,113 @@
+package runtime_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/object"
+	"github.com/dosim/dosim/runtime"
+)
+
+// tally counts in SQL, and keeps nothing in its fields; rememberer is one
+// that keeps what Remember saw.
+type tally struct{ st *object.State }
+
+type rememberer struct {
+	tally
+	seen []string
+}
+
+func (k *rememberer) Methods() object.Methods {
+	return object.Methods{"Remember": object.Func(func(ctx context.Context, s string) (int, error) {
+		k.seen = append(k.seen, s)
+		return k.add(ctx, len(k.seen))
+	})}
+}
+
+func (ta *tally) add(ctx context.Context, n int) (int, error) {
+	db := ta.st.SQL()
+	if _, err := db.Exec(ctx, "CREATE TABLE IF NOT EXISTS t (n INTEGER)"); err != nil {
+		return 0, err
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (?)", n); err != nil {
+		return 0, err
+	}
+	var sum int
+	c, err := db.Exec(ctx, "SELECT sum(n) FROM t")
+	if err != nil {
+		return 0, err
+	}
+	return sum, c.One(&sum)
+}
+
+func (ta *tally) Methods() object.Methods {
+	return object.Methods{
+		"Add":  object.Func(ta.add),
+		"Fail": object.Func(func(context.Context) error { return errors.New("no") }),
+		"Put":  object.Func(func(ctx context.Context, k string) error { return ta.st.Storage().Put(ctx, k, 1) }),
+	}
+}
+
+// C1: the runtime keeps the outcome of a turn of an object that keeps an
+// SQL database (what it answered, the state it began in and left), the
+// next turn beginning in the very state the last one left; it keeps none
+// for a turn that failed, one whose instance keeps something in its
+// fields, or a request to a key-value object, whose replay costs less.
+func TestC1_ARunKeepsItsTurnsOutcomesWhereAReplayCostsMore(t *testing.T) {
+	rt := runtime.New(runtime.WithSeed(1), runtime.WithHistory())
+	t.Cleanup(func() { _ = rt.Close() })
+	ns := rt.Namespace("TALLY", func(st *object.State) object.Object { return &tally{st: st} })
+	keep := rt.Namespace("KEEP", func(st *object.State) object.Object { return &rememberer{tally: tally{st: st}} })
+	callAs := func(ctx context.Context, name, method string, args ...any) {
+		in := ns
+		if method == "Remember" {
+			in = keep
+		}
+		s, err := in.GetByName(name)
+		require.NoError(t, err)
+		_, _ = s.Call(ctx, method, args...)
+	}
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		callAs(ctx, "sql", "Add", 2)
+		callAs(ctx, "sql", "Add", 3)
+		callAs(ctx, "sql", "Fail")
+		callAs(ctx, "keeper", "Remember", "x")
+		callAs(ctx, "kv", "Put", "a")
+		callAs(ctx, "kv", "Put", "b")
+		return nil
+	}))
+	turns := rt.History().Turns
+	require.Len(t, turns, 6)
+	outcome := func(i int) (*runtime.ObjectState, *runtime.Replayed) {
+		return runtime.Outcome(seal.Key{}, turns[i])
+	}
+
+	b1, a1 := outcome(0)
+	require.NotNil(t, b1, "the first Add: it began empty and made the database")
+	assert.Empty(t, b1.Storage)
+	assert.Equal(t, 2, a1.Value)
+	assert.True(t, a1.Exact)
+	b2, a2 := outcome(1)
+	require.NotNil(t, b2)
+	assert.Equal(t, reflect.ValueOf(a1.State.Storage).UnsafePointer(), reflect.ValueOf(b2.Storage).UnsafePointer(),
+		"the second Add began in the state the first left: the same value")
+	assert.Equal(t, 5, a2.Value)
+	replayed := runtime.Replay(ns.Constructor(), *b2, *turns[1])
+	assert.Equal(t, replayed.Value, a2.Value, "what its replay from there answers")
+	assert.Equal(t, replayed.State, a2.State, "and leaves")
+
+	b, _ := outcome(2)
+	assert.Nil(t, b, "Fail answered an error")
+	b, _ = outcome(3)
+	assert.Nil(t, b, "the keeper's instance keeps what it saw")
+	b, _ = outcome(4)
+	assert.Nil(t, b, "a key-value object's first turn made no database")
+	b, _ = outcome(5)
+	assert.Nil(t, b, "nor its next")
+}
