@@ -188,7 +188,7 @@ func explain(c *checker, init *state, h *objHistory, events []porcupine.Event) *
 	x.observed = seenText(op)
 	for _, s := range p.members {
 		for i := range op.nalts() {
-			r := c.m.step(c.ctor, s, op.alt(i), &c.live)
+			r := c.m.step(c, s, op.alt(i))
 			switch {
 			case r.refuted:
 				x.expected = appendExpected(x.expected, "a call out its turn did not make")

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/dosim/dosim/object"
@@ -42,6 +44,7 @@ type state struct {
 	// key is all the state is, its instance's memory included; end is what
 	// the read of the end state compares: storage, alarm and effects.
 	key, end string
+	stored   int // key[:stored] is the storage's canonical text
 	hash     uint64
 	st       runtime.ObjectState
 	effects  []string // sorted: a multiset
@@ -153,6 +156,11 @@ type models struct {
 	// of steps (defaultMaxVerdicts, defaultMaxSteps); a test sets others
 	// on its explorer's models before a sweep.
 	maxVerdicts, maxSteps int
+	// taken counts the steps taken from the run's own outcomes (ran);
+	// checkRan, set by a test, is shown each such step to compare with
+	// its replay.
+	taken    atomic.Int64
+	checkRan func(m *model, ctor runtime.Constructor, s *state, a *alt, r stepResult)
 }
 
 func newModels() *models {
@@ -183,12 +191,7 @@ func (m *model) intern(st runtime.ObjectState, effects []string, inst *instance)
 		st.Storage = map[string]any{}
 	}
 	var buf [256]byte
-	b := buf[:0]
-	if c, ok := appendCanonical(b, st.Storage); ok {
-		b = c
-	} else {
-		b = append(b, canonical(st.Storage)...)
-	}
+	b := appendStorage(buf[:0], st.Storage)
 	stored := len(b)
 	if a := st.Alarm; a.Set {
 		b = fmt.Appendf(b, "|alarm %d %d", a.At.UnixNano(), a.Retry)
@@ -223,13 +226,22 @@ func (m *model) intern(st runtime.ObjectState, effects []string, inst *instance)
 	key := string(b)
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, key)
-	s := &state{key: key, end: key[:end], hash: h.Sum64(), st: st, effects: effects, inst: inst}
+	s := &state{key: key, end: key[:end], stored: stored, hash: h.Sum64(), st: st, effects: effects, inst: inst}
 	if content, ok := sqlContent(st.Storage); ok {
 		// SQL tables compare by their rows, not their order or rowids.
 		s.end = canonical(content) + key[stored:end]
 	}
 	m.states[key] = s
 	return s
+}
+
+// appendStorage appends storage's canonical text to b, as a state's key
+// begins.
+func appendStorage(b []byte, storage map[string]any) []byte {
+	if c, ok := appendCanonical(b, storage); ok {
+		return c
+	}
+	return append(b, canonical(storage)...)
 }
 
 // sqlContent is storage with each SQL table as Storage.Snapshot writes
@@ -273,7 +285,8 @@ func sqlContent(storage map[string]any) (map[string]any, bool) {
 // different steps at once. A turn on the state's instance runs on the
 // session live keeps for s, when it has one, instead of replaying the
 // instance's earlier turns again.
-func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessions) stepResult {
+func (m *model) step(c *checker, s *state, a *alt) stepResult {
+	ctor, live := c.ctor, &c.live
 	t := a.turn
 	k := stepKey{from: s, input: a.input, cont: s.inst != nil && s.inst.n == t.Instance, cut: t.Cut != ""}
 	m.mu.Lock()
@@ -287,26 +300,21 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	if ok {
 		return r
 	}
-	var start time.Time
-	if m.ms.timed {
-		start = time.Now()
-	}
 	lineage := runtime.Lineage{Base: s.st}
 	var on *instance // the instance the turn runs on: nil, a fresh one
 	if k.cont {
 		on = s.inst
 	}
-	// The session of a state whose instance the model does not keep holds
-	// one a fresh build gives (runtime.Replayed.Memory).
-	session := live.take(s, t.Instance)
-	if session == nil && on != nil { // replayed anew from its turns
-		lineage = on.lineage()
-	}
-	rep, after := runtime.ReplayOn(ctor, lineage, t, a.together, session)
-	if m.ms.timed {
-		m.ms.mu.Lock()
-		m.ms.replaying += time.Since(start)
-		m.ms.mu.Unlock()
+	rep, ran := c.ran(s, a, k)
+	var after *runtime.Session
+	if !ran {
+		// The session of a state whose instance the model does not keep
+		// holds one a fresh build gives (runtime.Replayed.Memory).
+		session := live.take(s, t.Instance)
+		if session == nil && on != nil { // replayed anew from its turns
+			lineage = on.lineage()
+		}
+		rep, after = m.replay(ctor, lineage, t, a.together, session)
 	}
 	effects := slices.Clone(s.effects)
 	for _, e := range rep.Effects {
@@ -329,6 +337,12 @@ func (m *model) step(ctor runtime.Constructor, s *state, a *alt, live *liveSessi
 	r = stepResult{out: out, exact: rep.Exact, why: rep.Diverged, refuted: rep.Refuted, open: rep.Open, keeps: k.cont || inst != nil}
 	r.to = m.intern(rep.State, effects, inst)
 	live.keep(r.to, after, t.Instance)
+	if ran {
+		c.noteAfter(&rep, r.to)
+		if m.ms.checkRan != nil {
+			m.ms.checkRan(m, ctor, s, a, r)
+		}
+	}
 	m.mu.Lock()
 	if len(m.steps)+len(m.details) >= m.ms.maxSteps {
 		// Start again: the states in checks under way stay valid, only
@@ -392,6 +406,9 @@ type checker struct {
 	detail bool
 	// live are the replay sessions the check keeps (liveSessions).
 	live liveSessions
+	// befores are the canonical texts of the storage the run's turns
+	// began with, as the check needed them (beforeKey).
+	befores map[unsafe.Pointer]string
 }
 
 func (c *checker) set(members []*state) *pset {
@@ -467,7 +484,7 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 			next = append(next, c.m.with(s, op.calls))
 		}
 		for i := range op.nalts() {
-			r := c.m.step(c.ctor, s, op.alt(i), &c.live)
+			r := c.m.step(c, s, op.alt(i))
 			c.detail = c.detail || r.open || r.keeps
 			if r.refuted {
 				continue // as an output the caller did not see: no run went so
