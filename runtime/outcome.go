@@ -3,6 +3,7 @@ package runtime
 import (
 	"github.com/dosim/dosim/internal/fields"
 	"github.com/dosim/dosim/internal/seal"
+	"github.com/dosim/dosim/object"
 )
 
 // What a turn computed as it ran (WithHistory): the state it began in and
@@ -16,7 +17,8 @@ import (
 // it takes (two a turn at most, one when the turn follows another): for a
 // background turn (an alarm, a run of tasks), and for a request to an
 // object that keeps an SQL database or makes one (an empty state costs
-// nothing to take). A request to a key-value object replays cheaply, and
+// nothing to take), or that runs tasks (an agent, whose requests queue
+// them). A request to any other key-value object replays cheaply, and
 // its steps repeat from seed to seed, which the model memoises.
 //
 // It keeps one only for a turn whose replay from its state a fresh
@@ -69,7 +71,7 @@ func Outcome(_ sealKey, t *Turn) (before *ObjectState, after *Replayed) {
 
 // beginOutcome starts the outcome of turn tl of h, when it may keep one.
 func (h *host) beginOutcome(tl *turnLog) {
-	if tl.Kind == TurnRequest && !h.storage.HasSQL() && h.storage.Len() > 0 {
+	if tl.Kind == TurnRequest && !h.storage.HasSQL() && h.storage.Len() > 0 && !runsTasks(h.inst) {
 		return // a replay of it costs less than the states it would take
 	}
 	if h.ws != nil || h.ctorWrote || (h.inst != nil && !fields.Empty(h.inst)) {
@@ -125,7 +127,7 @@ func (h *host) endOutcome(tl *turnLog) {
 		return // a retry's wait depends on the first delivery's instant, which a state does not hold
 	case tl.Fetch != nil && tl.Fetch.BodyErr != "":
 		return
-	case tl.Kind == TurnRequest && !h.storage.HasSQL():
+	case tl.Kind == TurnRequest && !h.storage.HasSQL() && !runsTasks(h.inst):
 		return // began empty, as an object's first turn does, and made no database
 	case !fields.Empty(h.inst):
 		return
@@ -161,4 +163,11 @@ func answered(tl *turnLog, v any, err error) {
 		o.after.Value = v
 		tl.Turn.outcome = o
 	}
+}
+
+// runsTasks reports whether inst runs background tasks (an agent): its
+// requests queue them, and the lane turns that run them keep outcomes.
+func runsTasks(inst any) bool {
+	_, ok := inst.(object.TaskRunner)
+	return ok
 }

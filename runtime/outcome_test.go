@@ -111,3 +111,27 @@ func TestC1_ARunKeepsItsTurnsOutcomesWhereAReplayCostsMore(t *testing.T) {
 	b, _ = outcome(5)
 	assert.Nil(t, b, "nor its next")
 }
+
+// C1: an object that runs tasks (an agent) keeps its requests' outcomes,
+// key-value though it is, and its queue's run keeps one too.
+func TestC1_AnAgentKeepsItsRequestsAndItsQueuesOutcomes(t *testing.T) {
+	rt, ns, _ := boothWorld(t)
+	require.NoError(t, rt.Run(func(ctx context.Context) error {
+		if _, err := call(ctx, ns, "Hold", "a1"); err != nil {
+			return err
+		}
+		_, err := call(ctx, ns, "Later", "a1")
+		return err
+	}))
+	turns := turnsOf(rt)
+	require.Len(t, turns, 3)
+	kinds := []runtime.TurnKind{runtime.TurnRequest, runtime.TurnRequest, runtime.TurnQueue}
+	for i, tu := range turns {
+		assert.Equal(t, kinds[i], tu.Kind)
+		before, after := runtime.Outcome(seal.Key{}, &tu)
+		require.NotNil(t, before, "turn %d (%s)", i, tu.Kind)
+		assert.True(t, after.Exact)
+	}
+	_, last := runtime.Outcome(seal.Key{}, &turns[2])
+	assert.NotContains(t, last.State.Storage, "hold/a1", "the queued Release ran")
+}
