@@ -160,6 +160,26 @@ type TaskRunner interface {
 // tasks are the runtime's to run). For package agent.
 func (hosting) Of(s *State) (Host, *Storage) { return s.host, s.storage }
 
+// Generation counts the changes of what s holds (its top level's): two
+// equal counts a storage read apart mean it holds what it held (a write,
+// a DeleteAll, a Restore, writes taken back each move it).
+func (hosting) Generation(s *Storage) uint64 {
+	for s.txn != nil {
+		s = s.txn.parent
+	}
+	return s.gen
+}
+
+// ConnectionReads counts the SQL statements run on s's database that may
+// read the connection's own counts (changes(), total_changes(),
+// last_insert_rowid()), which no snapshot of it holds.
+func (hosting) ConnectionReads(s *Storage) uint64 {
+	for s.txn != nil {
+		s = s.txn.parent
+	}
+	return s.connReads
+}
+
 // Has reports whether key is stored, as the current transaction sees it,
 // outside any turn and without touching the journal. For package agent,
 // which checks that a running task was not cancelled.

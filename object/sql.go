@@ -234,6 +234,20 @@ type sqlStmt struct {
 	readonly bool
 	params   int
 	named    bool
+	// conn: the statement may read its connection's own counts
+	// (changes(), total_changes(), last_insert_rowid()), which no snapshot
+	// holds (readsConnection).
+	conn bool
+}
+
+// readsConnection reports whether a statement's text names a function
+// that reads the connection's counts, which a database restored from its
+// snapshot reads as a new connection's: such a statement's answer is not
+// the state's alone (a column of that name counts too: it only costs the
+// run's outcome, Hosting.ConnectionReads).
+func readsConnection(text string) bool {
+	t := strings.ToLower(text)
+	return strings.Contains(t, "changes") || strings.Contains(t, "last_insert_rowid")
 }
 
 // exec is Exec; with readOnlyQuery set, query must be one statement that

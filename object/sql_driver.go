@@ -335,6 +335,7 @@ func (sp *sqlSplitter) next() (s sqlStmt, ok bool, err error) {
 	tls := sp.db.raw.tls
 	defer sqlite3.Xsqlite3_finalize(tls, stmt)
 	s = sqlStmt{text: sp.query[sp.at-sp.buf : tail-sp.buf], readonly: sqlite3.Xsqlite3_stmt_readonly(tls, stmt) != 0}
+	s.conn = readsConnection(s.text)
 	s.kw = firstKeyword(s.text)
 	s.params = int(sqlite3.Xsqlite3_bind_parameter_count(tls, stmt))
 	for i := int32(1); i <= int32(s.params); i++ {

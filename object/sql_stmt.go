@@ -111,6 +111,9 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 		if s.kw == "VACUUM" {
 			return wrote, errors.New("VACUUM is not allowed: the database is in memory, and VACUUM INTO would write a file")
 		}
+		if s.conn && db.root != nil {
+			db.root.connReads++
+		}
 		sv := vals
 		if !multi && !s.named && len(vals) != s.params {
 			return wrote, wrongBindings(len(vals), s.params)
@@ -129,6 +132,9 @@ func (db *SQL) runAll(cut *sqlCut, s sqlStmt, multi bool, vals []driver.NamedVal
 			next += s.params
 		}
 		if !s.readonly {
+			if db.root != nil {
+				db.root.gen++
+			}
 			if !wrote && db.root != nil && db.root.onWrite != nil {
 				db.root.onWrite()
 			}

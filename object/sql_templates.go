@@ -187,6 +187,9 @@ func (db *SQL) runTemplate(t *sqlTemplate) (*Cursor, error) {
 			return nil, fmt.Errorf("%w: %w", ErrSQL, err)
 		}
 	}
+	if db.root != nil {
+		db.root.gen++
+	}
 	if db.root != nil && db.root.onWrite != nil {
 		db.root.onWrite()
 	}

@@ -56,6 +56,11 @@ type Storage struct {
 	// onWrite, when set, is told of every write at the top level
 	// (NotifyWrites).
 	onWrite func()
+	// gen counts the changes of what the storage holds, at the top level:
+	// every write, a DeleteAll, a Restore, writes taken back
+	// (Hosting.Generation); connReads the SQL statements run that may read
+	// the connection's own counts (Hosting.ConnectionReads).
+	gen, connReads uint64
 	// host keeps the object's alarm, which is storage's (storage_alarm.go);
 	// nil for a storage of no object and in a transaction.
 	host Host
@@ -112,6 +117,7 @@ func (s *Storage) setAs(key string, v any, allow bool) {
 	if s.j != nil {
 		s.j.note(s, key, allow)
 	}
+	s.gen++
 	if s.onWrite != nil {
 		s.onWrite()
 	}
@@ -135,6 +141,7 @@ func (s *Storage) delAs(key string, allow bool) {
 	if s.j != nil {
 		s.j.note(s, key, allow)
 	}
+	s.gen++
 	if s.onWrite != nil {
 		s.onWrite()
 	}
@@ -347,6 +354,7 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 	case s.txn != nil:
 		s.dropSQL = true
 	case s.sql != nil:
+		s.gen++
 		if err := s.sql.dropAll(); err != nil {
 			return err
 		}
@@ -388,6 +396,7 @@ func (s *Storage) Restore(snap map[string]any) error {
 	if s.txn != nil {
 		return fmt.Errorf("%w: Restore: not allowed inside a transaction", ErrStorage)
 	}
+	s.gen++
 	if err := s.restoreSQL(snap); err != nil {
 		return err
 	}

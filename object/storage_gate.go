@@ -174,6 +174,7 @@ func (j *journal) Confirm() {
 func (j *journal) lose(s *Storage) []any {
 	by := make([]any, 0, len(j.pending))
 	p := j.pending
+	s.gen++
 	s.j = nil // the restoring writes below are not journaled
 	defer func() { s.j = j }()
 	s.sql.endTurn(false)

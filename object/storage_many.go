@@ -139,6 +139,7 @@ func (s *Storage) DeleteAll(ctx context.Context) error {
 		s.dropSQL = true
 		s.txn.alarm = &alarmOp{} // deleteAll deletes the alarm too (rule L8)
 	} else {
+		s.gen++
 		if s.sql != nil {
 			if err := s.sql.dropAll(); err != nil {
 				return err

@@ -160,7 +160,6 @@ func (h *host) strike() {
 // loseWrites makes the pending writes vanish, each writer's attempt
 // recording them as lost.
 func (h *host) loseWrites() {
-	h.writes++ // writes taken back change the state (lastState)
 	for _, by := range object.Hosting(seal.Key{}).Journal(h.storage).Lose() {
 		if ti, ok := by.(*turnInfo); ok {
 			ti.f.Call.LoseWrite(ti.f.Rec)

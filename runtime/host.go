@@ -69,11 +69,12 @@ type host struct {
 	instances int
 	ctor      []Read
 	// writes counts the object's writes and effects (WithHistory), and
-	// ctorWrote says the current instance's constructor made one: a
-	// replay that builds it again makes it again (see outcome.go).
+	// ctorWrote says the current instance's constructor made one, or set
+	// or deleted the alarm: a replay that builds it again makes it again
+	// (see outcome.go).
 	writes    uint64
 	ctorWrote bool
-	last      lastState // the state an outcome took last (lastState)
+	last      lastState // the state an outcome took last (host.lastState)
 
 	// The object's life (life.go): the request turns delivered and not
 	// ended (running or queued at the gate), when the last turn ended, and
@@ -122,10 +123,10 @@ func (h *host) build() (err error) {
 	defer func() { h.building = false }()
 	st := h.state
 	h.ctor = nil // a new instance's reads; the turns of the last keep theirs
-	w := h.writes
+	w, a := h.writes, h.alarm
 	inst := h.ns.ctor(st)
-	h.ctorWrote = h.writes != w
-	if h.state != st { // its BlockConcurrencyWhile failed (rule L6)
+	h.ctorWrote = h.writes != w || h.alarm != a // a replay's build would make them again
+	if h.state != st {                          // its BlockConcurrencyWhile failed (rule L6)
 		return fmt.Errorf("%w: constructor of %s/%s: BlockConcurrencyWhile failed and reset the object", ErrSetup, h.ns.name, h.id.Label())
 	}
 	if inst == nil {

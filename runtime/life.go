@@ -102,7 +102,6 @@ func (h *host) drop(why string) {
 	}
 	h.inst, h.methods, h.handler, h.compiled = nil, nil, nil, nil
 	h.state = object.Hosting(seal.Key{}).Renew(h.state, why)
-	h.writes++ // a state taken before is not taken as this one's (lastState)
 }
 
 // resetFor resets the object (rule L3): the instance is dropped, and the

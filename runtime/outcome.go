@@ -27,9 +27,11 @@ import (
 // WebSocket, on an instance that keeps nothing in its fields (fields.Text
 // is "", as Replayed.Memory says) and whose constructor wrote nothing;
 // for a request, only when it answered (not an error); for an alarm, only
-// its first delivery (a retry's wait depends on when the first was due,
-// which a state does not hold). The checker takes it only when the turn
-// was not cut short after all (Turn.Cut: a write lost later cuts it).
+// its first delivery; and none while a failed delivery waits for its
+// retry (alarmHidden) or for a turn that ran a statement that may read
+// the SQL connection's own counts (changes(), last_insert_rowid()): a
+// state holds neither. The checker takes it only when the turn was not
+// cut short after all (Turn.Cut: a write lost later cuts it).
 
 // outcome is a turn's outcome, as the history keeps it.
 type outcome struct {
@@ -45,7 +47,8 @@ type outcomeStart struct {
 	before *ObjectState
 	// effects is where the runtime's effects stood as the turn began.
 	effects int
-	inst    int // the instance it began on (0: none built yet)
+	inst    int    // the instance it began on (0: none built yet)
+	conn    uint64 // the storage's ConnectionReads as it began
 }
 
 // emptyState is the state of an object that holds nothing: the state
@@ -74,7 +77,7 @@ func (h *host) beginOutcome(tl *turnLog) {
 	if tl.Kind == TurnRequest && !h.storage.HasSQL() && h.storage.Len() > 0 && !runsTasks(h.inst) {
 		return // a replay of it costs less than the states it would take
 	}
-	if h.ws != nil || h.ctorWrote || (h.inst != nil && !fields.Empty(h.inst)) {
+	if h.ws != nil || h.ctorWrote || h.alarmHidden() || (h.inst != nil && !fields.Empty(h.inst)) {
 		return
 	}
 	n := 0
@@ -85,7 +88,16 @@ func (h *host) beginOutcome(tl *turnLog) {
 	if h.storage.HasSQL() || h.storage.Len() > 0 || h.alarm.set || h.alarm.gaveUp != nil {
 		before = h.lastState()
 	}
-	tl.ob = outcomeStart{before: before, effects: len(h.ns.r.effects), inst: n}
+	tl.ob = outcomeStart{before: before, effects: len(h.ns.r.effects), inst: n,
+		conn: object.Hosting(seal.Key{}).ConnectionReads(h.storage)}
+}
+
+// alarmHidden reports whether h's alarm holds what its state does not: a
+// failed delivery waiting for its retry remembers when the alarm was
+// first due and what a SetAlarm since asked for, which GetAlarm shows
+// and a replay, restoring the state, cannot know.
+func (h *host) alarmHidden() bool {
+	return h.alarm.waiting || h.alarm.shownSet || h.alarm.gaveUp != nil
 }
 
 // lastState is h's state now for an outcome: the one it took last when
@@ -94,20 +106,21 @@ func (h *host) beginOutcome(tl *turnLog) {
 // value (which the checker reads once).
 func (h *host) lastState() *ObjectState {
 	a := h.alarmState()
-	if l := &h.last; l.st != nil && l.writes == h.writes && l.alarm == a {
+	gen := object.Hosting(seal.Key{}).Generation(h.storage)
+	if l := &h.last; l.st != nil && l.gen == gen && l.alarm == a {
 		return l.st
 	}
 	st := h.objectState()
-	h.last = lastState{st: &st, writes: h.writes, alarm: a}
+	h.last = lastState{st: &st, gen: gen, alarm: a}
 	return &st
 }
 
-// lastState is the state an outcome took last, with the object's count
-// of writes and its alarm then.
+// lastState is the state an outcome took last, with its storage's
+// generation (object's Hosting.Generation) and its alarm then.
 type lastState struct {
-	st     *ObjectState
-	writes uint64
-	alarm  AlarmState
+	st    *ObjectState
+	gen   uint64
+	alarm AlarmState
 }
 
 // endOutcome finishes turn tl's outcome as it ends, or drops it when the
@@ -123,6 +136,8 @@ func (h *host) endOutcome(tl *turnLog) {
 		return
 	case h.ws != nil || h.inst == nil || h.ctorWrote || (ob.inst != 0 && ob.inst != h.instances):
 		return // a socket, a reset, a new instance under it
+	case h.alarmHidden() || object.Hosting(seal.Key{}).ConnectionReads(h.storage) != ob.conn:
+		return // it may have read what the state does not hold
 	case tl.Alarm != nil && (tl.Alarm.Retry > 0 || tl.Alarm.Backoff > 0 || tl.Alarm.Infra):
 		return // a retry's wait depends on the first delivery's instant, which a state does not hold
 	case tl.Fetch != nil && tl.Fetch.BodyErr != "":

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,122 @@ func TestC1_AnAgentKeepsItsRequestsAndItsQueuesOutcomes(t *testing.T) {
 	}
 	_, last := runtime.Outcome(seal.Key{}, &turns[2])
 	assert.NotContains(t, last.State.Storage, "hold/a1", "the queued Release ran")
+}
+
+// outcomesAreReplays checks every outcome among turns against the replay
+// of its turn from the state it began in (rule C1), and returns how many
+// turns kept one.
+func outcomesAreReplays(t *testing.T, ctor runtime.Constructor, turns []runtime.Turn) int {
+	t.Helper()
+	kept := 0
+	for i := range turns {
+		tu := &turns[i]
+		before, after := runtime.Outcome(seal.Key{}, tu)
+		if before == nil {
+			continue
+		}
+		kept++
+		rep := runtime.Replay(ctor, *before, *tu)
+		assert.Equal(t, rep.Value, after.Value, "turn %d (%s %s): the answer", i, tu.Kind, tu.Method)
+		assert.Equal(t, rep.State, after.State, "turn %d (%s %s): the state it left", i, tu.Kind, tu.Method)
+	}
+	return kept
+}
+
+// quirks is an SQL class whose turns read what an object's state does not
+// hold, unless the runtime keeps no outcome for them: the alarm's first
+// due instant while a failed delivery waits for its retry, and what a
+// SetAlarm then asked for; the connection's own counts. Its alarm always
+// fails; its constructor may set the alarm.
+type quirks struct{ tally }
+
+func (q *quirks) Alarm(context.Context, object.AlarmInfo) error { return errors.New("fails") }
+
+func (q *quirks) Methods() object.Methods {
+	m := q.tally.Methods()
+	m["Arm"] = object.Func(func(ctx context.Context) error {
+		if _, err := q.add(ctx, 0); err != nil {
+			return err
+		}
+		return q.st.Storage().SetAlarm(ctx, q.st.Now().Add(time.Second))
+	})
+	m["SetTo"] = object.Func(func(ctx context.Context, ms int64) error { return q.st.Storage().SetAlarm(ctx, time.UnixMilli(ms)) })
+	m["Del"] = object.Func(func(ctx context.Context) error { return q.st.Storage().DeleteAlarm(ctx) })
+	m["When"] = object.Func(func(ctx context.Context) (int64, error) {
+		at, ok, err := q.st.Storage().GetAlarm(ctx)
+		if !ok {
+			return -1, err
+		}
+		return at.UnixMilli(), err
+	})
+	m["Wipe"] = object.Func(func(ctx context.Context) error { return q.st.Storage().DeleteAll(ctx) })
+	m["Tables"] = object.Func(func(ctx context.Context) (int, error) {
+		var n int
+		c, err := q.st.SQL().Exec(ctx, "SELECT count(*) FROM sqlite_schema")
+		if err != nil {
+			return 0, err
+		}
+		return n, c.One(&n)
+	})
+	for _, query := range []string{"SELECT last_insert_rowid()", "SELECT changes()", "SELECT total_changes()"} {
+		m[query] = object.Func(func(ctx context.Context) (int, error) {
+			var n int
+			c, err := q.st.SQL().Exec(ctx, query)
+			if err != nil {
+				return 0, err
+			}
+			return n, c.One(&n)
+		})
+	}
+	return m
+}
+
+// C1, O6, L8, Q1: a turn that reads what the object's state does not hold
+// keeps no outcome, and every outcome kept is what its turn's replay from
+// its state computes: a GetAlarm or a SetAlarm while a failed delivery
+// waits for its retry, a DeleteAll (which drops the tables and is a
+// change of the state, though no write of a key), a constructor that
+// sets the alarm, the connection's counts. (Found by a review: each
+// answered otherwise than its replay.)
+func TestC1_ATurnThatReadsWhatTheStateDoesNotHoldKeepsNoOutcome(t *testing.T) {
+	cases := map[string]struct {
+		ctorAlarm bool // the constructor sets the alarm: no turn keeps an outcome
+		calls     [][]any
+	}{
+		"alarm retry waits": {calls: [][]any{{"Arm"}, {"advance"}, {"When"}, {"SetTo", int64(4102444800000)}, {"When"}}},
+		"DeleteAll":         {calls: [][]any{{"Add", 2}, {"Wipe"}, {"Tables"}, {"Add", 3}, {"Tables"}}},
+		"constructor alarm": {ctorAlarm: true, calls: [][]any{{"Arm"}, {"Del"}, {"When"}}},
+		"connection counts": {calls: [][]any{{"Add", 1}, {"Add", 2}, {"SELECT last_insert_rowid()"}, {"SELECT changes()"}, {"SELECT total_changes()"}}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			rt := runtime.New(runtime.WithSeed(1), runtime.WithHistory())
+			t.Cleanup(func() { _ = rt.Close() })
+			ctor := func(st *object.State) object.Object {
+				if c.ctorAlarm {
+					_ = st.Storage().SetAlarm(context.Background(), st.Now().Add(time.Hour))
+				}
+				return &quirks{tally: tally{st: st}}
+			}
+			ns := rt.Namespace("Q", ctor)
+			s, err := ns.GetByName("q")
+			require.NoError(t, err)
+			for _, call := range c.calls {
+				if call[0] == "advance" {
+					require.NoError(t, rt.Advance(1500*time.Millisecond)) // the first delivery fails: its retry waits
+					continue
+				}
+				require.NoError(t, rt.Run(func(ctx context.Context) error {
+					_, err := s.Call(ctx, call[0].(string), call[1:]...)
+					return err
+				}))
+			}
+			kept := outcomesAreReplays(t, ns.Constructor(), rt.Turns())
+			if c.ctorAlarm {
+				assert.Zero(t, kept, "a replay's build sets the alarm again")
+			} else {
+				assert.Positive(t, kept, "the other turns keep theirs")
+			}
+		})
+	}
 }
