@@ -159,12 +159,15 @@ func (lt *laneTurn) run(ctx context.Context) {
 	t := sched.FromContext(ctx)
 	t.SetWork(lt) // the watchdog may name the turn (see StallError)
 	defer func() {
+		if h.ns.r.k.Halted() {
+			return // the run stalled under it (H1): touch nothing
+		}
 		h.lane(l).running = false
 		h.arm(l)
 		h.active() // rule L5: the idle time runs from the end of the turn
 	}()
 	h.gate.Acquire(t, "waiting for the object's input gate")
-	defer h.gate.Release()
+	defer h.release()
 	h.beginLane(lt)
 	defer h.endLane(lt)
 	defer h.confirmWrites() // rule L7: the turn's completion is a release point

@@ -174,7 +174,7 @@ func (h *host) turn(ctx context.Context, t *sched.Task, ti *turnInfo) {
 	// holds the many returns, so that these two stay open-coded (cheap).
 	defer h.leave(ti)
 	h.gate.Acquire(t, "waiting for the object's input gate")
-	defer h.gate.Release()
+	defer h.release()
 	if !ti.dropped { // else the object was reset while it waited (rule L3)
 		h.serve(ctx, ti)
 	}

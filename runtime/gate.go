@@ -157,6 +157,16 @@ func (h *host) strike() {
 	h.resetFor(transport.ResetStorage)
 }
 
+// release lets the object's input gate go at a turn's end: not after the
+// run stalled under the turn (rule H1), when the turn's goroutine comes
+// back to a runtime that may be closing (the gate's next waiter is the
+// kernel's to wake, and the kernel is done).
+func (h *host) release() {
+	if !h.ns.r.k.Halted() {
+		h.gate.Release()
+	}
+}
+
 // loseWrites makes the pending writes vanish, each writer's attempt
 // recording them as lost.
 func (h *host) loseWrites() {

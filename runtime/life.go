@@ -79,8 +79,14 @@ func (h *host) enter(ti *turnInfo) {
 	h.turns = ti
 }
 
-// leave unlinks a turn that ended and starts the idle clock (rule L5).
+// leave unlinks a turn that ended and starts the idle clock (rule L5):
+// not after the run stalled under it (rule H1), when its goroutine comes
+// back from the method to a runtime that may be closing and must touch
+// nothing of it.
 func (h *host) leave(ti *turnInfo) {
+	if h.ns.r.k.Halted() {
+		return
+	}
 	if ti.prev != nil {
 		ti.prev.next = ti.next
 	} else if h.turns == ti {
