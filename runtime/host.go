@@ -68,11 +68,9 @@ type host struct {
 	// Ctor.
 	instances int
 	ctor      []Read
-	// writes counts the object's writes and effects (WithHistory), and
-	// ctorWrote says the current instance's constructor made one, or set
-	// or deleted the alarm: a replay that builds it again makes it again
-	// (see outcome.go).
-	writes    uint64
+	// ctorWrote says the current instance's constructor wrote its
+	// storage, recorded an effect, or set or deleted the alarm: a replay
+	// that builds it again does it again (see outcome.go).
 	ctorWrote bool
 	last      lastState // the state an outcome took last (host.lastState)
 
@@ -104,7 +102,7 @@ func newHost(ns *Namespace, id object.ID) *host {
 	h.state = object.Hosting(seal.Key{}).NewState(id, h.storage, hostView{h})
 	h.startJournal()
 	if hs := ns.r.hist; hs != nil {
-		h.storage.NotifyWrites(func() { h.writes++; hs.noteOutside(ns.r, h) })
+		h.storage.NotifyWrites(func() { hs.noteOutside(ns.r, h) })
 	}
 	return h
 }
@@ -123,10 +121,10 @@ func (h *host) build() (err error) {
 	defer func() { h.building = false }()
 	st := h.state
 	h.ctor = nil // a new instance's reads; the turns of the last keep theirs
-	w, a := h.writes, h.alarm
+	gen, effects, a := object.Hosting(seal.Key{}).Generation(h.storage), len(h.ns.r.effects), h.alarm
 	inst := h.ns.ctor(st)
-	h.ctorWrote = h.writes != w || h.alarm != a // a replay's build would make them again
-	if h.state != st {                          // its BlockConcurrencyWhile failed (rule L6)
+	h.ctorWrote = object.Hosting(seal.Key{}).Generation(h.storage) != gen || len(h.ns.r.effects) != effects || h.alarm != a
+	if h.state != st { // its BlockConcurrencyWhile failed (rule L6)
 		return fmt.Errorf("%w: constructor of %s/%s: BlockConcurrencyWhile failed and reset the object", ErrSetup, h.ns.name, h.id.Label())
 	}
 	if inst == nil {

@@ -215,11 +215,13 @@ func (q *quirks) Methods() object.Methods {
 func TestC1_ATurnThatReadsWhatTheStateDoesNotHoldKeepsNoOutcome(t *testing.T) {
 	cases := map[string]struct {
 		ctorAlarm bool // the constructor sets the alarm: no turn keeps an outcome
+		ctorPut   bool // the constructor counts its builds in storage: likewise
 		calls     [][]any
 	}{
 		"alarm retry waits": {calls: [][]any{{"Arm"}, {"advance"}, {"When"}, {"SetTo", int64(4102444800000)}, {"When"}}},
 		"DeleteAll":         {calls: [][]any{{"Add", 2}, {"Wipe"}, {"Tables"}, {"Add", 3}, {"Tables"}}},
 		"constructor alarm": {ctorAlarm: true, calls: [][]any{{"Arm"}, {"Del"}, {"When"}}},
+		"constructor write": {ctorPut: true, calls: [][]any{{"Add", 1}, {"Add", 2}}},
 		"connection counts": {calls: [][]any{{"Add", 1}, {"Add", 2}, {"SELECT last_insert_rowid()"}, {"SELECT changes()"}, {"SELECT total_changes()"}}},
 	}
 	for name, c := range cases {
@@ -229,6 +231,11 @@ func TestC1_ATurnThatReadsWhatTheStateDoesNotHoldKeepsNoOutcome(t *testing.T) {
 			ctor := func(st *object.State) object.Object {
 				if c.ctorAlarm {
 					_ = st.Storage().SetAlarm(context.Background(), st.Now().Add(time.Hour))
+				}
+				if c.ctorPut {
+					var n int
+					_, _ = st.Storage().Get(context.Background(), "builds", &n)
+					_ = st.Storage().Put(context.Background(), "builds", n+1)
 				}
 				return &quirks{tally: tally{st: st}}
 			}
@@ -246,8 +253,8 @@ func TestC1_ATurnThatReadsWhatTheStateDoesNotHoldKeepsNoOutcome(t *testing.T) {
 				}))
 			}
 			kept := outcomesAreReplays(t, ns.Constructor(), rt.Turns())
-			if c.ctorAlarm {
-				assert.Zero(t, kept, "a replay's build sets the alarm again")
+			if c.ctorAlarm || c.ctorPut {
+				assert.Zero(t, kept, "a replay's build does it again")
 			} else {
 				assert.Positive(t, kept, "the other turns keep theirs")
 			}

@@ -264,7 +264,6 @@ func (r *Runtime) effect(ctx context.Context, h *host, kind string, payload any)
 	}
 	e := Effect{At: r.k.Now(), Namespace: h.ns.name, Object: h.target.Object, Kind: kind, Payload: cp}
 	if r.hist != nil {
-		h.writes++
 		r.hist.noteOutside(r, h)
 	}
 	if t := sched.FromContext(ctx); t != nil {
