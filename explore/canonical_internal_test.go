@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -21,9 +22,27 @@ func jsonCanonical(v any) string {
 
 // D1: canonical's fast path writes json.Marshal's bytes for every value it
 // takes (strings to escape, floats and blobs through json itself), and
-// leaves the others (structs, typed slices and maps) to it.
+// any other part (structs, typed slices and maps) through json alone.
 func TestD1_CanonicalFastPathIsJSON(t *testing.T) {
+	type retry struct {
+		MaxAttempts int
+		Breaker     *retry
+	}
+	type task struct { // as an agent keeps a queued task in its storage
+		Seq      int
+		Callback string
+		Due      time.Time
+		Retry    retry
+		Tags     map[string]int
+		hidden   int
+		Score    float64
+	}
+	due := time.Date(2025, 1, 1, 0, 0, 2, 812252000, time.UTC)
+	one := task{Seq: 1, Callback: "Confirm<", Due: due, Retry: retry{3, &retry{MaxAttempts: 1}}, Tags: map[string]int{"b": 2, "a": 1}}
 	values := []any{
+		map[string]any{"__dosim/queue/1": one, "__dosim/queue/2": task{Seq: 2}, "plain": "x"},
+		[]any{one, &one, due, []task{one}}, map[string]any{"nan": task{Score: math.NaN()}, "a": 1},
+		map[string]any{"f": struct{ F func() }{func() {}}}, map[string]any{"m": map[string]task{"z": one, "a": {}}},
 		nil, true, false, 0, -7, 1 << 40, int64(-1 << 62), "", "apple", "a b/c:d",
 		"<html>", "a&b", `quote"d`, `back\slash`, "tab\t", "caf\u00e9", "\u2028", "\xff",
 		[]any(nil), []any{}, []any{"apple", 3}, []any{[]any{1, "x"}, nil, true},
