@@ -22,6 +22,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -444,27 +445,21 @@ func (c *copier) entries(v, out reflect.Value) error {
 
 func (c *copier) structure(v reflect.Value) (reflect.Value, error) {
 	t := v.Type()
-	if t == timeType {
-		return v, nil
+	p := planOf(t)
+	if p.as == asIs {
+		return v, nil // scalars only: the caller stores a copy of v, an interface shares its immutable box
 	}
-	if t.Implements(readerType) {
+	if p.as == asReader {
 		return c.reader(v)
 	}
-	var out reflect.Value // made at the first field that is not a scalar
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if PlainKind(f.Type.Kind()) {
-			continue
+	out := reflect.New(t).Elem()
+	out.Set(v) // copies every field; reference fields are replaced below
+	for _, f := range p.fields {
+		dst := out.Field(f.i) // already a shallow copy of v's field
+		if !f.exported {
+			dst = reflect.NewAt(f.typ, unsafe.Pointer(dst.UnsafeAddr())).Elem()
 		}
-		if !out.IsValid() {
-			out = reflect.New(t).Elem()
-			out.Set(v) // copies every field; reference fields are replaced below
-		}
-		dst := out.Field(i) // already a shallow copy of v's field
-		if !f.IsExported() {
-			dst = reflect.NewAt(f.Type, unsafe.Pointer(dst.UnsafeAddr())).Elem()
-		}
-		c.down(step{v: v, i: i})
+		c.down(step{v: v, i: f.i})
 		e, err := c.copy(dst)
 		c.up()
 		if err != nil {
@@ -472,10 +467,62 @@ func (c *copier) structure(v reflect.Value) (reflect.Value, error) {
 		}
 		dst.Set(e)
 	}
-	if !out.IsValid() {
-		return v, nil // scalars only: the caller stores a copy of v, an interface shares its immutable box
-	}
 	return out, nil
+}
+
+// structPlan is what structure needs to know of a struct type, worked out
+// once per type (plans): how it copies, and its fields that are not plain
+// scalars, the only ones it walks. A struct of an agent's queued task was
+// a tenth of an outbox-queue seed's time, most of it asking the type for
+// each field again (BenchmarkCopyStruct).
+type structPlan struct {
+	as     structCopy
+	fields []planField
+}
+
+// structCopy is how a struct type copies.
+type structCopy uint8
+
+const (
+	asFields structCopy = iota // field by field, as fields says
+	asIs                       // by assignment: a time, or scalars only
+	asReader                   // by reference, as an io.Reader (reader)
+)
+
+// planField is one field a struct's copy walks: its index, whether it is
+// exported, and its type.
+type planField struct {
+	i        int
+	exported bool
+	typ      reflect.Type
+}
+
+// plans holds each struct type's structPlan (reflect.Type to *structPlan):
+// a process has as many as it has struct types, a few.
+var plans sync.Map
+
+// planOf returns struct type t's plan, working it out the first time.
+func planOf(t reflect.Type) *structPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*structPlan)
+	}
+	p := &structPlan{as: asIs}
+	switch {
+	case t == timeType:
+	case t.Implements(readerType):
+		p.as = asReader
+	default:
+		for i := range t.NumField() {
+			if f := t.Field(i); !PlainKind(f.Type.Kind()) {
+				p.fields = append(p.fields, planField{i: i, exported: f.IsExported(), typ: f.Type})
+			}
+		}
+		if len(p.fields) > 0 {
+			p.as = asFields
+		}
+	}
+	actual, _ := plans.LoadOrStore(t, p)
+	return actual.(*structPlan)
 }
 
 // elements copies the elements of the slice or array v into out, which has
