@@ -1,6 +1,7 @@
 package object
 
 import (
+	"maps"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -246,6 +247,21 @@ func (hosting) Journal(s *Storage) Journal {
 // which a SELECT without ORDER BY reads them. For package runtime.
 func (hosting) SnapshotInOrder(s *Storage) map[string]any {
 	out := s.snapshotKV()
-	s.snapshotSQL(out, true)
+	s.snapshotSQL(out, true, false)
+	return out
+}
+
+// SnapshotToRead is SnapshotInOrder whose entries are the storage's own
+// values and what was dumped of the same SQL bytes before, not copies:
+// storage never changes a value it holds (a write replaces it), nor a
+// dump it kept, so a snapshot nobody changes (the runtime's outcomes,
+// which only dosim's checker reads) need not copy every entry at every
+// turn. For package runtime.
+func (hosting) SnapshotToRead(s *Storage) map[string]any {
+	out := maps.Clone(s.flatten())
+	if out == nil {
+		out = map[string]any{}
+	}
+	s.snapshotSQL(out, true, true)
 	return out
 }

@@ -82,13 +82,18 @@ func imageKeyOf(img []byte, inOrder bool) imageKey {
 	return imageKey{h[0].Sum64(), h[1].Sum64(), inOrder}
 }
 
-// dumped copies into snap what was dumped of the image k before, if it was.
-func (c *sqlImages) dumped(k imageKey, snap map[string]any) bool {
+// dumped copies into snap what was dumped of the image k before, if it
+// was: the entries as kept, not copies, for a snapshot nobody changes
+// (toRead).
+func (c *sqlImages) dumped(k imageKey, snap map[string]any, toRead bool) bool {
 	c.mu.Lock()
 	entries, ok := c.dumps[k]
 	c.mu.Unlock()
 	for key, v := range entries { // never changed once kept: copied unlocked
-		snap[key] = copyEntry(v)
+		if !toRead {
+			v = copyEntry(v)
+		}
+		snap[key] = v
 	}
 	return ok
 }
@@ -292,8 +297,9 @@ func imageFor(snap map[string]any) (*loadedImage, error) {
 }
 
 // dumpCached is dump through sqlImages: what was dumped of the same bytes
-// before is copied, else the database is dumped and what it read kept.
-func (db *SQL) dumpCached(snap map[string]any, inOrder bool) error {
+// before is copied (shared, toRead), else the database is dumped and what
+// it read kept.
+func (db *SQL) dumpCached(snap map[string]any, inOrder, toRead bool) error {
 	db.mu.Lock()
 	// Inside a transaction (a Transaction's, the turn's savepoint) what
 	// the connection reads is not yet in the file's bytes.
@@ -303,7 +309,7 @@ func (db *SQL) dumpCached(snap map[string]any, inOrder bool) error {
 	}
 	k := imageKeyOf(db.imageView(), inOrder)
 	db.mu.Unlock()
-	if images.dumped(k, snap) {
+	if images.dumped(k, snap, toRead) {
 		return nil
 	}
 	if err := db.dump(snap, inOrder); err != nil {

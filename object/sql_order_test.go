@@ -71,3 +71,39 @@ func TestQ2_ARestoredTableReadsInTheOrderItWasTakenIn(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.Equal(t, [][]any{{int64(5)}}, next, "the next rowid is the one after the last, as in the table taken")
 }
+
+// C1: a snapshot to read (the runtime's outcomes, which the checker only
+// reads) holds the storage's own values and the dump kept of the same SQL
+// bytes, and is what a snapshot in order is; the storage never changes a
+// value it holds, so what the snapshot read stays as it was after writes
+// that replace, change inside a transaction or delete its entries, and
+// after a copying snapshot of the same bytes is changed by its holder.
+func TestC1_ASnapshotToReadIsASnapshotInOrderThatLaterWritesLeaveAlone(t *testing.T) {
+	h := object.Hosting(seal.Key{})
+	var shared, inOrder map[string]any
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		s := st.Storage()
+		_, err := st.SQL().Exec(ctx, orderSchema)
+		require.NoError(t, err)
+		require.NoError(t, s.Put(ctx, "task", map[string]any{"n": 1, "tags": []any{"a"}}))
+		require.NoError(t, s.Put(ctx, "gone", "soon"))
+		inOrder = h.SnapshotInOrder(s) // the dump is kept now: the next one shares it
+		shared = h.SnapshotToRead(s)
+		assert.Equal(t, inOrder, shared)
+		copied := h.SnapshotInOrder(s) // of the same bytes: a copy, which its holder may change
+		copied[object.SQLSnapshotPrefix+"runs"].(map[string]any)["rows"].([]any)[0] = "changed"
+		copied["task"].(map[string]any)["n"] = 9
+
+		require.NoError(t, s.Put(ctx, "task", map[string]any{"n": 2}))
+		_, err = s.Delete(ctx, "gone")
+		require.NoError(t, err)
+		require.NoError(t, s.Transaction(ctx, func(ctx context.Context, tx *object.Storage) error {
+			return tx.Put(ctx, "task", map[string]any{"n": 3, "tags": []any{"b"}})
+		}))
+		_, err = st.SQL().Exec(ctx, "UPDATE seats SET occupant = 'eve'")
+		require.NoError(t, err)
+		return nil
+	})
+	assert.Equal(t, inOrder, shared, "what a snapshot to read holds does not change under later writes")
+	assert.Equal(t, map[string]any{"n": 1, "tags": []any{"a"}}, shared["task"])
+}

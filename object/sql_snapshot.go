@@ -422,8 +422,9 @@ func isSQLKey(k string) bool { return strings.HasPrefix(k, SQLSnapshotPrefix) }
 
 // snapshotSQL adds the SQL database of s (or of the storage s is a
 // transaction of) to snap; inOrder keeps rows in rowid order, with their
-// rowids.
-func (s *Storage) snapshotSQL(snap map[string]any, inOrder bool) {
+// rowids; toRead adds what was dumped of the same bytes before as it was
+// kept, not a copy (SnapshotToRead).
+func (s *Storage) snapshotSQL(snap map[string]any, inOrder, toRead bool) {
 	root := s
 	for root.txn != nil {
 		root = root.parent
@@ -431,7 +432,7 @@ func (s *Storage) snapshotSQL(snap map[string]any, inOrder bool) {
 	if root.sql == nil || root.sql.conn == nil {
 		return
 	}
-	if err := root.sql.dumpCached(snap, inOrder); err != nil {
+	if err := root.sql.dumpCached(snap, inOrder, toRead); err != nil {
 		snap[SQLSnapshotPrefix+"error"] = err.Error()
 	}
 }

@@ -377,7 +377,7 @@ func (s *Storage) Transaction(ctx context.Context, fn func(ctx context.Context, 
 // tests and for the idempotency verifier.
 func (s *Storage) Snapshot() map[string]any {
 	out := s.snapshotKV()
-	s.snapshotSQL(out, false)
+	s.snapshotSQL(out, false, false)
 	return out
 }
 

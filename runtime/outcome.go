@@ -103,14 +103,16 @@ func (h *host) alarmHidden() bool {
 // lastState is h's state now for an outcome: the one it took last when
 // nothing was written since and the alarm is as it was, so that a turn
 // that follows another begins in the state the other left, the same
-// value (which the checker reads once).
+// value (which the checker reads once). Its entries are the storage's own
+// values (SnapshotToRead): the checker only reads them. An outcome is
+// kept only where the object holds no WebSocket (beginOutcome).
 func (h *host) lastState() *ObjectState {
 	a := h.alarmState()
 	gen := object.Hosting(seal.Key{}).Generation(h.storage)
 	if l := &h.last; l.st != nil && l.gen == gen && l.alarm == a {
 		return l.st
 	}
-	st := h.objectState()
+	st := ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotToRead(h.storage), Alarm: a}
 	h.last = lastState{st: &st, gen: gen, alarm: a}
 	return &st
 }
