@@ -1,9 +1,9 @@
 package object
 
 import (
-	"maps"
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"time"
