@@ -38,7 +38,7 @@ func TestD1_CanonicalFastPathIsJSON(t *testing.T) {
 		Score    float64
 	}
 	due := time.Date(2025, 1, 1, 0, 0, 2, 812252000, time.UTC)
-	one := task{Seq: 1, Callback: "Confirm<", Due: due, Retry: retry{3, &retry{MaxAttempts: 1}}, Tags: map[string]int{"b": 2, "a": 1}}
+	one := task{Seq: 1, Callback: "Confirm<", Due: due, Retry: retry{3, &retry{MaxAttempts: 1}}, Tags: map[string]int{"b": 2, "a": 1}, hidden: 5}
 	values := []any{
 		map[string]any{"__dosim/queue/1": one, "__dosim/queue/2": task{Seq: 2}, "plain": "x"},
 		[]any{one, &one, due, []task{one}}, map[string]any{"nan": task{Score: math.NaN()}, "a": 1},
