@@ -127,8 +127,14 @@ func (v hostView) SetAlarm(at time.Time, ok bool) {
 		h.setLane(wire.LaneAlarm, prev.at, prev.set)
 	})
 	d := at.Sub(h.ns.r.start)
-	if now := h.ns.r.k.Now(); ok && d < now {
-		d = now // a time already past is now: getAlarm says so, and it fires at once (O6)
+	if ok && d < h.ns.r.k.Now() {
+		// A time already past is now: getAlarm says so, and it fires at
+		// once (O6). What the turn leaves then depends on its instant, so
+		// the clamp reads the clock as object code does (recorded, and a
+		// replay's reading): a step from one state with one input, and no
+		// other read, does not leave one alarm at one instant and another
+		// at the next (the checker memoises steps by state and input).
+		d = h.ns.r.clockRead(h).Sub(h.ns.r.start)
 	}
 	if ok && prev.waiting && h.ns.backend != object.KeyValueBacked {
 		// A failed delivery waits for its retry: a SQLite-backed object's
