@@ -21,24 +21,33 @@ import (
 // valid until the next statement or until the database closes, so db.mu
 // is held while it is read. nil for a database with no page yet.
 func (db *SQL) imageView() []byte {
-	tls := db.raw.tls
-	pSize := tls.Alloc(8) // C memory: see below
-	defer tls.Free(8)
-	p := sqlite3.Xsqlite3_serialize(tls, db.raw.db, mainSchema, pSize, sqlite3.SQLITE_SERIALIZE_NOCOPY)
-	size := *(*int64)(cPtr(pSize))
+	var p uintptr
+	size := outParam[int64](db.raw.tls, func(pSize uintptr) {
+		p = sqlite3.Xsqlite3_serialize(db.raw.tls, db.raw.db, mainSchema, pSize, sqlite3.SQLITE_SERIALIZE_NOCOPY)
+	})
 	if p == 0 || size <= 0 {
 		return nil
 	}
 	return unsafe.Slice((*byte)(cPtr(p)), size)
 }
 
-// An out-parameter of SQLite's (a size, a pointer it writes back) lives
+// outParam calls call with the address of an out-parameter of type T that
+// SQLite writes to, zeroed, and returns what it wrote. The parameter lives
 // in the connection's C memory (TLS.Alloc), never in a Go variable passed
 // as uintptr(unsafe.Pointer(&v)): SQLite's C is Go code here, deep enough
 // that the goroutine's stack may grow during the call, and Go then moves
 // the variable without updating the bare address the callee writes
 // through. imageView read a size of 0 that way, now and then, for a
 // database with pages (TestQ3_AnImageReadsItsSizeWhereverTheStackMoves).
+func outParam[T any](tls *libc.TLS, call func(p uintptr)) T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	p := tls.Alloc(size)
+	defer tls.Free(size)
+	*(*T)(cPtr(p)) = zero
+	call(p)
+	return *(*T)(cPtr(p))
+}
 
 // mainSchema is "main" as C text, for sqlite3_serialize and
 // sqlite3_deserialize; it lives as long as the process.

@@ -196,13 +196,10 @@ func (db *SQL) reset(image []byte) error {
 
 // storeOf is the memdb file of the database's main schema.
 func (db *SQL) storeOf() (*sqlite3.TMemStore, error) {
-	const size = int(unsafe.Sizeof(uintptr(0)))
-	tls := db.raw.tls
-	pFile := tls.Alloc(size) // C memory, as imageView says
-	defer tls.Free(size)
-	*(*uintptr)(cPtr(pFile)) = 0
-	rc := sqlite3.Xsqlite3_file_control(tls, db.raw.db, mainSchema, sqlite3.SQLITE_FCNTL_FILE_POINTER, pFile)
-	file := *(*uintptr)(cPtr(pFile))
+	var rc int32
+	file := outParam[uintptr](db.raw.tls, func(pFile uintptr) {
+		rc = sqlite3.Xsqlite3_file_control(db.raw.tls, db.raw.db, mainSchema, sqlite3.SQLITE_FCNTL_FILE_POINTER, pFile)
+	})
 	if rc != sqlite3.SQLITE_OK || file == 0 {
 		return nil, errors.New("the database has no file")
 	}
