@@ -4,6 +4,7 @@ package object
 
 import (
 	"errors"
+	"slices"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -29,6 +30,49 @@ func (db *SQL) imageView() []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(cPtr(p)), size)
+}
+
+// liveImage is the database's image as its connection reads it now,
+// inside a transaction too (a Transaction's, the turn's savepoint), when
+// the memdb file holds only what was committed: the file's bytes, with the
+// pages the transaction changed and its cache still holds laid over them,
+// in the size the transaction gives the database. It is copied into buf
+// (reused). ok is false when the pager is in a state whose pages it
+// cannot tell (an I/O error); the caller then reads no image.
+// TestQ3_ALiveImageIsThePagesTheConnectionReads holds it, page by page,
+// against sqlite_dbpage, which reads them through the pager.
+func (db *SQL) liveImage(buf []byte) (image []byte, ok bool) {
+	pager := db.pager()
+	switch pager.FeState {
+	case sqlite3.PAGER_OPEN: // no transaction has read the file: it holds it all
+		return append(buf[:0], db.imageView()...), true
+	case sqlite3.PAGER_ERROR:
+		return nil, false
+	}
+	store, err := db.storeOf()
+	if err != nil {
+		return nil, false
+	}
+	pageSize := int(pager.FpageSize)
+	size := int(pager.FdbSize) * pageSize
+	if size == 0 {
+		return buf[:0], true
+	}
+	image = slices.Grow(buf[:0], size)[:size]
+	file := []byte(nil)
+	if store.Fsz > 0 {
+		file = unsafe.Slice((*byte)(cPtr(store.FaData)), store.Fsz)
+	}
+	clear(image[copy(image, file):])
+	cache := (*sqlite3.TPCache)(cPtr(pager.FpPCache))
+	for p := cache.FpDirty; p != 0; {
+		page := (*sqlite3.TPgHdr)(cPtr(p))
+		if at := (int(page.Fpgno) - 1) * pageSize; page.Fpgno > 0 && at < size {
+			copy(image[at:at+pageSize], unsafe.Slice((*byte)(cPtr(page.FpData)), pageSize))
+		}
+		p = page.FpDirtyNext
+	}
+	return image, true
 }
 
 // outParam calls call with the address of an out-parameter of type T that

@@ -296,18 +296,37 @@ func imageFor(snap map[string]any) (*loadedImage, error) {
 	return l, nil
 }
 
+// liveImages holds the buffers dumpCached reads a transaction's image
+// into: scratch bytes, kept by no database (an idle object keeps none).
+var liveImages = sync.Pool{New: func() any { return new([]byte) }}
+
 // dumpCached is dump through sqlImages: what was dumped of the same bytes
 // before is copied (shared, toRead), else the database is dumped and what
 // it read kept.
 func (db *SQL) dumpCached(snap map[string]any, inOrder, toRead bool) error {
 	db.mu.Lock()
-	// Inside a transaction (a Transaction's, the turn's savepoint) what
-	// the connection reads is not yet in the file's bytes.
-	if db.closing || db.closed || db.conn == nil || db.inTransaction() {
+	if db.closing || db.closed || db.conn == nil {
 		db.mu.Unlock()
 		return db.dump(snap, inOrder)
 	}
-	k := imageKeyOf(db.imageView(), inOrder)
+	var k imageKey
+	if db.inTransaction() {
+		// Inside a transaction (a Transaction's, the turn's savepoint)
+		// what the connection reads is not all in the file's bytes yet.
+		buf := liveImages.Get().(*[]byte)
+		image, ok := db.liveImage(*buf)
+		if ok {
+			k = imageKeyOf(image, inOrder)
+		}
+		*buf = image[:0]
+		liveImages.Put(buf)
+		if !ok {
+			db.mu.Unlock()
+			return db.dump(snap, inOrder)
+		}
+	} else {
+		k = imageKeyOf(db.imageView(), inOrder)
+	}
 	db.mu.Unlock()
 	if images.dumped(k, snap, toRead) {
 		return nil

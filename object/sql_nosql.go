@@ -41,6 +41,8 @@ func (db *SQL) countRows(bool) {}
 
 func (db *SQL) imageView() []byte { return nil }
 
+func (db *SQL) liveImage([]byte) ([]byte, bool) { return nil, false }
+
 func (db *SQL) setImage([]byte) error { return nil }
 
 func (db *SQL) limitPages(uint32) {}
