@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dosim/dosim/stub"
 )
@@ -68,12 +69,7 @@ func (w *canonWalk) append(b []byte, v any) (_ []byte, ok bool) {
 	case int64:
 		return strconv.AppendInt(b, x, 10), true
 	case string:
-		if !plainJSON(x) {
-			return appendJSON(b, x) // escaped as json.Marshal escapes it: an SQL table's schema text has newlines
-		}
-		b = append(b, '"')
-		b = append(b, x...)
-		return append(b, '"'), true
+		return appendJSONString(b, x), true
 	case float64, float32, []byte, uint, uint8, uint16, uint32, uint64, int8, int16, int32:
 		return appendJSON(b, x)
 	case []any:
@@ -105,13 +101,7 @@ func (w *canonWalk) append(b []byte, v any) (_ []byte, ok bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if plainJSON(k) {
-				b = append(b, '"')
-				b = append(b, k...)
-				b = append(b, '"')
-			} else if b, ok = appendJSON(b, k); !ok {
-				return b, false
-			}
+			b = appendJSONString(b, k)
 			b = append(b, ':')
 			if b, ok = w.append(b, x[k]); !ok {
 				return b, false
@@ -289,16 +279,76 @@ func (w *sharedWalk) writeMany(v reflect.Value) {
 	w.b.WriteByte('}')
 }
 
-// plainJSON reports whether json.Marshal writes s as itself in quotes:
-// printable ASCII, with none of the characters it escapes.
-func plainJSON(s string) bool {
+// plainPrefix is the length of s's longest prefix that json.Marshal
+// writes as itself: printable ASCII, with none of the characters it
+// escapes.
+func plainPrefix(s string) int {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
+			return i
 		}
 	}
-	return true
+	return len(s)
+}
+
+// appendJSONString appends s as json.Marshal writes a string: quoted,
+// with HTML's <, > and & escaped, control bytes as \n or \u00XX, bytes
+// that are not UTF-8 as \ufffd, and U+2028 and U+2029 escaped. An SQL
+// table's schema text has newlines and tabs, and json.Marshal of each
+// such string was a tenth of a booth state's canonical text
+// (TestD1_CanonicalFastPathIsJSON holds it against json.Marshal).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	i := plainPrefix(s)
+	b = append(b, s[:i]...)
+	start := i
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++ // DEL (0x7f) too, as json.Marshal leaves it
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 func fetchKey(status int, body string) string { return fmt.Sprintf("ok %d %q", status, body) }

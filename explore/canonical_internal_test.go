@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // jsonCanonical is canonical as it was before its fast path: the model's
@@ -61,6 +63,23 @@ func TestD1_CanonicalFastPathIsJSON(t *testing.T) {
 	for _, v := range values {
 		assert.Equal(t, jsonCanonical(v), canonical(v), "%#v", v)
 		assert.Equal(t, "ok "+jsonCanonical(v), resultKey(v, nil), "%#v", v)
+	}
+}
+
+// D1: canonical writes every byte, and the runes json.Marshal escapes or
+// replaces, as json.Marshal does, alone, between plain text, and as a
+// map's key (appendJSONString).
+func TestD1_CanonicalStringsAreJSONs(t *testing.T) {
+	var cases []string
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"z<")
+	}
+	cases = append(cases, "\u2028\u2029", "x\u2029y", "\ufffd", "\xed\xa0\x80", "\xe2\x80", "\xe2\x80\xa8z",
+		"\U0001F600&", "CREATE TABLE t (\n\ta TEXT\r\n)", strings.Repeat("\t", 40))
+	for _, s := range cases {
+		for _, v := range []any{s, map[string]any{s: s}} {
+			require.Equal(t, jsonCanonical(v), canonical(v), "%q", s)
+		}
 	}
 }
 
