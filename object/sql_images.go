@@ -66,20 +66,99 @@ const (
 	validForAt      = 92
 )
 
-// imageKeyOf is img's key, but for the header's counts of writes.
+// imageKeyOf is img's key, but for the header's counts of writes and the
+// unallocated gap of each b-tree page (between its cell pointers and its
+// cells), which SQLite reads nothing from: two images that differ only
+// there hold the same rows, and hashing a gap was most of the cost of a
+// key (a booth database is four pages of a few hundred bytes each). A
+// page whose header does not read as a b-tree page's is hashed whole.
+// Only the pages a dump reads need be exact: a page whose first byte
+// happens to read as a b-tree page's type while it is not one is a free
+// page or a pointer-map page (an overflow or freelist trunk page starts
+// with a page number, under 2^24 within DefaultSQLMaxBytes), neither of
+// which a dump reads. TestQ2_AnImagesKeyLeavesOutOnlyItsPagesGaps holds
+// it.
 func imageKeyOf(img []byte, inOrder bool) imageKey {
-	parts := [3][]byte{img}
-	if len(img) >= validForAt+4 {
-		parts = [3][]byte{img[:changeCounterAt], img[changeCounterAt+4 : validForAt], img[validForAt+4:]}
-	}
 	var h [2]maphash.Hash
 	for i := range h {
 		h[i].SetSeed(imageSeeds[i])
-		for _, p := range parts {
+	}
+	write := func(p []byte) {
+		for i := range h {
 			_, _ = h[i].Write(p)
 		}
 	}
+	pageSize := imagePageSize(img)
+	if pageSize == 0 { // not a database file SQLite wrote: every byte
+		write(img)
+		return imageKey{h[0].Sum64(), h[1].Sum64(), inOrder}
+	}
+	var bounds [8]byte
+	for at := 0; at < len(img); at += pageSize {
+		page := img[at : at+pageSize]
+		from, to := pageGap(page, at == 0)
+		binary.LittleEndian.PutUint32(bounds[:4], uint32(from))
+		binary.LittleEndian.PutUint32(bounds[4:], uint32(to))
+		write(bounds[:])
+		head := page[:from]
+		if at == 0 { // the header's counts of writes left out
+			write(head[:changeCounterAt])
+			write(head[changeCounterAt+4 : validForAt])
+			head = head[validForAt+4:]
+		}
+		write(head)
+		write(page[to:])
+	}
 	return imageKey{h[0].Sum64(), h[1].Sum64(), inOrder}
+}
+
+// imagePageSize is the page size the header of img gives, or 0 when img
+// is not whole pages of a size SQLite allows, or too short for a header.
+func imagePageSize(img []byte) int {
+	const headerSize = 100
+	if len(img) < headerSize {
+		return 0
+	}
+	size := int(binary.BigEndian.Uint16(img[16:18]))
+	if size == 1 {
+		size = 65536
+	}
+	if size < 512 || size&(size-1) != 0 || len(img)%size != 0 {
+		return 0
+	}
+	return size
+}
+
+// pageGap is the unallocated gap of a b-tree page, page[from:to]: after
+// its cell pointer array, before its cell content area. first is the
+// file's first page, whose b-tree header follows the file's. A page that
+// does not read as a b-tree page, or whose bounds do not hold, has none
+// (from and to are both past its header: the whole page is hashed).
+func pageGap(page []byte, first bool) (from, to int) {
+	at := 0
+	if first {
+		at = 100
+	}
+	none := min(validForAt+4, len(page)) // past the file header's counts, which imageKeyOf cuts
+	var size int
+	switch page[at] {
+	case 0x02, 0x05: // interior pages, of an index and of a table
+		size = 12
+	case 0x0a, 0x0d: // leaf pages
+		size = 8
+	default:
+		return none, none
+	}
+	cells := int(binary.BigEndian.Uint16(page[at+3:]))
+	content := int(binary.BigEndian.Uint16(page[at+5:]))
+	if content == 0 {
+		content = 65536
+	}
+	from = at + size + 2*cells
+	if from > content || content > len(page) {
+		return none, none
+	}
+	return from, content
 }
 
 // dumped copies into snap what was dumped of the image k before, if it
