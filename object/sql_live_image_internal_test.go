@@ -62,7 +62,7 @@ func liveNow(t *testing.T, db *SQL) []byte {
 func TestQ3_ALiveImageIsThePagesTheConnectionReads(t *testing.T) {
 	for _, cacheSize := range []int{-2000, 2} { // the default's, and one that spills
 		t.Run(fmt.Sprintf("cache_size=%d", cacheSize), func(t *testing.T) {
-			db, err := openSQL(nil)
+			db, err := openUnpooled()
 			require.NoError(t, err)
 			defer db.close()
 			_, err = db.run(fmt.Sprintf("PRAGMA cache_size = %d", cacheSize), nil)
