@@ -396,8 +396,8 @@ func (db *SQL) dumpCached(snap map[string]any, inOrder, toRead bool) error {
 		image, ok := db.liveImage(*buf)
 		if ok {
 			k = imageKeyOf(image, inOrder)
+			*buf = image[:0] // grown, it serves the next
 		}
-		*buf = image[:0]
 		liveImages.Put(buf)
 		if !ok {
 			db.mu.Unlock()
