@@ -279,32 +279,18 @@ func (w *sharedWalk) writeMany(v reflect.Value) {
 	w.b.WriteByte('}')
 }
 
-// plainPrefix is the length of s's longest prefix that json.Marshal
-// writes as itself: printable ASCII, with none of the characters it
-// escapes.
-func plainPrefix(s string) int {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return i
-		}
-	}
-	return len(s)
-}
-
 // appendJSONString appends s as json.Marshal writes a string: quoted,
 // with HTML's <, > and & escaped, control bytes as \n or \u00XX, bytes
 // that are not UTF-8 as \ufffd, and U+2028 and U+2029 escaped. An SQL
 // table's schema text has newlines and tabs, and json.Marshal of each
-// such string was a tenth of a booth state's canonical text
-// (TestD1_CanonicalFastPathIsJSON holds it against json.Marshal).
+// such string was a third of a booth state's canonical text
+// (TestD1_CanonicalStringsAreJSONs and FuzzCanonicalString hold it
+// against json.Marshal).
 func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	i := plainPrefix(s)
-	b = append(b, s[:i]...)
-	start := i
-	for i < len(s) {
+	start := 0
+	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
