@@ -31,11 +31,59 @@ func TestQ3_AKeptConnectionReadsAsANewOne(t *testing.T) {
 	})
 }
 
+// Q3: a kept connection given no image (a new object's database, a
+// replay of its first turn) reads as a new connection, and its first
+// writes make the bytes a new connection's make: its pager starts from a
+// new connection's counters (versionAfterReset), from which the file's
+// change counter counts.
+func TestQ3_AKeptConnectionOpensNoImageAsANewOne(t *testing.T) {
+	ctx := context.Background()
+	exec := func(db *SQL, q string) [][]any {
+		t.Helper()
+		c, err := db.Exec(ctx, q)
+		require.NoError(t, err, q)
+		return c.Values()
+	}
+	first, err := openSQL(nil)
+	require.NoError(t, err)
+	exec(first, "CREATE TABLE gone (s TEXT); INSERT INTO gone VALUES ('x')")
+	require.NoError(t, first.dropAll()) // pages and counters, no schema
+	history, handle := first.schema, first.raw.db
+	require.Equal(t, emptySchema, history)
+	_, _ = connPool.take(history)
+	first.close()
+
+	kept, err := openSQLImage(nil, nil, history)
+	require.NoError(t, err)
+	defer kept.close()
+	require.Equal(t, handle, kept.raw.db, "the kept connection serves it")
+	fresh, err := openSQLImage(nil, nil, sqlSchema{})
+	require.NoError(t, err)
+	defer fresh.close()
+	require.Empty(t, fresh.prepared.m)
+
+	reads := append(slices.Clone(connectionReads), "PRAGMA user_version")
+	for _, write := range []string{"", "CREATE TABLE t (n INTEGER PRIMARY KEY)", "INSERT INTO t VALUES (1)"} {
+		if write != "" {
+			exec(kept, write)
+			exec(fresh, write)
+		}
+		for _, q := range reads {
+			assert.Equal(t, exec(fresh, q), exec(kept, q), "%s, after %q", q, write)
+		}
+		kept.mu.Lock()
+		fresh.mu.Lock()
+		assert.Equal(t, fresh.imageView(), kept.imageView(), "the file's bytes, after %q", write)
+		fresh.mu.Unlock()
+		kept.mu.Unlock()
+	}
+}
+
 // connectionReads are what a statement can read of a connection and its
 // file besides rows.
 var connectionReads = []string{
-	"SELECT changes(), total_changes(), last_insert_rowid()",
 	"PRAGMA data_version",
+	"SELECT changes(), total_changes(), last_insert_rowid()",
 	"PRAGMA page_count",
 	"PRAGMA freelist_count",
 	"PRAGMA schema_version",
@@ -84,7 +132,10 @@ func keptReadsAsNew(t *testing.T, schema string, writes, others []string) {
 	defer fresh.close()
 	require.Empty(t, fresh.prepared.m)
 
-	reads := append([]string{"SELECT n, s FROM t"}, connectionReads...)
+	// The first statement on the kept connection is PRAGMA data_version
+	// itself: its count is set before any statement has read the file
+	// (versionAfterReset).
+	reads := append(slices.Clone(connectionReads), "SELECT n, s FROM t")
 	for _, write := range []string{"", "INSERT INTO t (s) VALUES ('c')", "DELETE FROM t WHERE n = 1"} {
 		if write != "" {
 			exec(kept, write)
