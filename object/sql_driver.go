@@ -131,7 +131,27 @@ func (d *sqlDriver) attach(db *SQL, conn driver.Conn) error {
 	if rc := sqlite3.Xsqlite3_db_config(raw.tls, raw.db, sqlite3.SQLITE_DBCONFIG_ENABLE_FKEY, va); rc != sqlite3.SQLITE_OK {
 		return fmt.Errorf("%w: open: foreign keys: %s", ErrSQL, libc.GoString(sqlite3.Xsqlite3_errstr(raw.tls, rc)))
 	}
+	unlockedConn(raw)
 	return nil
+}
+
+// unlockedConn makes the connection raw one SQLite does not lock, as one
+// opened with SQLITE_OPEN_NOMUTEX is ("multi-thread" mode: a connection
+// used by one thread at a time), which modernc.org/sqlite's driver does
+// not offer: it opens every connection with SQLITE_OPEN_FULLMUTEX. dosim
+// uses a connection from one goroutine at a time already, under its
+// database's lock (SQL.mu: every statement, image, dump and close), and
+// the driver's own goroutine that interrupts a statement runs only for a
+// context that can be cancelled, which dosim never passes. SQLite takes
+// the connection's lock in every call of its API (a step, each column
+// read, each bind), which was a tenth of a booth seed's run, in its
+// pthread mutexes. The lock is freed at once: nothing holds it between
+// calls, and sqlite3_close frees none (NOMUTEX's is none either).
+func unlockedConn(raw rawConn) {
+	conn := (*sqlite3.Tsqlite3)(cPtr(raw.db))
+	m := conn.Fmutex
+	conn.Fmutex = 0
+	sqlite3.Xsqlite3_mutex_free(raw.tls, m)
 }
 
 // sqlDriver is a SQLite driver with dosim's functions registered, and the
