@@ -102,7 +102,7 @@ func checkLinear(seed uint64, v *runView, ms *models, maxCut int, broken map[str
 		m := ms.get(h.ns, h.name)
 		c := &checker{m: m, ctor: h.ctor}
 		init := m.intern(h.obj.Initial, nil, nil)
-		c.endKey = m.intern(h.obj.Final, h.end, nil).end
+		c.endKey = m.intern(h.obj.Final, h.end, nil).endText()
 		order := orderOps(h)
 		v, key, memo := m.verdict(c, init, h, order, timeout)
 		kind := KindLinearizability

@@ -42,13 +42,32 @@ import (
 // state is an interned model state.
 type state struct {
 	// key is all the state is, its instance's memory included; end is what
-	// the read of the end state compares: storage, alarm and effects.
+	// the read of the end state compares: storage, alarm and effects
+	// (endText).
 	key, end string
 	stored   int // key[:stored] is the storage's canonical text
-	hash     uint64
-	st       runtime.ObjectState
-	effects  []string // sorted: a multiset
-	inst     *instance
+	// sqlEnd: end is written when first read, from the storage's SQL
+	// tables by their rows (sqlContent), then key[stored:effectsEnd].
+	// Most states a check meets are never compared with the end state,
+	// and writing every one's at once was 2% of a booth seed.
+	sqlEnd     bool
+	effectsEnd int
+	endOnce    sync.Once
+	hash       uint64
+	st         runtime.ObjectState
+	effects    []string // sorted: a multiset
+	inst       *instance
+}
+
+// endText is what the read of the end state compares of s.
+func (s *state) endText() string {
+	if s.sqlEnd {
+		s.endOnce.Do(func() {
+			content, _ := sqlContent(s.st.Storage)
+			s.end = canonical(content) + s.key[s.stored:s.effectsEnd]
+		})
+	}
+	return s.end
 }
 
 // stepKey memoises a step: from a state, a turn with its input, on the
@@ -227,9 +246,9 @@ func (m *model) intern(st runtime.ObjectState, effects []string, inst *instance)
 	h := fnv.New64a()
 	_, _ = io.WriteString(h, key)
 	s := &state{key: key, end: key[:end], stored: stored, hash: h.Sum64(), st: st, effects: effects, inst: inst}
-	if content, ok := sqlContent(st.Storage); ok {
+	if hasRowids(st.Storage) {
 		// SQL tables compare by their rows, not their order or rowids.
-		s.end = canonical(content) + key[stored:end]
+		s.end, s.sqlEnd, s.effectsEnd = "", true, end
 	}
 	m.states[key] = s
 	return s
@@ -242,6 +261,17 @@ func appendStorage(b []byte, storage map[string]any) []byte {
 		return c
 	}
 	return append(b, canonical(storage)...)
+}
+
+// hasRowids reports whether storage holds an SQL table with rowids: one
+// sqlContent writes anew.
+func hasRowids(storage map[string]any) bool {
+	for k, v := range storage {
+		if t, isTable := v.(map[string]any); isTable && strings.HasPrefix(k, object.SQLSnapshotPrefix) && t["rowids"] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // sqlContent is storage with each SQL table as Storage.Snapshot writes
@@ -472,7 +502,7 @@ func (c *checker) step(p *pset, op *hop) (bool, any) {
 	}
 	if op.final {
 		for _, s := range p.members {
-			if s.end == c.endKey {
+			if s.endText() == c.endKey {
 				return true, p
 			}
 		}
