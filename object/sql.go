@@ -119,11 +119,16 @@ type SQL struct {
 	// rolledBack is set once a statement's ON CONFLICT ROLLBACK ended the
 	// outermost Transaction: its other statements must not run outside it.
 	rolledBack bool
-	// mu guards running and closing: a database closed while a statement
-	// runs (its runtime's watchdog gave up on the turn) closes when the
-	// statement ends, never under it (rule Q5).
+	// mu guards running, users and closing: a database closed while a
+	// statement runs, or while an Exec, a Transaction or DeleteAll is
+	// under way (its runtime's watchdog gave up on the turn, and the
+	// runtime closes its databases from another goroutine), closes when
+	// the last of them ends, never under it (rule Q5): between statements
+	// such an operation still uses the connection (SQLite's parser splits
+	// the next one, the statements kept are finalized).
 	mu      sync.Mutex
 	running bool
+	users   int // operations under way (enter)
 	closing bool
 }
 
@@ -158,7 +163,7 @@ func (db *SQL) close() {
 		return
 	}
 	db.closing = true
-	if db.running {
+	if db.running || db.users > 0 {
 		return
 	}
 	db.shut(true)
@@ -196,17 +201,30 @@ func (db *SQL) rand() *rand.Rand {
 	return db.rng
 }
 
-func (db *SQL) live(op string) error {
-	db.mu.Lock()
-	closed := db.closed || db.closing
-	db.mu.Unlock()
-	switch {
-	case db.revoked != nil:
+// enter starts the operation op (an Exec, a Transaction, DeleteAll) on
+// the database, unless it is closed or revoked: until leave, a close
+// from another goroutine only marks it closing (close).
+func (db *SQL) enter(op string) error {
+	if db.revoked != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSQL, op, db.revoked)
-	case closed:
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed || db.closing {
 		return fmt.Errorf("%w: %s: the database is closed (its runtime was closed)", ErrSQL, op)
 	}
+	db.users++
 	return nil
+}
+
+// leave ends an operation enter started; the last to end closes the
+// database if it was closed meanwhile.
+func (db *SQL) leave() {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.users--; db.users == 0 && db.closing && !db.closed && !db.running {
+		db.shut(false) // the operation ran on after its runtime stalled
+	}
 }
 
 // Exec runs query, one statement or several separated by ;, with args
@@ -253,9 +271,10 @@ func readsConnection(text string) bool {
 // exec is Exec; with readOnlyQuery set, query must be one statement that
 // does not write.
 func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, args []any) (*Cursor, error) {
-	if err := db.live(op); err != nil {
+	if err := db.enter(op); err != nil {
 		return nil, err
 	}
+	defer db.leave() // last: the cut and settle below use the connection
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrSQL, op, err)
 	}
@@ -458,9 +477,10 @@ var errRolledBack = errors.New("a statement's ON CONFLICT ROLLBACK rolled the tr
 // panic goes on after the rollback). The error fn returned is returned.
 // tx is db itself; Transactions nest.
 func (db *SQL) Transaction(ctx context.Context, fn func(ctx context.Context, tx *SQL) error) error {
-	if err := db.live("Transaction"); err != nil {
+	if err := db.enter("Transaction"); err != nil {
 		return err
 	}
+	defer db.leave()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: Transaction: %w", ErrSQL, err)
 	}
@@ -511,9 +531,10 @@ func (s *Storage) QuerySQL(ctx context.Context, query string, args ...any) (*Cur
 // dropAll drops every table, index, view and trigger (Storage.DeleteAll),
 // all or none. Under the output gate it is one write of the running turn.
 func (db *SQL) dropAll() error {
-	if err := db.live("DeleteAll"); err != nil {
+	if err := db.enter("DeleteAll"); err != nil {
 		return err
 	}
+	defer db.leave()
 	var by any
 	if db.depth > 0 {
 		db.txWrote = true

@@ -4,7 +4,9 @@ package object
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -245,5 +247,56 @@ func TestQ5_AStalledRuntimesConnectionServesNoOther(t *testing.T) {
 		if kept {
 			oc.close()
 		}
+	}
+}
+
+// stallingHost is a Host whose runtime stalls once halted is set.
+type stallingHost struct {
+	Host
+	halted *atomic.Bool
+}
+
+func (h stallingHost) Halted() bool { return h.halted.Load() }
+
+// Q5: a stalled runtime closes its databases from another goroutine while
+// the abandoned turn's goroutine may be between two statements of an
+// Exec, where SQLite's parser splits the next one on the connection (and
+// statements kept are finalized): the connection closes once the Exec
+// ends, never under it. Closing it at once freed it under the splitter: a
+// data race under -race between sqlite3_close_v2 and sqlite3_prepare_v2,
+// and a SIGSEGV without (found by a helper's audit of unlockedConn; the
+// SIGSEGV predates it).
+func TestQ5_AStalledRuntimeClosesADatabaseAfterItsExec(t *testing.T) {
+	for i := range 50 {
+		var halted atomic.Bool
+		db, err := openSQL(nil)
+		require.NoError(t, err)
+		db.host = stallingHost{halted: &halted}
+		started := make(chan struct{})
+		var errs atomic.Value
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for j := 0; ; j++ {
+				// Each text new, so each is cut by the parser again.
+				_, err := db.Exec(context.Background(), fmt.Sprintf("SELECT %d, %d; SELECT %d", i, j, j))
+				if j == 2 {
+					close(started)
+				}
+				if err != nil {
+					errs.Store(err)
+					return
+				}
+			}
+		}()
+		<-started
+		halted.Store(true)
+		db.close()
+		<-done
+		err, _ = errs.Load().(error)
+		require.ErrorContains(t, err, "closed", "the Exec after the close is refused")
+		db.mu.Lock()
+		assert.True(t, db.closed, "closed once its Exec ended")
+		db.mu.Unlock()
 	}
 }

@@ -261,7 +261,7 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 	defer func() {
 		db.mu.Lock()
 		db.running = false
-		if db.closing && !db.closed {
+		if db.closing && !db.closed && db.users == 0 {
 			db.shut(false) // the statement ran on after its runtime stalled
 		}
 		db.mu.Unlock()

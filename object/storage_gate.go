@@ -129,9 +129,10 @@ func (db *SQL) endTurn(keep bool) {
 	}
 	empty := db.turnEmpty
 	db.turn, db.turnEmpty = false, false
-	if db.closed {
-		return
+	if db.enter("endTurn") != nil {
+		return // closed: its savepoint went with the connection
 	}
+	defer db.leave()
 	if !keep {
 		_, _ = db.run("ROLLBACK TO dosim_turn", nil)
 		db.revertSchema(db.turnSchema)
