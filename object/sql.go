@@ -349,7 +349,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 // database's source when it writes, and its ON CONFLICT ROLLBACK caught.
 func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 	inTx := db.depth > 0 || db.turn
-	if !s.readonly {
+	if !s.readonly && db.mayDraw(s.text) {
 		defer db.lockPRNG()()
 	}
 	db.steps, db.stopped = 0, ""

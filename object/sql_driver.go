@@ -293,6 +293,45 @@ func sqlProgress(tls *libc.TLS, _ uintptr) int32 {
 // cannot tell from a misuse when written unsafe.Pointer(p).
 func cPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
+// stmtMayDraw reports whether st, a statement modernc.org/sqlite's driver
+// prepared, may draw from SQLite's generator as it runs, so that running
+// it must take prngMu: its program holds an instruction that can. Of
+// what an object's statement may do (the sandbox refuses VACUUM, TEMP
+// objects, ATTACH and the journal's pragmas, and the memory journal draws
+// no checksum seed), SQLite draws for a new rowid once the largest is
+// taken (OP_NewRowid); in the statements a trigger's or a virtual table's
+// module runs (OP_Program, OP_VUpdate, OP_VCreate, OP_VDestroy); and for
+// the name of a temporary file, should a sorter or an ephemeral table
+// outgrow its cache (OP_SorterOpen, OP_OpenEphemeral, OP_OpenAutoindex,
+// OP_OpenDup). random() and randomblob() are dosim's own, drawing from the
+// database's source. An UPDATE or DELETE without triggers, or a CREATE
+// ... IF NOT EXISTS of what exists, needs no lock: holding prngMu for
+// every statement that writes serialised a booth sweep's two workers
+// (two workers took 0.82 of one's wall time). A statement whose program
+// cannot be read (another version of the driver) may draw.
+func stmtMayDraw(st driver.Stmt) bool {
+	v := reflect.ValueOf(st)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return true
+	}
+	f := v.Elem().FieldByName("pstmt")
+	if f.Kind() != reflect.Uintptr || f.Uint() == 0 {
+		return true
+	}
+	vdbe := (*sqlite3.TVdbe)(cPtr(uintptr(f.Uint())))
+	if vdbe.FnOp <= 0 || vdbe.FaOp == 0 {
+		return true
+	}
+	for _, op := range unsafe.Slice((*sqlite3.TVdbeOp)(cPtr(vdbe.FaOp)), vdbe.FnOp) {
+		switch op.Fopcode {
+		case sqlite3.OP_NewRowid, sqlite3.OP_Program, sqlite3.OP_VUpdate, sqlite3.OP_VCreate, sqlite3.OP_VDestroy,
+			sqlite3.OP_SorterOpen, sqlite3.OP_OpenEphemeral, sqlite3.OP_OpenAutoindex, sqlite3.OP_OpenDup, sqlite3.OP_Vacuum:
+			return true
+		}
+	}
+	return false
+}
+
 // cFuncPointer is f as SQLite's transpiled C calls a function pointer.
 func cFuncPointer[T any](f T) uintptr {
 	return *(*uintptr)(unsafe.Pointer(&struct{ f T }{f}))

@@ -3,6 +3,7 @@
 package object
 
 import (
+	"database/sql/driver"
 	"fmt"
 )
 
@@ -30,6 +31,8 @@ func (sp *sqlSplitter) next() (sqlStmt, bool, error) { return sqlStmt{}, false, 
 func (sp *sqlSplitter) more() bool                   { return false }
 
 func (db *SQL) lockPRNG() func() { return func() {} }
+
+func stmtMayDraw(driver.Stmt) bool { return true }
 
 func (db *SQL) inTransaction() bool { return false }
 

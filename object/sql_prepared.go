@@ -29,6 +29,9 @@ type preparedKey struct {
 type preparedStmt struct {
 	st   driver.Stmt
 	sets sqlSets // what the authorizer told as it prepared a statement that writes
+	// draws: the statement's program may draw from SQLite's generator
+	// (stmtMayDraw), so running it takes prngMu (runUser).
+	draws bool
 }
 
 // maxPrepared bounds the statements a connection keeps: past it, they
@@ -53,7 +56,7 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 		if err != nil {
 			return nil, err
 		}
-		p = &preparedStmt{st: st}
+		p = &preparedStmt{st: st, draws: stmtMayDraw(st)}
 		if db.counting {
 			p.sets = copySets(nil, db.sets)
 		}
@@ -63,6 +66,18 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 		db.prepared.m[key] = p
 	}
 	return p.st.(driver.StmtQueryContext).QueryContext(ctx, args)
+}
+
+// mayDraw reports whether the object's statement text, about to run, may
+// draw from SQLite's generator: unless the connection keeps it prepared
+// and its program cannot (stmtMayDraw), it may, and it is prepared as it
+// runs, which can draw too.
+func (db *SQL) mayDraw(text string) bool {
+	if db.prepared == nil || !db.schema.known {
+		return true
+	}
+	p, ok := db.prepared.m[preparedKey{text: text}]
+	return !ok || p.draws
 }
 
 // close finalizes every statement kept.

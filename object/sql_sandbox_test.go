@@ -145,7 +145,8 @@ func TestQ3_EveryNowReadsTheVirtualClock(t *testing.T) {
 // Q3: SQLite's own rowid choice (random once the largest rowid is taken)
 // draws from the seeded source: the same seed gives the same rowids, also
 // with other runtimes' statements in parallel (three runs of one seed gave
-// three answers).
+// three answers), those that write without drawing too, which do not wait
+// for the generator's lock (stmtMayDraw).
 func TestQ3_RowidChoiceIsSeeded(t *testing.T) {
 	rowids := func(seed uint64) []any {
 		var out []any
@@ -164,15 +165,38 @@ func TestQ3_RowidChoiceIsSeeded(t *testing.T) {
 	}
 	want := rowids(3)
 	require.Len(t, want, 3)
-	var wg sync.WaitGroup
-	got := make([][]any, 8)
-	for i := range got {
+	var wg, rows sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 { // writes that draw nothing, in parallel
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sqlDo(t, 9, func(ctx context.Context, st *object.State) error {
+				db := st.SQL()
+				_, err := db.Exec(ctx, "CREATE TABLE n (k INTEGER PRIMARY KEY, v); INSERT INTO n VALUES (1, 0)")
+				require.NoError(t, err)
+				for {
+					select {
+					case <-stop:
+						return nil
+					default:
+					}
+					_, err := db.Exec(ctx, "UPDATE n SET v = v + 1; DELETE FROM n WHERE k = 2")
+					require.NoError(t, err)
+				}
+			})
+		}()
+	}
+	got := make([][]any, 8)
+	for i := range got {
+		rows.Add(1)
+		go func() {
+			defer rows.Done()
 			got[i] = rowids(3)
 		}()
 	}
+	rows.Wait()
+	close(stop)
 	wg.Wait()
 	for i := range got {
 		assert.Equal(t, want, got[i], "run %d", i)

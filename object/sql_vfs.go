@@ -188,7 +188,9 @@ func vfsLocaltime(tls *libc.TLS, t uintptr, pTm uintptr) int32 {
 // prngMu serialises the statements that may draw from SQLite's generator,
 // which is one for the whole process: each reseeds it from its own
 // database's seeded source. Opening a connection draws from it too, so
-// connect holds it.
+// connect holds it. It serialises a sweep's workers on those statements
+// only (a new rowid's INSERT, a trigger, a virtual table's write), not on
+// every one that writes (stmtMayDraw).
 var prngMu sync.Mutex
 
 // opening is set, under prngMu, while connect opens a connection, which is
@@ -200,10 +202,9 @@ var prngMu sync.Mutex
 // generator before any statement of it can use it (lockPRNG).
 var opening atomic.Bool
 
-// lockPRNG readies SQLite's generator for a statement of db that writes
-// (the one kind that can draw from it: a new rowid once the largest is
-// taken): it reseeds from db's source if it draws at all. The caller
-// calls the returned function when the statement is done.
+// lockPRNG readies SQLite's generator for a statement of db that may
+// draw from it (stmtMayDraw): it reseeds from db's source if it draws at
+// all. The caller calls the returned function when the statement is done.
 func (db *SQL) lockPRNG() func() {
 	prngMu.Lock()
 	sqlite3.Xsqlite3_randomness(db.raw.tls, 0, 0)
