@@ -91,13 +91,25 @@ func (p *sqlConnPool) put(db *SQL) bool {
 	}
 	sqlite3.Xsqlite3_db_release_memory(db.raw.tls, db.raw.db) // its pages are the old file's
 	db.oc.point(nil)
+	gone, kept := p.keep(pooledConn{oc: db.oc, schema: db.schema})
+	if gone != nil {
+		// Closed outside the pool's lock: closing a connection takes a
+		// while, and a sweep's other workers wait for the pool.
+		gone.close()
+	}
+	return kept
+}
+
+// keep adds c to the idle connections, and returns the one that made room
+// for it, if one did.
+func (p *sqlConnPool) keep(c pooledConn) (gone *openConn, kept bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// Room: the oldest of the same schema goes when it has maxPooledSchema,
 	// else the oldest of all.
 	same, oldest := 0, 0
-	for i, c := range p.idle {
-		if c.schema == db.schema {
+	for i, idle := range p.idle {
+		if idle.schema == c.schema {
 			if same == 0 {
 				oldest = i
 			}
@@ -109,13 +121,14 @@ func (p *sqlConnPool) put(db *SQL) bool {
 			oldest = 0
 		}
 		if oldest >= len(p.idle) {
-			return false // it keeps none
+			return nil, false // it keeps none
 		}
-		defer p.idle[oldest].oc.close()
+		oc := p.idle[oldest].oc
+		gone = &oc
 		p.idle = append(p.idle[:oldest], p.idle[oldest+1:]...)
 	}
-	p.idle = append(p.idle, pooledConn{oc: db.oc, schema: db.schema})
-	return true
+	p.idle = append(p.idle, c)
+	return gone, true
 }
 
 // freshDataVersion is what PRAGMA data_version reads on a new connection.
