@@ -83,6 +83,9 @@ type SQL struct {
 	// readHost is set once a statement read the clock or the seeded
 	// source (a template must not, sqlTemplates).
 	readHost bool
+	// preparing: SQLite is parsing one of the object's statements, whose
+	// draws, if any, come from zeros (quietPrepare).
+	preparing bool
 	// txWrote is set when an Exec inside the outermost Transaction wrote.
 	txWrote bool
 	// cleanup closes the database if it is collected unclosed; oc is its
@@ -349,7 +352,7 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 // database's source when it writes, and its ON CONFLICT ROLLBACK caught.
 func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 	inTx := db.depth > 0 || db.turn
-	if !s.readonly && db.mayDraw(s.text) {
+	if db.mayDraw(s.text, s.readonly) {
 		defer db.lockPRNG()()
 	}
 	db.steps, db.stopped = 0, ""

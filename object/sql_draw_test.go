@@ -51,7 +51,7 @@ func TestQ3_OnlyAStatementThatMayDrawLocksTheGenerator(t *testing.T) {
 		p, ok := db.prepared.m[preparedKey{text: c.stmt}]
 		require.True(t, ok, "kept: %s", c.stmt)
 		assert.Equal(t, c.draws, p.draws, "may draw: %s", c.stmt)
-		assert.Equal(t, c.draws, db.mayDraw(c.stmt), c.stmt)
+		assert.Equal(t, c.draws, db.mayDraw(c.stmt, false), c.stmt)
 		prngMu.Lock()
 		sqlite3.Xsqlite3_randomness(db.raw.tls, 0, 0)
 		prngMu.Unlock()
@@ -60,5 +60,50 @@ func TestQ3_OnlyAStatementThatMayDrawLocksTheGenerator(t *testing.T) {
 		require.NoError(t, err, c.stmt)
 		assert.Equal(t, c.drew, db.readHost, "drew: %s", c.stmt)
 		db.close()
+	}
+}
+
+// Q3: SQLite names a result column whose name four others have with a
+// random number ("a:" and one, sqlite3ColumnsFromExprList), and keeps a
+// CREATE TABLE ... AS SELECT's in the schema: the name is the same in
+// every run, on a new connection or one that parsed the statement before,
+// and parsing it takes nothing from the database's seeded source (the
+// next random() is the one it would be without it). It read whatever
+// SQLite's generator held: three runs gave three names.
+func TestQ3_AColumnNamedAfterFourOthersIsNamedTheSameInEveryRun(t *testing.T) {
+	const (
+		sel  = "SELECT * FROM (SELECT 1 AS a, 2 AS a, 3 AS a, 4 AS a, 5 AS a, 6 AS a)"
+		ctas = "CREATE TABLE t AS SELECT 1 AS a, 2 AS a, 3 AS a, 4 AS a, 5 AS a, 6 AS a"
+	)
+	ctx := context.Background()
+	run := func(parse bool) (cols []string, table [][]any, r any) {
+		db, err := openSQL(nil)
+		require.NoError(t, err)
+		defer db.close()
+		if parse {
+			c, err := db.Exec(ctx, sel)
+			require.NoError(t, err)
+			cols = c.Columns()
+			_, err = db.Exec(ctx, ctas)
+			require.NoError(t, err)
+			c, err = db.Exec(ctx, "SELECT name FROM pragma_table_info('t')")
+			require.NoError(t, err)
+			table = c.Values()
+		}
+		c, err := db.Exec(ctx, "SELECT random()")
+		require.NoError(t, err)
+		return cols, table, c.Values()[0][0]
+	}
+	cols, table, r := run(true)
+	require.Len(t, cols, 6)
+	assert.Equal(t, []string{"a", "a:1", "a:2", "a:3", "a:4"}, cols[:5])
+	require.Len(t, table, 6)
+	_, _, plain := run(false)
+	assert.Equal(t, plain, r, "the parse drew nothing from the database's source")
+	for i := range 4 { // new connections, and ones kept with the statements parsed
+		c2, t2, r2 := run(true)
+		assert.Equal(t, cols, c2, "run %d", i)
+		assert.Equal(t, table, t2, "run %d", i)
+		assert.Equal(t, r, r2, "run %d", i)
 	}
 }

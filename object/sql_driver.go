@@ -378,7 +378,11 @@ func (sp *sqlSplitter) prepare() (stmt, tail uintptr, err error) {
 	db, tls := sp.db, sp.db.raw.tls
 	db.denied = ""
 	pStmt, pTail := sp.ptrs, sp.ptrs+8
-	if rc := sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail); rc != sqlite3.SQLITE_OK {
+	var rc int32
+	prngMu.Lock()
+	db.quietPrepare(func() { rc = sqlite3.Xsqlite3_prepare_v2(tls, db.raw.db, sp.at, left, pStmt, pTail) })
+	prngMu.Unlock()
+	if rc != sqlite3.SQLITE_OK {
 		return 0, 0, db.prepareError(rc)
 	}
 	return *(*uintptr)(cPtr(pStmt)), *(*uintptr)(cPtr(pTail)), nil

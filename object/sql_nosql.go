@@ -34,6 +34,8 @@ func (db *SQL) lockPRNG() func() { return func() {} }
 
 func stmtMayDraw(driver.Stmt) bool { return true }
 
+func (db *SQL) quietPrepare(prepare func()) { prepare() }
+
 func (db *SQL) inTransaction() bool { return false }
 
 func (db *SQL) changesSoFar() int64 { return 0 }

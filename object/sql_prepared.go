@@ -52,7 +52,14 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 			db.sets = copySets(db.sets[:0], p.sets)
 		}
 	} else {
-		st, err := db.conn.(driver.ConnPrepareContext).PrepareContext(ctx, text)
+		var st driver.Stmt
+		var err error
+		prepare := func() { st, err = db.conn.(driver.ConnPrepareContext).PrepareContext(ctx, text) }
+		if db.trusted {
+			prepare() // dosim's own: it names no column after four others
+		} else {
+			db.quietPrepare(prepare) // under prngMu: runUser took it (mayDraw)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -69,15 +76,17 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 }
 
 // mayDraw reports whether the object's statement text, about to run, may
-// draw from SQLite's generator: unless the connection keeps it prepared
-// and its program cannot (stmtMayDraw), it may, and it is prepared as it
-// runs, which can draw too.
-func (db *SQL) mayDraw(text string) bool {
+// draw from SQLite's generator: unless the connection keeps it prepared,
+// it is prepared as it runs, and parsing may draw (quietPrepare); kept, it
+// may if it writes and its program can (stmtMayDraw). A statement that
+// only reads draws nothing as it runs, bar a temporary file's name
+// (stmtMayDraw), which no read waits on the lock for.
+func (db *SQL) mayDraw(text string, readonly bool) bool {
 	if db.prepared == nil || !db.schema.known {
 		return true
 	}
 	p, ok := db.prepared.m[preparedKey{text: text}]
-	return !ok || p.draws
+	return !ok || !readonly && p.draws
 }
 
 // close finalizes every statement kept.

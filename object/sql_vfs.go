@@ -159,6 +159,10 @@ func vfsRandomness(tls *libc.TLS, pVfs uintptr, nByte int32, zOut uintptr) int32
 		}
 		return callRandomness(vfsBase.FxRandomness, tls, pVfs, nByte, zOut)
 	}
+	if db.preparing {
+		clear(out) // see quietPrepare
+		return nByte
+	}
 	r := db.rand()
 	for i := 0; i < len(out); i += 8 {
 		v := r.Uint64()
@@ -209,6 +213,27 @@ func (db *SQL) lockPRNG() func() {
 	prngMu.Lock()
 	sqlite3.Xsqlite3_randomness(db.raw.tls, 0, 0)
 	return prngMu.Unlock
+}
+
+// quietPrepare runs prepare, SQLite parsing one of the object's
+// statements, with the generator seeded from zeros meanwhile and reset
+// before and after; the caller holds prngMu. A parse draws only to name a
+// result column whose name four others already have ("a:" and a random
+// number, sqlite3ColumnsFromExprList: a subquery's or a view's columns,
+// or a CREATE TABLE ... AS SELECT's, which the schema keeps). That name
+// must be the same in every run of a seed, whichever connection parses
+// the statement and whether one parsed it before, and the parse must not
+// take a draw from the database's source, which the statement's own run
+// (a new rowid) or a later one may need: it read whatever the generator
+// held, and so differed from run to run.
+func (db *SQL) quietPrepare(prepare func()) {
+	sqlite3.Xsqlite3_randomness(db.raw.tls, 0, 0)
+	db.preparing = true
+	defer func() {
+		db.preparing = false
+		sqlite3.Xsqlite3_randomness(db.raw.tls, 0, 0)
+	}()
+	prepare()
 }
 
 // The base VFS's methods, called through their C pointers.
