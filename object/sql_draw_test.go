@@ -34,6 +34,7 @@ func TestQ3_OnlyAStatementThatMayDrawLocksTheGenerator(t *testing.T) {
 		{"DELETE FROM t WHERE k = 2", false, false},
 		{"CREATE TABLE IF NOT EXISTS t (k INTEGER PRIMARY KEY, v TEXT)", false, false},
 		{"UPDATE w SET v = v + 1 WHERE k = 'a'", false, false},
+		{"UPDATE t SET v = 'e' WHERE k IN (SELECT k FROM t ORDER BY v DESC LIMIT 1)", false, false}, // an ephemeral table, a sorter
 		{"INSERT OR REPLACE INTO w VALUES ('b', 2)", false, false},
 		{"INSERT INTO t (v) VALUES ('d')", true, false},
 		{"UPDATE logged SET v = v + 1", true, false},   // its trigger inserts

@@ -297,18 +297,18 @@ func cPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&
 // prepared, may draw from SQLite's generator as it runs, so that running
 // it must take prngMu: its program holds an instruction that can. Of
 // what an object's statement may do (the sandbox refuses VACUUM, TEMP
-// objects, ATTACH and the journal's pragmas, and the memory journal draws
-// no checksum seed), SQLite draws for a new rowid once the largest is
-// taken (OP_NewRowid); in the statements a trigger's or a virtual table's
-// module runs (OP_Program, OP_VUpdate, OP_VCreate, OP_VDestroy); and for
-// the name of a temporary file, should a sorter or an ephemeral table
-// outgrow its cache (OP_SorterOpen, OP_OpenEphemeral, OP_OpenAutoindex,
-// OP_OpenDup). random() and randomblob() are dosim's own, drawing from the
-// database's source. An UPDATE or DELETE without triggers, or a CREATE
-// ... IF NOT EXISTS of what exists, needs no lock: holding prngMu for
-// every statement that writes serialised a booth sweep's two workers
-// (two workers took 0.82 of one's wall time). A statement whose program
-// cannot be read (another version of the driver) may draw.
+// objects, ATTACH and the journal's pragmas; the memory journal draws no
+// checksum seed; memdb keeps a sorter's or an ephemeral table's spill in
+// memory, with no file name to draw), SQLite draws for a new rowid once
+// the largest is taken (OP_NewRowid), and in the statements a trigger or
+// a virtual table's module runs (OP_Program, OP_VUpdate, OP_VCreate,
+// OP_VDestroy). random() and randomblob() are dosim's own, drawing from
+// the database's source; a parse's draws are quietPrepare's. An UPDATE or
+// DELETE without triggers, or a CREATE ... IF NOT EXISTS of what exists,
+// needs no lock: holding prngMu for every statement that writes
+// serialised a booth sweep's two workers (two workers took 0.82 of one's
+// wall time). A statement whose program cannot be read (another version
+// of the driver) may draw.
 func stmtMayDraw(st driver.Stmt) bool {
 	v := reflect.ValueOf(st)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
@@ -324,8 +324,7 @@ func stmtMayDraw(st driver.Stmt) bool {
 	}
 	for _, op := range unsafe.Slice((*sqlite3.TVdbeOp)(cPtr(vdbe.FaOp)), vdbe.FnOp) {
 		switch op.Fopcode {
-		case sqlite3.OP_NewRowid, sqlite3.OP_Program, sqlite3.OP_VUpdate, sqlite3.OP_VCreate, sqlite3.OP_VDestroy,
-			sqlite3.OP_SorterOpen, sqlite3.OP_OpenEphemeral, sqlite3.OP_OpenAutoindex, sqlite3.OP_OpenDup, sqlite3.OP_Vacuum:
+		case sqlite3.OP_NewRowid, sqlite3.OP_Program, sqlite3.OP_VUpdate, sqlite3.OP_VCreate, sqlite3.OP_VDestroy, sqlite3.OP_Vacuum:
 			return true
 		}
 	}

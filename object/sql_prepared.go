@@ -79,8 +79,7 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 // draw from SQLite's generator: unless the connection keeps it prepared,
 // it is prepared as it runs, and parsing may draw (quietPrepare); kept, it
 // may if it writes and its program can (stmtMayDraw). A statement that
-// only reads draws nothing as it runs, bar a temporary file's name
-// (stmtMayDraw), which no read waits on the lock for.
+// only reads draws nothing as it runs.
 func (db *SQL) mayDraw(text string, readonly bool) bool {
 	if db.prepared == nil || !db.schema.known {
 		return true
