@@ -267,11 +267,18 @@ func appendStorage(b []byte, storage map[string]any) []byte {
 // sqlContent writes anew.
 func hasRowids(storage map[string]any) bool {
 	for k, v := range storage {
-		if t, isTable := v.(map[string]any); isTable && strings.HasPrefix(k, object.SQLSnapshotPrefix) && t["rowids"] != nil {
+		if _, ok := rowidTable(k, v); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// rowidTable is v, the storage entry k, as an SQL table with rowids, if
+// it is one.
+func rowidTable(k string, v any) (map[string]any, bool) {
+	t, isTable := v.(map[string]any)
+	return t, isTable && strings.HasPrefix(k, object.SQLSnapshotPrefix) && t["rowids"] != nil
 }
 
 // sqlContent is storage with each SQL table as Storage.Snapshot writes
@@ -280,8 +287,8 @@ func hasRowids(storage map[string]any) bool {
 func sqlContent(storage map[string]any) (map[string]any, bool) {
 	var out map[string]any
 	for k, v := range storage {
-		t, isTable := v.(map[string]any)
-		if !isTable || !strings.HasPrefix(k, object.SQLSnapshotPrefix) || t["rowids"] == nil {
+		t, ok := rowidTable(k, v)
+		if !ok {
 			continue
 		}
 		if out == nil {

@@ -204,9 +204,10 @@ func (db *SQL) rand() *rand.Rand {
 	return db.rng
 }
 
-// enter starts the operation op (an Exec, a Transaction, DeleteAll) on
-// the database, unless it is closed or revoked: until leave, a close
-// from another goroutine only marks it closing (close).
+// enter starts the operation op (an Exec, a Transaction, DeleteAll, the
+// end of a turn's savepoint) on the database, unless it is closed or
+// revoked: until leave, a close from another goroutine only marks it
+// closing (close).
 func (db *SQL) enter(op string) error {
 	if db.revoked != nil {
 		return fmt.Errorf("%w: %s: %w", ErrSQL, op, db.revoked)
@@ -349,7 +350,8 @@ func (db *SQL) exec(ctx context.Context, op, query string, readOnlyQuery bool, a
 
 // runUser runs one statement of the object's: under the sandbox, bounded
 // in steps and in result size, with SQLite's generator seeded from the
-// database's source when it writes, and its ON CONFLICT ROLLBACK caught.
+// database's source when it may draw (mayDraw), and its ON CONFLICT
+// ROLLBACK caught.
 func (db *SQL) runUser(s sqlStmt, args []driver.NamedValue) (rawCursor, error) {
 	inTx := db.depth > 0 || db.turn
 	if db.mayDraw(s.text, s.readonly) {

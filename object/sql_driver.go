@@ -139,10 +139,12 @@ func (d *sqlDriver) attach(db *SQL, conn driver.Conn) error {
 // opened with SQLITE_OPEN_NOMUTEX is ("multi-thread" mode: a connection
 // used by one thread at a time), which modernc.org/sqlite's driver does
 // not offer: it opens every connection with SQLITE_OPEN_FULLMUTEX. dosim
-// uses a connection from one goroutine at a time already, under its
-// database's lock (SQL.mu: every statement, image, dump and close), and
-// the driver's own goroutine that interrupts a statement runs only for a
-// context that can be cancelled, which dosim never passes. SQLite takes
+// uses a connection from one goroutine at a time already: the turn's runs
+// its statements, a close from another goroutine waits for the operation
+// under way to end (SQL.enter, runAs's running), images and dumps are
+// read under SQL.mu, and the driver's own goroutine that interrupts a
+// statement runs only for a context that can be cancelled, which dosim
+// never passes. SQLite takes
 // the connection's lock in every call of its API (a step, each column
 // read, each bind), which was a tenth of a booth seed's run, in its
 // pthread mutexes. The lock is freed at once: nothing holds it between
