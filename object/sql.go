@@ -53,7 +53,6 @@ const sqlPageSize = 4096
 // Exec returns at most SQLMaxResultBytes.
 type SQL struct {
 	conn   driver.Conn
-	q      driver.QueryerContext
 	host   Host       // the object's host: clock and seeded source; nil without a runtime
 	rng    *rand.Rand // without a host: a fixed seed
 	depth  int        // open Transactions

@@ -73,7 +73,7 @@ func openPooled(host Host, image []byte, schema sqlSchema) (*SQL, bool) {
 
 // use makes oc the database's connection.
 func (db *SQL) use(oc openConn) {
-	db.oc, db.conn, db.q, db.raw, db.prepared = oc, oc.conn, oc.conn.(driver.QueryerContext), oc.raw, oc.prepared
+	db.oc, db.conn, db.raw, db.prepared = oc, oc.conn, oc.raw, oc.prepared
 	oc.point(db)
 	// The connection's C memory is not the Go heap's: free it when the
 	// database is unreachable, if nobody closed it before.

@@ -19,7 +19,7 @@ import (
 )
 
 // The SQLite driver: the files that link modernc.org/sqlite (this one,
-// sql_vfs.go, sql_memory.go, sql_image.go and sql_pool.go). The build tag
+// sql_vfs.go, sql_memory.go, sql_image.go, sql_pool.go and sql_step.go). The build tag
 // dosim_nosql leaves them out (see sql_nosql.go): make fuzz builds with
 // it, because coverage-guided fuzzing instruments every linked package,
 // and SQLite's transpiled C makes each execution a thousand times slower
@@ -295,8 +295,8 @@ func sqlProgress(tls *libc.TLS, _ uintptr) int32 {
 // cannot tell from a misuse when written unsafe.Pointer(p).
 func cPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
-// stmtMayDraw reports whether st, a statement modernc.org/sqlite's driver
-// prepared, may draw from SQLite's generator as it runs, so that running
+// stmtMayDraw reports whether st, a statement prepared (prepareStmt), may
+// draw from SQLite's generator as it runs, so that running
 // it must take prngMu: its program holds an instruction that can. Of
 // what an object's statement may do (the sandbox refuses VACUUM, TEMP
 // objects, ATTACH and the journal's pragmas; the memory journal draws no
@@ -310,17 +310,12 @@ func cPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&
 // needs no lock: holding prngMu for every statement that writes
 // serialised a booth sweep's two workers (two workers took 0.82 of one's
 // wall time). A statement whose program cannot be read (another version
-// of the driver) may draw.
-func stmtMayDraw(st driver.Stmt) bool {
-	v := reflect.ValueOf(st)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return true
+// of SQLite's structures) may draw.
+func stmtMayDraw(st cStmt) bool {
+	if st.p == 0 {
+		return false
 	}
-	f := v.Elem().FieldByName("pstmt")
-	if f.Kind() != reflect.Uintptr || f.Uint() == 0 {
-		return true
-	}
-	vdbe := (*sqlite3.TVdbe)(cPtr(uintptr(f.Uint())))
+	vdbe := (*sqlite3.TVdbe)(cPtr(st.p))
 	if vdbe.FnOp <= 0 || vdbe.FaOp == 0 {
 		return true
 	}
@@ -488,10 +483,9 @@ func (db *SQL) inTransaction() bool {
 	return sqlite3.Xsqlite3_get_autocommit(db.raw.tls, db.raw.db) == 0
 }
 
-// explain words SQLite's errors as the platform does ("no such table: t:
-// SQLITE_ERROR": SQLite's message and its result code's name), and says
-// which of dosim's limits an error that needs it met. The error still
-// wraps SQLite's.
+// explain words an error of modernc.org/sqlite's driver (opening a
+// connection) as the platform does: see sqlMessage. The error still wraps
+// the driver's.
 func explain(err error) error {
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
@@ -503,14 +497,22 @@ func explain(err error) error {
 	if generic, ok := sqlErrstr[se.Code()&0xff]; ok {
 		msg = strings.TrimPrefix(msg, generic+": ")
 	}
-	msg = platformSQLMessage(msg, se.Code())
+	return &sqliteError{msg: sqlMessage(msg, se.Code()), err: err}
+}
+
+// sqlMessage words SQLite's message msg of result code code as the
+// platform does ("no such table: t: SQLITE_ERROR": the message and the
+// code's names), and says which of dosim's limits an error that needs it
+// met.
+func sqlMessage(msg string, code int) string {
+	msg = platformSQLMessage(msg, code)
 	switch {
-	case se.Code()&0xff == sqlite3.SQLITE_FULL:
+	case code&0xff == sqlite3.SQLITE_FULL:
 		msg += fmt.Sprintf(" (the database is limited to %d bytes, DefaultSQLMaxBytes)", DefaultSQLMaxBytes)
-	case se.Code()&0xff == sqlite3.SQLITE_TOOBIG && strings.Contains(msg, "string or blob"):
+	case code&0xff == sqlite3.SQLITE_TOOBIG && strings.Contains(msg, "string or blob"):
 		msg += fmt.Sprintf(" (a string, blob or row is limited to %d bytes, SQLMaxValueBytes)", SQLMaxValueBytes)
 	}
-	return &sqliteError{msg: msg, err: err}
+	return msg
 }
 
 // sqlErrstr is sqlite3_errstr of each primary result code, the prefix

@@ -104,3 +104,54 @@ func TestQ1_QuerySQLOnlyReads(t *testing.T) {
 		return nil
 	})
 }
+
+// Q1: a value reads back as SQLite stores it, whatever its column's
+// declared type says: text in a DATE, DATETIME or TIMESTAMP column is the
+// text stored, as the platform gives it back (the driver dosim ran
+// statements through before turned it into a time.Time, and
+// '2025-01-01T00:15:00.123Z' read back as "2025-01-01 00:15:00").
+func TestQ1_DateColumnsReadBackTheTextStored(t *testing.T) {
+	stored := []any{"2025-01-01T00:15:00.123Z", "2025-01-01", "2025-01-01 00:15:00.5", int64(1735690500), 1.5, []byte{1, 2}, nil}
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		_, err := db.Exec(ctx, "CREATE TABLE t (n INTEGER PRIMARY KEY, d DATETIME, e DATE, f TIMESTAMP)")
+		require.NoError(t, err)
+		for _, v := range stored {
+			_, err := db.Exec(ctx, "INSERT INTO t (d, e, f) VALUES (?, ?, ?)", v, v, v)
+			require.NoError(t, err)
+		}
+		c, err := db.Exec(ctx, "SELECT d, e, f FROM t ORDER BY n")
+		require.NoError(t, err)
+		for i, row := range c.Values() {
+			assert.Equal(t, []any{stored[i], stored[i], stored[i]}, row, "row %d", i)
+		}
+		c, err = db.Exec(ctx, "SELECT d FROM t ORDER BY n LIMIT 1")
+		require.NoError(t, err)
+		var d string
+		require.NoError(t, c.One(&d))
+		assert.Equal(t, "2025-01-01T00:15:00.123Z", d, "scanned into a string: the text stored")
+		return nil
+	})
+}
+
+// Q1: a statement the connection keeps names the columns of the table as
+// it is now: SELECT * after the table was made again with others.
+func TestQ1_AKeptStatementNamesTheColumnsOfTheTableNow(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		_, err := db.Exec(ctx, "CREATE TABLE t (a, b); INSERT INTO t VALUES (1, 2)")
+		require.NoError(t, err)
+		c, err := db.Exec(ctx, "SELECT * FROM t")
+		require.NoError(t, err)
+		first := c.Columns()
+		assert.Equal(t, []string{"a", "b"}, first)
+		_, err = db.Exec(ctx, "DROP TABLE t; CREATE TABLE t (x, y, z); INSERT INTO t VALUES (1, 2, 3)")
+		require.NoError(t, err)
+		c, err = db.Exec(ctx, "SELECT * FROM t")
+		require.NoError(t, err)
+		assert.Equal(t, []string{"x", "y", "z"}, c.Columns())
+		assert.Equal(t, [][]any{{int64(1), int64(2), int64(3)}}, c.Values())
+		assert.Equal(t, []string{"a", "b"}, first, "a cursor's columns stay its own")
+		return nil
+	})
+}

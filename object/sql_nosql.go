@@ -32,7 +32,18 @@ func (sp *sqlSplitter) more() bool                   { return false }
 
 func (db *SQL) lockPRNG() func() { return func() {} }
 
-func stmtMayDraw(driver.Stmt) bool { return true }
+// cStmt is no statement: there is no SQLite.
+type cStmt struct{}
+
+func (db *SQL) prepareStmt(string) (cStmt, error) {
+	return cStmt{}, fmt.Errorf("this build leaves SQLite out (the build tag dosim_nosql)")
+}
+
+func (db *SQL) stepStmt(*cStmt, []driver.NamedValue) (rawCursor, error) { return rawCursor{}, nil }
+
+func (st *cStmt) finalize() {}
+
+func stmtMayDraw(cStmt) bool { return true }
 
 func (db *SQL) quietPrepare(prepare func()) { prepare() }
 

@@ -1,9 +1,6 @@
 package object
 
-import (
-	"context"
-	"database/sql/driver"
-)
+import "database/sql/driver"
 
 // sqlPrepared is a connection's prepared statements, by text (issue 35):
 // a statement an object runs again (its schema's CREATE ... IF NOT
@@ -27,7 +24,7 @@ type preparedKey struct {
 }
 
 type preparedStmt struct {
-	st   driver.Stmt
+	st   cStmt
 	sets sqlSets // what the authorizer told as it prepared a statement that writes
 	// draws: the statement's program may draw from SQLite's generator
 	// (stmtMayDraw), so running it takes prngMu (runUser).
@@ -38,12 +35,16 @@ type preparedStmt struct {
 // all go and it starts again.
 const maxPrepared = 64
 
-// query runs the statement text with args through the connection's
-// prepared statements.
-func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error) {
-	ctx := context.Background()
+// query runs the statement text with args, through the connection's
+// prepared statements, and reads its rows.
+func (db *SQL) query(text string, args []driver.NamedValue) (rawCursor, error) {
 	if db.prepared == nil || !db.schema.known {
-		return db.q.QueryContext(ctx, text, args)
+		st, err := db.prepareQuietly(text)
+		if err != nil {
+			return rawCursor{}, err
+		}
+		defer st.finalize()
+		return db.stepStmt(&st, args)
 	}
 	key := preparedKey{text: text, trusted: db.trusted}
 	p, ok := db.prepared.m[key]
@@ -52,16 +53,9 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 			db.sets = copySets(db.sets[:0], p.sets)
 		}
 	} else {
-		var st driver.Stmt
-		var err error
-		prepare := func() { st, err = db.conn.(driver.ConnPrepareContext).PrepareContext(ctx, text) }
-		if db.trusted {
-			prepare() // dosim's own: it names no column after four others
-		} else {
-			db.quietPrepare(prepare) // under prngMu: runUser took it (mayDraw)
-		}
+		st, err := db.prepareQuietly(text)
 		if err != nil {
-			return nil, err
+			return rawCursor{}, err
 		}
 		p = &preparedStmt{st: st, draws: stmtMayDraw(st)}
 		if db.counting {
@@ -72,7 +66,20 @@ func (db *SQL) query(text string, args []driver.NamedValue) (driver.Rows, error)
 		}
 		db.prepared.m[key] = p
 	}
-	return p.st.(driver.StmtQueryContext).QueryContext(ctx, args)
+	return db.stepStmt(&p.st, args)
+}
+
+// prepareQuietly prepares text: an object's statement under
+// quietPrepare (runUser holds prngMu: mayDraw), dosim's own as it is (it
+// names no column after four others).
+func (db *SQL) prepareQuietly(text string) (st cStmt, err error) {
+	prepare := func() { st, err = db.prepareStmt(text) }
+	if db.trusted {
+		prepare()
+	} else {
+		db.quietPrepare(prepare)
+	}
+	return st, err
 }
 
 // mayDraw reports whether the object's statement text, about to run, may
@@ -91,7 +98,7 @@ func (db *SQL) mayDraw(text string, readonly bool) bool {
 // close finalizes every statement kept.
 func (p *sqlPrepared) close() {
 	for k, s := range p.m {
-		_ = s.st.Close()
+		s.st.finalize()
 		delete(p.m, k)
 	}
 }

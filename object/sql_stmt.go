@@ -4,7 +4,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
@@ -269,35 +268,13 @@ func (db *SQL) runAs(trusted bool, query string, args []driver.NamedValue) (rawC
 	db.trusted = trusted
 	db.denied = "" // a reason the authorizer gives now is this statement's
 	defer func() { db.trusted = false }()
-	// The runtime's contexts are not passed to the driver: a cancellable
-	// one would start a watcher goroutine per statement; the progress
-	// handler bounds a statement instead.
-	rows, err := db.query(query, args)
+	// The runtime's contexts are not passed down: the progress handler
+	// bounds a statement instead.
+	c, err := db.query(query, args)
 	if err != nil {
 		return rawCursor{}, db.deniedOr(err)
 	}
-	defer rows.Close()
-	out := rawCursor{cols: rows.Columns()}
-	size := 0
-	for {
-		row := make([]driver.Value, len(out.cols))
-		if err := rows.Next(row); err != nil {
-			if err == io.EOF {
-				break
-			}
-			return rawCursor{}, err
-		}
-		vals := make([]any, len(row))
-		for i, v := range row {
-			vals[i] = v
-			size += valueSize(v)
-		}
-		if size > SQLMaxResultBytes {
-			return rawCursor{}, fmt.Errorf("its rows are more than %d bytes (SQLMaxResultBytes): read them in parts (LIMIT and OFFSET, or a WHERE on a key)", SQLMaxResultBytes)
-		}
-		out.rows = append(out.rows, vals)
-	}
-	return out, nil
+	return c, nil
 }
 
 // deniedOr is err, or the sandbox's reason when its authorizer refused.

@@ -423,6 +423,10 @@ func sqlCase(ctx context.Context, st *object.State, r map[string]any) {
 	r["rename"] = q("ALTER TABLE t RENAME TO t2")
 	r["renameColumn"] = q("ALTER TABLE t2 RENAME COLUMN n TO m")
 	r["afterRename"] = q("SELECT name, m FROM t2 ORDER BY name")
+	// Text in columns declared as dates reads back as stored.
+	r["dates"] = q("CREATE TABLE d (a DATETIME, b DATE, c TIMESTAMP)")
+	r["datesInsert"] = q("INSERT INTO d VALUES (?, ?, ?)", "2025-01-01T00:15:00.123Z", "2025-01-01", "2025-01-01 00:15:00.5")
+	r["datesRead"] = q("SELECT a, b, c FROM d")
 }
 
 // pairs is the case of 128 and 129 keys in one put, get and delete.

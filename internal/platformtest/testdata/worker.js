@@ -179,6 +179,10 @@ class Base extends DurableObject {
         r.rename = await q("ALTER TABLE t RENAME TO t2");
         r.renameColumn = await q("ALTER TABLE t2 RENAME COLUMN n TO m");
         r.afterRename = await q("SELECT name, m FROM t2 ORDER BY name");
+        // Text in columns declared as dates reads back as stored.
+        r.dates = await q("CREATE TABLE d (a DATETIME, b DATE, c TIMESTAMP)");
+        r.datesInsert = await q("INSERT INTO d VALUES (?, ?, ?)", "2025-01-01T00:15:00.123Z", "2025-01-01", "2025-01-01 00:15:00.5");
+        r.datesRead = await q("SELECT a, b, c FROM d");
         break;
       }
       case "sql-counters": {
