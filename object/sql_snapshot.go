@@ -184,9 +184,7 @@ func (db *SQL) tableRows(name string, shape tableShape, inOrder bool) (rows, row
 	exprs := make([]string, len(shape.cols))
 	order := make([]string, len(shape.cols))
 	for i, c := range shape.cols {
-		// Unary + keeps the value as stored (a declared DATETIME column
-		// would read as a time.Time).
-		exprs[i] = "+" + quoteIdent(c)
+		exprs[i] = quoteIdent(c) // read as stored, whatever its declared type (stepStmt)
 		order[i] = fmt.Sprint(i + 1)
 	}
 	alias := ""
