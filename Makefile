@@ -207,6 +207,7 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) test ./explore -run '^$$' -bench 'TimeToFind' -benchtime 1x
+	$(GO) test ./object -run '^$$' -bench 'SQLArenas' -cpu 1,2 -tags dosim_libcmalloc  # SQLite on libc's malloc: against BenchmarkSQLArenas above
 	{ $(GO) test ./runtime -run '^$$' -bench 'CallNoFault$$|CallAmbiguous$$|PeerSynctest|RecordRetained|GroupCalls' -benchmem -count 3 && \
 	  $(GO) test ./runtime -run '^$$' -bench 'CallsKeepLast' -benchtime 10000000x && \
 	  $(GO) test ./explore -run '^$$' -bench 'ExploreSeed|SweepRetainedHeap' -benchmem -count 3; } | $(GO) run ./internal/benchratio

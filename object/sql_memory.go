@@ -14,9 +14,13 @@ import (
 // nearly half of what an object that used SQL keeps resident. An object's
 // database sees a few short statements per call, so the buffer is small:
 // memory per object is what lets 10,000 of them stay well under 1 GiB.
+// Fifteen slots, 1,920 bytes, and the eight bytes sqlArenas puts before a
+// block, fill a block of 2 KB, whose rest SQLite makes a slot of too (it
+// sizes the buffer by what its allocator gave): sixteen would ask for
+// 2,056 bytes, and take a block of 4 KB.
 const (
 	sqlLookasideSize  = 128
-	sqlLookasideSlots = 16
+	sqlLookasideSlots = 15
 )
 
 // sqlLookasideApplied tells whether sqlite3_config took sqlLookasideSize
@@ -25,16 +29,23 @@ const (
 // default, which costs memory, not correctness).
 var sqlLookasideApplied bool
 
+// sqlArenasApplied tells whether SQLite allocates from sqlArenas (not
+// under the build tag dosim_libcmalloc, or when SQLite was initialised
+// before this package's init).
+var sqlArenasApplied bool
+
 // init sets the lookaside allocator of every connection SQLite opens in
 // the process. sqlite3_config may run only before SQLite initialises,
 // which it does on the first connection, so it runs here, before any
-// code of this package or of its importers can open one. It is the one
-// process-wide setting dosim makes: connections other packages open get
-// the same small lookaside, which changes how fast small allocations are
-// served, never a result.
+// code of this package or of its importers can open one, and so does
+// the allocator's (sqlArenas). They are the process-wide settings dosim
+// makes: connections other packages open get the same small lookaside and
+// allocator, which change how fast small allocations are served, never a
+// result.
 func init() {
 	tls := libc.NewTLS()
 	defer tls.Close()
+	sqlArenasApplied = installArenas(tls)
 	va := libc.NewVaList(int32(sqlLookasideSize), int32(sqlLookasideSlots))
 	if va == 0 {
 		return
