@@ -92,7 +92,7 @@ func (m *model) replay(ctor runtime.Constructor, lineage runtime.Lineage, t *run
 	if m.ms.timed {
 		start = time.Now()
 	}
-	rep, after := runtime.ReplayOn(ctor, lineage, t, in, session)
+	rep, after := runtime.ReplayToRead(seal.Key{}, ctor, lineage, t, in, session)
 	if m.ms.timed {
 		m.ms.mu.Lock()
 		m.ms.replaying += time.Since(start)

@@ -433,8 +433,18 @@ func (r *Runtime) noteEvent(h *host, e object.Event) {
 }
 
 // objectState is the storage and alarm of h now.
-func (h *host) objectState() ObjectState {
-	st := ObjectState{Storage: object.Hosting(seal.Key{}).SnapshotInOrder(h.storage), Alarm: h.alarmState()}
+func (h *host) objectState() ObjectState { return h.stateOf(false) }
+
+// stateOf is objectState, whose entries are the storage's own with toRead
+// (object's Hosting.SnapshotToRead), copies without.
+func (h *host) stateOf(toRead bool) ObjectState {
+	var storage map[string]any
+	if toRead {
+		storage = object.Hosting(seal.Key{}).SnapshotToRead(h.storage)
+	} else {
+		storage = object.Hosting(seal.Key{}).SnapshotInOrder(h.storage)
+	}
+	st := ObjectState{Storage: storage, Alarm: h.alarmState()}
 	if h.ws != nil {
 		ss := &SocketsState{Accepted: h.ws.accepted}
 		for _, s := range h.ws.open {
