@@ -10,9 +10,9 @@ import (
 // Cursor is what SQL.Exec returns: the rows of its last statement, read
 // in full when Exec returned, and what the Exec read and wrote.
 //
-// Values are SQLite's: int64, float64, string, []byte or nil (a column
-// declared DATE, DATETIME or TIMESTAMP holding a time reads as a
-// time.Time).
+// Values are SQLite's, as it stores them: int64, float64, string, []byte
+// or nil, whatever a column's declared type (text in a column declared
+// DATE, DATETIME or TIMESTAMP reads as that text, as on the platform).
 type Cursor struct {
 	cols []string
 	rows [][]any
