@@ -155,3 +155,25 @@ func TestQ1_AKeptStatementNamesTheColumnsOfTheTableNow(t *testing.T) {
 		return nil
 	})
 }
+
+// Q4: a parameter no argument binds fails with its name and the count of
+// arguments given: by name (Exec's arguments have none), or numbered past
+// them; numbered ones within them bind.
+func TestQ4_AParameterNoArgumentBindsSaysWhich(t *testing.T) {
+	sqlDo(t, 1, func(ctx context.Context, st *object.State) error {
+		db := st.SQL()
+		for q, want := range map[string]string{
+			"SELECT :who":  "parameter :who has a name: Exec's arguments bind by position only",
+			"SELECT @x, ?": "parameter @x has a name",
+			"SELECT ?3":    "parameter ?3: 2 argument(s) given (?NNN takes the NNN-th)",
+		} {
+			_, err := db.Exec(ctx, q, "a", "b")
+			assert.ErrorIs(t, err, object.ErrSQL, q)
+			assert.ErrorContains(t, err, want, q)
+		}
+		c, err := db.Exec(ctx, "SELECT ?2, ?1", "a", "b")
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{"b", "a"}}, c.Values())
+		return nil
+	})
+}

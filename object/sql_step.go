@@ -157,7 +157,8 @@ func columnValue(tls *libc.TLS, p uintptr, i int32) any {
 
 // bindArgs binds args to p's parameters as modernc.org/sqlite's driver
 // did: the i-th ? takes the i-th argument, ?NNN (or $NNN) the NNN-th; a
-// parameter by name finds none (Exec's arguments have no names). It
+// parameter by name (:x, @x, $x) finds none, as Exec's arguments have no
+// names, and the error says so. It
 // returns the C memory of the text and blobs bound, to free once p is
 // reset.
 func (db *SQL) bindArgs(p uintptr, args []driver.NamedValue) (allocs []uintptr, err error) {
@@ -177,11 +178,14 @@ func (db *SQL) bindArgs(p uintptr, args []driver.NamedValue) (allocs []uintptr, 
 				}
 			}
 		}
-		if ord < 1 || ord > len(args) {
-			if name != "" {
-				return allocs, fmt.Errorf("missing named argument %q", name[1:])
+		switch {
+		case ord == 0:
+			return allocs, fmt.Errorf("parameter %s has a name: Exec's arguments bind by position only (?, or ?NNN for the NNN-th)", name)
+		case ord > len(args):
+			if name == "" {
+				name = fmt.Sprintf("? (the %d-th)", i)
 			}
-			return allocs, fmt.Errorf("missing argument with index %d", i)
+			return allocs, fmt.Errorf("parameter %s: %d argument(s) given (?NNN takes the NNN-th)", name, len(args))
 		}
 		var rc int32
 		switch v := args[ord-1].Value.(type) {
