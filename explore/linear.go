@@ -354,6 +354,9 @@ func verdictKeyOf(b []byte) verdictKey {
 func (c *checker) run(init *state, events []porcupine.Event, timeout time.Duration) verdict {
 	check := func() (bool, bool) {
 		pm := c.porcupineModel(init)
+		if inOrder(events) {
+			return stepInOrder(pm, events), false
+		}
 		if timeout > 0 {
 			switch porcupine.CheckEventsTimeout(pm, events, timeout) {
 			case porcupine.Unknown:
