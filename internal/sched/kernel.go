@@ -126,7 +126,7 @@ type Kernel struct {
 	fired     []*Task           // scratch for checkCancels
 
 	workers []*worker // parked goroutines ready to run a new task
-	started int       // worker goroutines started: the first two grow their stacks (deepStack)
+	started int       // worker goroutines started: the first deepWorkers grow their stacks (deepStack)
 	driver  chan Stop
 	exitAck chan struct{}
 	driving bool

@@ -31,7 +31,7 @@ func (k *Kernel) resume(t *Task, why Wake) {
 			w = &worker{k: k, wake: make(chan Wake, 1)}
 			k.wg.Add(1)
 			k.started++
-			if k.started <= 2 && !shallowStacks.Load() { // deepStack: the first two
+			if k.started <= deepWorkers && !shallowStacks.Load() { // deepStack
 				go w.deepLoop()
 			} else {
 				go w.loop()
