@@ -42,11 +42,15 @@ type pooledConn struct {
 // schema, a booth sweep pushed a connection out nearly every seed (177
 // times in 200 seeds on one worker, counted with a temporary counter) and
 // opened a new one for it, and 2,000 seeds ran 1.19 times as long
-// (farm-bench, f34bb3b against it with these bounds). An idle connection
-// holds about 70 KB.
+// (farm-bench, f34bb3b against it with these bounds). At eight, two
+// workers (a sweep's default on two cores), each of whose checks holds a
+// connection for each state it may go on from, emptied a schema's
+// connections and pushed them out by turns: 512 of booth's replays in
+// 4,000 seeds found none kept and opened one, and prepared its
+// statements again; at sixteen, 5. An idle connection holds about 70 KB.
 const (
-	maxPooled       = 32
-	maxPooledSchema = 8
+	maxPooled       = 64
+	maxPooledSchema = 16
 	maxAsked        = 64 // histories sqlConnPool.asked keeps
 )
 
